@@ -1,0 +1,8 @@
+use super::Ctx;
+
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_ctx: &Ctx, _args: Args) -> anyhow::Result<()> {
+    anyhow::bail!("not implemented yet")
+}

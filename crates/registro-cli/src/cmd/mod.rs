@@ -1,0 +1,18 @@
+pub mod bench;
+pub mod eval;
+pub mod generate;
+pub mod import;
+pub mod models;
+pub mod project;
+pub mod report;
+pub mod rewrite;
+pub mod runs;
+pub mod translate;
+
+use std::path::PathBuf;
+
+/// Global options every subcommand sees.
+pub struct Ctx {
+    pub db: Option<PathBuf>,
+    pub json: bool,
+}

@@ -1,0 +1,70 @@
+//! `registro`: the headless face of Registro. Each subcommand lives in its own module under `cmd/` and only
+//! parses arguments, calls `registro-core` (or a focused crate) and prints; no logic of its own.
+
+mod cmd;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "registro", version, about = "Register-aware rewriting, translation and evaluation")]
+struct Cli {
+    /// SQLite store to use (default: the platform data dir, e.g. ~/.local/share/registro/registro.db)
+    #[arg(long, global = true, env = "REGISTRO_DB")]
+    db: Option<PathBuf>,
+    /// Print machine-readable JSON instead of tables
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Create and list projects
+    Project(cmd::project::Args),
+    /// Import a document (text, TSV/CSV, JSONL, or a paired CoCoA-MT / XFORMAL folder)
+    Import(cmd::import::Args),
+    /// List, show and export stored runs
+    Runs(cmd::runs::Args),
+    /// Score hypotheses against references (BLEU, chrF, TER, M-Acc, style metrics, significance)
+    Eval(cmd::eval::Args),
+    /// Manage model files: list, fetch, verify, import, rm
+    Models(cmd::models::Args),
+    /// Generate text with a local model
+    Generate(cmd::generate::Args),
+    /// Translate English into a target language in a requested register
+    Translate(cmd::translate::Args),
+    /// Rewrite informal text formally
+    Rewrite(cmd::rewrite::Args),
+    /// Write comparison tables and charts for stored runs
+    Report(cmd::report::Args),
+    /// Benchmarks that print numbers
+    Bench(cmd::bench::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let ctx = cmd::Ctx { db: cli.db, json: cli.json };
+    let result = match cli.command {
+        Command::Project(a) => cmd::project::run(&ctx, a),
+        Command::Import(a) => cmd::import::run(&ctx, a),
+        Command::Runs(a) => cmd::runs::run(&ctx, a),
+        Command::Eval(a) => cmd::eval::run(&ctx, a),
+        Command::Models(a) => cmd::models::run(&ctx, a),
+        Command::Generate(a) => cmd::generate::run(&ctx, a),
+        Command::Translate(a) => cmd::translate::run(&ctx, a),
+        Command::Rewrite(a) => cmd::rewrite::run(&ctx, a),
+        Command::Report(a) => cmd::report::run(&ctx, a),
+        Command::Bench(a) => cmd::bench::run(&ctx, a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
