@@ -9,14 +9,24 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 enum Which {
-    // Filled by the issues: `engine` (generate.rs), `eval` (eval.rs), `rules` (rewrite.rs),
-    // `dashboard` (report.rs), `translate` (translate.rs).
-    #[command(hide = true)]
-    None,
+    /// Candle engine vs llama.cpp: prefill, decode, document throughput
+    Engine(super::generate::BenchArgs),
+    /// `registro eval` vs the sacrebleu CLI
+    Eval(super::eval::BenchArgs),
+    /// Rule-based formalizer throughput
+    Rules(super::rewrite::BenchArgs),
+    /// Register-controlled translation: M-Acc/BLEU per control step
+    Translate(super::translate::BenchArgs),
+    /// Dashboard load time for many runs
+    Dashboard(super::report::BenchArgs),
 }
 
-pub fn run(_ctx: &Ctx, args: Args) -> anyhow::Result<()> {
+pub fn run(ctx: &Ctx, args: Args) -> anyhow::Result<()> {
     match args.which {
-        Which::None => anyhow::bail!("choose a benchmark"),
+        Which::Engine(a) => super::generate::bench(ctx, a),
+        Which::Eval(a) => super::eval::bench(ctx, a),
+        Which::Rules(a) => super::rewrite::bench(ctx, a),
+        Which::Translate(a) => super::translate::bench(ctx, a),
+        Which::Dashboard(a) => super::report::bench(ctx, a),
     }
 }
