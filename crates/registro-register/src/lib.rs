@@ -1,1 +1,299 @@
-//! placeholder: filled by its issue
+//! registro-register: finds register markers (T-V pronouns, possessives, 2nd-person verb forms, imperatives,
+//! Japanese politeness endings and honorifics) in DE/ES/FR/HI/IT/JA text, labels a sentence FORMAL / INFORMAL /
+//! NEUTRAL / MIXED, and repairs a sentence into the other register with rules (see [`repair`]).
+//!
+//! Markers are *strong* when they can only mean the addressee in that register (DE `du`, mid-sentence `Sie`; ES
+//! `tú`, `usted`; JA `ます`) and *weak* when they are ambiguous with a third person (ES `su`, IT `suo`, a
+//! sentence-initial DE `Sie`). Weak markers only decide the label when no strong marker is present, and a weak
+//! marker alone never makes a translation "wrong" (see [`Analysis::verdict`]) so repair never rewrites a "his".
+
+pub mod data;
+pub mod eval;
+mod lang;
+
+mod tokens;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    De,
+    Es,
+    Fr,
+    Hi,
+    It,
+    Ja,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 6] = [Lang::De, Lang::Es, Lang::Fr, Lang::Hi, Lang::It, Lang::Ja];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::De => "de",
+            Lang::Es => "es",
+            Lang::Fr => "fr",
+            Lang::Hi => "hi",
+            Lang::It => "it",
+            Lang::Ja => "ja",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::De => "German",
+            Lang::Es => "Spanish",
+            Lang::Fr => "French",
+            Lang::Hi => "Hindi",
+            Lang::It => "Italian",
+            Lang::Ja => "Japanese",
+        }
+    }
+
+    /// Whether a feminine addressee changes the wording (CoCoA-MT ships `.feminine` references for these).
+    pub fn marks_addressee_gender(self) -> bool {
+        !matches!(self, Lang::Ja)
+    }
+}
+
+impl std::str::FromStr for Lang {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Lang::ALL
+            .into_iter()
+            .find(|l| l.code().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| Error::UnknownLang(s.to_string()))
+    }
+}
+
+/// The register a user asks for, or that a marker signals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Register {
+    Formal,
+    Informal,
+    /// Japanese sonkeigo/kenjōgo; also counts as formal.
+    Respectful,
+}
+
+impl Register {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Register::Formal => "formal",
+            Register::Informal => "informal",
+            Register::Respectful => "respectful",
+        }
+    }
+    /// Formal and respectful are the same side of the T-V distinction.
+    pub fn is_formal_side(self) -> bool {
+        !matches!(self, Register::Informal)
+    }
+    pub fn opposite(self) -> Register {
+        if self.is_formal_side() {
+            Register::Informal
+        } else {
+            Register::Formal
+        }
+    }
+}
+
+impl std::str::FromStr for Register {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "formal" | "f" => Ok(Register::Formal),
+            "informal" | "i" => Ok(Register::Informal),
+            "respectful" | "honorific" => Ok(Register::Respectful),
+            _ => Err(Error::UnknownRegister(s.to_string())),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Label {
+    Formal,
+    Informal,
+    Neutral,
+    Mixed,
+}
+
+impl Label {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::Formal => "FORMAL",
+            Label::Informal => "INFORMAL",
+            Label::Neutral => "NEUTRAL",
+            Label::Mixed => "MIXED",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MarkerKind {
+    Pronoun,
+    Possessive,
+    Verb,
+    Imperative,
+    /// Japanese predicate ending (です/ます vs plain form).
+    Ending,
+    /// Japanese honorific (sonkeigo/kenjōgo) expression.
+    Honorific,
+}
+
+/// One register marker. Offsets are given both in bytes (Rust slicing) and in Unicode scalar values (for the UI,
+/// which indexes `Array.from(text)`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Marker {
+    pub start: usize,
+    pub end: usize,
+    pub char_start: usize,
+    pub char_end: usize,
+    pub text: String,
+    pub register: Register,
+    pub kind: MarkerKind,
+    pub strong: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    pub label: Label,
+    pub markers: Vec<Marker>,
+    /// Japanese only: honorific expressions present (the respectful level).
+    pub respectful: bool,
+}
+
+/// Whether a text satisfies a requested register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// The markers agree with the request.
+    Ok,
+    /// No addressee marker at all: nothing to get wrong (e.g. a sentence about a third person).
+    Neutral,
+    /// Only weak (ambiguous) markers of the other register: not flagged as wrong, but not proof of success.
+    Uncertain,
+    /// Strong markers of the other register (or a mix): must be repaired or flagged.
+    Wrong,
+}
+
+impl Analysis {
+    pub fn verdict(&self, requested: Register) -> Verdict {
+        let want_formal = requested.is_formal_side();
+        let (mut good, mut bad, mut weak_bad) = (0, 0, 0);
+        for m in &self.markers {
+            let same = m.register.is_formal_side() == want_formal;
+            match (same, m.strong) {
+                (true, _) => good += 1,
+                (false, true) => bad += 1,
+                (false, false) => weak_bad += 1,
+            }
+        }
+        if bad > 0 {
+            return Verdict::Wrong;
+        }
+        if requested == Register::Respectful && !self.respectful {
+            return Verdict::Uncertain;
+        }
+        if good > 0 {
+            Verdict::Ok
+        } else if weak_bad > 0 {
+            Verdict::Uncertain
+        } else {
+            Verdict::Neutral
+        }
+    }
+
+    /// Markers that contradict `requested` (shown in red by the UI).
+    pub fn wrong_markers(&self, requested: Register) -> impl Iterator<Item = &Marker> {
+        let want_formal = requested.is_formal_side();
+        self.markers.iter().filter(move |m| m.register.is_formal_side() != want_formal)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("unknown target language {0:?} (expected one of de, es, fr, hi, it, ja)")]
+    UnknownLang(String),
+    #[error("unknown register {0:?} (expected formal, informal or respectful)")]
+    UnknownRegister(String),
+    #[error("{path}: {message}")]
+    Data { path: String, message: String },
+}
+
+/// Finds the register markers of `text` in language `lang` and labels it.
+pub fn analyze(lang: Lang, text: &str) -> Analysis {
+    let mut raw = match lang {
+        Lang::Ja => lang::ja::markers(text),
+        _ => {
+            let toks = tokens::tokenize(text);
+            let mut m = match lang {
+                Lang::De => lang::de::markers(text, &toks),
+                Lang::Es => lang::es::markers(text, &toks),
+                Lang::Fr => lang::fr::markers(text, &toks),
+                Lang::It => lang::it::markers(text, &toks),
+                Lang::Hi => lang::hi::markers(text, &toks),
+                Lang::Ja => unreachable!(),
+            };
+            lang::learned::add_markers(lang, text, &toks, &mut m);
+            m
+        }
+    };
+    raw.sort_by_key(|m| (m.start, m.end));
+    raw.dedup_by(|b, a| a.start <= b.start && b.end <= a.end);
+    label(lang, raw)
+}
+
+fn label(lang: Lang, markers: Vec<Marker>) -> Analysis {
+    let count = |strong: bool, formal: bool| {
+        markers.iter().filter(|m| m.strong == strong && m.register.is_formal_side() == formal).count()
+    };
+    let (sf, si) = (count(true, true), count(true, false));
+    let (wf, wi) = (count(false, true), count(false, false));
+    let label = match (sf > 0, si > 0) {
+        // Japanese speakers drift between styles inside one utterance (CoCoA-MT's informal references keep a
+        // polite すみません or a です here and there), so the predominant style decides there.
+        (true, true) if lang == Lang::Ja && sf > si => Label::Formal,
+        (true, true) if lang == Lang::Ja && si > sf => Label::Informal,
+        // A tie goes to the closing clause, which sets the tone the listener is left with.
+        (true, true) if lang == Lang::Ja => {
+            let last = markers.iter().filter(|m| m.strong).max_by_key(|m| m.end).expect("strong marker");
+            if last.register.is_formal_side() { Label::Formal } else { Label::Informal }
+        }
+        (true, true) => Label::Mixed,
+        (true, false) => Label::Formal,
+        (false, true) => Label::Informal,
+        (false, false) => match (wf > 0, wi > 0) {
+            (true, false) => Label::Formal,
+            (false, true) => Label::Informal,
+            (true, true) if wf > wi => Label::Formal,
+            (true, true) if wi > wf => Label::Informal,
+            (true, true) => Label::Mixed,
+            (false, false) => Label::Neutral,
+        },
+    };
+    // Weak markers that a strong marker contradicts are third persons, not the addressee: hide them so the UI
+    // does not paint "his" red in a correct sentence.
+    let markers = markers
+        .into_iter()
+        .filter(|m| {
+            m.strong
+                || match label {
+                    Label::Formal => m.register.is_formal_side(),
+                    Label::Informal => !m.register.is_formal_side(),
+                    _ => true,
+                }
+        })
+        .collect::<Vec<_>>();
+    let respectful = markers.iter().any(|m| m.register == Register::Respectful);
+    Analysis { label, markers, respectful }
+}
+
+/// Builds a marker for `text[start..end]`.
+pub(crate) fn marker(text: &str, start: usize, end: usize, register: Register, kind: MarkerKind, strong: bool) -> Marker {
+    let char_start = text[..start].chars().count();
+    let char_end = char_start + text[start..end].chars().count();
+    Marker { start, end, char_start, char_end, text: text[start..end].to_string(), register, kind, strong }
+}

@@ -1,0 +1,148 @@
+//! Japanese: polite です/ます forms vs. plain forms at the end of a clause; respectful (sonkeigo/kenjōgo)
+//! expressions. Without a morphological dictionary (none can be fetched offline: lindera's IPADIC downloads at
+//! build time) this works on predicate endings: a clause is split off at 。！？ and at けど/が、, its trailing
+//! sentence particles (ね, よ, な, か…) are stripped, and the ending that remains is classified.
+use crate::{marker, Marker, MarkerKind, Register};
+
+/// Polite morphemes, longest first so that ましょう wins over ます.
+pub const POLITE: &[&str] = &[
+    "ませんでした", "ございます", "でしょう", "ましょう", "ください", "ました", "ません", "でした", "ます", "です",
+];
+/// Sonkeigo/kenjōgo stems.
+pub const RESPECTFUL: &[&str] = &[
+    "いらっしゃ", "召し上が", "おっしゃ", "ご覧", "なさい", "なさ", "拝見", "伺", "申し上げ", "申し", "参り", "おりま",
+    "いたし", "致し", "存じ", "くださ", "お越し", "差し上げ", "頂", "いただ",
+];
+/// Plain-form endings that close a clause informally; checked after the polite ones failed.
+const PLAIN: &[&str] = &[
+    "でしょ", "ないと", "じゃない", "じゃん", "だった", "だろう", "なかった", "ない", "だ", "た", "る", "う", "く", "ぐ", "す", "つ", "ぬ",
+    "ぶ", "む", "い", "よう", "ろ",
+];
+/// Sentence-final particles and decorations stripped before looking at the predicate.
+const TRAILING: &[&str] = &[
+    "けれども", "けれど", "けど", "が", "よね", "かな", "かね", "っけ", "ね", "よ", "な", "わ", "か", "さ", "ぞ", "ぜ", "の", "笑", "w", "ｗ", "～", "〜", "ー",
+    "…", "...", "・", ")", "）", "」", "』", "!", "！", "?", "？", " ", "　",
+];
+
+fn is_boundary(c: char) -> bool {
+    matches!(c, '。' | '！' | '？' | '!' | '?' | '\n' | '．')
+}
+
+/// Fixed expressions that stay polite in casual speech too.
+const SET_PHRASES: &[&str] = &["すみません", "ありがとうございます", "ありがとうございました", "おはようございます", "おめでとうございます", "いただきます", "ごちそうさまでした", "お願いします", "どうぞ", "ください"];
+
+pub fn markers(text: &str) -> Vec<Marker> {
+    let mut out = Vec::new();
+    // Quoted speech (「…」) keeps its speaker's style; only the narrator's own clauses count.
+    let quoted = quoted_ranges(text);
+    let set: Vec<(usize, usize)> = SET_PHRASES.iter().flat_map(|p| text.match_indices(p).map(move |(s, _)| (s, s + p.len()))).collect();
+    let skip = |s: usize, e: usize| quoted.iter().chain(set.iter()).any(|&(a, b)| s < b && a < e);
+    // Polite and respectful morphemes anywhere count.
+    for (list, reg, kind) in [(POLITE, Register::Formal, MarkerKind::Ending), (RESPECTFUL, Register::Respectful, MarkerKind::Honorific)] {
+        let mut taken: Vec<(usize, usize)> = Vec::new();
+        for pat in list {
+            for (s, _) in text.match_indices(pat) {
+                let e = s + pat.len();
+                if skip(s, e) || taken.iter().any(|&(a, b)| s < b && a < e) {
+                    continue;
+                }
+                if *pat == "ます" && text[e..].starts_with("ます") || text[..s].ends_with("ます") && *pat == "ます" {
+                    continue; // ますます "more and more"
+                }
+                taken.push((s, e));
+                out.push(marker(text, s, e, reg, kind, true));
+            }
+        }
+    }
+    for (s, e) in clauses(text) {
+        if skip(e.saturating_sub(1).max(s), e) {
+            continue;
+        }
+        let end = strip_trailing(text, s, e);
+        let clause = &text[s..end];
+        if clause.is_empty() || POLITE.iter().any(|p| clause.ends_with(p)) || ends_polite_stem(clause) {
+            continue;
+        }
+        let question = text[end..e].contains('？') || text[end..e].contains('?') || text[e..].starts_with('？') || text[e..].starts_with('?');
+        if let Some(p) = PLAIN.iter().find(|p| clause.ends_with(*p)).filter(|p| !(**p == "でしょ" && text[end..].starts_with("でしょう"))) {
+            let ms = end - p.len();
+            // A lone kana ending after a katakana/latin word is a loanword, not a predicate.
+            let prev = text[..ms].chars().next_back();
+            if p.chars().count() == 1 && prev.is_some_and(|c| is_katakana(c) || c.is_ascii_alphanumeric()) {
+                continue;
+            }
+            let ms = if p.chars().count() == 1 { text[..ms].char_indices().next_back().map(|(i, _)| s.max(i)).unwrap_or(ms) } else { ms };
+            out.push(marker(text, ms, end, Register::Informal, MarkerKind::Ending, true));
+        } else if let Some(last) = clause.char_indices().next_back().map(|(i, _)| s + i) {
+            // A bare noun question ("ドライブは？") or a sentence-final て-request ("守って。") is casual, though
+            // weakly: polite speakers clip questions too.
+            if question || clause.ends_with('て') || clause.ends_with('で') {
+                out.push(marker(text, last, end, Register::Informal, MarkerKind::Ending, false));
+            }
+        }
+    }
+    out
+}
+
+/// Clause-level "が、", "けど" before a polite clause are fine; a plain predicate before them is informal.
+fn clauses(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if is_boundary(c) {
+            out.push((start, i));
+            start = i + c.len_utf8();
+        }
+    }
+    out.push((start, text.len()));
+    let mut more = Vec::new();
+    for &(s, e) in &out {
+        let seg = &text[s..e];
+        for pat in ["けど", "けれど"] {
+            for (i, _) in seg.match_indices(pat) {
+                more.push((s, s + i));
+            }
+        }
+    }
+    out.extend(more);
+    out
+}
+
+fn quoted_ranges(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut open: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        match c {
+            '「' | '『' if open.is_none() => open = Some(i),
+            '」' | '』' => {
+                if let Some(s) = open.take() {
+                    out.push((s, i + c.len_utf8()));
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = open {
+        out.push((s, text.len()));
+    }
+    out
+}
+
+fn strip_trailing(text: &str, s: usize, mut e: usize) -> usize {
+    loop {
+        let seg = &text[s..e];
+        match TRAILING.iter().find(|t| seg.ends_with(*t) && seg.len() > t.len()) {
+            Some(t) => e -= t.len(),
+            None => return e,
+        }
+    }
+}
+
+/// Polite continuative before a stripped particle ("ますよね" stripped to "ます" is handled by POLITE).
+fn ends_polite_stem(clause: &str) -> bool {
+    clause.ends_with("ませ") || clause.ends_with("まし")
+}
+
+fn is_katakana(c: char) -> bool {
+    ('\u{30A0}'..='\u{30FF}').contains(&c)
+}
