@@ -1,1 +1,13 @@
-//! placeholder: filled by its issue
+//! registro-rewrite: informal → formal rewriting without ML. [`rules`] is the XFORMAL/RT18 rule-based formalizer
+//! (every change recorded with its type and span); [`scorer`] is a formality regressor trained on PT16 with
+//! language-independent surface features plus per-language lexicons, so it applies zero-shot beyond English.
+
+pub mod features;
+mod lang;
+pub mod lexicon;
+pub mod rules;
+pub mod scorer;
+mod tokens;
+
+pub use lang::{Lang, UnknownLang};
+pub use rules::{formalize, Edit, EditKind, Formalized, Formalizer};

@@ -1,0 +1,122 @@
+//! Rule formalizer on real informal sentences: the seed examples of the issue, PT16 informal sentences (English,
+//! tokenised as in the corpus) and chat-style sentences per language.
+
+use registro_rewrite::{formalize, EditKind, Lang};
+
+fn check(lang: Lang, input: &str, expected: &str) {
+    let r = formalize(input, lang);
+    assert_eq!(r.text, expected, "{lang}: {input:?}");
+    // Edits must describe the change exactly: replaying them on the input gives the output.
+    assert_eq!(r.apply_subset(input, |_| true), r.text, "edits do not replay for {input:?}");
+    assert_eq!(r.apply_subset(input, |_| false), input);
+    for e in &r.edits {
+        assert_eq!(&input[e.src.0..e.src.1], e.before);
+        assert_eq!(&r.text[e.dst.0..e.dst.1], e.after);
+        assert!(!e.kinds.is_empty());
+    }
+}
+
+fn has_kind(lang: Lang, input: &str, before: &str, kind: EditKind) {
+    let r = formalize(input, lang);
+    assert!(
+        r.edits.iter().any(|e| e.before.contains(before) && e.kinds.contains(&kind)),
+        "{input:?}: no {kind:?} edit on {before:?}; edits: {:?}",
+        r.edits
+    );
+}
+
+#[test]
+fn portuguese_seed_and_chat() {
+    check(Lang::Pt, "n preciso pedir pois sei q ela vai vir atras!!", "Não preciso pedir pois sei que ela vai vir atrás!");
+    check(Lang::Pt, "vc vai na festa hj?? kkkkkk", "Você vai na festa hoje?");
+    check(Lang::Pt, "blz, td certo p/ amanhã :)", "Beleza, tudo certo para amanhã.");
+    check(Lang::Pt, "naum sei oq fazer, tb to cansadaaaa", "Não sei o que fazer, também estou cansada.");
+    has_kind(Lang::Pt, "n preciso pedir pois sei q ela vai vir atras!!", "!!", EditKind::Punctuation);
+    has_kind(Lang::Pt, "vc vai?", "vc", EditKind::Abbreviation);
+}
+
+#[test]
+fn french_seed_and_chat() {
+    check(Lang::Fr, "drôle heinnnnnnnnn s étais ma femme de ménage!", "Drôle hein s étais ma femme de ménage!");
+    has_kind(Lang::Fr, "drôle heinnnnnnnnn s étais ma femme de ménage!", "heinnnnnnnnn", EditKind::CharRepeat);
+    // French typography keeps the space before "?"; only the doubled mark goes.
+    check(Lang::Fr, "slt ça va ?? jsp si je peux venir dsl mdr", "Salut ça va ? Je ne sais pas si je peux venir désolé.");
+    check(Lang::Fr, "tkt jsuis ds le train", "Ne t'inquiète pas je suis dans le train.");
+}
+
+#[test]
+fn italian_seed_and_chat() {
+    check(Lang::It, "un po'di raffreddore ma tutto ok!!!", "Un po' di raffreddore ma tutto ok!");
+    has_kind(Lang::It, "un po'di raffreddore ma tutto ok!!!", "po'di", EditKind::Spacing);
+    check(Lang::It, "cmq nn lo so xké nn mi ha detto niente", "Comunque non lo so perché non mi ha detto niente.");
+}
+
+#[test]
+fn english_pt16_informal_sentences() {
+    // PT16 sentences rated below -1.5 (tokenised as in the corpus).
+    check(Lang::En, "good grief no ! !", "Good grief no!");
+    check(Lang::En, "that is because u are not excited by ur wife .", "That is because you are not excited by your wife.");
+    check(Lang::En, "Well that 's one way you could look at it i guess .", "Well that is one way you could look at it I guess.");
+    check(Lang::En, "I take it your baby ca n't do - do .", "I take it your baby can not do - do.");
+    check(Lang::En, "my kids lol ... .", "My kids.");
+    check(Lang::En, "The King of pop ? ? ? ? ? ? ? ?", "The King of pop?");
+    check(Lang::En, "there you go here are your lyrics i love the movie", "There you go here are your lyrics I love the movie.");
+    check(Lang::En, "that 's whats here in Chicago .", "That is what is here in Chicago.");
+    check(Lang::En, "\"step 1 un hook all lines in system , throw away your drier\"", "\"Step 1 un hook all lines in system, throw away your drier.\"");
+}
+
+#[test]
+fn english_chat_contractions_and_shouting() {
+    check(Lang::En, "idk why u didn't call me, i'm sooooo mad!!!", "I do not know why you did not call me, I am so mad!");
+    check(Lang::En, "THIS IS SO UNFAIR lol", "This is so unfair.");
+    check(Lang::En, "I LOVE my new PS4 from the USA", "I love my new PS4 from the USA.");
+    check(Lang::En, "gonna check www.example.com/page?x=1 at 10:30 w/ Bob", "Going to check www.example.com/page?x=1 at 10:30 with Bob.");
+    check(Lang::En, "haha ur funny :D 😂", "Your funny.");
+}
+
+#[test]
+fn german_spanish_hindi_japanese() {
+    check(Lang::De, "hab grad keine zeit, vllt morgen!!", "Habe gerade keine zeit, vielleicht morgen!");
+    check(Lang::De, "Die Schifffahrt ist toll", "Die Schifffahrt ist toll.");
+    check(Lang::Es, "q tal?? xq no vienes al finde jajaja", "Que tal? Porque no vienes al fin de semana.");
+    check(Lang::Es, "tb toy cansado", "También estoy cansado.");
+    check(Lang::Hi, "मैं ठीक हूँ!!", "मैं ठीक हूँ!");
+    check(Lang::Hi, "मैं कल आऊँगा", "मैं कल आऊँगा।");
+    check(Lang::Ja, "ありがとう！！www", "ありがとう！");
+    check(Lang::Ja, "明日行きます", "明日行きます。");
+}
+
+#[test]
+fn leaves_formal_text_and_names_alone() {
+    for (lang, s) in [
+        (Lang::En, "The committee approved the budget on 3 March."),
+        (Lang::Pt, "O relatório foi entregue ao diretor."),
+        (Lang::Fr, "Je vous remercie de votre réponse."),
+        (Lang::En, "Ask Ty whether NASA replied."),
+    ] {
+        let r = formalize(s, lang);
+        assert_eq!(r.text, s);
+        assert!(r.edits.is_empty(), "{s:?}: {:?}", r.edits);
+    }
+}
+
+#[test]
+fn multi_line_documents_keep_lines_and_offsets() {
+    let input = "oi vc ta bem??\nblz\n";
+    let r = formalize(input, Lang::Pt);
+    assert_eq!(r.text, "Oi você está bem?\nBeleza.\n");
+    assert_eq!(r.apply_subset(input, |_| true), r.text);
+    // Rejecting the abbreviation edits keeps the others (an edit that merged several changes goes as a whole).
+    let partial = r.apply_subset(input, |i| !r.edits[i].kinds.contains(&EditKind::Abbreviation));
+    assert_eq!(partial, "Oi vc ta bem?\nblz\n");
+}
+
+#[test]
+fn lexicon_sizes_meet_xformal() {
+    use registro_rewrite::lexicon::abbreviations;
+    assert!(abbreviations(Lang::Pt).len() >= 64);
+    assert!(abbreviations(Lang::Fr).len() >= 48);
+    assert!(abbreviations(Lang::It).len() >= 21);
+    assert!(abbreviations(Lang::En).len() >= abbreviations(Lang::Pt).len());
+    assert!(abbreviations(Lang::De).len() >= 40 && abbreviations(Lang::Es).len() >= 40);
+}
