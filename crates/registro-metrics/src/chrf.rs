@@ -1,0 +1,238 @@
+//! chrF / chrF++ exactly as sacrebleu 2.6.0 (`metrics/chrf.py`): character n-grams over the line with all
+//! whitespace removed, optional word n-grams after sacrebleu's punctuation splitting, best reference by sentence
+//! F-score, and sacreBLEU's "effective order" averaging (or eps smoothing). Statistics: `[hyp, ref, match]` per order.
+
+use std::collections::HashMap;
+
+use crate::metric::{Metric, RefPrep};
+use crate::text::{is_py_space, py_split};
+
+#[derive(Clone, Debug)]
+pub struct Chrf {
+    pub char_order: usize,
+    pub word_order: usize,
+    pub beta: u32,
+    pub lowercase: bool,
+    pub whitespace: bool,
+    pub eps_smoothing: bool,
+}
+
+impl Default for Chrf {
+    fn default() -> Self {
+        Self { char_order: 6, word_order: 0, beta: 2, lowercase: false, whitespace: false, eps_smoothing: false }
+    }
+}
+
+type Counts = HashMap<String, u32>;
+
+const PUNCTS: &str = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
+
+impl Chrf {
+    pub fn plus_plus() -> Self {
+        Self { word_order: 2, ..Self::default() }
+    }
+
+    fn order(&self) -> usize {
+        self.char_order + self.word_order
+    }
+
+    fn preprocess(&self, s: &str) -> String {
+        if self.lowercase {
+            s.to_lowercase()
+        } else {
+            s.to_string()
+        }
+    }
+
+    /// sacrebleu's `_remove_punctuation`: peel one ASCII punctuation mark off the end, or else the start, of a word.
+    fn words(sent: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for w in py_split(sent) {
+            let chars: Vec<char> = w.chars().collect();
+            if chars.len() == 1 {
+                out.push(w.to_string());
+            } else if PUNCTS.contains(chars[chars.len() - 1]) {
+                out.push(chars[..chars.len() - 1].iter().collect());
+                out.push(chars[chars.len() - 1].to_string());
+            } else if PUNCTS.contains(chars[0]) {
+                out.push(chars[0].to_string());
+                out.push(chars[1..].iter().collect());
+            } else {
+                out.push(w.to_string());
+            }
+        }
+        out
+    }
+
+    fn all_ngrams(&self, line: &str) -> Vec<Counts> {
+        let chars: Vec<char> =
+            if self.whitespace { line.chars().collect() } else { line.chars().filter(|c| !is_py_space(*c)).collect() };
+        let mut out = Vec::with_capacity(self.order());
+        let mut buf = String::new();
+        for n in 1..=self.char_order {
+            let mut c: Counts = HashMap::new();
+            if chars.len() >= n {
+                for w in chars.windows(n) {
+                    buf.clear();
+                    buf.extend(w);
+                    match c.get_mut(buf.as_str()) {
+                        Some(v) => *v += 1,
+                        None => {
+                            c.insert(buf.clone(), 1);
+                        }
+                    }
+                }
+            }
+            out.push(c);
+        }
+        if self.word_order > 0 {
+            let words = Self::words(line);
+            for n in 1..=self.word_order {
+                let mut c: Counts = HashMap::new();
+                if words.len() >= n {
+                    for w in words.windows(n) {
+                        *c.entry(w.join(" ")).or_insert(0) += 1;
+                    }
+                }
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    /// sacrebleu's `_compute_f_score` in float64.
+    pub fn f_score(&self, stats: &[f64]) -> f64 {
+        let eps = 1e-16;
+        let factor = (self.beta * self.beta) as f64;
+        let mut score = 0.0;
+        let (mut avg_prec, mut avg_rec, mut eff) = (0.0, 0.0, 0usize);
+        for i in 0..self.order() {
+            let (n_hyp, n_ref, n_match) = (stats[3 * i], stats[3 * i + 1], stats[3 * i + 2]);
+            let prec = if n_hyp > 0.0 { n_match / n_hyp } else { eps };
+            let rec = if n_ref > 0.0 { n_match / n_ref } else { eps };
+            let denom = factor * prec + rec;
+            score += if denom > 0.0 { (1.0 + factor) * prec * rec / denom } else { eps };
+            if n_hyp > 0.0 && n_ref > 0.0 {
+                avg_prec += prec;
+                avg_rec += rec;
+                eff += 1;
+            }
+        }
+        if self.eps_smoothing {
+            return 100.0 * score / self.order() as f64;
+        }
+        if eff == 0 {
+            avg_prec = 0.0;
+            avg_rec = 0.0;
+        } else {
+            avg_prec /= eff as f64;
+            avg_rec /= eff as f64;
+        }
+        if avg_prec + avg_rec != 0.0 {
+            100.0 * ((1.0 + factor) * avg_prec * avg_rec / (factor * avg_prec + avg_rec))
+        } else {
+            0.0
+        }
+    }
+
+    /// The same with numpy float32 arithmetic, as inside sacrebleu's bootstrap.
+    fn f_score_f32(&self, stats: &[f32]) -> f64 {
+        let eps = 1e-16f64;
+        let factor = (self.beta * self.beta) as f32;
+        let mut score = 0.0f32;
+        let (mut avg_prec, mut avg_rec, mut eff) = (0.0f32, 0.0f32, 0usize);
+        for i in 0..self.order() {
+            let (n_hyp, n_ref, n_match) = (stats[3 * i], stats[3 * i + 1], stats[3 * i + 2]);
+            let prec = if n_hyp > 0.0 { n_match / n_hyp } else { eps as f32 };
+            let rec = if n_ref > 0.0 { n_match / n_ref } else { eps as f32 };
+            let denom = factor * prec + rec;
+            score += if denom > 0.0 { (1.0 + factor) * prec * rec / denom } else { eps as f32 };
+            if n_hyp > 0.0 && n_ref > 0.0 {
+                avg_prec += prec;
+                avg_rec += rec;
+                eff += 1;
+            }
+        }
+        if self.eps_smoothing {
+            return (100.0 * score / self.order() as f32) as f64;
+        }
+        if eff == 0 {
+            avg_prec = 0.0;
+            avg_rec = 0.0;
+        } else {
+            avg_prec /= eff as f32;
+            avg_rec /= eff as f32;
+        }
+        if avg_prec + avg_rec != 0.0 {
+            let mut s = (1.0 + factor) * avg_prec * avg_rec;
+            s /= factor * avg_prec + avg_rec;
+            (100.0 * s) as f64
+        } else {
+            0.0
+        }
+    }
+
+    pub fn sentence_score(&self, hyp: &str, refs: &[&str]) -> f64 {
+        let prep = self.prepare_refs(refs);
+        self.f_score(&self.segment_stats(hyp, &prep))
+    }
+}
+
+impl Metric for Chrf {
+    fn name(&self) -> String {
+        format!("chrF{}{}", self.beta, "+".repeat(self.word_order))
+    }
+
+    fn signature_fields(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("case", if self.lowercase { "lc" } else { "mixed" }.into()),
+            ("eff", if self.eps_smoothing { "no" } else { "yes" }.into()),
+            ("nc", self.char_order.to_string()),
+            ("nw", self.word_order.to_string()),
+            ("space", if self.whitespace { "yes" } else { "no" }.into()),
+        ]
+    }
+
+    fn prepare_refs(&self, refs: &[&str]) -> RefPrep {
+        let v: Vec<Vec<Counts>> = refs.iter().map(|r| self.all_ngrams(&self.preprocess(r))).collect();
+        Box::new(v)
+    }
+
+    fn segment_stats(&self, hyp: &str, refs: &RefPrep) -> Vec<f64> {
+        let refs = refs.downcast_ref::<Vec<Vec<Counts>>>().expect("chrF references prepared by chrF");
+        let hyp_ngrams = self.all_ngrams(&self.preprocess(hyp));
+        let mut best: Vec<f64> = Vec::new();
+        let mut best_f = -1.0;
+        for r in refs {
+            let mut stats = Vec::with_capacity(3 * self.order());
+            for (h, r) in hyp_ngrams.iter().zip(r) {
+                let (mut matched, mut hyp_count) = (0u64, 0u64);
+                for (g, &c) in h {
+                    hyp_count += c as u64;
+                    if let Some(&rc) = r.get(g) {
+                        matched += c.min(rc) as u64;
+                    }
+                }
+                let ref_count: u64 = r.values().map(|&c| c as u64).sum();
+                // sacrebleu does not count hypothesis n-grams of an order the reference lacks entirely.
+                stats.push(if r.is_empty() { 0.0 } else { hyp_count as f64 });
+                stats.push(ref_count as f64);
+                stats.push(matched as f64);
+            }
+            let f = self.f_score(&stats);
+            if f > best_f {
+                best_f = f;
+                best = stats;
+            }
+        }
+        best
+    }
+
+    fn score(&self, stats: &[f64]) -> f64 {
+        self.f_score(stats)
+    }
+
+    fn score_f32(&self, stats: &[f32]) -> f64 {
+        self.f_score_f32(stats)
+    }
+}
