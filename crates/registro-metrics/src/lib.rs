@@ -8,6 +8,7 @@
 pub mod bleu;
 pub mod chrf;
 pub mod ja;
+pub mod macc;
 pub mod metric;
 pub mod ter;
 pub mod text;

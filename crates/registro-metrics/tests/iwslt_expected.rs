@@ -128,3 +128,23 @@ fn sentence_bleu_and_chrf_match_sacrebleu() {
         }
     }
 }
+
+#[test]
+fn matched_accuracy_matches_cocoa_scorer() {
+    use registro_metrics::macc::{MatchedAccuracy, Register};
+    for c in cases() {
+        let hyps = c.hyps();
+        let f = lines(&c.file(&format!("formality-control.test.en-{}.formal.annotated.{}", c.lang, c.lang)));
+        let i = lines(&c.file(&format!("formality-control.test.en-{}.informal.annotated.{}", c.lang, c.lang)));
+        let reg: Register = c.register().parse().unwrap();
+        let (res, labels) = MatchedAccuracy::new(reg, &c.lang).evaluate(&hyps, &f, &i).unwrap();
+        let want = &c.exp["m_acc"];
+        let sys = c.exp["system"].as_str().unwrap();
+        assert_eq!(labels.len(), hyps.len());
+        for (k, got) in [("FORMAL", res.counts.formal), ("INFORMAL", res.counts.informal), ("NEUTRAL", res.counts.neutral), ("OTHER", res.counts.other)] {
+            assert_eq!(got, want["counts"][k].as_u64().unwrap(), "{sys} {k}");
+        }
+        assert!((res.formal - want["formal"].as_f64().unwrap()).abs() < 1e-12, "{sys} formal accuracy");
+        assert!((res.informal - want["informal"].as_f64().unwrap()).abs() < 1e-12, "{sys} informal accuracy");
+    }
+}
