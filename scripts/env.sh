@@ -1,0 +1,9 @@
+# Sourced by the scripts: where builds and models live. A target dir outside the clone lets CI and fresh clones reuse
+# earlier builds (candle + tauri take many minutes cold on 2 cores).
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/registro/target}"
+export REGISTRO_DEFAULT_MODEL="${REGISTRO_DEFAULT_MODEL:-qwen2.5-coder-1.5b-instruct-q4_k_m}"
+if [ -z "${REGISTRO_SHARED_DATA:-}" ] && [ -d "$(pwd)/../shared/data" ]; then
+  export REGISTRO_SHARED_DATA="$(cd ../shared/data && pwd)"
+fi
+[ -f "$HOME/.cargo/env" ] && source "$HOME/.cargo/env"
+true
