@@ -1,0 +1,269 @@
+//! Bar charts: per-system bars with CI whiskers, stacked category bars, and bars grouped by bucket.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use serde::{Deserialize, Serialize};
+
+use super::common::{self, caption_style, category_axis, clip_label, color, draw_err, range_of, require, short, BASELINE_GREY};
+use crate::ReportError;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Bar {
+    pub label: String,
+    pub value: f64,
+    /// 95% confidence interval (low, high), drawn as a whisker.
+    #[serde(default)]
+    pub ci: Option<(f64, f64)>,
+    /// Significance marker against the baseline (e.g. "*"), drawn above the bar.
+    #[serde(default)]
+    pub marker: Option<String>,
+    /// The baseline is drawn grey so the eye finds it.
+    #[serde(default)]
+    pub baseline: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BarChart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub bars: Vec<Bar>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StackedBar {
+    pub label: String,
+    /// One count per category, in `StackedBarChart::categories` order.
+    pub counts: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StackedBarChart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub categories: Vec<String>,
+    pub bars: Vec<StackedBar>,
+    /// Draw shares (percent of each bar's total) instead of raw counts.
+    #[serde(default)]
+    pub percent: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GroupSeries {
+    pub label: String,
+    /// One value per group; `None` where the bucket is empty for this system.
+    pub values: Vec<Option<f64>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GroupedBarChart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub groups: Vec<String>,
+    pub series: Vec<GroupSeries>,
+}
+
+fn category_label(names: &[String], v: f64) -> String {
+    common::category_label(names, v, if names.len() > 8 { 10 } else { 18 })
+}
+
+fn label_font(n: usize) -> TextStyle<'static> {
+    let size = if n > 12 { 10 } else if n > 6 { 12 } else { 14 };
+    ("sans-serif", size).into_font().into()
+}
+
+pub fn draw_bars<DB: DrawingBackend>(c: &BarChart, root: &DrawingArea<DB, Shift>) -> Result<(), ReportError> {
+    require(!c.bars.is_empty(), "bar chart needs at least one bar")?;
+    require(c.bars.iter().all(|b| b.value.is_finite()), "bar chart values must be finite numbers")?;
+    let n = c.bars.len();
+    let names: Vec<String> = c.bars.iter().map(|b| b.label.clone()).collect();
+    let (lo, hi) = range_of(
+        c.bars.iter().flat_map(|b| [Some(b.value), b.ci.map(|x| x.0), b.ci.map(|x| x.1)]).flatten(),
+        true,
+    );
+    // Headroom for markers above the highest whisker.
+    let hi = hi + (hi - lo) * 0.06;
+    let fmt_x = |v: &f64| category_label(&names, *v);
+    let mut chart = ChartBuilder::on(root)
+        .caption(&c.title, caption_style())
+        .margin(12)
+        .x_label_area_size(if n > 8 { 60 } else { 45 })
+        .y_label_area_size(60)
+        .build_cartesian_2d(category_axis(n), lo..hi)
+        .map_err(draw_err)?;
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE)
+        .disable_x_mesh()
+        .x_labels(n)
+        .x_label_formatter(&fmt_x)
+        .x_label_style(label_font(n))
+        .x_desc(c.x_label.as_str())
+        .y_desc(c.y_label.as_str())
+        .draw()
+        .map_err(draw_err)?;
+
+    let half = if n > 1 { 0.35 } else { 0.25 };
+    chart
+        .draw_series(c.bars.iter().enumerate().map(|(i, b)| {
+            let fill = if b.baseline { BASELINE_GREY } else { color(i) };
+            let x = i as f64;
+            Rectangle::new([(x - half, 0.0), (x + half, b.value)], fill.mix(0.85).filled())
+        }))
+        .map_err(draw_err)?;
+    chart
+        .draw_series(c.bars.iter().enumerate().filter_map(|(i, b)| {
+            b.ci.map(|(l, h)| ErrorBar::new_vertical(i as f64, l, b.value, h, BLACK.stroke_width(2), 10))
+        }))
+        .map_err(draw_err)?;
+    let top_style: TextStyle = ("sans-serif", 13).into_font().into();
+    let top_style = top_style.pos(Pos::new(HPos::Center, VPos::Bottom));
+    chart
+        .draw_series(c.bars.iter().enumerate().map(|(i, b)| {
+            let top = b.ci.map(|x| x.1.max(b.value)).unwrap_or(b.value).max(0.0);
+            let text = match &b.marker {
+                Some(m) if !m.is_empty() => format!("{} {m}", short(b.value)),
+                _ => short(b.value),
+            };
+            Text::new(text, (i as f64, top + (hi - lo) * 0.01), top_style.clone())
+        }))
+        .map_err(draw_err)?;
+    Ok(())
+}
+
+pub fn draw_stacked<DB: DrawingBackend>(c: &StackedBarChart, root: &DrawingArea<DB, Shift>) -> Result<(), ReportError> {
+    require(!c.bars.is_empty(), "stacked bar chart needs at least one bar")?;
+    require(!c.categories.is_empty(), "stacked bar chart needs categories")?;
+    for b in &c.bars {
+        if b.counts.len() != c.categories.len() {
+            return Err(ReportError::Invalid(format!(
+                "stacked bar {:?} has {} counts for {} categories",
+                b.label,
+                b.counts.len(),
+                c.categories.len()
+            )));
+        }
+        require(b.counts.iter().all(|v| v.is_finite() && *v >= 0.0), "stacked counts must be finite and ≥ 0")?;
+    }
+    let n = c.bars.len();
+    let names: Vec<String> = c.bars.iter().map(|b| b.label.clone()).collect();
+    let heights: Vec<Vec<f64>> = c
+        .bars
+        .iter()
+        .map(|b| {
+            let total: f64 = b.counts.iter().sum();
+            if c.percent && total > 0.0 {
+                b.counts.iter().map(|v| v / total * 100.0).collect()
+            } else {
+                b.counts.clone()
+            }
+        })
+        .collect();
+    let max_total = heights.iter().map(|h| h.iter().sum::<f64>()).fold(0.0, f64::max);
+    let hi = if c.percent { 100.0 } else { (max_total * 1.08).max(1.0) };
+    let fmt_x = |v: &f64| category_label(&names, *v);
+    let mut chart = ChartBuilder::on(root)
+        .caption(&c.title, caption_style())
+        .margin(12)
+        .x_label_area_size(if n > 8 { 60 } else { 45 })
+        .y_label_area_size(60)
+        // Room on the right for the category legend so it never covers a bar.
+        .build_cartesian_2d(category_axis(n + 1), 0.0..hi)
+        .map_err(draw_err)?;
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE)
+        .disable_x_mesh()
+        .x_labels(n + 1)
+        .x_label_formatter(&fmt_x)
+        .x_label_style(label_font(n))
+        .x_desc(c.x_label.as_str())
+        .y_desc(c.y_label.as_str())
+        .draw()
+        .map_err(draw_err)?;
+    for (k, cat) in c.categories.iter().enumerate() {
+        let fill = color(k);
+        chart
+            .draw_series(heights.iter().enumerate().map(|(i, h)| {
+                let base: f64 = h[..k].iter().sum();
+                let x = i as f64;
+                Rectangle::new([(x - 0.35, base), (x + 0.35, base + h[k])], fill.mix(0.9).filled())
+            }))
+            .map_err(draw_err)?
+            .label(cat.as_str())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], fill.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 13))
+        .draw()
+        .map_err(draw_err)?;
+    Ok(())
+}
+
+pub fn draw_grouped<DB: DrawingBackend>(c: &GroupedBarChart, root: &DrawingArea<DB, Shift>) -> Result<(), ReportError> {
+    require(!c.groups.is_empty(), "grouped bar chart needs at least one group")?;
+    require(!c.series.is_empty(), "grouped bar chart needs at least one series")?;
+    for s in &c.series {
+        if s.values.len() != c.groups.len() {
+            return Err(ReportError::Invalid(format!(
+                "series {:?} has {} values for {} groups",
+                s.label,
+                s.values.len(),
+                c.groups.len()
+            )));
+        }
+    }
+    let n = c.groups.len();
+    let k = c.series.len();
+    let (lo, hi) = range_of(c.series.iter().flat_map(|s| s.values.iter().flatten().copied()), true);
+    // Headroom for the legend above the tallest group.
+    let hi = hi + (hi - lo) * 0.25;
+    let fmt_x = |v: &f64| category_label(&c.groups, *v);
+    let mut chart = ChartBuilder::on(root)
+        .caption(&c.title, caption_style())
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(60)
+        .build_cartesian_2d(category_axis(n), lo..hi)
+        .map_err(draw_err)?;
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE)
+        .disable_x_mesh()
+        .x_labels(n)
+        .x_label_formatter(&fmt_x)
+        .x_label_style(label_font(n))
+        .x_desc(c.x_label.as_str())
+        .y_desc(c.y_label.as_str())
+        .draw()
+        .map_err(draw_err)?;
+    let width = 0.8 / k as f64;
+    for (j, s) in c.series.iter().enumerate() {
+        let fill = color(j);
+        chart
+            .draw_series(s.values.iter().enumerate().filter_map(|(i, v)| {
+                let v = (*v)?;
+                let x0 = i as f64 - 0.4 + j as f64 * width;
+                Some(Rectangle::new([(x0, 0.0), (x0 + width * 0.92, v)], fill.mix(0.9).filled()))
+            }))
+            .map_err(draw_err)?
+            .label(clip_label(&s.label, 24))
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], fill.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 12))
+        .draw()
+        .map_err(draw_err)?;
+    Ok(())
+}

@@ -1,0 +1,92 @@
+//! Trade-off scatter: one labelled point per system; an optional third metric sets the marker size
+//! (XFORMAL Fig. 4: BLEU × formality, size = perplexity; Pang & Gimpel: Acc × Sim).
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use serde::{Deserialize, Serialize};
+
+use super::common::{caption_style, clip_label, color, draw_err, range_of, require, short};
+use crate::ReportError;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ScatterPoint {
+    pub label: String,
+    pub x: f64,
+    pub y: f64,
+    /// Third metric, mapped to the marker radius (bigger value = bigger marker).
+    #[serde(default)]
+    pub size: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ScatterChart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// What the marker size shows (e.g. "perplexity"); printed under the title.
+    #[serde(default)]
+    pub size_label: Option<String>,
+    pub points: Vec<ScatterPoint>,
+}
+
+const R_MIN: f64 = 5.0;
+const R_MAX: f64 = 18.0;
+
+pub fn draw<DB: DrawingBackend>(c: &ScatterChart, root: &DrawingArea<DB, Shift>) -> Result<(), ReportError> {
+    require(!c.points.is_empty(), "scatter chart needs at least one point")?;
+    require(
+        c.points.iter().all(|p| p.x.is_finite() && p.y.is_finite()),
+        "scatter chart coordinates must be finite numbers",
+    )?;
+    let (x0, x1) = range_of(c.points.iter().map(|p| p.x), false);
+    let (y0, y1) = range_of(c.points.iter().map(|p| p.y), false);
+    let sizes: Vec<f64> = c.points.iter().filter_map(|p| p.size).filter(|s| s.is_finite()).collect();
+    let (smin, smax) = (sizes.iter().copied().fold(f64::INFINITY, f64::min), sizes.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+    let radius = |s: Option<f64>| -> i32 {
+        match s {
+            Some(s) if s.is_finite() && smax > smin => (R_MIN + (s - smin) / (smax - smin) * (R_MAX - R_MIN)) as i32,
+            Some(_) if !sizes.is_empty() => ((R_MIN + R_MAX) / 2.0) as i32,
+            _ => 6,
+        }
+    };
+
+    let title = match &c.size_label {
+        Some(s) if !sizes.is_empty() => {
+            format!("{} (marker size: {s}, {}–{})", c.title, short(smin), short(smax))
+        }
+        _ => c.title.clone(),
+    };
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, caption_style())
+        .margin(16)
+        .x_label_area_size(45)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(draw_err)?;
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE)
+        .x_desc(c.x_label.as_str())
+        .y_desc(c.y_label.as_str())
+        .draw()
+        .map_err(draw_err)?;
+    chart
+        .draw_series(
+            c.points
+                .iter()
+                .enumerate()
+                .map(|(i, p)| Circle::new((p.x, p.y), radius(p.size), color(i).mix(0.6).filled())),
+        )
+        .map_err(draw_err)?;
+    let label_style: TextStyle = ("sans-serif", 12).into_font().into();
+    let label_style = label_style.pos(Pos::new(HPos::Left, VPos::Bottom));
+    let max = if c.points.len() > 8 { 14 } else { 24 };
+    chart
+        .draw_series(c.points.iter().map(|p| {
+            let dx = (x1 - x0) * 0.012;
+            Text::new(clip_label(&p.label, max), (p.x + dx, p.y), label_style.clone())
+        }))
+        .map_err(draw_err)?;
+    Ok(())
+}
