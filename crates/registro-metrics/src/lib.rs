@@ -7,6 +7,8 @@
 
 pub mod bleu;
 pub mod chrf;
+pub mod distance;
+pub mod edits;
 pub mod ja;
 pub mod macc;
 pub mod metric;

@@ -1,0 +1,430 @@
+//! Word-level diff with XFORMAL edit types (Briakou et al. 2021, after Rao & Tetreault 2018): capitalisation,
+//! lowercase, punctuation, spelling (small character edit distance), normalisation (per-language abbreviation and
+//! slang lists), repetition, split sentences, and paraphrase (everything else; at sentence level, a token edit
+//! distance above 3). The UI shows [`diff`] side by side; [`edit_types`] gives the sentence-level categories that
+//! the XFORMAL statistics count.
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+use serde::Serialize;
+
+use crate::distance::{levenshtein, token_levenshtein};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EditType {
+    Capitalization,
+    Lowercase,
+    Punctuation,
+    Spelling,
+    Normalization,
+    Repetition,
+    SplitSentences,
+    Paraphrase,
+}
+
+impl EditType {
+    pub const ALL: [EditType; 8] = [
+        Self::Capitalization,
+        Self::Lowercase,
+        Self::Punctuation,
+        Self::Spelling,
+        Self::Normalization,
+        Self::Repetition,
+        Self::SplitSentences,
+        Self::Paraphrase,
+    ];
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Capitalization => "capitalization",
+            Self::Lowercase => "lowercase",
+            Self::Punctuation => "punctuation",
+            Self::Spelling => "spelling",
+            Self::Normalization => "normalization",
+            Self::Repetition => "repetition",
+            Self::SplitSentences => "split_sentences",
+            Self::Paraphrase => "paraphrase",
+        }
+    }
+}
+
+/// One piece of the side-by-side view: unchanged text (`kind == None`) or a labelled edit. Ranges are byte
+/// offsets into the old and new strings; text between tokens (spaces) belongs to the surrounding pieces only when
+/// it lies inside the span.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DiffOp {
+    pub kind: Option<EditType>,
+    pub old: String,
+    pub new: String,
+    pub old_range: Range<usize>,
+    pub new_range: Range<usize>,
+}
+
+impl DiffOp {
+    pub fn is_equal(&self) -> bool {
+        self.kind.is_none()
+    }
+}
+
+/// A token and its byte span in the text.
+#[derive(Clone, Debug)]
+struct Tok<'a> {
+    text: &'a str,
+    span: Range<usize>,
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '\'' || c == '’' || c == '-' || c == '_' || is_mark(c)
+}
+
+fn is_mark(c: char) -> bool {
+    // Combining marks (Devanagari vowel signs, accents in NFD text) stay inside their word.
+    matches!(c as u32, 0x0300..=0x036F | 0x0900..=0x0903 | 0x093A..=0x094F | 0x0951..=0x0957 | 0x0962..=0x0963)
+}
+
+/// Words (letters, digits, inner apostrophes and hyphens) and punctuation runs of one repeated character.
+fn tokens(s: &str) -> Vec<Tok<'_>> {
+    let mut out = Vec::new();
+    let mut it = s.char_indices().peekable();
+    while let Some((i, c)) = it.next() {
+        if c.is_whitespace() {
+            continue;
+        }
+        let mut end = i + c.len_utf8();
+        if is_word_char(c) {
+            while let Some(&(j, d)) = it.peek() {
+                if is_word_char(d) {
+                    end = j + d.len_utf8();
+                    it.next();
+                } else {
+                    break;
+                }
+            }
+        } else {
+            while let Some(&(j, d)) = it.peek() {
+                if d == c {
+                    end = j + d.len_utf8();
+                    it.next();
+                } else {
+                    break;
+                }
+            }
+        }
+        out.push(Tok { text: &s[i..end], span: i..end });
+    }
+    out
+}
+
+fn is_punct_token(t: &str) -> bool {
+    !t.is_empty() && t.chars().all(|c| !c.is_alphanumeric() && !c.is_whitespace())
+}
+
+fn is_sentence_end(t: &str) -> bool {
+    is_punct_token(t) && t.chars().any(|c| matches!(c, '.' | '!' | '?' | '。' | '！' | '？' | '।'))
+}
+
+fn starts_upper(t: &str) -> bool {
+    t.chars().next().is_some_and(|c| c.is_uppercase())
+}
+
+/// Collapses runs of 3+ identical characters to one ("sooo" → "so", "!!!" → "!").
+fn collapse_runs(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let mut j = i;
+        while j < chars.len() && chars[j] == chars[i] {
+            j += 1;
+        }
+        let run = j - i;
+        let keep = if run >= 3 { 1 } else { run };
+        out.extend(std::iter::repeat_n(chars[i], keep));
+        i = j;
+    }
+    out
+}
+
+/// Informal abbreviations and their formal expansions, per language (lower case). Used for the normalisation
+/// type: the old span holds an entry and the new span its expansion.
+pub fn abbreviations(lang: &str) -> &'static [(&'static str, &'static str)] {
+    match lang {
+        "en" => &[
+            ("u", "you"), ("ur", "your"), ("ur", "you are"), ("r", "are"), ("y", "why"), ("b4", "before"),
+            ("pls", "please"), ("plz", "please"), ("thx", "thanks"), ("thx", "thank you"), ("ty", "thank you"),
+            ("cuz", "because"), ("coz", "because"), ("bc", "because"), ("idk", "i do not know"), ("idk", "i don't know"),
+            ("btw", "by the way"), ("imo", "in my opinion"), ("imho", "in my humble opinion"), ("tbh", "to be honest"),
+            ("gonna", "going to"), ("wanna", "want to"), ("gotta", "have to"), ("gotta", "got to"), ("kinda", "kind of"),
+            ("sorta", "sort of"), ("dunno", "do not know"), ("dunno", "don't know"), ("lemme", "let me"), ("gimme", "give me"),
+            ("ya", "you"), ("yeah", "yes"), ("yep", "yes"), ("nope", "no"), ("ok", "okay"), ("k", "okay"), ("tho", "though"),
+            ("thru", "through"), ("prob", "probably"), ("probs", "probably"), ("def", "definitely"), ("msg", "message"),
+            ("pic", "picture"), ("pics", "pictures"), ("info", "information"), ("2", "to"), ("4", "for"), ("n", "and"),
+            ("w/", "with"), ("w/o", "without"), ("asap", "as soon as possible"), ("omg", "oh my god"), ("jk", "just kidding"),
+            ("bf", "boyfriend"), ("gf", "girlfriend"), ("im", "i am"), ("im", "i'm"), ("dont", "do not"), ("dont", "don't"),
+            ("cant", "cannot"), ("cant", "can't"), ("wont", "will not"), ("didnt", "did not"), ("doesnt", "does not"),
+            ("isnt", "is not"), ("thats", "that is"), ("whats", "what is"), ("ppl", "people"), ("b/c", "because"),
+        ],
+        "de" => &[
+            ("hab", "habe"), ("nen", "einen"), ("ne", "eine"), ("n", "ein"), ("gibts", "gibt es"), ("nix", "nichts"),
+            ("nich", "nicht"), ("net", "nicht"), ("is", "ist"), ("isses", "ist es"), ("hast'e", "hast du"), ("haste", "hast du"),
+            ("kannste", "kannst du"), ("willste", "willst du"), ("biste", "bist du"), ("mal", "einmal"), ("grad", "gerade"),
+            ("lg", "liebe grüße"), ("mfg", "mit freundlichen grüßen"), ("vllt", "vielleicht"), ("vlt", "vielleicht"),
+            ("evtl", "eventuell"), ("bzw", "beziehungsweise"), ("usw", "und so weiter"), ("z.b", "zum beispiel"),
+            ("zb", "zum beispiel"), ("ok", "okay"), ("jo", "ja"), ("jup", "ja"), ("nö", "nein"), ("ne", "nein"), ("wg", "wegen"),
+            ("gern", "gerne"), ("heut", "heute"), ("würd", "würde"), ("geht's", "geht es"), ("gehts", "geht es"),
+        ],
+        "es" => &[
+            ("q", "que"), ("k", "que"), ("xq", "porque"), ("pq", "porque"), ("porq", "porque"), ("tb", "también"),
+            ("tmb", "también"), ("d", "de"), ("x", "por"), ("pa", "para"), ("pa'", "para"), ("toy", "estoy"), ("ta", "está"),
+            ("tas", "estás"), ("bn", "bien"), ("msj", "mensaje"), ("xfa", "por favor"), ("porfa", "por favor"),
+            ("salu2", "saludos"), ("ntp", "no te preocupes"), ("tqm", "te quiero mucho"), ("ok", "vale"), ("vdd", "verdad"),
+            ("nd", "nada"), ("dnd", "donde"), ("xa", "para"), ("cmo", "como"), ("sq", "es que"),
+        ],
+        "fr" => &[
+            ("slt", "salut"), ("stp", "s'il te plaît"), ("svp", "s'il vous plaît"), ("pk", "pourquoi"), ("pq", "pourquoi"),
+            ("bcp", "beaucoup"), ("tkt", "ne t'inquiète pas"), ("jsp", "je ne sais pas"), ("chai pas", "je ne sais pas"),
+            ("c", "c'est"), ("g", "j'ai"), ("jsuis", "je suis"), ("chuis", "je suis"), ("ya", "il y a"), ("y'a", "il y a"),
+            ("t", "tu es"), ("t'es", "tu es"), ("mdr", "mort de rire"), ("dsl", "désolé"), ("dac", "d'accord"),
+            ("ok", "d'accord"), ("qd", "quand"), ("tjr", "toujours"), ("tjrs", "toujours"), ("pr", "pour"), ("ds", "dans"),
+            ("koi", "quoi"), ("ke", "que"), ("kan", "quand"), ("keske", "qu'est-ce que"), ("mm", "même"), ("rdv", "rendez-vous"),
+        ],
+        "it" => &[
+            ("cmq", "comunque"), ("nn", "non"), ("xké", "perché"), ("xche", "perché"), ("perche", "perché"), ("ke", "che"),
+            ("k", "che"), ("x", "per"), ("tvb", "ti voglio bene"), ("qlc", "qualche"), ("qlcs", "qualcosa"), ("qls", "qualcosa"),
+            ("sn", "sono"), ("dv", "dove"), ("grz", "grazie"), ("cm", "come"), ("tt", "tutto"), ("msg", "messaggio"),
+            ("nessun", "nessuno"), ("ok", "va bene"), ("cioe", "cioè"), ("xo", "però"), ("pero", "però"),
+        ],
+        "pt" => &[
+            ("vc", "você"), ("vcs", "vocês"), ("tb", "também"), ("tbm", "também"), ("q", "que"), ("pq", "porque"),
+            ("n", "não"), ("nao", "não"), ("td", "tudo"), ("blz", "beleza"), ("msm", "mesmo"), ("cmg", "comigo"),
+            ("ctg", "contigo"), ("pra", "para"), ("pro", "para o"), ("ta", "está"), ("tá", "está"), ("to", "estou"),
+            ("tô", "estou"), ("obg", "obrigado"), ("vlw", "valeu"), ("hj", "hoje"), ("kd", "cadê"), ("mto", "muito"),
+        ],
+        "hi" => &[("h", "है"), ("hai", "है"), ("nhi", "नहीं"), ("plz", "कृपया"), ("thx", "धन्यवाद")],
+        _ => &[],
+    }
+}
+
+fn is_normalization(old: &str, new: &str, lang: &str) -> bool {
+    let (o, n) = (old.to_lowercase(), new.to_lowercase());
+    let lists: Vec<&[(&str, &str)]> =
+        if lang.is_empty() { vec![abbreviations("en")] } else { vec![abbreviations(lang), abbreviations("en")] };
+    lists.iter().any(|l| l.iter().any(|(a, e)| *a == o && *e == n))
+}
+
+/// Type of one changed hunk (tokens `a` replaced by `b`); `next_new` is the token after the hunk in the new text.
+fn classify_hunk(a: &[&str], b: &[&str], next_new: Option<&str>, lang: &str) -> EditType {
+    let old = a.join(" ");
+    let new = b.join(" ");
+    if !a.is_empty() && !b.is_empty() && old != new && old.to_lowercase() == new.to_lowercase() {
+        return if new == old.to_lowercase() { EditType::Lowercase } else { EditType::Capitalization };
+    }
+    let all_punct = |v: &[&str]| v.iter().all(|t| is_punct_token(t));
+    if all_punct(a) && all_punct(b) {
+        // "," → "." followed by a capitalised word, or a full stop inserted before one: the sentence was split.
+        let ends = b.iter().any(|t| is_sentence_end(t)) && !a.iter().any(|t| is_sentence_end(t));
+        if ends && next_new.is_some_and(starts_upper) {
+            return EditType::SplitSentences;
+        }
+        if !a.is_empty() && !b.is_empty() && collapse_runs(&old) == new {
+            return EditType::Repetition;
+        }
+        return EditType::Punctuation;
+    }
+    if !a.is_empty() && !b.is_empty() {
+        if collapse_runs(&old) == new || collapse_runs(&old.to_lowercase()) == new.to_lowercase() {
+            return EditType::Repetition;
+        }
+        if is_normalization(&old, &new, lang) {
+            return EditType::Normalization;
+        }
+    }
+    // A duplicated word removed ("very very" → "very").
+    if b.is_empty() && a.len() == 1 {
+        return EditType::Paraphrase;
+    }
+    if a.len() == 1 && b.len() == 1 {
+        let (x, y): (Vec<char>, Vec<char>) = (a[0].to_lowercase().chars().collect(), b[0].to_lowercase().chars().collect());
+        let d = levenshtein(&x, &y);
+        let longest = x.len().max(y.len());
+        if d > 0 && d <= 2 && longest >= 3 && d * 3 <= longest {
+            return EditType::Spelling;
+        }
+    }
+    EditType::Paraphrase
+}
+
+/// Longest-common-subsequence alignment of token texts: pairs of equal token indices, in order.
+fn lcs_pairs(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
+    let (n, m) = (a.len(), b.len());
+    // Strip the common prefix and suffix first: sentences under rewriting mostly share them.
+    let mut pre = 0;
+    while pre < n && pre < m && a[pre] == b[pre] {
+        pre += 1;
+    }
+    let mut suf = 0;
+    while suf < n - pre && suf < m - pre && a[n - 1 - suf] == b[m - 1 - suf] {
+        suf += 1;
+    }
+    let (ai, bi) = (&a[pre..n - suf], &b[pre..m - suf]);
+    let (p, q) = (ai.len(), bi.len());
+    let mut pairs: Vec<(usize, usize)> = (0..pre).map(|i| (i, i)).collect();
+    if p > 0 && q > 0 && p.saturating_mul(q) <= 25_000_000 {
+        let mut t = vec![0u32; (p + 1) * (q + 1)];
+        let w = q + 1;
+        for i in (0..p).rev() {
+            for j in (0..q).rev() {
+                t[i * w + j] = if ai[i] == bi[j] { t[(i + 1) * w + j + 1] + 1 } else { t[(i + 1) * w + j].max(t[i * w + j + 1]) };
+            }
+        }
+        let (mut i, mut j) = (0, 0);
+        while i < p && j < q {
+            if ai[i] == bi[j] {
+                pairs.push((pre + i, pre + j));
+                i += 1;
+                j += 1;
+            } else if t[(i + 1) * w + j] >= t[i * w + j + 1] {
+                i += 1;
+            } else {
+                j += 1;
+            }
+        }
+    }
+    pairs.extend((0..suf).map(|k| (n - suf + k, m - suf + k)));
+    pairs
+}
+
+/// Word-level diff of `old` → `new` with every changed span labelled. Equal-length replacements are split into
+/// per-token edits so that, e.g., "u r" → "you are" shows two normalisations.
+pub fn diff(old: &str, new: &str, lang: &str) -> Vec<DiffOp> {
+    let ta = tokens(old);
+    let tb = tokens(new);
+    let a: Vec<&str> = ta.iter().map(|t| t.text).collect();
+    let b: Vec<&str> = tb.iter().map(|t| t.text).collect();
+    let pairs = lcs_pairs(&a, &b);
+    let mut ops: Vec<DiffOp> = Vec::new();
+    let span = |toks: &[Tok], r: Range<usize>, text_len: usize| -> Range<usize> {
+        if r.is_empty() {
+            // Insertion point: before the token at `r.start` (or the end of the text).
+            let p = toks.get(r.start).map_or(text_len, |t| t.span.start);
+            p..p
+        } else {
+            toks[r.start].span.start..toks[r.end - 1].span.end
+        }
+    };
+    let push_edit = |ops: &mut Vec<DiffOp>, ra: Range<usize>, rb: Range<usize>| {
+        let pieces: Vec<(Range<usize>, Range<usize>)> = if ra.len() == rb.len() && ra.len() > 1 {
+            ra.clone().zip(rb.clone()).map(|(i, j)| (i..i + 1, j..j + 1)).collect()
+        } else {
+            vec![(ra, rb)]
+        };
+        for (ra, rb) in pieces {
+            if ra.len() == 1 && rb.len() == 1 && a[ra.start] == b[rb.start] {
+                let (sa, sb) = (ta[ra.start].span.clone(), tb[rb.start].span.clone());
+                ops.push(DiffOp { kind: None, old: old[sa.clone()].into(), new: new[sb.clone()].into(), old_range: sa, new_range: sb });
+                continue;
+            }
+            let kind = classify_hunk(&a[ra.clone()], &b[rb.clone()], b.get(rb.end).copied(), lang);
+            let sa = span(&ta, ra, old.len());
+            let sb = span(&tb, rb, new.len());
+            ops.push(DiffOp { kind: Some(kind), old: old[sa.clone()].into(), new: new[sb.clone()].into(), old_range: sa, new_range: sb });
+        }
+    };
+    let (mut i, mut j) = (0, 0);
+    let mut k = 0;
+    while k <= pairs.len() {
+        let (pi, pj) = pairs.get(k).copied().unwrap_or((a.len(), b.len()));
+        if i < pi || j < pj {
+            push_edit(&mut ops, i..pi, j..pj);
+        }
+        if k == pairs.len() {
+            break;
+        }
+        // Extend a run of equal tokens.
+        let (si, sj) = (pi, pj);
+        let mut e = k;
+        while e + 1 < pairs.len() && pairs[e + 1] == (pairs[e].0 + 1, pairs[e].1 + 1) {
+            e += 1;
+        }
+        let (ei, ej) = (pairs[e].0 + 1, pairs[e].1 + 1);
+        let sa = ta[si].span.start..ta[ei - 1].span.end;
+        let sb = tb[sj].span.start..tb[ej - 1].span.end;
+        ops.push(DiffOp { kind: None, old: old[sa.clone()].into(), new: new[sb.clone()].into(), old_range: sa, new_range: sb });
+        i = ei;
+        j = ej;
+        k = e + 1;
+    }
+    ops
+}
+
+/// Sentence-level XFORMAL edit categories of a rewrite: the types of all changed spans, and `paraphrase` whenever
+/// the whitespace-token edit distance exceeds 3.
+pub fn edit_types(old: &str, new: &str, lang: &str) -> BTreeSet<EditType> {
+    let mut set: BTreeSet<EditType> = diff(old, new, lang).into_iter().filter_map(|d| d.kind).collect();
+    set.remove(&EditType::Paraphrase);
+    if token_levenshtein(old, new) > 3 {
+        set.insert(EditType::Paraphrase);
+    } else if set.is_empty() && old != new {
+        // Small rewordings still need a name.
+        set.insert(EditType::Paraphrase);
+    }
+    set
+}
+
+/// How many sentence pairs show each edit type (XFORMAL Table 3 style), in [`EditType::ALL`] order.
+pub fn edit_type_counts(pairs: &[(String, String)], lang: &str) -> Vec<(EditType, usize)> {
+    let mut counts = [0usize; 8];
+    for (o, n) in pairs {
+        for t in edit_types(o, n, lang) {
+            counts[EditType::ALL.iter().position(|x| *x == t).unwrap_or(7)] += 1;
+        }
+    }
+    EditType::ALL.iter().copied().zip(counts).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(old: &str, new: &str, lang: &str) -> Vec<(String, String, EditType)> {
+        diff(old, new, lang).into_iter().filter_map(|d| d.kind.map(|k| (d.old, d.new, k))).collect()
+    }
+
+    #[test]
+    fn labels_each_kind_of_edit() {
+        use EditType::*;
+        assert_eq!(kinds("i think so", "I think so", "en"), vec![("i".into(), "I".into(), Capitalization)]);
+        assert_eq!(kinds("THANKS FOR that", "thanks for that", "en")[0].2, Lowercase);
+        assert_eq!(kinds("ok, fine", "ok; fine", "en"), vec![(",".into(), ";".into(), Punctuation)]);
+        assert_eq!(kinds("it is realy good", "it is really good", "en"), vec![("realy".into(), "really".into(), Spelling)]);
+        assert_eq!(kinds("u r right", "you are right", "en"), vec![("u".into(), "you".into(), Normalization), ("r".into(), "are".into(), Normalization)]);
+        assert_eq!(kinds("great!!!", "great!", "en"), vec![("!!!".into(), "!".into(), Repetition)]);
+        assert_eq!(kinds("it is sooo nice", "it is so nice", "en")[0].2, Repetition);
+        assert_eq!(kinds("I came, we talked", "I came. We talked", "en")[0].2, SplitSentences);
+        assert_eq!(kinds("hab keine Zeit", "habe keine Zeit", "de")[0].2, Normalization);
+        assert_eq!(kinds("the cat sat", "a dog was sitting", "en")[0].2, Paraphrase);
+    }
+
+    #[test]
+    fn diff_spans_point_into_both_texts() {
+        let old = "wanna go   2 the  mall?";
+        let new = "Do you want to go to the mall?";
+        for d in diff(old, new, "en") {
+            assert_eq!(&old[d.old_range.clone()], d.old);
+            assert_eq!(&new[d.new_range.clone()], d.new);
+        }
+        let eq: Vec<String> = diff(old, new, "en").into_iter().filter(|d| d.is_equal()).map(|d| d.old).collect();
+        assert_eq!(eq, vec!["go".to_string(), "the  mall?".to_string()]);
+    }
+
+    #[test]
+    fn sentence_level_types() {
+        use EditType::*;
+        assert_eq!(edit_types("same", "same", "en"), BTreeSet::new());
+        assert!(edit_types("i dunno what u mean lol", "I do not know what you mean.", "en").contains(&Paraphrase));
+        assert_eq!(edit_types("i think so", "I think so.", "en"), BTreeSet::from([Capitalization, Punctuation]));
+        assert_eq!(edit_types("", "Hello.", "en"), BTreeSet::from([Paraphrase]));
+        assert_eq!(edit_types("日本語です", "日本語でございます", "ja"), BTreeSet::from([Paraphrase]));
+    }
+}
