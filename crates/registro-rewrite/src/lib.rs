@@ -2,6 +2,7 @@
 //! (every change recorded with its type and span); [`scorer`] is a formality regressor trained on PT16 with
 //! language-independent surface features plus per-language lexicons, so it applies zero-shot beyond English.
 
+pub mod bench;
 pub mod features;
 mod lang;
 pub mod lexicon;

@@ -195,7 +195,7 @@ fn remove_emoticons(p: &mut [Piece]) {
 /// Reduces letter runs of 3+ to one letter. German legitimately has triple consonants (Schifffahrt), so there a
 /// run of exactly three is kept; roman numerals (XIII) are left alone.
 fn collapse_runs(w: &str, lang: Lang) -> Option<String> {
-    if w.chars().any(|c| c.is_ascii_digit()) || w.chars().all(|c| "IVXLCDM".contains(c)) {
+    if !has_run3(w) || w.chars().any(|c| c.is_ascii_digit()) || w.chars().all(|c| "IVXLCDM".contains(c)) {
         return None;
     }
     let chars: Vec<char> = w.chars().collect();
@@ -220,6 +220,28 @@ fn collapse_runs(w: &str, lang: Lang) -> Option<String> {
         i = j;
     }
     changed.then_some(out)
+}
+
+/// Cheap pre-check (most words have no run): three equal chars in a row, ignoring ASCII case.
+fn has_run3(w: &str) -> bool {
+    let mut it = w.chars().map(|c| c.to_ascii_lowercase());
+    let (Some(mut a), Some(mut b)) = (it.next(), it.next()) else { return false };
+    for c in it {
+        if a == b && b == c {
+            return true;
+        }
+        a = b;
+        b = c;
+    }
+    false
+}
+
+fn lowercase(w: &str) -> Cow<'_, str> {
+    if w.chars().any(|c| c.is_uppercase()) {
+        Cow::Owned(w.to_lowercase())
+    } else {
+        Cow::Borrowed(w)
+    }
 }
 
 fn is_all_caps(w: &str) -> bool {
@@ -299,7 +321,7 @@ fn words(p: &mut [Piece], lang: Lang) {
         let original = p[i].text.clone();
         let mut w: Cow<str> = original.clone();
         // Laughter is judged before de-elongation: "kkkkkk" would otherwise become the letter "k".
-        if lang != Lang::Ja && is_laughter(&original.to_lowercase()) && (!is_title_case(&original) || starts_sentence(p, i)) {
+        if lang != Lang::Ja && is_laughter(&lowercase(&original)) && (!is_title_case(&original) || starts_sentence(p, i)) {
             delete_with_space(p, i, EditKind::Interjection);
             continue;
         }
@@ -307,10 +329,11 @@ fn words(p: &mut [Piece], lang: Lang) {
             p[i].set(c.clone(), EditKind::CharRepeat);
             w = Cow::Owned(c);
         }
-        let lower = w.to_lowercase();
-        let sentence_start = starts_sentence(p, i);
+        let lower = lowercase(&w).into_owned();
+        let title = is_title_case(&w);
+        let sentence_start = (title || is_all_caps(&w)) && starts_sentence(p, i);
         // A capitalised word mid-sentence is probably a name ("Ki", "Dat"): never expand it.
-        let may_expand = !is_title_case(&w) || sentence_start;
+        let may_expand = !title || sentence_start;
         if lang != Lang::Ja && may_expand && is_laughter(&lower) {
             delete_with_space(p, i, EditKind::Interjection);
             continue;
