@@ -6,9 +6,12 @@ pub mod bench;
 pub mod features;
 mod lang;
 pub mod lexicon;
+pub mod prompt;
+pub mod rerank;
 pub mod rules;
 pub mod scorer;
 mod tokens;
+pub mod xformal;
 
 pub use lang::{Lang, UnknownLang};
 pub use rules::{formalize, Edit, EditKind, Formalized, Formalizer};

@@ -120,3 +120,29 @@ fn lexicon_sizes_meet_xformal() {
     assert!(abbreviations(Lang::En).len() >= abbreviations(Lang::Pt).len());
     assert!(abbreviations(Lang::De).len() >= 40 && abbreviations(Lang::Es).len() >= 40);
 }
+
+#[test]
+fn xformal_folder_evaluation_rewards_the_formal_rewrite() {
+    use registro_rewrite::scorer::{Scorer, Variant};
+    use registro_rewrite::xformal;
+    let dir = std::env::temp_dir().join(format!("registro-xformal-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let informal = ["n preciso pedir pois sei q ela vai vir atras!!", "vc vai na festa hj?? kkkkkk", "blz, td certo p/ amanhã :)"];
+    std::fs::write(dir.join("informal"), informal.join("\n") + "\n").unwrap();
+    std::fs::write(dir.join("formal.ref0"), "Não preciso pedir, pois sei que ela virá atrás.\nVocê irá à festa hoje?\nCerto, está tudo combinado para amanhã.\n").unwrap();
+    std::fs::write(dir.join("formal.ref1"), "Não é necessário pedir, pois sei que ela virá.\nVocê vai à festa hoje?\nTudo certo para amanhã.\n").unwrap();
+    let folder = xformal::load(&dir).unwrap();
+    assert_eq!(folder.refs.len(), 2);
+    let outputs: Vec<String> = informal.iter().map(|s| formalize(s, Lang::Pt).text).collect();
+    let mut sc = Scorer::builtin(Variant::Surface).unwrap();
+    let f_out: Vec<f32> = outputs.iter().map(|s| sc.score(s, Lang::Pt, None).unwrap()).collect();
+    let f_in: Vec<f32> = informal.iter().map(|s| sc.score(s, Lang::Pt, None).unwrap()).collect();
+    let e = xformal::evaluate(&folder, &outputs, &f_out, &f_in, None).unwrap();
+    assert!(e.multi_bleu > e.input_multi_bleu, "{e:?}");
+    assert!(e.formality > e.input_formality, "{e:?}");
+    assert!(e.self_bleu < 100.0 && e.gm > 0.0 && e.bleu_signature.starts_with("nrefs:2"));
+    // A reference file of the wrong length is named in the error.
+    std::fs::write(dir.join("formal.ref2"), "one line\n").unwrap();
+    let err = xformal::load(&dir).err().unwrap().to_string();
+    assert!(err.contains("formal.ref2") && err.contains("1 lines"), "{err}");
+}
