@@ -235,4 +235,8 @@ impl Metric for Chrf {
     fn score_f32(&self, stats: &[f32]) -> f64 {
         self.f_score_f32(stats)
     }
+
+    fn resampled_f32(&self) -> bool {
+        true
+    }
 }

@@ -12,6 +12,8 @@ pub mod edits;
 pub mod ja;
 pub mod macc;
 pub mod metric;
+pub mod significance;
+pub mod nprand;
 pub mod ter;
 pub mod text;
 pub mod tokenize;

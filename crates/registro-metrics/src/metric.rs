@@ -28,6 +28,11 @@ pub trait Metric: Send + Sync {
     fn score_f32(&self, stats: &[f32]) -> f64 {
         self.score(&stats.iter().map(|&x| x as f64).collect::<Vec<_>>())
     }
+    /// Whether [`Metric::score_f32`] yields float32 values (chrF, TER), which numpy then keeps in float32 arrays
+    /// for the confidence interval and p-value arithmetic.
+    fn resampled_f32(&self) -> bool {
+        false
+    }
     fn higher_is_better(&self) -> bool {
         true
     }

@@ -145,6 +145,10 @@ impl Metric for Ter {
         (100.0f32 * s) as f64
     }
 
+    fn resampled_f32(&self) -> bool {
+        true
+    }
+
     fn higher_is_better(&self) -> bool {
         false
     }
