@@ -1,1 +1,143 @@
-//! placeholder: filled by its issue
+//! registro-store: Registro's single SQLite database (bundled SQLite, WAL, foreign keys on, versioned migrations)
+//! plus the importers that turn files into documents and the exporters that turn runs into files.
+//!
+//! One `Store` wraps one connection. It is `Send` (not `Sync`): the app keeps it behind a `Mutex` or opens one per
+//! command; several processes (app + CLI) may use the same file at once, WAL and the busy timeout make that safe.
+//!
+//! Invariants:
+//! - every multi-row write (a document with its segments and references, a batch of outputs, metric results or
+//!   judgments) is one transaction: after a crash a batch is either fully there or absent;
+//! - deleting a project removes its documents and runs; deleting a document removes its runs; deleting a run
+//!   removes its outputs, metric results and judgments (foreign-key cascades);
+//! - a run left `running` by a process that no longer exists is marked `failed` with an `interrupted: …` error
+//!   when a store is opened (see [`Store::recover_interrupted_runs`]); its stored outputs stay, and
+//!   [`Store::resume_run`] returns the segments still to do.
+
+mod documents;
+mod error;
+pub mod export;
+pub mod import;
+mod judgments;
+mod metrics;
+mod model;
+mod outputs;
+mod projects;
+mod runs;
+mod schema;
+mod worker;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+pub use error::{ImportError, StoreError};
+pub use judgments::JudgmentFilter;
+pub use model::*;
+pub use schema::SCHEMA_VERSION;
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// SQL expression for "now" in the format every `*_at` column uses.
+pub(crate) const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ','now')";
+
+/// How long a writer waits for another connection's lock before giving up with "database is locked".
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+/// The database path used when neither `--db` nor `REGISTRO_DB` is given: `<data dir>/registro/registro.db`
+/// (`~/.local/share/registro/registro.db` on Linux, `~/Library/Application Support/registro/registro.db` on macOS).
+pub fn default_db_path() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os("REGISTRO_DB").filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    let dir = dirs::data_dir().ok_or(StoreError::NoDataDir)?;
+    Ok(dir.join("registro").join("registro.db"))
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path`, applies pending migrations and recovers runs left
+    /// `running` by a dead process.
+    pub fn open(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref().to_path_buf();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir { path: dir.to_path_buf(), source })?;
+        }
+        let conn = Connection::open(&path).map_err(|source| StoreError::Open { path: path.clone(), source })?;
+        Self::setup(conn, path, true)
+    }
+
+    /// Opens `path` if given, else `REGISTRO_DB`, else the platform default ([`default_db_path`]).
+    pub fn open_or_default(path: Option<&Path>) -> Result<Store> {
+        match path {
+            Some(p) => Store::open(p),
+            None => Store::open(default_db_path()?),
+        }
+    }
+
+    /// Opens `REGISTRO_DB` or the platform default.
+    pub fn open_default() -> Result<Store> {
+        Store::open_or_default(None)
+    }
+
+    /// A private in-memory store (for tests and throwaway evaluations).
+    pub fn open_in_memory() -> Result<Store> {
+        let path = PathBuf::from(":memory:");
+        let conn = Connection::open_in_memory().map_err(|source| StoreError::Open { path: path.clone(), source })?;
+        Self::setup(conn, path, false)
+    }
+
+    fn setup(mut conn: Connection, path: PathBuf, wal: bool) -> Result<Store> {
+        let open_err = |source| StoreError::Open { path: path.clone(), source };
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
+        if wal {
+            // journal_mode returns a row, so it cannot go through execute_batch's no-rows path.
+            let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(open_err)?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                return Err(StoreError::Invalid(format!("{}: cannot switch to WAL mode (got {mode})", path.display())));
+            }
+        }
+        // NORMAL is durable against process crashes in WAL mode; only an OS crash can lose the last commits.
+        conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;").map_err(open_err)?;
+        schema::migrate(&mut conn, &path)?;
+        let store = Store { conn, path };
+        store.recover_interrupted_runs()?;
+        Ok(store)
+    }
+
+    /// The file this store lives in (`:memory:` for in-memory stores).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The raw connection, for read-only ad-hoc queries (reports, tests). Writes should go through the typed API
+    /// so the invariants above hold.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Runs `PRAGMA integrity_check` and `PRAGMA foreign_key_check`; returns `"ok"` or the problems found.
+    pub fn integrity_check(&self) -> Result<String> {
+        let mut stmt = self.conn.prepare("PRAGMA integrity_check")?;
+        let rows: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        let mut report = rows.join("\n");
+        let mut fk = self.conn.prepare("PRAGMA foreign_key_check")?;
+        let violations: Vec<String> = fk
+            .query_map([], |r| Ok(format!("foreign key violation in {} row {:?}", r.get::<_, String>(0)?, r.get::<_, Option<i64>>(1)?)))?
+            .collect::<Result<_, _>>()?;
+        if !violations.is_empty() {
+            report = if report == "ok" { violations.join("\n") } else { format!("{report}\n{}", violations.join("\n")) };
+        }
+        Ok(report)
+    }
+}

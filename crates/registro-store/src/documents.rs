@@ -1,0 +1,158 @@
+//! Documents, their segments and per-segment references. A document is written with all its segments and
+//! references in one transaction, so an import is either complete or absent.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rusqlite::{params, OptionalExtension, Row};
+
+use crate::{Document, DocumentId, NewDocument, ProjectId, Reference, Result, Segment, Store, StoreError};
+
+const SELECT: &str = "SELECT d.id, d.project_id, d.name, d.source_lang, d.target_lang, d.origin, d.format,
+        d.created_at,
+        (SELECT count(*) FROM segments s WHERE s.document_id = d.id),
+        (SELECT group_concat(name, char(31)) FROM
+            (SELECT DISTINCT name FROM refs r WHERE r.document_id = d.id ORDER BY name))
+    FROM documents d";
+
+fn from_row(r: &Row) -> rusqlite::Result<Document> {
+    let names: Option<String> = r.get(9)?;
+    Ok(Document {
+        id: r.get(0)?,
+        project_id: r.get(1)?,
+        name: r.get(2)?,
+        source_lang: r.get(3)?,
+        target_lang: r.get(4)?,
+        origin: r.get(5)?,
+        format: r.get(6)?,
+        created_at: r.get(7)?,
+        segments: r.get(8)?,
+        reference_names: names.map(|n| n.split('\u{1f}').map(str::to_string).collect()).unwrap_or_default(),
+    })
+}
+
+impl Store {
+    /// Stores one parsed document in `project`; returns its id.
+    pub fn insert_document(&mut self, project: ProjectId, doc: &NewDocument) -> Result<DocumentId> {
+        let ids = self.insert_documents(project, std::slice::from_ref(doc), None, &mut |_, _| {})?;
+        Ok(ids[0])
+    }
+
+    /// Stores several parsed documents in ONE transaction. `progress(done, total)` is called after each document;
+    /// if `cancel` becomes true the transaction is rolled back and `StoreError::Cancelled` returned.
+    pub fn insert_documents(
+        &mut self,
+        project: ProjectId,
+        docs: &[NewDocument],
+        cancel: Option<&AtomicBool>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Vec<DocumentId>> {
+        self.project(project)?;
+        for d in docs {
+            if d.segments.is_empty() {
+                return Err(StoreError::Invalid(format!("document {:?} has no segments", d.name)));
+            }
+            if d.source_lang.trim().is_empty() {
+                return Err(StoreError::Invalid(format!("document {:?} has no source language", d.name)));
+            }
+        }
+        let tx = self.conn.transaction()?;
+        let mut ids = Vec::with_capacity(docs.len());
+        {
+            let mut ins_doc = tx.prepare(
+                "INSERT INTO documents (project_id, name, source_lang, target_lang, origin, format)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            let mut ins_seg = tx.prepare("INSERT INTO segments (document_id, idx, text, lang) VALUES (?1, ?2, ?3, ?4)")?;
+            let mut ins_ref =
+                tx.prepare("INSERT OR REPLACE INTO refs (document_id, segment_idx, name, text) VALUES (?1, ?2, ?3, ?4)")?;
+            for (n, d) in docs.iter().enumerate() {
+                if cancel.is_some_and(|c| c.load(Ordering::SeqCst)) {
+                    return Err(StoreError::Cancelled);
+                }
+                ins_doc.execute(params![project, d.name, d.source_lang, d.target_lang, d.origin, d.format])?;
+                let id = tx.last_insert_rowid();
+                for (i, s) in d.segments.iter().enumerate() {
+                    ins_seg.execute(params![id, i as i64, s.text, d.source_lang])?;
+                    for (name, text) in &s.references {
+                        ins_ref.execute(params![id, i as i64, name, text])?;
+                    }
+                }
+                ids.push(id);
+                progress(n + 1, docs.len());
+            }
+        }
+        if cancel.is_some_and(|c| c.load(Ordering::SeqCst)) {
+            return Err(StoreError::Cancelled);
+        }
+        tx.commit()?;
+        Ok(ids)
+    }
+
+    /// Documents of a project, in import order.
+    pub fn list_documents(&self, project: ProjectId) -> Result<Vec<Document>> {
+        let mut stmt = self.conn.prepare(&format!("{SELECT} WHERE d.project_id = ?1 ORDER BY d.id"))?;
+        let rows = stmt.query_map([project], from_row)?.collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    pub fn document(&self, id: DocumentId) -> Result<Document> {
+        self.conn
+            .query_row(&format!("{SELECT} WHERE d.id = ?1"), [id], from_row)
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound { what: "document", id: id.to_string() })
+    }
+
+    /// All segments of a document, in order.
+    pub fn segments(&self, doc: DocumentId) -> Result<Vec<Segment>> {
+        self.segments_page(doc, 0, i64::MAX)
+    }
+
+    /// `limit` segments starting at index `offset`, for paging long documents in the UI.
+    pub fn segments_page(&self, doc: DocumentId, offset: i64, limit: i64) -> Result<Vec<Segment>> {
+        self.document(doc)?;
+        let mut stmt = self.conn.prepare(
+            "SELECT idx, text, lang FROM segments WHERE document_id = ?1 AND idx >= ?2 ORDER BY idx LIMIT ?3",
+        )?;
+        let rows = stmt
+            .query_map(params![doc, offset, limit], |r| Ok(Segment { index: r.get(0)?, text: r.get(1)?, lang: r.get(2)? }))?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// The source texts of a document, in order (what a translation or rewrite run consumes).
+    pub fn segment_texts(&self, doc: DocumentId) -> Result<Vec<String>> {
+        Ok(self.segments(doc)?.into_iter().map(|s| s.text).collect())
+    }
+
+    /// All references of a document, ordered by segment then name.
+    pub fn references(&self, doc: DocumentId) -> Result<Vec<Reference>> {
+        self.document(doc)?;
+        let mut stmt = self
+            .conn
+            .prepare("SELECT segment_idx, name, text FROM refs WHERE document_id = ?1 ORDER BY segment_idx, name")?;
+        let rows = stmt
+            .query_map([doc], |r| Ok(Reference { segment_index: r.get(0)?, name: r.get(1)?, text: r.get(2)? }))?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// The reference called `name` for every segment, aligned with the segments (`None` where a segment has none).
+    /// This is the shape metric code wants: `refs[i]` belongs to segment `i`.
+    pub fn reference_set(&self, doc: DocumentId, name: &str) -> Result<Vec<Option<String>>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT r.text FROM segments s
+             LEFT JOIN refs r ON r.document_id = s.document_id AND r.segment_idx = s.idx AND r.name = ?2
+             WHERE s.document_id = ?1 ORDER BY s.idx",
+        )?;
+        let rows = stmt.query_map(params![doc, name], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// Deletes a document with its segments, references and the runs over it.
+    pub fn delete_document(&self, id: DocumentId) -> Result<()> {
+        if self.conn.execute("DELETE FROM documents WHERE id = ?1", [id])? == 0 {
+            return Err(StoreError::NotFound { what: "document", id: id.to_string() });
+        }
+        Ok(())
+    }
+}

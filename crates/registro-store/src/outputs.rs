@@ -1,0 +1,97 @@
+//! Outputs of a run, one per segment. Each call writes its batch in one transaction and replaces outputs already
+//! stored for the same segments, so a resumed run can rewrite a segment without duplicates.
+
+use rusqlite::{params, OptionalExtension, Row};
+
+use crate::runs::json_col;
+use crate::{Output, Result, RunId, Store, StoreError};
+
+const SELECT: &str =
+    "SELECT segment_idx, text, candidates, detected_register, flagged, flag_reason, timings FROM outputs";
+
+fn from_row(r: &Row) -> rusqlite::Result<Output> {
+    Ok(Output {
+        segment_index: r.get(0)?,
+        text: r.get(1)?,
+        candidates: json_col(r, 2)?,
+        detected_register: r.get(3)?,
+        flagged: r.get(4)?,
+        flag_reason: r.get(5)?,
+        timings: json_col(r, 6)?,
+    })
+}
+
+impl Store {
+    /// Stores a batch of outputs for `run` atomically: either all of them are saved or none.
+    /// Segment indices must lie in `0..total_segments` of the run.
+    pub fn put_outputs(&mut self, run: RunId, outputs: &[Output]) -> Result<()> {
+        let total: i64 = self
+            .conn
+            .query_row("SELECT total_segments FROM runs WHERE id = ?1", [run], |r| r.get(0))
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound { what: "run", id: run.to_string() })?;
+        if let Some(o) = outputs.iter().find(|o| o.segment_index < 0 || o.segment_index >= total) {
+            return Err(StoreError::Invalid(format!(
+                "run {run} has {total} segments; output for segment {} is out of range",
+                o.segment_index
+            )));
+        }
+        let tx = self.conn.transaction()?;
+        {
+            let mut stmt = tx.prepare(
+                "INSERT INTO outputs (run_id, segment_idx, text, candidates, detected_register, flagged, flag_reason, timings)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                 ON CONFLICT (run_id, segment_idx) DO UPDATE SET text = excluded.text,
+                    candidates = excluded.candidates, detected_register = excluded.detected_register,
+                    flagged = excluded.flagged, flag_reason = excluded.flag_reason, timings = excluded.timings,
+                    created_at = excluded.created_at",
+            )?;
+            for o in outputs {
+                stmt.execute(params![
+                    run,
+                    o.segment_index,
+                    o.text,
+                    serde_json::to_string(&o.candidates)?,
+                    o.detected_register,
+                    o.flagged,
+                    o.flag_reason,
+                    serde_json::to_string(&o.timings)?
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Stores a single output (its own transaction).
+    pub fn put_output(&mut self, run: RunId, output: &Output) -> Result<()> {
+        self.put_outputs(run, std::slice::from_ref(output))
+    }
+
+    /// All stored outputs of a run, by segment index.
+    pub fn outputs(&self, run: RunId) -> Result<Vec<Output>> {
+        self.run(run)?;
+        let mut stmt = self.conn.prepare(&format!("{SELECT} WHERE run_id = ?1 ORDER BY segment_idx"))?;
+        let rows = stmt.query_map([run], from_row)?.collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    pub fn output(&self, run: RunId, segment_index: i64) -> Result<Option<Output>> {
+        Ok(self
+            .conn
+            .query_row(&format!("{SELECT} WHERE run_id = ?1 AND segment_idx = ?2"), params![run, segment_index], from_row)
+            .optional()?)
+    }
+
+    /// Output texts aligned with the run's segments (`None` where missing): the hypothesis list for metrics.
+    pub fn output_texts(&self, run: RunId) -> Result<Vec<Option<String>>> {
+        let total = self.run(run)?.total_segments;
+        let mut texts = vec![None; total as usize];
+        for o in self.outputs(run)? {
+            if let Some(slot) = texts.get_mut(o.segment_index as usize) {
+                *slot = Some(o.text);
+            }
+        }
+        Ok(texts)
+    }
+}

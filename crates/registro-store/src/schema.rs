@@ -1,0 +1,133 @@
+//! Versioned migrations. `PRAGMA user_version` holds the number of migrations applied; each migration runs in its
+//! own transaction, so a crash mid-migration leaves the previous version intact. Append new migrations to the end;
+//! never edit one that has shipped.
+
+use rusqlite::Connection;
+
+use crate::error::StoreError;
+
+const MIGRATIONS: &[&str] = &[
+    // 1: the initial schema.
+    r#"
+    CREATE TABLE projects (
+        id          INTEGER PRIMARY KEY,
+        name        TEXT NOT NULL UNIQUE,
+        created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    );
+
+    CREATE TABLE documents (
+        id          INTEGER PRIMARY KEY,
+        project_id  INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        name        TEXT NOT NULL,
+        source_lang TEXT NOT NULL,
+        target_lang TEXT,
+        origin      TEXT,
+        format      TEXT NOT NULL,
+        created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    );
+    CREATE INDEX documents_project ON documents(project_id);
+
+    CREATE TABLE segments (
+        document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        idx         INTEGER NOT NULL,
+        text        TEXT NOT NULL,
+        lang        TEXT NOT NULL,
+        PRIMARY KEY (document_id, idx)
+    ) WITHOUT ROWID;
+
+    CREATE TABLE refs (
+        document_id INTEGER NOT NULL,
+        segment_idx INTEGER NOT NULL,
+        name        TEXT NOT NULL,
+        text        TEXT NOT NULL,
+        PRIMARY KEY (document_id, segment_idx, name),
+        FOREIGN KEY (document_id, segment_idx) REFERENCES segments(document_id, idx) ON DELETE CASCADE
+    ) WITHOUT ROWID;
+
+    CREATE TABLE runs (
+        id             INTEGER PRIMARY KEY,
+        project_id     INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        document_id    INTEGER REFERENCES documents(id) ON DELETE CASCADE,
+        task           TEXT NOT NULL CHECK (task IN ('rewrite','translate','import','eval')),
+        system         TEXT NOT NULL,
+        model_id       TEXT,
+        model_sha256   TEXT,
+        params         TEXT NOT NULL DEFAULT '{}',
+        source_lang    TEXT,
+        target_lang    TEXT,
+        register       TEXT,
+        status         TEXT NOT NULL DEFAULT 'queued'
+                       CHECK (status IN ('queued','running','done','failed','cancelled')),
+        error          TEXT,
+        total_segments INTEGER NOT NULL DEFAULT 0,
+        -- "pid:start-time" of the process driving a running run; lets `open` tell a crashed run from a live one.
+        worker         TEXT,
+        created_at     TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        started_at     TEXT,
+        finished_at    TEXT
+    );
+    CREATE INDEX runs_project ON runs(project_id);
+    CREATE INDEX runs_document ON runs(document_id);
+
+    CREATE TABLE outputs (
+        run_id            INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        segment_idx       INTEGER NOT NULL,
+        text              TEXT NOT NULL,
+        candidates        TEXT NOT NULL DEFAULT 'null',
+        detected_register TEXT,
+        flagged           INTEGER NOT NULL DEFAULT 0,
+        flag_reason       TEXT,
+        timings           TEXT NOT NULL DEFAULT 'null',
+        created_at        TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        PRIMARY KEY (run_id, segment_idx)
+    ) WITHOUT ROWID;
+
+    CREATE TABLE metric_results (
+        id          INTEGER PRIMARY KEY,
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        metric      TEXT NOT NULL,
+        reference   TEXT,
+        segment_idx INTEGER,
+        value       REAL NOT NULL,
+        signature   TEXT,
+        detail      TEXT NOT NULL DEFAULT 'null',
+        created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    );
+    -- One value per (run, metric, reference, segment); NULLs are folded so corpus-level rows are unique too.
+    CREATE UNIQUE INDEX metric_results_key
+        ON metric_results(run_id, metric, coalesce(reference, ''), coalesce(segment_idx, -1));
+
+    CREATE TABLE judgments (
+        id          INTEGER PRIMARY KEY,
+        rater       TEXT NOT NULL,
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        segment_idx INTEGER NOT NULL,
+        scale       TEXT NOT NULL CHECK (scale IN ('formality','fluency','meaning','rank')),
+        value       REAL NOT NULL,
+        note        TEXT,
+        created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    );
+    CREATE INDEX judgments_run ON judgments(run_id, segment_idx);
+    "#,
+];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Applies pending migrations; refuses a database written by a newer Registro.
+pub(crate) fn migrate(conn: &mut Connection, path: &std::path::Path) -> Result<(), StoreError> {
+    let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if current > SCHEMA_VERSION {
+        return Err(StoreError::TooNew { path: path.to_path_buf(), found: current, supported: SCHEMA_VERSION });
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let version = i as i64 + 1;
+        let tx = conn.transaction().map_err(|source| StoreError::Migration { version, source })?;
+        tx.execute_batch(sql).map_err(|source| StoreError::Migration { version, source })?;
+        // user_version cannot be bound as a parameter; the value is our own integer.
+        tx.execute_batch(&format!("PRAGMA user_version = {version}"))
+            .map_err(|source| StoreError::Migration { version, source })?;
+        tx.commit().map_err(|source| StoreError::Migration { version, source })?;
+    }
+    Ok(())
+}
