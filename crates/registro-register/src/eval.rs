@@ -46,3 +46,42 @@ pub fn accuracy(lang: Lang, pairs: &[Pair]) -> Accuracy {
     }
     a
 }
+
+/// How repair fares on contrastive reference pairs.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct RepairStats {
+    pub pairs: usize,
+    /// formal → informal → formal gives the formal reference back.
+    pub round_trip_formal: usize,
+    /// informal → formal → informal gives the informal reference back.
+    pub round_trip_informal: usize,
+    /// Repairing the formal reference gives exactly the informal one.
+    pub exact_to_informal: usize,
+    /// Repairing the informal reference gives exactly the formal one.
+    pub exact_to_formal: usize,
+    /// The repaired sentence is labelled with the requested register.
+    pub label_to_informal: usize,
+    pub label_to_formal: usize,
+    pub examples: Vec<(String, String, String)>,
+}
+
+pub fn repair_stats(lang: Lang, pairs: &[Pair]) -> RepairStats {
+    use crate::repair::convert;
+    use crate::Register;
+    let mut s = RepairStats::default();
+    for p in pairs.iter().filter(|p| p.contrastive()) {
+        s.pairs += 1;
+        let to_inf = convert(lang, &p.formal, Register::Informal).text;
+        let to_f = convert(lang, &p.informal, Register::Formal).text;
+        s.round_trip_formal += (convert(lang, &to_inf, Register::Formal).text == p.formal) as usize;
+        s.round_trip_informal += (convert(lang, &to_f, Register::Informal).text == p.informal) as usize;
+        s.exact_to_informal += (to_inf == p.informal) as usize;
+        s.exact_to_formal += (to_f == p.formal) as usize;
+        s.label_to_informal += (analyze(lang, &to_inf).label == Label::Informal) as usize;
+        s.label_to_formal += (analyze(lang, &to_f).label == Label::Formal) as usize;
+        if to_f != p.formal && s.examples.len() < 12 {
+            s.examples.push((p.informal.clone(), to_f, p.formal.clone()));
+        }
+    }
+    s
+}

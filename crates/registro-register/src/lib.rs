@@ -9,7 +9,8 @@
 
 pub mod data;
 pub mod eval;
-mod lang;
+pub mod repair;
+pub(crate) mod lang;
 
 mod tokens;
 

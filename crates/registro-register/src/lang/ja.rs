@@ -85,7 +85,7 @@ pub fn markers(text: &str) -> Vec<Marker> {
 }
 
 /// Clause-level "が、", "けど" before a polite clause are fine; a plain predicate before them is informal.
-fn clauses(text: &str) -> Vec<(usize, usize)> {
+pub(crate) fn clauses(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
     for (i, c) in text.char_indices() {
@@ -128,7 +128,7 @@ fn quoted_ranges(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
-fn strip_trailing(text: &str, s: usize, mut e: usize) -> usize {
+pub(crate) fn strip_trailing(text: &str, s: usize, mut e: usize) -> usize {
     loop {
         let seg = &text[s..e];
         match TRAILING.iter().find(|t| seg.ends_with(*t) && seg.len() > t.len()) {
