@@ -6,6 +6,7 @@ pub mod bench;
 pub mod features;
 mod lang;
 pub mod lexicon;
+pub mod pipeline;
 pub mod prompt;
 pub mod rerank;
 pub mod rules;
