@@ -13,6 +13,7 @@ pub mod ja;
 pub mod macc;
 pub mod metric;
 pub mod significance;
+pub mod style;
 pub mod nprand;
 pub mod ter;
 pub mod text;
