@@ -9,6 +9,7 @@ pub mod bleu;
 pub mod chrf;
 pub mod distance;
 pub mod edits;
+pub mod evaluate;
 pub mod ja;
 pub mod macc;
 pub mod metric;
