@@ -1,1 +1,9 @@
-fn main() {}
+// Hide the console window on Windows release builds; no effect elsewhere.
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+fn main() {
+    if let Err(e) = registro_app::run() {
+        eprintln!("registro-app: {e:#}");
+        std::process::exit(1);
+    }
+}

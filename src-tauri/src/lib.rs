@@ -1,0 +1,67 @@
+//! registro-app: the Tauri v2 window over registro-core. Commands here stay thin — they parse arguments, call a
+//! use case in `registro_core` (or a read in `registro_store`) and return serializable data; logic lives in crates.
+//!
+//! Conventions for command modules (`commands/*.rs`, one per view/concern):
+//! - commands are `#[tauri::command(async)]` (quick reads) or `async fn` + [`state::blocking`] (long work), so the
+//!   window's main thread never waits on SQLite or a model;
+//! - they return [`error::CmdResult`]; errors reach the UI as one readable string with its context chain;
+//! - quick reads/writes use the shared connection ([`state::AppState::with_store`]); long operations open their own
+//!   connection ([`state::AppState::open_store`]) so the sidebar stays responsive (WAL allows it);
+//! - long operations take an `op_id: String` chosen by the UI and a `tauri::ipc::Channel<Progress>`; they register
+//!   the id with [`ops::Operations::start`] and check the token between segments; `cancel_operation(op_id)` flips it.
+//!
+//! To add a module: create `commands/<name>.rs`, add `pub mod <name>;` to `commands/mod.rs` and its commands to the
+//! `generate_handler!` list below.
+
+pub mod commands;
+pub mod error;
+pub mod ops;
+pub mod state;
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+/// `--db PATH` on the command line wins over `REGISTRO_DB`, which wins over the platform data dir (same order as
+/// the CLI). The e2e tests pass `--db` so each test gets a fresh database.
+fn db_path_from_args() -> anyhow::Result<PathBuf> {
+    let mut args = std::env::args_os().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--db" {
+            let path = args.next().context("--db needs a path")?;
+            return Ok(PathBuf::from(path));
+        }
+        if let Some(path) = arg.to_str().and_then(|a| a.strip_prefix("--db=")) {
+            return Ok(PathBuf::from(path));
+        }
+    }
+    Ok(registro_store::default_db_path()?)
+}
+
+pub fn run() -> anyhow::Result<()> {
+    let db_path = db_path_from_args()?;
+    let state = state::AppState::open(db_path)?;
+
+    tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .manage(state)
+        .invoke_handler(tauri::generate_handler![
+            commands::app_info,
+            commands::cancel_operation,
+            commands::projects::list_projects,
+            commands::projects::create_project,
+            commands::projects::rename_project,
+            commands::projects::delete_project,
+            commands::projects::list_documents,
+            commands::projects::get_document,
+            commands::projects::document_segments,
+            commands::projects::delete_document,
+            commands::projects::import_document,
+            commands::projects::list_runs,
+            commands::projects::get_run,
+            commands::projects::delete_run,
+        ])
+        .run(tauri::generate_context!())
+        .context("the Registro window failed")?;
+    Ok(())
+}

@@ -1,0 +1,102 @@
+// Shell widgets views reuse: the confirmation dialog, the progress bar of a long operation, notices.
+
+import type { Operation, Progress } from './api';
+import { h } from './dom';
+
+/**
+ * An in-page confirmation (not `window.confirm`, which blocks the web view and cannot be styled or driven by the
+ * end-to-end tests). Resolves true when the user confirms.
+ */
+export function confirmDialog(message: string, confirmLabel = 'Delete'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const close = (answer: boolean) => {
+      overlay.remove();
+      document.removeEventListener('keydown', onKey);
+      resolve(answer);
+    };
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') close(false);
+    };
+    const ok = h('button', { class: 'btn danger', 'data-testid': 'confirm-ok', onclick: () => close(true) }, confirmLabel);
+    const overlay = h(
+      'div',
+      { class: 'overlay', 'data-testid': 'confirm-dialog' },
+      h(
+        'div',
+        { class: 'dialog', role: 'alertdialog', 'aria-modal': 'true' },
+        h('p', { class: 'dialog-message' }, message),
+        h(
+          'div',
+          { class: 'dialog-actions' },
+          h('button', { class: 'btn', 'data-testid': 'confirm-cancel', onclick: () => close(false) }, 'Cancel'),
+          ok,
+        ),
+      ),
+    );
+    document.addEventListener('keydown', onKey);
+    document.body.append(overlay);
+    ok.focus();
+  });
+}
+
+/**
+ * A progress bar with a Cancel button for one long operation. Create it, pass `update` as the operation's progress
+ * callback, then `attach(op)` so Cancel reaches the backend; `done()` removes it.
+ */
+export class ProgressPanel {
+  readonly el: HTMLElement;
+  private bar: HTMLProgressElement;
+  private label: HTMLElement;
+  private cancelBtn: HTMLButtonElement;
+  private op: Operation<unknown> | null = null;
+
+  constructor(testid = 'progress') {
+    this.bar = h('progress', { class: 'progress-bar', max: 1, value: 0 });
+    this.label = h('span', { class: 'progress-label muted' }, 'starting…');
+    this.cancelBtn = h(
+      'button',
+      {
+        class: 'btn small',
+        'data-testid': `${testid}-cancel`,
+        onclick: () => {
+          this.cancelBtn.disabled = true;
+          this.label.textContent = 'cancelling…';
+          void this.op?.cancel();
+        },
+      },
+      'Cancel',
+    );
+    this.el = h('div', { class: 'progress', 'data-testid': testid }, this.bar, this.label, this.cancelBtn);
+  }
+
+  attach(op: Operation<unknown>): void {
+    this.op = op;
+  }
+
+  update = (p: Progress): void => {
+    this.bar.max = Math.max(p.total, 1);
+    this.bar.value = Math.min(p.done, this.bar.max);
+    this.label.textContent = p.total > 0 ? `${p.message} (${p.done}/${p.total})` : p.message;
+  };
+
+  done(): void {
+    this.el.remove();
+  }
+}
+
+let noticeTimer: number | undefined;
+
+/** Shows a short message in the status bar; errors stay until the next notice. */
+export function notify(message: string, kind: 'info' | 'error' = 'info'): void {
+  const el = document.querySelector<HTMLElement>('[data-testid="notice"]');
+  if (!el) return;
+  el.textContent = message;
+  el.className = `notice ${kind}`;
+  window.clearTimeout(noticeTimer);
+  if (kind === 'info') noticeTimer = window.setTimeout(() => (el.textContent = ''), 6000);
+}
+
+/** The message of anything thrown (command errors carry the backend's context chain). */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,272 @@
+// Registro's web UI: the shell (project sidebar, view tabs, status bar) and the views mounted into it.
+//
+// UI CONVENTIONS (read before touching a view)
+// - Views: `src/views/<name>.ts` exports `mount(el: HTMLElement, ctx: ViewContext)` (see src/context.ts). The shell
+//   mounts each view once per open project into its own container and only hides/shows it when tabs change, so a
+//   running operation survives a tab switch. `mount` may return a cleanup function, called when the project
+//   closes or changes. Re-render on `ctx.subscribe(what => …)` ('documents' | 'runs'); after creating or deleting
+//   data call `ctx.changed('runs')` so the sidebar counts and the other views update.
+// - Commands: only through typed wrappers in src/api.ts (`call<T>(command, args)`; argument names camelCase, struct
+//   fields snake_case as Rust serializes them). Errors are `CommandError`s whose message is the backend's context
+//   chain: show it with `ctx.notify(errorMessage(e), 'error')` or next to the form that failed.
+// - Long operations: `startOperation<T>(command, args, onProgress)` returns `{ id, result, cancel }`; the command
+//   takes `op_id: String` + `on_progress: Channel<Progress>` (see src-tauri/src/lib.rs). Show them with
+//   `new ProgressPanel(testid)` from src/components.ts: `panel.update` as onProgress, `panel.attach(op)` wires its
+//   Cancel button to the backend, `panel.done()` removes it.
+// - DOM: build elements with `h(tag, attrs, ...children)` from src/dom.ts (text is never parsed as HTML). The CSP
+//   forbids inline scripts and inline `style="…"` attributes: style with classes (or `el.style.x = …` from code).
+//   Confirm destructive actions with `ctx.confirm(message)` (an in-page dialog; never `window.confirm`).
+// - Test ids: every element a test or a user flow needs gets a stable `data-testid` (kebab-case, prefixed by the
+//   view: `translate-run`, `rewrite-input`, …). The shell's: sidebar, new-project-name, create-project,
+//   project-item (data-project-name), open-project, delete-project, confirm-dialog/confirm-ok/confirm-cancel,
+//   tab-<view>, view-<view>, notice; the Documents view's: import-path, import-format, import-submit,
+//   import-result, import-error, document-item, open-document, delete-document, segment-list, segment-row,
+//   segment-text, run-list, run-item, delete-run. `body[data-ready="1"]` once the first project list has loaded.
+// - CSS classes (src/styles.css): layout `card`, `row`, `grow`, `view-header`; controls `btn` (+ `primary`,
+//   `danger`, `small`), `input`; lists `list`, `list-item`, `list-main`, `item-title`, `selected`; tables `table`
+//   (+ `table-wrap` to scroll, `num` cells, `clickable` rows); text `muted`, `small`, `empty`, `ok`, `error`;
+//   `badge` + a run status (`done`, `failed`, …) or `formal`/`informal`/`respectful`; `progress`.
+//   Colours are CSS variables in :root (--accent, --danger, --formal, --informal, --respectful, …).
+
+import './styles.css';
+
+import { type Document, type Project, appInfo, createProject, deleteProject, listDocuments, listProjects } from './api';
+import { confirmDialog, errorMessage, notify } from './components';
+import type { MountFn, ViewChange, ViewContext } from './context';
+import { clear, h, plural } from './dom';
+import { mountDocuments } from './shell/documents';
+import { mount as mountDashboard } from './views/dashboard';
+import { mount as mountRewrite } from './views/rewrite';
+import { mount as mountTranslate } from './views/translate';
+
+type TabId = 'documents' | 'rewrite' | 'translate' | 'dashboard';
+
+const TABS: Array<{ id: TabId; label: string }> = [
+  { id: 'documents', label: 'Documents' },
+  { id: 'rewrite', label: 'Rewrite' },
+  { id: 'translate', label: 'Translate' },
+  { id: 'dashboard', label: 'Dashboard' },
+];
+
+const state = {
+  projects: [] as Project[],
+  project: null as Project | null,
+  documents: [] as Document[],
+  selectedDocumentId: null as number | null,
+  tab: 'documents' as TabId,
+  listeners: new Set<(what: ViewChange) => void>(),
+  cleanups: [] as Array<() => void>,
+};
+
+const projectList = h('ul', { class: 'project-list', 'data-testid': 'project-list' });
+const newProjectName = h('input', { type: 'text', class: 'input', 'data-testid': 'new-project-name', placeholder: 'New project name' });
+const tabBar = h('nav', { class: 'tabs', role: 'tablist' });
+const viewArea = h('div', { class: 'view-area' });
+const dbLabel = h('span', { class: 'muted small', 'data-testid': 'db-path' });
+
+function layout(root: HTMLElement) {
+  const createForm = h(
+    'form',
+    { class: 'new-project', 'data-testid': 'new-project-form' },
+    newProjectName,
+    h('button', { class: 'btn primary', type: 'submit', 'data-testid': 'create-project' }, 'Create'),
+  );
+  createForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    void onCreateProject();
+  });
+  root.append(
+    h(
+      'aside',
+      { class: 'sidebar', 'data-testid': 'sidebar' },
+      h('h1', { class: 'brand' }, 'Registro'),
+      createForm,
+      h('h2', { class: 'sidebar-heading' }, 'Projects'),
+      projectList,
+    ),
+    h('main', { class: 'main' }, tabBar, viewArea, h('footer', { class: 'statusbar' }, h('span', { class: 'notice', 'data-testid': 'notice', role: 'status' }), dbLabel)),
+  );
+}
+
+function renderProjects() {
+  clear(projectList);
+  if (state.projects.length === 0) {
+    projectList.append(h('li', { class: 'empty' }, 'No projects yet: create one above.'));
+  }
+  for (const p of state.projects) {
+    projectList.append(
+      h(
+        'li',
+        { class: `list-item${p.id === state.project?.id ? ' selected' : ''}`, 'data-testid': 'project-item', 'data-project-id': p.id, 'data-project-name': p.name },
+        h(
+          'button',
+          { class: 'list-main', 'data-testid': 'open-project', onclick: () => void openProject(p.id) },
+          h('span', { class: 'item-title' }, p.name),
+          h('span', { class: 'muted small' }, `${plural(p.documents, 'document')} · ${plural(p.runs, 'run')}`),
+        ),
+        h('button', { class: 'btn small danger', 'data-testid': 'delete-project', title: `Delete ${p.name}`, onclick: () => void onDeleteProject(p) }, 'Delete'),
+      ),
+    );
+  }
+}
+
+function renderTabs() {
+  clear(tabBar);
+  for (const t of TABS) {
+    tabBar.append(
+      h(
+        'button',
+        {
+          class: `tab${t.id === state.tab ? ' active' : ''}`,
+          role: 'tab',
+          'aria-selected': String(t.id === state.tab),
+          'data-testid': `tab-${t.id}`,
+          disabled: !state.project,
+          onclick: () => showTab(t.id),
+        },
+        t.label,
+      ),
+    );
+  }
+}
+
+function showTab(tab: TabId) {
+  state.tab = tab;
+  renderTabs();
+  for (const el of viewArea.querySelectorAll<HTMLElement>('[data-view]')) el.hidden = el.dataset.view !== tab;
+}
+
+async function refreshProjects() {
+  state.projects = await listProjects();
+  if (state.project) state.project = state.projects.find((p) => p.id === state.project!.id) ?? null;
+  renderProjects();
+}
+
+async function refreshDocuments() {
+  state.documents = state.project ? await listDocuments(state.project.id) : [];
+  if (!state.documents.some((d) => d.id === state.selectedDocumentId)) state.selectedDocumentId = null;
+}
+
+function emit(what: ViewChange) {
+  for (const l of [...state.listeners]) l(what);
+}
+
+async function changed(what: ViewChange) {
+  try {
+    if (what === 'documents') await refreshDocuments();
+    await refreshProjects();
+    emit(what);
+  } catch (e) {
+    notify(errorMessage(e), 'error');
+  }
+}
+
+function unmountViews() {
+  for (const c of state.cleanups.splice(0)) c();
+  state.listeners.clear();
+  clear(viewArea);
+}
+
+async function openProject(id: number | null) {
+  unmountViews();
+  state.project = state.projects.find((p) => p.id === id) ?? null;
+  state.selectedDocumentId = null;
+  renderProjects();
+  if (!state.project) {
+    localStorage.removeItem('registro.project');
+    viewArea.append(h('div', { class: 'welcome', 'data-testid': 'welcome' }, h('h2', {}, 'Welcome to Registro'), h('p', { class: 'muted' }, 'Create or open a project in the sidebar: it holds your documents and every run.')));
+    renderTabs();
+    return;
+  }
+  localStorage.setItem('registro.project', String(state.project.id));
+  try {
+    await refreshDocuments();
+  } catch (e) {
+    notify(errorMessage(e), 'error');
+  }
+  const project = state.project;
+  const ctx: ViewContext = {
+    project,
+    documents: () => state.documents,
+    selectedDocumentId: () => state.selectedDocumentId,
+    changed: (what) => void changed(what),
+    subscribe: (l) => {
+      state.listeners.add(l);
+      return () => state.listeners.delete(l);
+    },
+    notify,
+    confirm: confirmDialog,
+  };
+  const selectDocument = (docId: number | null) => {
+    state.selectedDocumentId = docId;
+    emit('documents');
+  };
+  const views: Array<[TabId, MountFn]> = [
+    ['documents', (el, c) => mountDocuments(el, c, selectDocument)],
+    ['rewrite', mountRewrite],
+    ['translate', mountTranslate],
+    ['dashboard', mountDashboard],
+  ];
+  for (const [id, mount] of views) {
+    const el = h('div', { class: 'view', 'data-view': id, 'data-testid': `view-${id}` });
+    viewArea.append(el);
+    try {
+      const cleanup = mount(el, ctx);
+      if (cleanup) state.cleanups.push(cleanup);
+    } catch (e) {
+      // One broken view must not take the whole window down.
+      el.append(h('p', { class: 'error' }, `This view failed to load: ${errorMessage(e)}`));
+    }
+  }
+  showTab(state.tab);
+}
+
+async function onCreateProject() {
+  const name = newProjectName.value.trim();
+  if (!name) {
+    notify('Type a name for the new project.', 'error');
+    return;
+  }
+  try {
+    const p = await createProject(name);
+    newProjectName.value = '';
+    await refreshProjects();
+    state.tab = 'documents';
+    await openProject(p.id);
+    notify(`Created project “${p.name}”.`);
+  } catch (e) {
+    notify(errorMessage(e), 'error');
+  }
+}
+
+async function onDeleteProject(p: Project) {
+  const what = `${plural(p.documents, 'document')} and ${plural(p.runs, 'run')}`;
+  if (!(await confirmDialog(`Delete the project “${p.name}” with its ${what}? This cannot be undone.`))) return;
+  try {
+    await deleteProject(p.id);
+    const wasOpen = state.project?.id === p.id;
+    await refreshProjects();
+    if (wasOpen) await openProject(null);
+    notify(`Deleted project “${p.name}”.`);
+  } catch (e) {
+    notify(errorMessage(e), 'error');
+  }
+}
+
+async function start() {
+  const root = document.getElementById('app')!;
+  layout(root);
+  renderTabs();
+  try {
+    const info = await appInfo();
+    dbLabel.textContent = `Registro ${info.version} · ${info.db_path}`;
+    await refreshProjects();
+    const last = Number(localStorage.getItem('registro.project'));
+    await openProject(state.projects.some((p) => p.id === last) ? last : null);
+  } catch (e) {
+    notify(errorMessage(e), 'error');
+  }
+  document.body.dataset.ready = '1';
+}
+
+void start();

@@ -1,0 +1,210 @@
+// The Documents view of the open project (shell-owned): import a file or paired folder (dialog or typed path),
+// list documents, show a document's segments with their references, list runs, delete with confirmation.
+
+import { open } from '@tauri-apps/plugin-dialog';
+
+import { type Document, type ImportFormat, type SegmentRow, deleteDocument, deleteRun, documentSegments, importDocument, listRuns } from '../api';
+import { ProgressPanel, errorMessage } from '../components';
+import type { ViewContext } from '../context';
+import { clear, h, plural } from '../dom';
+import { documentList, runTable } from '../lists';
+
+const PAGE = 200;
+const FORMATS: Array<[ImportFormat | '', string]> = [
+  ['', 'detect from the path'],
+  ['text', 'plain text, one segment per line'],
+  ['tsv', 'TSV with a header'],
+  ['csv', 'CSV with a header'],
+  ['jsonl', 'JSONL'],
+  ['cocoa', 'paired folder (CoCoA-MT / IWSLT)'],
+  ['xformal', 'paired folder (XFORMAL / GYAFC)'],
+];
+const LANGS = ['en', 'de', 'es', 'fr', 'hi', 'it', 'ja', 'pt'];
+
+export function mountDocuments(el: HTMLElement, ctx: ViewContext, selectDocument: (id: number | null) => void): () => void {
+  const importCard = importForm(ctx, selectDocument);
+  const docsCard = h('section', { class: 'card' });
+  const segmentsCard = h('section', { class: 'card segments-card', 'data-testid': 'document-view' });
+  const runsCard = h('section', { class: 'card' });
+  el.append(h('header', { class: 'view-header' }, h('h2', {}, ctx.project.name), h('p', { class: 'muted' }, 'Documents and runs of this project.')), importCard, docsCard, segmentsCard, runsCard);
+
+  const renderDocs = () => {
+    clear(docsCard);
+    docsCard.append(
+      h('h3', {}, 'Documents'),
+      documentList(ctx.documents(), {
+        selectedId: ctx.selectedDocumentId(),
+        onOpen: (d) => selectDocument(d.id),
+        onDelete: async (d) => {
+          if (!(await ctx.confirm(`Delete the document “${d.name}” with its ${plural(d.segments, 'segment')} and all its runs?`))) return;
+          try {
+            await deleteDocument(d.id);
+            if (ctx.selectedDocumentId() === d.id) selectDocument(null);
+            ctx.changed('documents');
+            ctx.notify(`Deleted “${d.name}”.`);
+          } catch (e) {
+            ctx.notify(errorMessage(e), 'error');
+          }
+        },
+      }),
+    );
+  };
+
+  let shownDoc: number | null = null;
+  const renderSegments = async () => {
+    const id = ctx.selectedDocumentId();
+    const doc = ctx.documents().find((d) => d.id === id);
+    if (!doc) {
+      shownDoc = null;
+      clear(segmentsCard);
+      segmentsCard.append(h('p', { class: 'empty' }, 'Open a document to see its segments.'));
+      return;
+    }
+    if (shownDoc === doc.id) return;
+    shownDoc = doc.id;
+    clear(segmentsCard);
+    const table = segmentTable(doc);
+    segmentsCard.append(
+      h('h3', { 'data-testid': 'document-title' }, doc.name),
+      h('p', { class: 'muted small' }, `${plural(doc.segments, 'segment')} · ${doc.source_lang}${doc.target_lang ? `→${doc.target_lang}` : ''} · imported from ${doc.origin ?? 'text'}`),
+      table.el,
+    );
+    try {
+      await table.loadMore();
+    } catch (e) {
+      ctx.notify(errorMessage(e), 'error');
+    }
+  };
+
+  const renderRuns = async () => {
+    try {
+      const runs = await listRuns(ctx.project.id);
+      clear(runsCard);
+      runsCard.append(
+        h('h3', {}, 'Runs'),
+        runTable(runs, {
+          onDelete: async (r) => {
+            if (!(await ctx.confirm(`Delete run #${r.id} (${r.task}, ${r.system}) with its outputs and scores?`))) return;
+            try {
+              await deleteRun(r.id);
+              ctx.changed('runs');
+            } catch (e) {
+              ctx.notify(errorMessage(e), 'error');
+            }
+          },
+        }),
+      );
+    } catch (e) {
+      ctx.notify(errorMessage(e), 'error');
+    }
+  };
+
+  const renderAll = () => {
+    renderDocs();
+    void renderSegments();
+    void renderRuns();
+  };
+  renderAll();
+  return ctx.subscribe(renderAll);
+}
+
+function segmentTable(doc: Document): { el: HTMLElement; loadMore: () => Promise<void> } {
+  const refNames = doc.reference_names;
+  const body = h('tbody', {});
+  const more = h('button', { class: 'btn small', 'data-testid': 'segments-more' }, 'Show more');
+  let loaded = 0;
+  const loadMore = async () => {
+    const rows: SegmentRow[] = await documentSegments(doc.id, loaded, PAGE);
+    for (const s of rows) {
+      body.append(
+        h(
+          'tr',
+          { 'data-testid': 'segment-row', 'data-index': s.index },
+          h('td', { class: 'num' }, s.index + 1),
+          h('td', { 'data-testid': 'segment-text', lang: s.lang }, s.text),
+          ...refNames.map((n) => h('td', { class: 'ref' }, s.references[n] ?? '')),
+        ),
+      );
+    }
+    loaded += rows.length;
+    more.hidden = loaded >= doc.segments;
+  };
+  more.addEventListener('click', () => void loadMore());
+  const el = h(
+    'div',
+    { class: 'table-wrap' },
+    h('table', { class: 'table segments', 'data-testid': 'segment-list' }, h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, 'source'), ...refNames.map((n) => h('th', {}, n)))), body),
+    more,
+  );
+  return { el, loadMore };
+}
+
+function importForm(ctx: ViewContext, selectDocument: (id: number | null) => void): HTMLElement {
+  const path = h('input', { type: 'text', class: 'input grow', 'data-testid': 'import-path', placeholder: '/path/to/file.txt or a paired folder', spellcheck: 'false' });
+  const format = h('select', { class: 'input', 'data-testid': 'import-format', title: 'Format' }, ...FORMATS.map(([v, label]) => h('option', { value: v }, label)));
+  const sourceLang = h('select', { class: 'input', 'data-testid': 'import-source-lang', title: 'Source language' }, h('option', { value: '' }, 'source: auto'), ...LANGS.map((l) => h('option', { value: l }, `source: ${l}`)));
+  const name = h('input', { type: 'text', class: 'input', 'data-testid': 'import-name', placeholder: 'name (optional)' });
+  const status = h('div', { class: 'import-status', 'data-testid': 'import-status' });
+  const submit = h('button', { class: 'btn primary', type: 'submit', 'data-testid': 'import-submit' }, 'Import');
+
+  const pick = async (directory: boolean) => {
+    try {
+      const chosen = await open({ directory, multiple: false, title: directory ? 'Import a paired folder' : 'Import a document' });
+      if (typeof chosen === 'string') path.value = chosen;
+    } catch (e) {
+      ctx.notify(errorMessage(e), 'error');
+    }
+  };
+
+  const form = h(
+    'form',
+    { class: 'card import-form', 'data-testid': 'import-form' },
+    h('h3', {}, 'Import a document'),
+    h(
+      'div',
+      { class: 'row' },
+      path,
+      h('button', { class: 'btn', type: 'button', 'data-testid': 'import-browse', onclick: () => void pick(false) }, 'Choose file…'),
+      h('button', { class: 'btn', type: 'button', 'data-testid': 'import-browse-folder', onclick: () => void pick(true) }, 'Choose folder…'),
+    ),
+    h('div', { class: 'row' }, format, sourceLang, name, submit),
+    status,
+  );
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const chosen = path.value.trim();
+    if (!chosen) {
+      ctx.notify('Choose a file or folder, or type its path.', 'error');
+      return;
+    }
+    const panel = new ProgressPanel('import-progress');
+    clear(status);
+    status.append(panel.el);
+    submit.disabled = true;
+    const op = importDocument(
+      ctx.project.id,
+      chosen,
+      { format: (format.value || null) as ImportFormat | null, source_lang: sourceLang.value || null, name: name.value.trim() || null },
+      panel.update,
+    );
+    panel.attach(op);
+    try {
+      const summary = await op.result;
+      panel.done();
+      const names = summary.documents.map((d) => d.name).join(', ');
+      status.append(h('p', { class: 'ok', 'data-testid': 'import-result' }, `Imported ${plural(summary.documents.length, 'document')} (${plural(summary.segments, 'segment')}): ${names}`));
+      if (summary.ignored.length) status.append(h('p', { class: 'muted small' }, `Not imported (not a source or reference): ${summary.ignored.join(', ')}`));
+      path.value = '';
+      name.value = '';
+      ctx.changed('documents');
+      if (summary.documents[0]) selectDocument(summary.documents[0].id);
+    } catch (err) {
+      panel.done();
+      status.append(h('p', { class: 'error', 'data-testid': 'import-error' }, errorMessage(err)));
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  return form;
+}

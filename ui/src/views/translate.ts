@@ -1,0 +1,32 @@
+// Translate view. Placeholder from the foundation issue: lists the open project's documents and translate runs; the
+// translate issue replaces the body of `mount`. Conventions: see the top of src/main.ts.
+
+import { listRuns } from '../api';
+import { errorMessage } from '../components';
+import type { ViewContext } from '../context';
+import { clear, h } from '../dom';
+import { documentList, runTable } from '../lists';
+
+export function mount(el: HTMLElement, ctx: ViewContext): () => void {
+  const docs = h('section', { class: 'card' });
+  const runs = h('section', { class: 'card' });
+  el.append(
+    h('header', { class: 'view-header' }, h('h2', {}, 'Translate'), h('p', { class: 'muted' }, 'Translate English into DE/ES/FR/HI/IT/JA in a chosen register; every sentence is checked and repaired or flagged.')),
+    docs,
+    runs,
+  );
+
+  const render = async () => {
+    clear(docs);
+    docs.append(h('h3', {}, 'Documents'), documentList(ctx.documents(), { selectedId: ctx.selectedDocumentId() }));
+    try {
+      const list = await listRuns(ctx.project.id, { task: 'translate' });
+      clear(runs);
+      runs.append(h('h3', {}, 'Translate runs'), runTable(list));
+    } catch (e) {
+      ctx.notify(errorMessage(e), 'error');
+    }
+  };
+  void render();
+  return ctx.subscribe(() => void render());
+}
