@@ -1,1 +1,209 @@
-//! End-to-end tests of the real window live in tests/.
+//! A small W3C WebDriver client for driving the real Registro window through tauri-driver, and the helpers the
+//! end-to-end tests share (finding the built app, deciding whether the environment can run them).
+//!
+//! The tests in `tests/` start one app per WebDriver session; closing the session closes the app. They need a
+//! running `tauri-driver` (which starts WebKitWebDriver) and a display: `scripts/e2e.sh` provides both under Xvfb.
+//! Without them a test prints `skipped: …` and passes, unless `REGISTRO_E2E_REQUIRED=1` (set by `scripts/e2e.sh`),
+//! where a missing piece is a failure.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use serde_json::{json, Value};
+
+pub type Result<T> = std::result::Result<T, String>;
+
+/// The W3C key of an element reference in JSON.
+const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// The driver's URL: `REGISTRO_E2E_DRIVER` or tauri-driver's default port.
+pub fn driver_url() -> String {
+    std::env::var("REGISTRO_E2E_DRIVER").unwrap_or_else(|_| "http://127.0.0.1:4444".to_string())
+}
+
+/// The built app: `REGISTRO_APP_BIN`, else `registro-app` next to the test binary's `deps/` folder (the same
+/// cargo target dir and profile the tests were built with).
+pub fn app_binary() -> PathBuf {
+    if let Some(p) = std::env::var_os("REGISTRO_APP_BIN") {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().unwrap_or_default();
+    // <target>/<profile>/deps/<test>-<hash> → <target>/<profile>/registro-app
+    let profile_dir = exe.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default();
+    profile_dir.join(if cfg!(windows) { "registro-app.exe" } else { "registro-app" })
+}
+
+/// Why the e2e tests cannot run here, if they cannot: no display, no driver, or no built app.
+pub fn unavailable_reason() -> Option<String> {
+    if cfg!(target_os = "linux") && std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        return Some("no display (DISPLAY is unset); run scripts/e2e.sh, which starts Xvfb".into());
+    }
+    let url = driver_url();
+    let status = ureq::get(&format!("{url}/status")).timeout(Duration::from_secs(3)).call();
+    if let Err(e) = status {
+        // tauri-driver answers /status by forwarding to WebKitWebDriver; any HTTP answer means it is up.
+        if !matches!(e, ureq::Error::Status(..)) {
+            return Some(format!("tauri-driver is not reachable at {url} ({e}); run scripts/e2e.sh"));
+        }
+    }
+    let app = app_binary();
+    if !app.is_file() {
+        return Some(format!(
+            "the app is not built at {}; build it with (cd ui && npm run build) && cargo build -p registro-app",
+            app.display()
+        ));
+    }
+    None
+}
+
+/// Returns true when the test should go on; prints a visible `skipped: …` and returns false when the environment
+/// cannot run it. Panics instead when `REGISTRO_E2E_REQUIRED=1`.
+pub fn ready_or_skip(test: &str) -> bool {
+    match unavailable_reason() {
+        None => true,
+        Some(reason) if std::env::var("REGISTRO_E2E_REQUIRED").is_ok_and(|v| v == "1") => {
+            panic!("{test}: cannot run: {reason}")
+        }
+        Some(reason) => {
+            eprintln!("skipped: {test}: {reason}");
+            false
+        }
+    }
+}
+
+/// One WebDriver session = one running app window.
+pub struct Session {
+    base: String,
+    id: String,
+    closed: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Element(String);
+
+fn request(method: &str, url: &str, body: Option<Value>) -> Result<Value> {
+    let req = ureq::request(method, url).timeout(Duration::from_secs(60));
+    let resp = match body {
+        Some(b) => req.send_json(b),
+        None => req.call(),
+    };
+    let json: Value = match resp {
+        Ok(r) => r.into_json().map_err(|e| format!("{method} {url}: unreadable reply: {e}"))?,
+        Err(ureq::Error::Status(code, r)) => {
+            let v: Value = r.into_json().unwrap_or(Value::Null);
+            let err = &v["value"];
+            return Err(format!(
+                "{method} {url}: HTTP {code}: {} {}",
+                err["error"].as_str().unwrap_or(""),
+                err["message"].as_str().unwrap_or("")
+            ));
+        }
+        Err(e) => return Err(format!("{method} {url}: {e}")),
+    };
+    Ok(json["value"].clone())
+}
+
+impl Session {
+    /// Starts the app at `application` with `args` through the driver and opens a session on its window.
+    pub fn start(application: &Path, args: &[String]) -> Result<Session> {
+        let base = driver_url();
+        // No browserName: tauri-driver rejects sessions that ask for a browser it does not know.
+        let caps = json!({"capabilities": {"alwaysMatch": {"tauri:options": {
+            "application": application, "args": args
+        }}}});
+        let value = request("POST", &format!("{base}/session"), Some(caps))?;
+        let id = value["sessionId"].as_str().ok_or_else(|| format!("new session: no sessionId in {value}"))?.to_string();
+        Ok(Session { base, id, closed: false })
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}/session/{}{}", self.base, self.id, path)
+    }
+
+    pub fn title(&self) -> Result<String> {
+        Ok(request("GET", &self.url("/title"), None)?.as_str().unwrap_or_default().to_string())
+    }
+
+    /// All elements matching a CSS selector (possibly none).
+    pub fn find_all(&self, css: &str) -> Result<Vec<Element>> {
+        let v = request("POST", &self.url("/elements"), Some(json!({"using": "css selector", "value": css})))?;
+        Ok(v.as_array()
+            .map(|a| a.iter().filter_map(|e| e[ELEMENT_KEY].as_str().map(|s| Element(s.to_string()))).collect())
+            .unwrap_or_default())
+    }
+
+    /// Waits up to `timeout` for at least one element matching `css` and returns the first.
+    pub fn wait_for(&self, css: &str, timeout: Duration) -> Result<Element> {
+        let start = Instant::now();
+        loop {
+            if let Some(e) = self.find_all(css)?.into_iter().next() {
+                return Ok(e);
+            }
+            if start.elapsed() > timeout {
+                return Err(format!("no element {css:?} after {:?}", timeout));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Waits until exactly `n` elements match `css`; returns them.
+    pub fn wait_for_count(&self, css: &str, n: usize, timeout: Duration) -> Result<Vec<Element>> {
+        let start = Instant::now();
+        loop {
+            let found = self.find_all(css)?;
+            if found.len() == n {
+                return Ok(found);
+            }
+            if start.elapsed() > timeout {
+                return Err(format!("expected {n} elements {css:?}, found {} after {:?}", found.len(), timeout));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    pub fn click(&self, e: &Element) -> Result<()> {
+        request("POST", &self.url(&format!("/element/{}/click", e.0)), Some(json!({}))).map(|_| ())
+    }
+
+    pub fn type_text(&self, e: &Element, text: &str) -> Result<()> {
+        request("POST", &self.url(&format!("/element/{}/clear", e.0)), Some(json!({})))?;
+        request("POST", &self.url(&format!("/element/{}/value", e.0)), Some(json!({"text": text}))).map(|_| ())
+    }
+
+    pub fn text(&self, e: &Element) -> Result<String> {
+        Ok(request("GET", &self.url(&format!("/element/{}/text", e.0)), None)?.as_str().unwrap_or_default().to_string())
+    }
+
+    /// Runs `script` (a function body; `arguments[i]` are `args`) in the page and returns its result.
+    pub fn execute(&self, script: &str, args: Vec<Value>) -> Result<Value> {
+        request("POST", &self.url("/execute/sync"), Some(json!({"script": script, "args": args})))
+    }
+
+    /// Saves a PNG of the window to `path` (creating its folder).
+    pub fn screenshot(&self, path: &Path) -> Result<()> {
+        let b64 = request("GET", &self.url("/screenshot"), None)?;
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(b64.as_str().unwrap_or_default())
+            .map_err(|e| format!("screenshot: bad base64: {e}"))?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        std::fs::write(path, png).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+
+    /// Ends the session, which closes the app.
+    pub fn close(mut self) -> Result<()> {
+        self.closed = true;
+        request("DELETE", &format!("{}/session/{}", self.base, self.id), None).map(|_| ())
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // A failed assertion must not leave the app window running for the next test.
+        if !self.closed {
+            let _ = request("DELETE", &format!("{}/session/{}", self.base, self.id), None);
+        }
+    }
+}

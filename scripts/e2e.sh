@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# End-to-end tests of the real Registro window: builds the UI and the app, starts a virtual display (Xvfb), a
+# session bus and tauri-driver (which starts WebKitWebDriver), runs the WebDriver tests in tests/e2e, then stops
+# what it started. Screenshots land in tests/e2e/screenshots/. Needs scripts/setup-system.sh to have run.
+#
+# Environment: CARGO_TARGET_DIR (see scripts/env.sh), REGISTRO_E2E_PORT (default 4444; WebKitWebDriver gets +1),
+# REGISTRO_E2E_SKIP_BUILD=1 to reuse the current ui/dist and app binary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+
+log() { printf '[e2e] %s\n' "$*" >&2; }
+for tool in Xvfb dbus-run-session tauri-driver WebKitWebDriver; do
+  command -v "$tool" >/dev/null || { log "missing $tool: run scripts/setup-system.sh first"; exit 1; }
+done
+
+if [ "${REGISTRO_E2E_SKIP_BUILD:-0}" != 1 ]; then
+  log "building ui/ and registro-app"
+  (cd ui && npm run build --silent)
+  cargo build -p registro-app
+  cargo test -p registro-e2e --no-run
+fi
+
+PORT="${REGISTRO_E2E_PORT:-4444}"
+NATIVE_PORT=$((PORT + 1))
+# A display number nobody uses: the first free of :99..:140.
+DISPLAY_NUM=""
+for n in $(seq 99 140); do
+  if [ ! -e "/tmp/.X11-unix/X$n" ] && [ ! -e "/tmp/.X$n-lock" ]; then DISPLAY_NUM=$n; break; fi
+done
+[ -n "$DISPLAY_NUM" ] || { log "no free X display in :99..:140"; exit 1; }
+
+LOG_DIR="$(mktemp -d -t registro-e2e.XXXXXX)"
+XVFB_PID=""
+DRIVER_PID=""
+cleanup() {
+  # Only the process groups started here: tauri-driver's group holds dbus-run-session, WebKitWebDriver and any app.
+  if [ -n "$DRIVER_PID" ]; then kill -TERM -- "-$DRIVER_PID" 2>/dev/null || true; fi
+  if [ -n "$XVFB_PID" ]; then kill -TERM "$XVFB_PID" 2>/dev/null || true; fi
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+
+log "Xvfb on :$DISPLAY_NUM"
+Xvfb ":$DISPLAY_NUM" -screen 0 1280x800x24 -nolisten tcp >"$LOG_DIR/xvfb.log" 2>&1 &
+XVFB_PID=$!
+for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$DISPLAY_NUM" ] && break; sleep 0.1; done
+export DISPLAY=":$DISPLAY_NUM"
+
+# The accessibility bridge and a missing session bus make WebKitGTK stall or warn under Xvfb.
+log "tauri-driver on port $PORT (logs in $LOG_DIR)"
+setsid dbus-run-session -- env NO_AT_BRIDGE=1 tauri-driver --port "$PORT" --native-port "$NATIVE_PORT" \
+  >"$LOG_DIR/tauri-driver.log" 2>&1 &
+DRIVER_PID=$!
+for _ in $(seq 100); do
+  curl -s -o /dev/null "http://127.0.0.1:$PORT/status" && break
+  sleep 0.2
+done
+curl -s -o /dev/null "http://127.0.0.1:$PORT/status" || { log "tauri-driver did not start:"; cat "$LOG_DIR/tauri-driver.log" >&2; exit 1; }
+
+log "running the WebDriver tests"
+status=0
+REGISTRO_E2E_REQUIRED=1 REGISTRO_E2E_DRIVER="http://127.0.0.1:$PORT" \
+  cargo test -p registro-e2e -- --test-threads=1 --nocapture || status=$?
+if [ $status -ne 0 ]; then
+  log "failed; tauri-driver log tail:"
+  tail -n 40 "$LOG_DIR/tauri-driver.log" >&2 || true
+fi
+exit $status

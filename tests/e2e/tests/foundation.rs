@@ -1,0 +1,107 @@
+//! The foundation flow in the real window: create a project, import a document by typing its path, see its
+//! segments, close the app, start it again on the same database and find the project and segments again.
+//! Writes `tests/e2e/screenshots/foundation.png` and prints how long the app took to become usable.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use registro_e2e::{app_binary, ready_or_skip, Session};
+
+const WAIT: Duration = Duration::from_secs(30);
+const PROJECT: &str = "Letters to the council";
+const LINES: [&str; 3] = [
+    "hey, can u send me the report by friday?",
+    "thx a lot for ur help yesterday!!",
+    "gonna be late, sry — start without me",
+];
+
+fn screenshot_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("screenshots").join(name)
+}
+
+/// Starts the app on `db` and waits until the first project list has loaded; returns the session and the time
+/// from asking the driver for a window to a usable UI.
+fn start_app(db: &std::path::Path) -> (Session, Duration) {
+    let t0 = Instant::now();
+    let s = Session::start(&app_binary(), &["--db".to_string(), db.display().to_string()]).expect("start the app");
+    s.wait_for(r#"body[data-ready="1"]"#, WAIT).expect("the UI becomes ready");
+    (s, t0.elapsed())
+}
+
+fn segment_texts(s: &Session) -> Vec<String> {
+    let rows = s.wait_for_count(r#"[data-testid="segment-text"]"#, LINES.len(), WAIT).expect("all segments listed");
+    rows.iter().map(|e| s.text(e).expect("segment text")).collect()
+}
+
+#[test]
+fn create_import_reopen() {
+    if !ready_or_skip("create_import_reopen") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("registro.db");
+    let doc = dir.path().join("draft-informal.txt");
+    std::fs::write(&doc, LINES.join("\n") + "\n").expect("write the document");
+
+    // ---- first start: create, import, see segments ----
+    let (s, first_start) = start_app(&db);
+    println!("app start to usable UI (first start, fresh database): {} ms", first_start.as_millis());
+    assert_eq!(s.title().unwrap(), "Registro");
+    s.wait_for(r#"[data-testid="welcome"]"#, WAIT).expect("a fresh database shows the welcome panel");
+
+    let name = s.wait_for(r#"[data-testid="new-project-name"]"#, WAIT).unwrap();
+    s.type_text(&name, PROJECT).unwrap();
+    s.click(&s.wait_for(r#"[data-testid="create-project"]"#, WAIT).unwrap()).unwrap();
+    s.wait_for(&format!(r#"[data-testid="project-item"][data-project-name="{PROJECT}"].selected"#), WAIT)
+        .expect("the new project is listed and open");
+
+    // A wrong path gives a readable error naming the path, and imports nothing.
+    let path = s.wait_for(r#"[data-testid="import-path"]"#, WAIT).unwrap();
+    let missing = dir.path().join("no-such-file.txt");
+    s.type_text(&path, &missing.display().to_string()).unwrap();
+    s.click(&s.wait_for(r#"[data-testid="import-submit"]"#, WAIT).unwrap()).unwrap();
+    let err = s.wait_for(r#"[data-testid="import-error"]"#, WAIT).expect("an import error is shown");
+    let msg = s.text(&err).unwrap();
+    assert!(msg.contains("no-such-file.txt"), "the error names the file: {msg}");
+    assert!(s.find_all(r#"[data-testid="document-item"]"#).unwrap().is_empty(), "nothing was imported");
+
+    s.type_text(&path, &doc.display().to_string()).unwrap();
+    s.click(&s.wait_for(r#"[data-testid="import-submit"]"#, WAIT).unwrap()).unwrap();
+    let result = s.wait_for(r#"[data-testid="import-result"]"#, WAIT).expect("the import finishes");
+    let summary = s.text(&result).unwrap();
+    assert!(summary.contains("3 segments"), "import summary: {summary}");
+    s.wait_for(r#"[data-testid="document-item"][data-document-name="draft-informal.txt"]"#, WAIT)
+        .expect("the document is listed under its file name");
+    assert_eq!(segment_texts(&s), LINES, "the imported segments are shown in order");
+    let sidebar = s.text(&s.wait_for(r#"[data-testid="project-item"]"#, WAIT).unwrap()).unwrap();
+    assert!(sidebar.contains("1 document"), "sidebar counts the document: {sidebar}");
+    s.screenshot(&screenshot_path("foundation-first-start.png")).unwrap();
+    s.close().expect("closing the session closes the app");
+
+    // ---- second start on the same database: everything is still there ----
+    let (s, second_start) = start_app(&db);
+    println!("app start to usable UI (second start, existing database): {} ms", second_start.as_millis());
+    let project = s
+        .wait_for(&format!(r#"[data-testid="project-item"][data-project-name="{PROJECT}"] [data-testid="open-project"]"#), WAIT)
+        .expect("the project survived the restart");
+    s.click(&project).unwrap();
+    let open_doc = s
+        .wait_for(r#"[data-testid="document-item"][data-document-name="draft-informal.txt"] [data-testid="open-document"]"#, WAIT)
+        .expect("the document survived the restart");
+    s.click(&open_doc).unwrap();
+    assert_eq!(segment_texts(&s), LINES, "the segments survived the restart");
+    let shot = screenshot_path("foundation.png");
+    s.screenshot(&shot).unwrap();
+    println!("screenshot: {}", shot.display());
+
+    // ---- deleting asks first; Cancel keeps the project, confirming removes it ----
+    s.click(&s.wait_for(r#"[data-testid="delete-project"]"#, WAIT).unwrap()).unwrap();
+    s.click(&s.wait_for(r#"[data-testid="confirm-cancel"]"#, WAIT).unwrap()).unwrap();
+    s.wait_for_count(r#"[data-testid="confirm-dialog"]"#, 0, WAIT).unwrap();
+    assert_eq!(s.find_all(r#"[data-testid="project-item"]"#).unwrap().len(), 1, "Cancel keeps the project");
+    s.click(&s.wait_for(r#"[data-testid="delete-project"]"#, WAIT).unwrap()).unwrap();
+    s.click(&s.wait_for(r#"[data-testid="confirm-ok"]"#, WAIT).unwrap()).unwrap();
+    s.wait_for_count(r#"[data-testid="project-item"]"#, 0, WAIT).expect("confirming deletes the project");
+    s.wait_for(r#"[data-testid="welcome"]"#, WAIT).expect("back to the welcome panel");
+    s.close().unwrap();
+}
