@@ -66,7 +66,9 @@ pub fn ready_or_skip(test: &str) -> bool {
             panic!("{test}: cannot run: {reason}")
         }
         Some(reason) => {
-            eprintln!("skipped: {test}: {reason}");
+            // Written to the stderr handle, not with eprintln!, so the test harness does not swallow it.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "skipped: {test}: {reason}");
             false
         }
     }
