@@ -2,7 +2,7 @@
 //! clipped by the maximum count over references, exp/floor/add-k/none smoothing and effective order.
 //! Statistics per segment: `[hyp_len, ref_len, correct_1..N, total_1..N]`.
 
-use std::collections::HashMap;
+use crate::fxhash::{map_with_capacity, FxMap};
 
 use serde::Serialize;
 
@@ -97,7 +97,7 @@ impl BleuScore {
 }
 
 struct BleuRefs {
-    ngrams: HashMap<String, u32>,
+    ngrams: FxMap<String, u32>,
     lens: Vec<usize>,
 }
 
@@ -278,12 +278,12 @@ impl Metric for Bleu {
     }
 
     fn prepare_refs(&self, refs: &[&str]) -> RefPrep {
-        let mut ngrams: HashMap<String, u32> = HashMap::new();
+        let mut ngrams: FxMap<String, u32> = map_with_capacity(64);
         let mut lens = Vec::with_capacity(refs.len());
         for r in refs {
             let (joined, spans) = Self::split_tokens(&self.preprocess(r));
             lens.push(spans.len());
-            let mut this: HashMap<&str, u32> = HashMap::new();
+            let mut this: FxMap<&str, u32> = map_with_capacity(4 * spans.len());
             self.for_ngrams(&joined, &spans, |g, _| *this.entry(g).or_insert(0) += 1);
             for (g, c) in this {
                 match ngrams.get_mut(g) {
@@ -312,7 +312,7 @@ impl Metric for Bleu {
             };
         }
         let ref_len = closest.map_or(0, |c| c.1);
-        let mut counts: HashMap<&str, (u32, usize)> = HashMap::new();
+        let mut counts: FxMap<&str, (u32, usize)> = map_with_capacity(4 * spans.len());
         self.for_ngrams(&joined, &spans, |g, n| counts.entry(g).or_insert((0, n)).0 += 1);
         let k = self.max_order;
         let mut out = vec![0.0; 2 + 2 * k];

@@ -2,8 +2,6 @@
 //! whitespace removed, optional word n-grams after sacrebleu's punctuation splitting, best reference by sentence
 //! F-score, and sacreBLEU's "effective order" averaging (or eps smoothing). Statistics: `[hyp, ref, match]` per order.
 
-use std::collections::HashMap;
-
 use crate::metric::{Metric, RefPrep};
 use crate::text::{is_py_space, py_split};
 
@@ -23,7 +21,71 @@ impl Default for Chrf {
     }
 }
 
-type Counts = HashMap<String, u32>;
+/// N-gram counts of one order as a sorted `(key, count)` list: matching two of them is a merge, no hashing.
+/// Character n-grams of up to 6 characters are packed into a `u128` (21 bits per character); longer ones and
+/// word n-grams are kept as strings.
+#[derive(Clone, Debug)]
+enum Grams {
+    Packed(Vec<(u128, u32)>),
+    Text(Vec<(String, u32)>),
+}
+
+fn count_sorted<T: Ord>(mut keys: Vec<T>) -> Vec<(T, u32)> {
+    keys.sort_unstable();
+    let mut out: Vec<(T, u32)> = Vec::with_capacity(keys.len());
+    for k in keys {
+        match out.last_mut() {
+            Some((last, c)) if *last == k => *c += 1,
+            _ => out.push((k, 1)),
+        }
+    }
+    out
+}
+
+/// Σ min(hyp count, ref count) over common keys of two sorted count lists.
+fn matches<T: Ord>(h: &[(T, u32)], r: &[(T, u32)]) -> u64 {
+    let (mut i, mut j, mut m) = (0, 0, 0u64);
+    while i < h.len() && j < r.len() {
+        match h[i].0.cmp(&r[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                m += h[i].1.min(r[j].1) as u64;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    m
+}
+
+impl Grams {
+    fn total(&self) -> u64 {
+        match self {
+            Grams::Packed(v) => v.iter().map(|x| x.1 as u64).sum(),
+            Grams::Text(v) => v.iter().map(|x| x.1 as u64).sum(),
+        }
+    }
+    fn is_empty(&self) -> bool {
+        match self {
+            Grams::Packed(v) => v.is_empty(),
+            Grams::Text(v) => v.is_empty(),
+        }
+    }
+    fn matches(&self, r: &Grams) -> u64 {
+        match (self, r) {
+            (Grams::Packed(h), Grams::Packed(r)) => matches(h, r),
+            (Grams::Text(h), Grams::Text(r)) => matches(h, r),
+            _ => 0,
+        }
+    }
+}
+
+/// All orders of one line: character orders first, then word orders; with totals.
+struct LineGrams {
+    grams: Vec<Grams>,
+    totals: Vec<u64>,
+}
 
 const PUNCTS: &str = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
 
@@ -64,40 +126,31 @@ impl Chrf {
         out
     }
 
-    fn all_ngrams(&self, line: &str) -> Vec<Counts> {
+    /// Character n-grams (whitespace removed unless `whitespace`) and word n-grams of a pre-processed line.
+    fn line_grams(&self, line: &str) -> LineGrams {
         let chars: Vec<char> =
             if self.whitespace { line.chars().collect() } else { line.chars().filter(|c| !is_py_space(*c)).collect() };
-        let mut out = Vec::with_capacity(self.order());
-        let mut buf = String::new();
+        let mut grams = Vec::with_capacity(self.order());
         for n in 1..=self.char_order {
-            let mut c: Counts = HashMap::new();
-            if chars.len() >= n {
-                for w in chars.windows(n) {
-                    buf.clear();
-                    buf.extend(w);
-                    match c.get_mut(buf.as_str()) {
-                        Some(v) => *v += 1,
-                        None => {
-                            c.insert(buf.clone(), 1);
-                        }
-                    }
-                }
+            let windows = chars.len().saturating_sub(n - 1);
+            if n <= 6 {
+                let keys: Vec<u128> = (0..windows)
+                    .map(|i| chars[i..i + n].iter().fold(0u128, |acc, &c| (acc << 21) | c as u128))
+                    .collect();
+                grams.push(Grams::Packed(count_sorted(keys)));
+            } else {
+                grams.push(Grams::Text(count_sorted((0..windows).map(|i| chars[i..i + n].iter().collect::<String>()).collect())));
             }
-            out.push(c);
         }
         if self.word_order > 0 {
             let words = Self::words(line);
             for n in 1..=self.word_order {
-                let mut c: Counts = HashMap::new();
-                if words.len() >= n {
-                    for w in words.windows(n) {
-                        *c.entry(w.join(" ")).or_insert(0) += 1;
-                    }
-                }
-                out.push(c);
+                let keys: Vec<String> = if words.len() >= n { words.windows(n).map(|w| w.join(" ")).collect() } else { Vec::new() };
+                grams.push(Grams::Text(count_sorted(keys)));
             }
         }
-        out
+        let totals = grams.iter().map(Grams::total).collect();
+        LineGrams { grams, totals }
     }
 
     /// sacrebleu's `_compute_f_score` in float64.
@@ -194,30 +247,22 @@ impl Metric for Chrf {
     }
 
     fn prepare_refs(&self, refs: &[&str]) -> RefPrep {
-        let v: Vec<Vec<Counts>> = refs.iter().map(|r| self.all_ngrams(&self.preprocess(r))).collect();
+        let v: Vec<LineGrams> = refs.iter().map(|r| self.line_grams(&self.preprocess(r))).collect();
         Box::new(v)
     }
 
     fn segment_stats(&self, hyp: &str, refs: &RefPrep) -> Vec<f64> {
-        let refs = refs.downcast_ref::<Vec<Vec<Counts>>>().expect("chrF references prepared by chrF");
-        let hyp_ngrams = self.all_ngrams(&self.preprocess(hyp));
+        let refs = refs.downcast_ref::<Vec<LineGrams>>().expect("chrF references prepared by chrF");
+        let h = self.line_grams(&self.preprocess(hyp));
         let mut best: Vec<f64> = Vec::new();
         let mut best_f = -1.0;
         for r in refs {
             let mut stats = Vec::with_capacity(3 * self.order());
-            for (h, r) in hyp_ngrams.iter().zip(r) {
-                let (mut matched, mut hyp_count) = (0u64, 0u64);
-                for (g, &c) in h {
-                    hyp_count += c as u64;
-                    if let Some(&rc) = r.get(g) {
-                        matched += c.min(rc) as u64;
-                    }
-                }
-                let ref_count: u64 = r.values().map(|&c| c as u64).sum();
+            for o in 0..self.order() {
                 // sacrebleu does not count hypothesis n-grams of an order the reference lacks entirely.
-                stats.push(if r.is_empty() { 0.0 } else { hyp_count as f64 });
-                stats.push(ref_count as f64);
-                stats.push(matched as f64);
+                stats.push(if r.grams[o].is_empty() { 0.0 } else { h.totals[o] as f64 });
+                stats.push(r.totals[o] as f64);
+                stats.push(h.grams[o].matches(&r.grams[o]) as f64);
             }
             let f = self.f_score(&stats);
             if f > best_f {

@@ -10,6 +10,7 @@ pub mod chrf;
 pub mod distance;
 pub mod edits;
 pub mod evaluate;
+pub mod fxhash;
 pub mod ja;
 pub mod macc;
 pub mod metric;
