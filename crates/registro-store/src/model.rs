@@ -74,7 +74,7 @@ pub struct NewSegment {
 macro_rules! string_enum {
     ($(#[$m:meta])* $name:ident { $($variant:ident = $s:literal),+ $(,)? }) => {
         $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         #[serde(rename_all = "lowercase")]
         pub enum $name { $($variant),+ }
 
