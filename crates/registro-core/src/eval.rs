@@ -1,1 +1,477 @@
-//! placeholder: filled by its issue
+//! The evaluation use case shared by `registro eval` and the app's Dashboard: load hypothesis / reference files
+//! (or a whole CoCoA/IWSLT-style folder of submissions), score them with `registro-metrics`, and store every
+//! system as an `eval` run with its outputs and its corpus and segment metric results.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use registro_metrics::evaluate::{evaluate, EvalConfig, SystemInput, SystemReport, TestSet};
+use registro_metrics::macc::{Label, Register};
+use registro_metrics::text::read_lines_like_sacrebleu;
+use registro_store::{NewDocument, NewMetric, NewRun, NewSegment, Output, RunId, RunStatus, Store, Task};
+use serde_json::json;
+
+use crate::progress::{CancelToken, Progress, ProgressFn};
+
+pub use registro_metrics;
+pub use registro_metrics::evaluate::{MetricName, SigTest};
+
+/// Lines of a UTF-8 text file, split and right-stripped the way sacrebleu's CLI reads them.
+pub fn read_lines(path: &Path) -> Result<Vec<String>> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let pos = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..pos].iter().filter(|&&b| b == b'\n').count() + 1;
+        anyhow::anyhow!("{}: not valid UTF-8 (line {line}, byte {pos})", path.display())
+    })?;
+    Ok(read_lines_like_sacrebleu(&text))
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// Explicit files, as given on the command line.
+#[derive(Clone, Debug, Default)]
+pub struct EvalFiles {
+    pub hyps: Vec<PathBuf>,
+    pub refs: Vec<PathBuf>,
+    pub src: Option<PathBuf>,
+    pub formal_annotated: Option<PathBuf>,
+    pub informal_annotated: Option<PathBuf>,
+    pub register: Option<Register>,
+    /// System names, one per hypothesis file (defaults to the file names).
+    pub names: Vec<String>,
+}
+
+/// What `evaluate` needs, plus where each piece came from (stored as run parameters).
+pub struct LoadedEval {
+    pub systems: Vec<SystemInput>,
+    pub origins: Vec<BTreeMap<String, String>>,
+    pub lang: Option<String>,
+}
+
+fn load_test_set(
+    key: String,
+    refs: &[PathBuf],
+    src: Option<&Path>,
+    fa: Option<&Path>,
+    ia: Option<&Path>,
+    origin: &mut BTreeMap<String, String>,
+) -> Result<TestSet> {
+    let mut ts = TestSet { key, ..Default::default() };
+    for r in refs {
+        ts.refs.push((file_name(r), read_lines(r)?));
+        origin.insert(format!("ref:{}", file_name(r)), r.display().to_string());
+    }
+    if let Some(s) = src {
+        ts.source = Some(read_lines(s)?);
+        origin.insert("src".into(), s.display().to_string());
+    }
+    if let Some(f) = fa {
+        ts.formal_annotated = Some(read_lines(f)?);
+        origin.insert("formal_annotated".into(), f.display().to_string());
+    }
+    if let Some(i) = ia {
+        ts.informal_annotated = Some(read_lines(i)?);
+        origin.insert("informal_annotated".into(), i.display().to_string());
+    }
+    Ok(ts)
+}
+
+pub fn load_files(files: &EvalFiles) -> Result<LoadedEval> {
+    if files.hyps.is_empty() {
+        bail!("no hypothesis file given (--hyp FILE… or --submissions DIR)");
+    }
+    if !files.names.is_empty() && files.names.len() != files.hyps.len() {
+        bail!("{} --name values for {} hypothesis files; give one name per file", files.names.len(), files.hyps.len());
+    }
+    let mut origin = BTreeMap::new();
+    let key = files.refs.first().map_or_else(|| "test".to_string(), |r| file_name(r));
+    let ts = Arc::new(load_test_set(
+        key,
+        &files.refs,
+        files.src.as_deref(),
+        files.formal_annotated.as_deref(),
+        files.informal_annotated.as_deref(),
+        &mut origin,
+    )?);
+    let mut systems = Vec::new();
+    let mut origins = Vec::new();
+    for (i, h) in files.hyps.iter().enumerate() {
+        let name = files.names.get(i).cloned().unwrap_or_else(|| file_name(h));
+        let mut o = origin.clone();
+        o.insert("hyp".into(), h.display().to_string());
+        systems.push(SystemInput { name, lines: read_lines(h)?, register: files.register.or_else(|| register_of(h)), test_set: ts.clone() });
+        origins.push(o);
+    }
+    Ok(LoadedEval { systems, origins, lang: None })
+}
+
+/// `formal` / `informal` from a file name like `system.formal.de`.
+fn register_of(p: &Path) -> Option<Register> {
+    let n = file_name(p);
+    let parts: Vec<&str> = n.split('.').collect();
+    parts.iter().rev().take(3).find_map(|s| s.parse::<Register>().ok().filter(|_| *s == "formal" || *s == "informal"))
+}
+
+/// A CoCoA-MT / IWSLT 2022 formality-track folder: `<test>.{formal,informal}.annotated.<lang>` and
+/// `<test>.{formal,informal}.<lang>` references, `<test>.en` source, and any other `<system>.{formal,informal}.<lang>`
+/// file is a submission scored against the reference of its register.
+pub fn discover_submissions(dir: &Path, lang: Option<&str>) -> Result<LoadedEval> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let lang = match lang {
+        Some(l) => l.to_string(),
+        None => {
+            // The most common extension of register-marked files.
+            let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+            for n in &names {
+                let p: Vec<&str> = n.split('.').collect();
+                if p.len() >= 3 && (p[p.len() - 2] == "formal" || p[p.len() - 2] == "informal") {
+                    *counts.entry(p[p.len() - 1].to_string()).or_default() += 1;
+                }
+            }
+            match counts.into_iter().max_by_key(|(_, c)| *c) {
+                Some((l, _)) => l,
+                None => bail!("{}: no `*.formal.<lang>` or `*.informal.<lang>` files; is this a submissions folder?", dir.display()),
+            }
+        }
+    };
+    let annotated_suffix = |reg: &str| format!(".{reg}.annotated.{lang}");
+    let Some(stem) = names.iter().find_map(|n| n.strip_suffix(&annotated_suffix("formal")).map(str::to_string)) else {
+        bail!(
+            "{}: no annotated formal reference `<test>.formal.annotated.{lang}` found (needed to tell references from submissions)",
+            dir.display()
+        );
+    };
+    let path = |n: String| -> Result<PathBuf> {
+        let p = dir.join(&n);
+        if p.is_file() {
+            Ok(p)
+        } else {
+            bail!("{}: expected {n} next to {stem}.formal.annotated.{lang}", dir.display())
+        }
+    };
+    let fa = path(format!("{stem}.formal.annotated.{lang}"))?;
+    let ia = path(format!("{stem}.informal.annotated.{lang}"))?;
+    let src = ["en", "src"].iter().map(|e| dir.join(format!("{stem}.{e}"))).find(|p| p.is_file());
+    let mut systems = Vec::new();
+    let mut origins = Vec::new();
+    for reg in [Register::Formal, Register::Informal] {
+        let r = if reg == Register::Formal { "formal" } else { "informal" };
+        let reference = path(format!("{stem}.{r}.{lang}"))?;
+        let mut origin = BTreeMap::new();
+        origin.insert("submissions".into(), dir.display().to_string());
+        let ts = Arc::new(load_test_set(r.to_string(), &[reference], src.as_deref(), Some(&fa), Some(&ia), &mut origin)?);
+        for n in &names {
+            let Some(system) = n.strip_suffix(&format!(".{r}.{lang}")) else { continue };
+            if system == stem || system.ends_with(".annotated") {
+                continue;
+            }
+            let p = dir.join(n);
+            let mut o = origin.clone();
+            o.insert("hyp".into(), p.display().to_string());
+            systems.push(SystemInput { name: n.clone(), lines: read_lines(&p)?, register: Some(reg), test_set: ts.clone() });
+            origins.push(o);
+        }
+    }
+    if systems.is_empty() {
+        bail!("{}: no submissions `<system>.formal.{lang}` / `<system>.informal.{lang}` besides the references", dir.display());
+    }
+    Ok(LoadedEval { systems, origins, lang: Some(lang) })
+}
+
+/// Scores, and stores one run per system when a store is given.
+pub struct EvalOutcome {
+    pub reports: Vec<SystemReport>,
+    pub run_ids: Vec<RunId>,
+}
+
+pub fn run_eval(
+    store: Option<&mut Store>,
+    project: &str,
+    loaded: &LoadedEval,
+    cfg: &EvalConfig,
+    cancel: &CancelToken,
+    progress: ProgressFn,
+) -> Result<EvalOutcome> {
+    let total = loaded.systems.len() as u64;
+    progress(Progress { done: 0, total, message: format!("scoring {total} system(s)") });
+    let reports = evaluate(&loaded.systems, cfg)?;
+    if cancel.is_cancelled() {
+        bail!("cancelled");
+    }
+    let mut run_ids = Vec::new();
+    if let Some(store) = store {
+        let project = match store.find_project(project) {
+            Ok(p) => p,
+            Err(registro_store::StoreError::NotFound { .. }) => store.create_project(project)?,
+            Err(e) => return Err(e.into()),
+        };
+        let mut docs: BTreeMap<usize, i64> = BTreeMap::new();
+        for (k, (sys, rep)) in loaded.systems.iter().zip(&reports).enumerate() {
+            if cancel.is_cancelled() {
+                bail!("cancelled after storing {} of {} runs", run_ids.len(), total);
+            }
+            let ts_ptr = Arc::as_ptr(&sys.test_set) as usize;
+            let doc = match (docs.get(&ts_ptr), &sys.test_set.source) {
+                (Some(&d), _) => Some(d),
+                (None, Some(src)) => {
+                    let d = store_document(store, project.id, &sys.test_set, src, loaded.lang.as_deref().or(Some(cfg.lang.as_str())))?;
+                    docs.insert(ts_ptr, d);
+                    Some(d)
+                }
+                _ => None,
+            };
+            let id = store_run(store, project.id, doc, sys, rep, &loaded.origins[k], cfg)?;
+            run_ids.push(id);
+            progress(Progress { done: k as u64 + 1, total, message: format!("stored run {id} for {}", sys.name) });
+        }
+    }
+    Ok(EvalOutcome { reports, run_ids })
+}
+
+/// Reuses a document with the same name and size in the project, else stores the test set as one.
+fn store_document(store: &mut Store, project: i64, ts: &TestSet, src: &[String], lang: Option<&str>) -> Result<i64> {
+    let name = format!("eval: {}", ts.key);
+    if let Some(d) = store.list_documents(project)?.into_iter().find(|d| d.name == name && d.segments == src.len() as i64) {
+        return Ok(d.id);
+    }
+    let mut refs: Vec<(String, &Vec<String>)> = ts.refs.iter().map(|(n, l)| (n.clone(), l)).collect();
+    if let Some(f) = &ts.formal_annotated {
+        refs.push(("formal.annotated".into(), f));
+    }
+    if let Some(i) = &ts.informal_annotated {
+        refs.push(("informal.annotated".into(), i));
+    }
+    let doc = NewDocument {
+        name,
+        source_lang: "en".into(),
+        target_lang: lang.filter(|l| !l.is_empty()).map(str::to_string),
+        origin: None,
+        format: "eval".into(),
+        segments: src
+            .iter()
+            .enumerate()
+            .map(|(i, s)| NewSegment {
+                text: s.clone(),
+                references: refs.iter().filter_map(|(n, l)| l.get(i).map(|t| (n.clone(), t.clone()))).collect(),
+            })
+            .collect(),
+    };
+    Ok(store.insert_document(project, &doc)?)
+}
+
+fn sig_detail(s: &Option<registro_metrics::evaluate::Significance>) -> serde_json::Value {
+    s.as_ref().map_or(serde_json::Value::Null, |s| serde_json::to_value(s).unwrap_or_default())
+}
+
+/// The metric rows stored for one system: corpus results (with signatures and details) and segment values.
+pub fn metric_rows(rep: &SystemReport) -> Vec<NewMetric> {
+    let reference = Some(rep.references.join("+")).filter(|r| !r.is_empty());
+    let corpus = |metric: &str, value: f64, signature: Option<String>, detail: serde_json::Value| NewMetric {
+        metric: metric.into(),
+        reference: reference.clone(),
+        segment_index: None,
+        value,
+        signature,
+        detail,
+    };
+    let mut rows = Vec::new();
+    if let Some(b) = &rep.bleu {
+        rows.push(corpus(
+            "BLEU",
+            b.score,
+            Some(b.signature.clone()),
+            json!({"counts": b.counts, "totals": b.totals, "sys_len": b.sys_len, "ref_len": b.ref_len,
+                   "precisions": b.precisions, "bp": b.bp, "significance": sig_detail(&b.significance)}),
+        ));
+    }
+    for s in [&rep.chrf, &rep.chrf_pp, &rep.ter].into_iter().flatten() {
+        rows.push(corpus(&s.name, s.score, Some(s.signature.clone()), json!({"significance": sig_detail(&s.significance)})));
+    }
+    if let Some(m) = &rep.m_acc {
+        rows.push(corpus(
+            "M-Acc",
+            m.score,
+            None,
+            json!({"formal": m.result.formal, "informal": m.result.informal, "counts": m.result.counts,
+                   "register": m.register, "significance": sig_detail(&m.significance)}),
+        ));
+    }
+    if let Some(st) = &rep.style {
+        let plain = [
+            ("self-BLEU", st.self_bleu),
+            ("LeD", st.led),
+            ("distinct-1", st.distinct_1),
+            ("distinct-2", st.distinct_2),
+            ("length-ratio", st.length_ratio),
+        ];
+        for (n, v) in plain {
+            if let Some(v) = v {
+                rows.push(corpus(n, v, None, serde_json::Value::Null));
+            }
+        }
+        if let Some(d) = &st.char_levenshtein {
+            rows.push(corpus("char-levenshtein", d.mean, None, serde_json::to_value(d).unwrap_or_default()));
+        }
+        if let Some(b) = &st.length_buckets {
+            rows.push(corpus("length-bucketed-BLEU", b.iter().map(|x| x.bleu).sum::<f64>() / b.len().max(1) as f64, None, json!({"buckets": b})));
+        }
+        if let Some(e) = &st.edit_types {
+            rows.push(corpus("edit-types", e.values().sum::<usize>() as f64, None, json!(e)));
+        }
+    }
+    if let Some(s) = &rep.sentences {
+        let seg = |rows: &mut Vec<NewMetric>, name: &str, v: &[f64]| {
+            for (i, x) in v.iter().enumerate() {
+                rows.push(NewMetric { segment_index: Some(i as i64), ..corpus(name, *x, None, serde_json::Value::Null) });
+            }
+        };
+        if let Some(v) = &s.bleu {
+            seg(&mut rows, "BLEU", v);
+        }
+        if let (Some(v), Some(c)) = (&s.chrf, &rep.chrf) {
+            seg(&mut rows, &c.name, v);
+        }
+        if let (Some(v), Some(c)) = (&s.chrf_pp, &rep.chrf_pp) {
+            seg(&mut rows, &c.name, v);
+        }
+        if let Some(v) = &s.ter {
+            seg(&mut rows, "TER", v);
+        }
+        if let Some(v) = &s.char_levenshtein {
+            seg(&mut rows, "char-levenshtein", &v.iter().map(|&x| x as f64).collect::<Vec<_>>());
+        }
+        if let (Some(labels), Some(m)) = (&s.m_acc, &rep.m_acc) {
+            let hit = if m.register == Register::Formal { Label::Formal } else { Label::Informal };
+            for (i, l) in labels.iter().enumerate() {
+                rows.push(NewMetric {
+                    segment_index: Some(i as i64),
+                    ..corpus("M-Acc", if *l == hit { 1.0 } else { 0.0 }, None, json!({"label": l}))
+                });
+            }
+        }
+    }
+    rows
+}
+
+fn store_run(
+    store: &mut Store,
+    project: i64,
+    doc: Option<i64>,
+    sys: &SystemInput,
+    rep: &SystemReport,
+    origin: &BTreeMap<String, String>,
+    cfg: &EvalConfig,
+) -> Result<RunId> {
+    let mut run = NewRun::new(project, Task::Eval, sys.name.clone());
+    run.document_id = doc;
+    run.source_lang = Some("en".into());
+    run.target_lang = Some(cfg.lang.clone()).filter(|l| !l.is_empty());
+    run.register = sys.register.map(|r| if r == Register::Formal { "formal".into() } else { "informal".into() });
+    run.total_segments = Some(sys.lines.len() as i64);
+    run.params = json!({
+        "metrics": cfg.metrics,
+        "files": origin,
+        "test_set": sys.test_set.key,
+        "significance": cfg.significance,
+        "seed": cfg.seed,
+    });
+    let id = store.create_run(&run)?;
+    let result = (|| -> Result<()> {
+        store.start_run(id)?;
+        let outputs: Vec<Output> = sys
+            .lines
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Output { segment_index: i as i64, text: t.clone(), ..Default::default() })
+            .collect();
+        store.put_outputs(id, &outputs)?;
+        store.put_metric_results(id, &metric_rows(rep))?;
+        Ok(())
+    })();
+    match result {
+        Ok(()) => store.finish_run(id, RunStatus::Done, None)?,
+        Err(e) => {
+            let _ = store.finish_run(id, RunStatus::Failed, Some(&format!("{e:#}")));
+            return Err(e.context(format!("storing run for {}", sys.name)));
+        }
+    }
+    Ok(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared(rel: &str) -> Option<PathBuf> {
+        let base = std::env::var_os("REGISTRO_SHARED_DATA")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+        let p = base.join(rel);
+        if p.exists() {
+            Some(p)
+        } else {
+            println!("skipped: {} not found (set REGISTRO_SHARED_DATA)", p.display());
+            None
+        }
+    }
+
+    #[test]
+    fn submissions_folder_becomes_ten_stored_runs() {
+        let Some(dir) = shared("iwslt2022-umd/en-de") else { return };
+        let loaded = discover_submissions(&dir, None).unwrap();
+        assert_eq!(loaded.lang.as_deref(), Some("de"));
+        assert_eq!(loaded.systems.len(), 10);
+        let mut store = Store::open_in_memory().unwrap();
+        let cfg = EvalConfig {
+            metrics: vec![MetricName::Bleu, MetricName::Chrf, MetricName::MAcc],
+            lang: "de".into(),
+            significance: Some(SigTest::Bootstrap(100)),
+            ..EvalConfig::default()
+        };
+        let out = run_eval(Some(&mut store), "iwslt", &loaded, &cfg, &CancelToken::new(), &mut |_| {}).unwrap();
+        assert_eq!(out.run_ids.len(), 10);
+        let first = &out.reports[0];
+        assert_eq!(first.system, "formality-control-1.formal.de");
+        assert!((first.bleu.as_ref().unwrap().score - 36.9983).abs() < 5e-5);
+        assert_eq!(first.m_acc.as_ref().unwrap().result.counts.formal, 466);
+        // The informal systems are compared with the first informal system, against the informal reference.
+        let inf = out.reports.iter().find(|r| r.system == "formality-control-2.informal.de").unwrap();
+        assert_eq!(inf.bleu.as_ref().unwrap().significance.as_ref().unwrap().baseline, "formality-control-1.informal.de");
+        assert!((inf.bleu.as_ref().unwrap().score - 21.6719).abs() < 5e-5);
+        let run = store.run(out.run_ids[0]).unwrap();
+        assert_eq!(run.status, RunStatus::Done);
+        assert_eq!(run.completed_segments, 600);
+        let corpus = store.corpus_metrics(out.run_ids[0]).unwrap();
+        let bleu = corpus.iter().find(|m| m.metric == "BLEU").unwrap();
+        assert_eq!(bleu.signature.as_deref(), Some("nrefs:1|bs:100|seed:12345|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"));
+        assert_eq!(store.segment_metrics(out.run_ids[0], "BLEU", None).unwrap().len(), 600);
+        assert_eq!(store.segment_metrics(out.run_ids[0], "M-Acc", None).unwrap().len(), 600);
+    }
+
+    #[test]
+    fn mismatched_files_give_a_clear_error() {
+        let dir = std::env::temp_dir().join(format!("registro-eval-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("hyp.txt"), "a\nb\n").unwrap();
+        std::fs::write(dir.join("ref.txt"), "a\nb\nc\n").unwrap();
+        std::fs::write(dir.join("bad.txt"), b"ok\n\xff\xfe\n").unwrap();
+        let files = EvalFiles { hyps: vec![dir.join("hyp.txt")], refs: vec![dir.join("ref.txt")], ..Default::default() };
+        let loaded = load_files(&files).unwrap();
+        let err = run_eval(None, "p", &loaded, &EvalConfig::default(), &CancelToken::new(), &mut |_| {}).err().unwrap();
+        assert_eq!(format!("{err:#}"), "system hyp.txt vs references: expected 3 lines, got 2");
+        let err = read_lines(&dir.join("bad.txt")).unwrap_err().to_string();
+        assert!(err.contains("bad.txt: not valid UTF-8 (line 2"), "{err}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

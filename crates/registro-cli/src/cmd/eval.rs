@@ -1,15 +1,492 @@
+//! `registro eval`: sacrebleu-compatible scoring (BLEU, chrF, TER), CoCoA-MT M-Acc, style metrics and paired
+//! significance tests; every hypothesis file becomes a stored `eval` run. `registro bench eval` times it against
+//! the sacrebleu CLI.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use registro_core::eval::registro_metrics::evaluate::{EvalConfig, Significance, SystemReport};
+use registro_core::eval::registro_metrics::{Bleu, Smooth, Tokenizer};
+use registro_core::eval::{discover_submissions, load_files, run_eval, EvalFiles, MetricName, SigTest};
+use registro_core::progress::CancelToken;
+
 use super::Ctx;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Hypothesis (system output) files, one segment per line
+    #[arg(long = "hyp", short = 'i', num_args = 1.., value_name = "FILE")]
+    hyps: Vec<PathBuf>,
+    /// Reference files (several = multi-reference)
+    #[arg(long = "ref", short = 'r', num_args = 1.., value_name = "FILE")]
+    refs: Vec<PathBuf>,
+    /// Source file (needed by self-BLEU, LeD, Levenshtein, edit types, length buckets)
+    #[arg(long, value_name = "FILE")]
+    src: Option<PathBuf>,
+    /// A CoCoA-MT / IWSLT-style folder: `<test>.{formal,informal}[.annotated].<lang>` references plus
+    /// `<system>.{formal,informal}.<lang>` submissions, each scored against the reference of its register
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["hyps", "refs"])]
+    submissions: Option<PathBuf>,
+    /// Target language (ISO 639-1); picks M-Acc matching and the default tokenizer
+    #[arg(long, short = 'l')]
+    lang: Option<String>,
+    /// Comma-separated: bleu, chrf, chrf++, ter, m-acc, self-bleu, led, levenshtein, distinct, length-ratio,
+    /// length-buckets, edit-types [default: bleu,chrf,ter (+m-acc with annotated references)]
+    #[arg(long, short = 'm')]
+    metrics: Option<String>,
+    /// Annotated formal reference (`[F]…[/F]` phrases) for M-Acc
+    #[arg(long, value_name = "FILE")]
+    formal_annotated: Option<PathBuf>,
+    /// Annotated informal reference for M-Acc
+    #[arg(long, value_name = "FILE")]
+    informal_annotated: Option<PathBuf>,
+    /// Requested register of the hypotheses (default: from file names like `x.formal.de`, else formal)
+    #[arg(long)]
+    register: Option<String>,
+    /// Paired bootstrap resampling against the first system [default samples: 1000]
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "1000", conflicts_with = "paired_ar")]
+    paired_bs: Option<usize>,
+    /// Paired approximate randomization against the first system [default trials: 10000]
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10000")]
+    paired_ar: Option<usize>,
+    /// Random seed of the significance tests (sacrebleu's default)
+    #[arg(long, env = "SACREBLEU_SEED", default_value_t = 12345)]
+    seed: u64,
+    /// Include per-sentence scores in the output
+    #[arg(long)]
+    sentences: bool,
+    /// System name per hypothesis file (default: the file name)
+    #[arg(long)]
+    name: Vec<String>,
+    /// Project the runs are stored in (created if missing)
+    #[arg(long, default_value = "default")]
+    project: String,
+    /// Score only; store nothing
+    #[arg(long)]
+    no_store: bool,
+    /// BLEU tokenizer: 13a, intl, char, none, ja-mecab [default: 13a; ja-mecab for --lang ja]
+    #[arg(long, short = 't')]
+    tokenize: Option<String>,
+    /// Case-insensitive BLEU and chrF
+    #[arg(long, short = 'c')]
+    lowercase: bool,
+    /// BLEU smoothing: exp, floor[:v], add-k[:v], none
+    #[arg(long, short = 's', default_value = "exp")]
+    smooth: String,
+    /// Decimals printed
+    #[arg(long, short = 'w', default_value_t = 4)]
+    width: usize,
+}
 
-pub fn run(_ctx: &Ctx, _args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+fn config(a: &Args, lang: &str, has_annotated: bool) -> Result<EvalConfig> {
+    let metrics = match &a.metrics {
+        Some(m) => MetricName::parse_list(m).map_err(anyhow::Error::msg)?,
+        None => {
+            let mut m = vec![MetricName::Bleu, MetricName::Chrf, MetricName::Ter];
+            if has_annotated {
+                m.push(MetricName::MAcc);
+            }
+            m
+        }
+    };
+    let tokenizer: Tokenizer = match (&a.tokenize, lang) {
+        (Some(t), _) => t.parse().map_err(anyhow::Error::msg)?,
+        (None, "ja") => "ja-mecab".parse().map_err(|e: String| anyhow::anyhow!("{e}; pass --tokenize char (or intl) to score Japanese without it"))?,
+        (None, _) => Tokenizer::V13a,
+    };
+    let bleu = Bleu { tokenizer, lowercase: a.lowercase, smooth: Smooth::parse(&a.smooth).map_err(anyhow::Error::msg)?, ..Bleu::default() };
+    let mut cfg = EvalConfig { metrics, bleu, lang: lang.to_string(), seed: a.seed, ..EvalConfig::default() };
+    cfg.chrf.lowercase = a.lowercase;
+    cfg.significance = match (a.paired_bs, a.paired_ar) {
+        (Some(n), _) => Some(SigTest::Bootstrap(n.max(1))),
+        (_, Some(n)) => Some(SigTest::Randomization(n.max(1))),
+        _ => None,
+    };
+    Ok(cfg)
+}
+
+pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
+    let loaded = if let Some(dir) = &a.submissions {
+        discover_submissions(dir, a.lang.as_deref())?
+    } else {
+        if a.refs.is_empty() && a.src.is_none() {
+            bail!("give --ref FILE… (or --src for reference-free metrics), or --submissions DIR");
+        }
+        let register = a.register.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg)?;
+        load_files(&EvalFiles {
+            hyps: a.hyps.clone(),
+            refs: a.refs.clone(),
+            src: a.src.clone(),
+            formal_annotated: a.formal_annotated.clone(),
+            informal_annotated: a.informal_annotated.clone(),
+            register,
+            names: a.name.clone(),
+        })?
+    };
+    let lang = a.lang.clone().or(loaded.lang.clone()).unwrap_or_default();
+    let has_annotated = loaded.systems.iter().any(|s| s.test_set.formal_annotated.is_some());
+    let cfg = config(&a, &lang, has_annotated)?;
+    let mut store = if a.no_store { None } else { Some(registro_core::projects::open_store(ctx.db.as_deref())?) };
+    let cancel = CancelToken::new();
+    let outcome = run_eval(store.as_mut(), &a.project, &loaded, &cfg, &cancel, &mut |_| {})?;
+    let mut reports = outcome.reports;
+    if !a.sentences {
+        for r in &mut reports {
+            r.sentences = None;
+        }
+    }
+    if ctx.json {
+        #[derive(serde::Serialize)]
+        struct Out<'a> {
+            #[serde(flatten)]
+            report: &'a SystemReport,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            run_id: Option<i64>,
+        }
+        let v: Vec<Out> = reports.iter().enumerate().map(|(i, r)| Out { report: r, run_id: outcome.run_ids.get(i).copied() }).collect();
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        print!("{}", table(&reports, a.width));
+        if !outcome.run_ids.is_empty() {
+            let ids: Vec<String> = outcome.run_ids.iter().map(|i| i.to_string()).collect();
+            println!("\nstored {} eval run(s) in project {:?}: {}", ids.len(), a.project, ids.join(", "));
+        }
+    }
+    Ok(())
+}
+
+fn sig_cell(base: String, s: &Option<Significance>, w: usize) -> String {
+    let Some(s) = s else { return base };
+    let mut out = base;
+    if let (Some(m), Some(ci)) = (s.mean, s.ci) {
+        out += &format!(" ({m:.w$} ± {ci:.w$})");
+    }
+    if let Some(p) = s.p_value {
+        out += &format!(" (p = {p:.4}){}", if p <= 0.05 { "*" } else { "" });
+    }
+    out
+}
+
+/// A sacrebleu-like report: one line per metric for a single system, else a table plus signatures.
+pub fn table(reports: &[SystemReport], w: usize) -> String {
+    let mut out = String::new();
+    if reports.len() == 1 && reports[0].bleu.as_ref().is_none_or(|b| b.significance.is_none()) {
+        let r = &reports[0];
+        if let Some(b) = &r.bleu {
+            out += &format!("BLEU|{} = {:.w$} {}\n", b.signature, b.score, b.verbose);
+        }
+        for s in [&r.chrf, &r.chrf_pp, &r.ter].into_iter().flatten() {
+            out += &format!("{}|{} = {:.w$}\n", s.name, s.signature, s.score);
+        }
+        out += &extras(r, w);
+        return out;
+    }
+    let mut header = vec!["System".to_string()];
+    let first = &reports[0];
+    let several_sets = reports.iter().any(|r| r.test_set != first.test_set);
+    if several_sets {
+        header.push("Reference".into());
+    }
+    let has = |f: &dyn Fn(&SystemReport) -> bool| reports.iter().any(f);
+    if has(&|r| r.bleu.is_some()) {
+        header.push("BLEU".into());
+    }
+    for (get, name) in [
+        (&(|r: &SystemReport| r.chrf.clone()) as &dyn Fn(&SystemReport) -> _, "chrF"),
+        (&|r: &SystemReport| r.chrf_pp.clone(), "chrF++"),
+        (&|r: &SystemReport| r.ter.clone(), "TER"),
+    ] {
+        if has(&|r| get(r).is_some()) {
+            header.push(first.chrf.as_ref().filter(|_| name == "chrF").map_or(name.to_string(), |c| c.name.clone()));
+        }
+    }
+    if has(&|r| r.m_acc.is_some()) {
+        header.push("M-Acc (F/I/N/O)".into());
+    }
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut sigs: Vec<(String, String)> = Vec::new();
+    for r in reports {
+        let base = [r.bleu.as_ref().and_then(|b| b.significance.as_ref()), r.chrf.as_ref().and_then(|b| b.significance.as_ref())]
+            .into_iter()
+            .flatten()
+            .next()
+            .is_some_and(|s| s.is_baseline);
+        let mut row = vec![if base { format!("Baseline: {}", r.system) } else { r.system.clone() }];
+        if several_sets {
+            row.push(r.test_set.clone());
+        }
+        if let Some(b) = &r.bleu {
+            row.push(sig_cell(format!("{:.w$}", b.score), &b.significance, w));
+            push_sig(&mut sigs, "BLEU", &b.signature);
+        }
+        for s in [&r.chrf, &r.chrf_pp, &r.ter].into_iter().flatten() {
+            row.push(sig_cell(format!("{:.w$}", s.score), &s.significance, w));
+            push_sig(&mut sigs, &s.name, &s.signature);
+        }
+        if let Some(m) = &r.m_acc {
+            let c = &m.result.counts;
+            let cell = format!("{:.w$} {} ({}/{}/{}/{})", m.score, m.register_name(), c.formal, c.informal, c.neutral, c.other);
+            row.push(sig_cell(cell, &m.significance, w));
+        }
+        rows.push(row);
+    }
+    let widths: Vec<usize> =
+        (0..header.len()).map(|k| rows.iter().map(|r| r.get(k).map_or(0, |c| c.chars().count())).chain([header[k].chars().count()]).max().unwrap_or(0)).collect();
+    let fmt_row = |cells: &[String]| -> String {
+        cells.iter().enumerate().map(|(k, c)| format!("{:<width$}", c, width = widths[k])).collect::<Vec<_>>().join("  ").trim_end().to_string() + "\n"
+    };
+    out += &fmt_row(&header);
+    out += &(widths.iter().map(|&n| "-".repeat(n)).collect::<Vec<_>>().join("  ") + "\n");
+    for r in &rows {
+        out += &fmt_row(r);
+    }
+    for r in reports {
+        let x = extras_short(r, w);
+        if !x.is_empty() {
+            out += &format!("{}: {x}\n", r.system);
+        }
+    }
+    if reports.iter().any(|r| r.bleu.as_ref().and_then(|b| b.significance.as_ref()).is_some()) {
+        out += "\np-values: paired test against the baseline of each reference set; * = p <= 0.05\n";
+    }
+    out += "\nMetric signatures\n";
+    for (n, s) in sigs {
+        out += &format!(" - {n:<8} {s}\n");
+    }
+    out
+}
+
+fn push_sig(sigs: &mut Vec<(String, String)>, name: &str, sig: &str) {
+    if !sigs.iter().any(|(n, s)| n == name && s == sig) {
+        sigs.push((name.to_string(), sig.to_string()));
+    }
+}
+
+fn extras(r: &SystemReport, w: usize) -> String {
+    let mut out = String::new();
+    if let Some(m) = &r.m_acc {
+        let c = &m.result.counts;
+        out += &format!(
+            "M-Acc ({}) = {:.w$}  FORMAL {} · INFORMAL {} · NEUTRAL {} · OTHER {}\n",
+            m.register_name(),
+            m.score,
+            c.formal,
+            c.informal,
+            c.neutral,
+            c.other
+        );
+    }
+    let x = extras_short(r, w);
+    if !x.is_empty() {
+        out += &x;
+        out += "\n";
+    }
+    out
+}
+
+fn extras_short(r: &SystemReport, w: usize) -> String {
+    let Some(st) = &r.style else { return String::new() };
+    let mut parts = Vec::new();
+    for (n, v) in [("self-BLEU", st.self_bleu), ("LeD", st.led), ("Distinct-1", st.distinct_1), ("Distinct-2", st.distinct_2), ("length ratio", st.length_ratio)] {
+        if let Some(v) = v {
+            parts.push(format!("{n} = {v:.w$}"));
+        }
+    }
+    if let Some(d) = &st.char_levenshtein {
+        parts.push(format!("char Levenshtein mean {:.2} median {:.1} p75 {:.1} max {:.0}", d.mean, d.median, d.p75, d.max));
+    }
+    if let Some(b) = &st.length_buckets {
+        let cells: Vec<String> = b
+            .iter()
+            .map(|x| format!("{}-{}: {:.2} ({})", x.min_len, x.max_len.map_or("∞".into(), |m| m.to_string()), x.bleu, x.segments))
+            .collect();
+        parts.push(format!("BLEU by source length [{}]", cells.join(", ")));
+    }
+    if let Some(e) = &st.edit_types {
+        let cells: Vec<String> = e.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        parts.push(format!("edit types [{}]", cells.join(", ")));
+    }
+    parts.join("; ")
 }
 
 #[derive(clap::Args)]
-pub struct BenchArgs {}
+pub struct BenchArgs {
+    /// IWSLT 2022 EN-DE submissions folder [default: $REGISTRO_SHARED_DATA/iwslt2022-umd/en-de]
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Python interpreter with sacrebleu installed
+    #[arg(long, default_value = "python3")]
+    python: String,
+    /// Bootstrap samples
+    #[arg(long, default_value_t = 1000)]
+    samples: usize,
+}
 
-pub fn bench(_ctx: &Ctx, _args: BenchArgs) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+/// Score cells of sacrebleu's `-f text` table: per system, per metric (score, mean, ci, p).
+type Parsed = Vec<(String, Vec<[Option<f64>; 4]>)>;
+
+fn parse_sacrebleu_table(text: &str) -> Parsed {
+    let mut out: Parsed = Vec::new();
+    for line in text.lines() {
+        if !line.contains('│') {
+            continue;
+        }
+        let cells: Vec<String> = line.split('│').map(|c| strip_ansi(c).trim().to_string()).collect();
+        let cells: Vec<&String> = cells.iter().filter(|c| !c.is_empty()).collect();
+        if cells.is_empty() || cells[0] == "System" {
+            continue;
+        }
+        let nums = |c: &str| -> Vec<f64> {
+            c.replace(['(', ')', '±', '*', '='], " ").split_whitespace().filter_map(|t| t.parse::<f64>().ok()).collect()
+        };
+        if cells[0].starts_with("(p") {
+            // Continuation line holding the p-values.
+            if let Some(last) = out.last_mut() {
+                for (k, c) in cells.iter().enumerate() {
+                    if let (Some(m), Some(&p)) = (last.1.get_mut(k), nums(c).first()) {
+                        m[3] = Some(p);
+                    }
+                }
+            }
+            continue;
+        }
+        let name = cells[0].trim_start_matches("Baseline:").trim().to_string();
+        let metrics = cells[1..].iter().map(|c| {
+            let n = nums(c);
+            [n.first().copied(), n.get(1).copied(), n.get(2).copied(), None]
+        });
+        out.push((name, metrics.collect()));
+    }
+    out
+}
+
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+pub fn bench(_ctx: &Ctx, a: BenchArgs) -> Result<()> {
+    let dir = match a.data {
+        Some(d) => d,
+        None => {
+            let base = std::env::var_os("REGISTRO_SHARED_DATA").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("../shared/data"));
+            base.join("iwslt2022-umd/en-de")
+        }
+    };
+    if !dir.is_dir() {
+        bail!("{}: not found; pass --data DIR or set REGISTRO_SHARED_DATA", dir.display());
+    }
+    let exe = std::env::current_exe().context("locating the registro binary")?;
+    let tmp = std::env::temp_dir().join(format!("registro-bench-eval-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp)?;
+    let db = tmp.join("bench.db");
+    let n = a.samples.to_string();
+    println!("Scoring the 10 IWSLT 2022 EN-DE UMD submissions (5 formal, 5 informal) with BLEU+chrF+TER and paired bootstrap ({n} samples)");
+
+    let t = Instant::now();
+    let ours = Command::new(&exe)
+        .args(["--json", "--db"])
+        .arg(&db)
+        .args(["eval", "--submissions"])
+        .arg(&dir)
+        .args(["--lang", "de", "--metrics", "bleu,chrf,ter", "--paired-bs", &n])
+        .output()
+        .context("running registro eval")?;
+    let ours_s = t.elapsed().as_secs_f64();
+    if !ours.status.success() {
+        bail!("registro eval failed: {}", String::from_utf8_lossy(&ours.stderr));
+    }
+    let reports: serde_json::Value = serde_json::from_slice(&ours.stdout)?;
+
+    let mut sacre_s = 0.0;
+    let mut parsed: Parsed = Vec::new();
+    for reg in ["formal", "informal"] {
+        // Relative names, so that sacrebleu's system names are the file names registro uses.
+        let reference = format!("formality-control.test.en-de.{reg}.de");
+        let systems: Vec<String> = (1..=5).map(|k| format!("formality-control-{k}.{reg}.de")).collect();
+        let t = Instant::now();
+        let out = Command::new(&a.python)
+            .current_dir(&dir)
+            .args(["-m", "sacrebleu"])
+            .arg(&reference)
+            .arg("-i")
+            .args(&systems)
+            .args(["-m", "bleu", "chrf", "ter", "--paired-bs", "--paired-bs-n", &n, "-w", "4", "-f", "text"])
+            .env("NO_COLOR", "1")
+            .output()
+            .with_context(|| format!("running {} -m sacrebleu", a.python))?;
+        sacre_s += t.elapsed().as_secs_f64();
+        if !out.status.success() {
+            bail!("sacrebleu failed: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        parsed.extend(parse_sacrebleu_table(&String::from_utf8_lossy(&out.stdout)));
+    }
+
+    let mut compared = 0;
+    let mut mismatches = Vec::new();
+    for (name, cells) in &parsed {
+        let Some(r) = reports.as_array().and_then(|v| v.iter().find(|r| r["system"] == name.as_str())) else {
+            mismatches.push(format!("{name}: missing in registro output"));
+            continue;
+        };
+        for (k, key) in ["bleu", "chrf", "ter"].iter().enumerate() {
+            let m = &r[*key];
+            let s = &m["significance"];
+            let ours = [m["score"].as_f64(), s["mean"].as_f64(), s["ci"].as_f64(), s["p_value"].as_f64()];
+            for (j, what) in ["score", "mean", "ci", "p"].iter().enumerate() {
+                let (Some(theirs), Some(mine)) = (cells.get(k).and_then(|c| c[j]), ours[j]) else { continue };
+                compared += 1;
+                if format!("{mine:.4}") != format!("{theirs:.4}") {
+                    mismatches.push(format!("{name} {key} {what}: registro {mine:.4} vs sacrebleu {theirs:.4}"));
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    println!("registro eval (incl. storing 10 runs): {ours_s:>8.3} s");
+    println!("sacrebleu 2.x CLI (2 invocations):     {sacre_s:>8.3} s");
+    println!("speed-up:                              {:>8.1}x", sacre_s / ours_s);
+    if parsed.is_empty() || compared == 0 {
+        println!("scores identical: could not compare ({} sacrebleu rows parsed, {compared} values matched up)", parsed.len());
+    } else if mismatches.is_empty() {
+        println!("scores identical: yes ({compared} printed values compared at 4 decimals: score, bootstrap mean, 95% CI, p)");
+    } else {
+        println!("scores identical: NO ({} of {compared} differ)", mismatches.len());
+        for m in mismatches {
+            println!("  {m}");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sacrebleu_paired_table() {
+        let t = "╒═══╤═══╕\n│                                  System │     BLEU (μ ± 95% CI)      │     chrF2 (μ ± 95% CI)     │\n\
+                 │ Baseline: formality-control-1.formal.de │ 36.9983 (36.9980 ± 0.8795) │ 58.6509 (58.6714 ± 1.1087) │\n\
+                 │           formality-control-2.formal.de │ 22.0900 (22.0635 ± 0.7863) │ 46.1923 (46.1719 ± 0.5182) │\n\
+                 │                                         │        (p = 0.0909)        │        (p = 0.0909)        │\n";
+        let p = parse_sacrebleu_table(t);
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[0].0, "formality-control-1.formal.de");
+        assert_eq!(p[0].1[0], [Some(36.9983), Some(36.9980), Some(0.8795), None]);
+        assert_eq!(p[1].1[1], [Some(46.1923), Some(46.1719), Some(0.5182), Some(0.0909)]);
+    }
 }
