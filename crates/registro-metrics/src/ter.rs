@@ -229,8 +229,9 @@ impl<'a> BeamEditDistance<'a> {
         }
     }
 
-    /// Distance only, continuing from the row of a shared prefix of length `start`; keeps two rows.
-    fn distance_from(&self, h: &[u32], start_row: &Row, start: usize, bufs: &mut (Row, Row)) -> i64 {
+    /// Distance only, continuing from the row of a shared prefix of length `start`; costs without operations
+    /// and two rows only (candidate shifts need no trace). Same recurrence and beam as [`Self::fill_row`].
+    fn distance_from(&self, h: &[u32], start_row: &Row, start: usize, bufs: &mut (Vec<i64>, Vec<i64>)) -> i64 {
         let n = h.len();
         let nr = self.refw.len();
         if start == n {
@@ -238,14 +239,31 @@ impl<'a> BeamEditDistance<'a> {
         }
         let (prev, row) = bufs;
         prev.clear();
-        prev.extend_from_slice(start_row);
+        prev.extend(start_row.iter().map(|x| x.0));
+        row.resize(nr + 1, INF);
         for i in start + 1..=n {
-            row.clear();
-            row.resize(nr + 1, (INF, Op::Undef));
-            self.fill_row(h, i, prev, row);
+            row.fill(INF);
+            let (min_j, max_j) = self.beam_range(i, n);
+            let w = h[i - 1];
+            for j in min_j..max_j {
+                if j == 0 {
+                    row[0] = prev[0] + 1;
+                } else {
+                    let sub = prev[j - 1] + i64::from(w != self.refw[j - 1]);
+                    row[j] = sub.min(prev[j] + 1).min(row[j - 1] + 1).min(INF);
+                }
+            }
             std::mem::swap(prev, row);
         }
-        prev[nr].0
+        prev[nr]
+    }
+
+    fn beam_range(&self, i: usize, n: usize) -> (usize, usize) {
+        let nr = self.refw.len();
+        let pd = ((i as f64) * self.ratio).floor() as i64;
+        let min_j = (pd - self.beam).max(0) as usize;
+        let max_j = if i == n { nr + 1 } else { ((pd + self.beam).min(nr as i64 + 1)).max(0) as usize };
+        (min_j, max_j)
     }
 
     fn fill_row(&self, h: &[u32], i: usize, prev: &Row, row: &mut Row) {
@@ -374,7 +392,7 @@ fn shift(h: &[u32], r: &[u32], ed: &BeamEditDistance, mut checked: usize) -> (i6
     };
     // (score gain, length, -start_h, -idx) compared lexicographically, as sacrebleu's candidate tuples.
     let mut best: Option<((i64, usize, i64, i64), Vec<u32>)> = None;
-    let mut scratch: (Row, Row) = (Vec::new(), Vec::new());
+    let mut scratch: (Vec<i64>, Vec<i64>) = (Vec::new(), Vec::new());
     let (nh, nr) = (h.len(), r.len());
     'pairs: for start_h in 0..nh {
         for start_r in 0..nr {
