@@ -39,8 +39,7 @@ fn main() {
         lines += 1;
         let ours = dic.segment_words(input.trim());
         let theirs: Vec<&str> = mecab.split(' ').filter(|t| !t.is_empty()).collect();
-        // Compare on text without spaces so that boundaries line up.
-        let ours_ns: Vec<&str> = ours.iter().map(|t| t.trim()).collect();
+        let ours_ns: Vec<&str> = ours.clone();
         if ours_ns == theirs {
             exact += 1;
         } else if diffs.len() < 10 {
