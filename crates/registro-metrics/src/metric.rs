@@ -119,11 +119,7 @@ pub struct SegmentStats {
 
 impl SegmentStats {
     pub fn len(&self) -> usize {
-        if self.width == 0 {
-            0
-        } else {
-            self.data.len() / self.width
-        }
+        self.data.len().checked_div(self.width).unwrap_or(0)
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -149,6 +145,10 @@ pub fn corpus_stats(metric: &dyn Metric, hyps: &[String], refs: &PreparedRefs) -
             expected: refs.segments.len(),
             got: hyps.len(),
         });
+    }
+    if hyps.is_empty() {
+        // sacrebleu fails on an empty corpus too; a score of an empty file would only mislead.
+        return Err(MetricError::Input("no segments to score (empty hypothesis file?)".into()));
     }
     let rows = par_map(hyps.len(), |i| metric.segment_stats(&hyps[i], &refs.segments[i]));
     let width = rows.first().map_or(0, |r| r.len());

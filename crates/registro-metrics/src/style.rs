@@ -327,7 +327,7 @@ mod tests {
     fn buckets_partition_the_corpus() {
         let src = v(&["a b", "a b c d e f g h i j k l", "x"]);
         let out = v(&["a b", "a b c", "x"]);
-        let b = length_bucketed_bleu(&out, &[out.clone()], &src, &[10]).unwrap();
+        let b = length_bucketed_bleu(&out, std::slice::from_ref(&out), &src, &[10]).unwrap();
         assert_eq!(b.len(), 2);
         assert_eq!(b[0].segments + b[1].segments, 3);
         assert_eq!(b[1].min_len, 11);

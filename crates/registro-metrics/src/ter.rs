@@ -346,6 +346,9 @@ fn perform_shift(words: &[u32], start: usize, length: usize, target: usize) -> V
     out
 }
 
+/// (score gain, length, -start_h, -idx): tercom's ranking of shift candidates.
+type ShiftRank = (i64, usize, i64, i64);
+
 /// Best shift (score gain, shifted words, candidates checked so far); sacrebleu's `_shift`.
 fn shift(h: &[u32], r: &[u32], ed: &BeamEditDistance, mut checked: usize) -> (i64, Vec<u32>, usize) {
     let (pre_score, dist) = ed.full(h);
@@ -391,7 +394,7 @@ fn shift(h: &[u32], r: &[u32], ed: &BeamEditDistance, mut checked: usize) -> (i6
         v[a..b].iter().map(|&x| x as u32).sum()
     };
     // (score gain, length, -start_h, -idx) compared lexicographically, as sacrebleu's candidate tuples.
-    let mut best: Option<((i64, usize, i64, i64), Vec<u32>)> = None;
+    let mut best: Option<(ShiftRank, Vec<u32>)> = None;
     let mut scratch: (Vec<i64>, Vec<i64>) = (Vec::new(), Vec::new());
     let (nh, nr) = (h.len(), r.len());
     'pairs: for start_h in 0..nh {

@@ -73,3 +73,11 @@ fn signatures_follow_sacrebleu() {
     assert_eq!(signature(&b, &NRefs::Fixed(2), &rs), "nrefs:2|bs:1000|seed:12345|case:lc|eff:no|tok:intl|smooth:floor[0.10]|version:2.6.0");
     assert_eq!(signature(&Chrf::plus_plus(), &NRefs::Variable, &Default::default()), "nrefs:var|case:mixed|eff:yes|nc:6|nw:2|space:no|version:2.6.0");
 }
+
+#[test]
+fn empty_corpus_is_an_error_not_a_panic() {
+    let b = Bleu::default();
+    let prep = prepare_refs(&b, &[vec![]]).unwrap();
+    let err = corpus_stats(&b, &[], &prep).unwrap_err().to_string();
+    assert!(err.contains("no segments to score"), "{err}");
+}

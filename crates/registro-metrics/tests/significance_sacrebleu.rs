@@ -20,7 +20,7 @@ fn dir() -> Option<PathBuf> {
     }
 }
 
-fn read(d: &PathBuf, f: &str) -> Vec<String> {
+fn read(d: &std::path::Path, f: &str) -> Vec<String> {
     read_lines_like_sacrebleu(&std::fs::read_to_string(d.join(f)).unwrap())
 }
 
@@ -35,7 +35,7 @@ fn check(name: &str, got: &[TestResult], want: &Want) {
     }
 }
 
-fn systems(d: &PathBuf, m: &dyn Metric) -> Vec<SegmentStats> {
+fn systems(d: &std::path::Path, m: &dyn Metric) -> Vec<SegmentStats> {
     let refs = prepare_refs(m, &[read(d, "formality-control.test.en-de.formal.de")]).unwrap();
     ["formality-control-1.formal.de", "formality-control-5.formal.de", "formality-control-4.formal.de"]
         .iter()
