@@ -60,6 +60,14 @@ pub fn run() -> anyhow::Result<()> {
             commands::projects::list_runs,
             commands::projects::get_run,
             commands::projects::delete_run,
+            commands::rewrite::rewrite_text,
+            commands::rewrite::score_formality,
+            commands::rewrite::export_rewrite,
+            commands::translate::translate_text,
+            commands::translate::check_translation,
+            commands::translate::save_translation_edit,
+            commands::translate::repair_translation,
+            commands::translate::export_translation,
         ])
         .run(tauri::generate_context!())
         .context("the Registro window failed")?;

@@ -1,1 +1,326 @@
-//! placeholder: filled by its issue
+//! Informal → formal rewriting as a use case: rules, round-trip MT or LLM candidates per sentence (through
+//! `registro_rewrite::pipeline`), formality / meaning / fluency scores, and every rewrite stored as a run with its
+//! outputs, candidates and metric results. Also: evaluation on an XFORMAL-layout folder and scorer retraining.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use registro_store::{NewMetric, NewRun, Output, RunId, RunStatus, Store, Task};
+use serde::Serialize;
+
+pub use registro_rewrite::pipeline::{CandidateView, Formality, Method, Neural, Options, Piece, SentenceResult};
+pub use registro_rewrite::rerank::{Candidate, Scores, Weights};
+pub use registro_rewrite::scorer::{load_pt16, Scorer, Variant};
+pub use registro_rewrite::{bench, formalize, Edit, EditKind, Formalized, Formalizer, Lang, UnknownLang};
+
+use crate::progress::{CancelToken, Progress, ProgressFn};
+
+mod neural;
+
+/// Which formality scorer judges candidates.
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase", tag = "kind", content = "value")]
+pub enum ScorerChoice {
+    /// The shipped surface regressor (zero-shot for every language).
+    #[default]
+    Surface,
+    /// The shipped English lexical regressor (falls back to surface features for other languages).
+    Lexical,
+    /// A weights file written by `registro rewrite train-scorer`.
+    File(PathBuf),
+}
+
+impl std::str::FromStr for ScorerChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "surface" => Ok(ScorerChoice::Surface),
+            "lexical" => Ok(ScorerChoice::Lexical),
+            p if p.ends_with(".json") => Ok(ScorerChoice::File(PathBuf::from(p))),
+            _ => Err(format!("scorer {s:?}: expected surface, lexical or a weights file (*.json)")),
+        }
+    }
+}
+
+pub fn load_scorer(choice: &ScorerChoice) -> anyhow::Result<Scorer> {
+    Ok(match choice {
+        ScorerChoice::Surface => Scorer::builtin(Variant::Surface)?,
+        ScorerChoice::Lexical => Scorer::builtin(Variant::Lexical)?,
+        ScorerChoice::File(p) => Scorer::load(p)?,
+    })
+}
+
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct RewriteRequest {
+    pub sentences: Vec<String>,
+    pub options: Options,
+    /// Model id for round trip / LLM (the engine's model manager resolves it).
+    pub model: Option<String>,
+    #[serde(default)]
+    pub scorer: ScorerChoice,
+    /// Project to store the run in (created when missing); `None` = do not store.
+    pub project: Option<String>,
+    /// The stored document these sentences are the segments of, if any (links the run to it).
+    #[serde(default)]
+    pub document_id: Option<i64>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    pub sentences: usize,
+    pub formality_before: f64,
+    pub formality_after: f64,
+    /// chrF of the chosen rewrite against the input.
+    pub chrf_to_input: f64,
+    /// Geometric mean of per-sentence perplexities, when a fluency model scored them.
+    pub perplexity: Option<f64>,
+    pub gm: f64,
+    pub seconds_per_sentence: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RewriteOutcome {
+    pub run_id: Option<RunId>,
+    pub lang: Lang,
+    pub method: Method,
+    pub model: Option<String>,
+    pub scorer: String,
+    pub weights: Weights,
+    pub sentences: Vec<SentenceResult>,
+    pub summary: Summary,
+}
+
+impl RewriteOutcome {
+    /// The chosen (best) rewrite of every sentence.
+    pub fn best_texts(&self) -> Vec<String> {
+        self.sentences.iter().map(|s| s.candidates.first().map_or_else(|| s.input.clone(), |c| c.candidate.text.clone())).collect()
+    }
+}
+
+/// The engine-backed [`Neural`] implementation for round trip / LLM, resolved from a model id.
+/// Returns a clear error while no engine model can serve the method.
+pub fn neural_backend(method: Method, model: Option<&str>) -> anyhow::Result<Option<Box<dyn Neural>>> {
+    match method {
+        Method::Rules => Ok(None),
+        Method::Roundtrip | Method::Llm => neural::backend(method, model).map(Some),
+    }
+}
+
+fn summarize(sentences: &[SentenceResult], seconds: f64) -> Summary {
+    let n = sentences.len().max(1) as f64;
+    let best: Vec<&Candidate> = sentences.iter().filter_map(|s| s.candidates.first().map(|c| &c.candidate)).collect();
+    let ppl: Vec<f64> = best.iter().filter_map(|c| c.scores.perplexity).collect();
+    Summary {
+        sentences: sentences.len(),
+        formality_before: sentences.iter().map(|s| s.formality_before as f64).sum::<f64>() / n,
+        formality_after: best.iter().map(|c| c.scores.formality as f64).sum::<f64>() / n,
+        chrf_to_input: best.iter().map(|c| c.scores.meaning).sum::<f64>() / n,
+        perplexity: (!ppl.is_empty()).then(|| (ppl.iter().map(|p| p.max(1.0).ln()).sum::<f64>() / ppl.len() as f64).exp()),
+        gm: best.iter().map(|c| c.scores.gm).sum::<f64>() / n,
+        seconds_per_sentence: seconds / n,
+    }
+}
+
+/// Rewrites every sentence; stores a run when `store` and `req.project` are given. Cancellation stops between
+/// sentences and leaves a `cancelled` run with the outputs done so far.
+pub fn rewrite(
+    store: Option<&mut Store>,
+    req: &RewriteRequest,
+    neural: Option<&mut dyn Neural>,
+    cancel: &CancelToken,
+    progress: ProgressFn,
+) -> anyhow::Result<RewriteOutcome> {
+    let mut scorer = load_scorer(&req.scorer)?;
+    rewrite_with(store, req, &mut scorer, neural, cancel, progress)
+}
+
+/// [`rewrite`] with a caller-provided formality judge (e.g. the engine's XLM-R classifier).
+pub fn rewrite_with(
+    mut store: Option<&mut Store>,
+    req: &RewriteRequest,
+    formality: &mut dyn Formality,
+    mut neural: Option<&mut dyn Neural>,
+    cancel: &CancelToken,
+    progress: ProgressFn,
+) -> anyhow::Result<RewriteOutcome> {
+    let opts = &req.options;
+    if opts.method != Method::Rules && neural.is_none() {
+        bail!("--method {} needs a model; none was loaded", opts.method.name());
+    }
+    let run_id = match (store.as_deref_mut(), &req.project) {
+        (Some(st), Some(project)) => Some(start_run(st, req, project, &formality.name())?),
+        _ => None,
+    };
+    let total = req.sentences.len() as u64;
+    let t0 = std::time::Instant::now();
+    let mut formalizer = Formalizer::new();
+    let mut results = Vec::with_capacity(req.sentences.len());
+    let mut failure: Option<anyhow::Error> = None;
+    for (i, s) in req.sentences.iter().enumerate() {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let r = match registro_rewrite::pipeline::rewrite_sentence(s, opts, &mut formalizer, formality, neural.as_deref_mut()) {
+            Ok(r) => r,
+            Err(e) => {
+                failure = Some(anyhow::anyhow!("sentence {}: {e}", i + 1));
+                break;
+            }
+        };
+        if let (Some(st), Some(run)) = (store.as_deref_mut(), run_id) {
+            st.put_output(run, &output_of(i, &r))?;
+        }
+        results.push(r);
+        progress(Progress { done: i as u64 + 1, total, message: format!("rewrote sentence {}/{}", i + 1, total) });
+    }
+    let summary = summarize(&results, t0.elapsed().as_secs_f64());
+    if let (Some(st), Some(run)) = (store, run_id) {
+        let (status, err) = match (&failure, cancel.is_cancelled()) {
+            (Some(e), _) => (RunStatus::Failed, Some(format!("{e:#}"))),
+            (None, true) => (RunStatus::Cancelled, None),
+            (None, false) => (RunStatus::Done, None),
+        };
+        if failure.is_none() {
+            st.put_metric_results(run, &metrics_of(&results, &summary))?;
+        }
+        st.finish_run(run, status, err.as_deref())?;
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok(RewriteOutcome {
+        run_id,
+        lang: opts.lang,
+        method: opts.method,
+        model: req.model.clone(),
+        scorer: formality.name(),
+        weights: opts.weights,
+        sentences: results,
+        summary,
+    })
+}
+
+fn start_run(st: &mut Store, req: &RewriteRequest, project: &str, scorer: &str) -> anyhow::Result<RunId> {
+    let p = match st.find_project(project) {
+        Ok(p) => p,
+        Err(_) => st.create_project(project).with_context(|| format!("creating project {project:?}"))?,
+    };
+    let o = &req.options;
+    let system = match &req.model {
+        Some(m) if o.method != Method::Rules => format!("{}:{m}", o.method.name()),
+        _ => o.method.name().to_string(),
+    };
+    let mut run = NewRun::new(p.id, Task::Rewrite, system);
+    run.model_id = req.model.clone().filter(|_| o.method != Method::Rules);
+    run.params = serde_json::json!({
+        "method": o.method, "n": o.n, "weights": o.weights, "fluency": o.fluency, "scorer": scorer,
+        "gm": "weighted geometric mean of formality (−3…3 → 0…1), chrF/100 to the input and 1 − ln(ppl)/ln(1000)",
+    });
+    run.source_lang = Some(o.lang.code().into());
+    run.target_lang = Some(o.lang.code().into());
+    run.register = Some("formal".into());
+    run.total_segments = Some(req.sentences.len() as i64);
+    run.document_id = req.document_id;
+    let id = st.create_run(&run)?;
+    st.start_run(id)?;
+    Ok(id)
+}
+
+fn output_of(i: usize, r: &SentenceResult) -> Output {
+    let best = r.candidates.first();
+    let mut o = Output::new(i as i64, best.map_or(r.input.as_str(), |c| c.candidate.text.as_str()));
+    o.candidates = serde_json::json!(r.candidates.iter().map(|c| &c.candidate).collect::<Vec<_>>());
+    o.detected_register = Some("formal".into()).filter(|_| best.is_some_and(|c| c.candidate.scores.formality > 0.0));
+    o.timings = serde_json::json!({ "total_ms": (r.seconds * 1000.0).round() });
+    o
+}
+
+fn metrics_of(results: &[SentenceResult], s: &Summary) -> Vec<NewMetric> {
+    let mut m = vec![
+        NewMetric::corpus("formality", s.formality_after),
+        NewMetric::corpus("formality.input", s.formality_before),
+        NewMetric::corpus("chrf.input", s.chrf_to_input),
+        NewMetric::corpus("gm", s.gm),
+        NewMetric::corpus("seconds_per_sentence", s.seconds_per_sentence),
+    ];
+    if let Some(p) = s.perplexity {
+        m.push(NewMetric::corpus("perplexity", p));
+    }
+    for (i, r) in results.iter().enumerate() {
+        let i = i as i64;
+        m.push(NewMetric::segment("formality.input", i, r.formality_before as f64));
+        if let Some(c) = r.candidates.first() {
+            m.push(NewMetric::segment("formality", i, c.candidate.scores.formality as f64));
+            m.push(NewMetric::segment("chrf.input", i, c.candidate.scores.meaning));
+            m.push(NewMetric::segment("gm", i, c.candidate.scores.gm));
+            if let Some(p) = c.candidate.scores.perplexity {
+                m.push(NewMetric::segment("perplexity", i, p));
+            }
+        }
+    }
+    m
+}
+
+/// Reads sentences from a file (one per line; blank lines kept as empty sentences so line numbers still match).
+pub fn read_sentences(path: &Path) -> anyhow::Result<Vec<String>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(text.lines().map(|l| l.trim_end_matches('\r').to_string()).collect())
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct XformalReport {
+    pub folder: String,
+    pub run_id: Option<RunId>,
+    pub evaluation: registro_rewrite::xformal::Evaluation,
+    pub summary: Summary,
+}
+
+/// Rewrites the `informal` file of an XFORMAL/GYAFC-layout folder and scores it against `formal.ref*`.
+pub fn evaluate_xformal(
+    mut store: Option<&mut Store>,
+    dir: &Path,
+    mut req: RewriteRequest,
+    neural: Option<&mut dyn Neural>,
+    cancel: &CancelToken,
+    progress: ProgressFn,
+) -> anyhow::Result<XformalReport> {
+    let folder = registro_rewrite::xformal::load(dir)?;
+    req.sentences = folder.informal.clone();
+    let out = rewrite(store.as_deref_mut(), &req, neural, cancel, progress)?;
+    if cancel.is_cancelled() {
+        bail!("cancelled");
+    }
+    let outputs = out.best_texts();
+    let f_out: Vec<f32> = out.sentences.iter().map(|s| s.candidates.first().map_or(s.formality_before, |c| c.candidate.scores.formality)).collect();
+    let f_in: Vec<f32> = out.sentences.iter().map(|s| s.formality_before).collect();
+    let ppl: Option<Vec<f64>> = out.sentences.iter().map(|s| s.candidates.first().and_then(|c| c.candidate.scores.perplexity)).collect();
+    let evaluation = registro_rewrite::xformal::evaluate(&folder, &outputs, &f_out, &f_in, ppl.as_deref())?;
+    if let (Some(st), Some(run)) = (store, out.run_id) {
+        let mut m = vec![
+            NewMetric::corpus("bleu.multi", evaluation.multi_bleu),
+            NewMetric::corpus("bleu.self", evaluation.self_bleu),
+            NewMetric::corpus("gm.xformal", evaluation.gm),
+        ];
+        m[0].reference = Some("formal.ref*".into());
+        m[0].signature = Some(evaluation.bleu_signature.clone());
+        m[1].reference = Some("informal".into());
+        st.put_metric_results(run, &m)?;
+    }
+    Ok(XformalReport { folder: dir.display().to_string(), run_id: out.run_id, evaluation, summary: out.summary })
+}
+
+/// Retrains the surface and lexical scorers on PT16 (`dir` holds train.csv and tune.csv) and writes
+/// `<out>/{surface,lexical}.json`; returns the models with their tune Spearman.
+pub fn train_scorers(dir: &Path, out: &Path) -> anyhow::Result<Vec<registro_rewrite::scorer::Model>> {
+    use registro_rewrite::scorer::{load_pt16, save, train};
+    let tr = load_pt16(&dir.join("train.csv"))?;
+    let tu = load_pt16(&dir.join("tune.csv"))?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let mut models = Vec::new();
+    for v in [Variant::Surface, Variant::Lexical] {
+        let m = train(&tr, &tu, v, None)?;
+        save(&m, &out.join(format!("{}.json", v.name())))?;
+        models.push(m);
+    }
+    Ok(models)
+}

@@ -2,6 +2,8 @@
 //! `lib.rs`. Shared plumbing (app info, cancelling a long operation) lives here.
 
 pub mod projects;
+pub mod rewrite;
+pub mod translate;
 
 use serde::Serialize;
 use tauri::State;

@@ -1,24 +1,243 @@
-// Rewrite view. Placeholder from the foundation issue: lists the open project's documents and rewrite runs; the
-// rewrite issue replaces the body of `mount`. Conventions: see the top of src/main.ts.
+// Rewrite view: paste an informal draft (or pick a stored document), rewrite it with rules, round-trip MT or an
+// LLM, and review it side by side — original left, rewrite right, every edit labelled with its type and
+// toggleable, candidates to switch between, formality before → after per sentence, undo, export.
+// Conventions: see the top of src/main.ts.
+
+import './rewrite.css';
+
+import { save } from '@tauri-apps/plugin-dialog';
 
 import { listRuns } from '../api';
-import { errorMessage } from '../components';
+import { ProgressPanel, errorMessage } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h } from '../dom';
-import { documentList, runTable } from '../lists';
+import { runTable } from '../lists';
+import { type Method, type Piece, type RewriteOutcome, type Weights, exportRewrite, rewriteText, scoreFormality } from './rewrite-api';
+
+const LANGS = ['en', 'pt', 'fr', 'it', 'de', 'es', 'hi', 'ja'];
+
+/** What the user decided for one sentence; the undo stack holds copies of these. */
+interface SentenceState {
+  candidate: number;
+  /** Per piece index of the current candidate: false = edit rejected. */
+  accepted: boolean[];
+  rejected: boolean;
+  /** Formality of the current text, once re-scored. */
+  formality: number | null;
+}
+
+function freshState(outcome: RewriteOutcome, i: number, candidate = 0): SentenceState {
+  const c = outcome.sentences[i].candidates[candidate];
+  return {
+    candidate,
+    accepted: c ? c.pieces.map(() => true) : [],
+    rejected: false,
+    formality: c ? c.scores.formality : outcome.sentences[i].formality_before,
+  };
+}
+
+function currentText(outcome: RewriteOutcome, i: number, st: SentenceState): string {
+  const s = outcome.sentences[i];
+  const c = s.candidates[st.candidate];
+  if (!c || st.rejected) return s.input;
+  return c.pieces.map((p, k) => (p.kind === null || st.accepted[k] ? p.new : p.old)).join('');
+}
+
+const fmt = (x: number) => (x >= 0 ? '+' : '') + x.toFixed(2);
 
 export function mount(el: HTMLElement, ctx: ViewContext): () => void {
-  const docs = h('section', { class: 'card' });
+  const lang = h('select', { class: 'input', 'data-testid': 'rewrite-lang' }, ...LANGS.map((l) => h('option', { value: l }, l)));
+  const method = h(
+    'select',
+    { class: 'input', 'data-testid': 'rewrite-method' },
+    h('option', { value: 'rules' }, 'rules'),
+    h('option', { value: 'roundtrip' }, 'round-trip MT'),
+    h('option', { value: 'llm' }, 'LLM'),
+  );
+  const n = h('input', { class: 'input narrow', type: 'number', min: 1, max: 8, value: 3, 'data-testid': 'rewrite-n', title: 'LLM candidates per sentence' });
+  const model = h('input', { class: 'input', placeholder: 'model id (roundtrip / LLM)', 'data-testid': 'rewrite-model' });
+  const wF = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 1, 'data-testid': 'rewrite-weight-formality' });
+  const wM = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 1, 'data-testid': 'rewrite-weight-meaning' });
+  const wL = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 1, 'data-testid': 'rewrite-weight-fluency' });
+  const scorer = h('select', { class: 'input', 'data-testid': 'rewrite-scorer' }, h('option', { value: 'surface' }, 'surface scorer'), h('option', { value: 'lexical' }, 'lexical scorer (EN)'));
+  const useDoc = h('input', { type: 'checkbox', 'data-testid': 'rewrite-use-document' });
+  const input = h('textarea', {
+    class: 'input grow',
+    rows: 5,
+    'data-testid': 'rewrite-input',
+    placeholder: 'Paste an informal draft, one sentence per line…',
+  });
+  const runBtn = h('button', { class: 'btn primary', 'data-testid': 'rewrite-run' }, 'Rewrite');
+  const formError = h('p', { class: 'error', 'data-testid': 'rewrite-error' });
+  const progressSlot = h('div');
+  const results = h('section', { class: 'card', 'data-testid': 'rewrite-results' }, h('p', { class: 'empty' }, 'No rewrite yet.'));
   const runs = h('section', { class: 'card' });
+
   el.append(
     h('header', { class: 'view-header' }, h('h2', {}, 'Rewrite'), h('p', { class: 'muted' }, 'Rewrite an informal draft formally: rules, round-trip MT or an LLM, with every edit labelled.')),
-    docs,
+    h(
+      'section',
+      { class: 'card rw-form' },
+      h('div', { class: 'row' }, h('label', {}, 'Language ', lang), h('label', {}, 'Method ', method), h('label', {}, 'Candidates ', n), model, scorer),
+      h('div', { class: 'row' }, h('span', { class: 'muted small' }, 'Reranking weights (weighted geometric mean):'), h('label', {}, 'formality ', wF), h('label', {}, 'meaning (chrF) ', wM), h('label', {}, 'fluency (perplexity) ', wL)),
+      h('div', { class: 'row' }, input),
+      h('div', { class: 'row' }, h('label', {}, useDoc, ' rewrite the document selected in Documents instead'), runBtn),
+      formError,
+      progressSlot,
+    ),
+    results,
     runs,
   );
 
-  const render = async () => {
-    clear(docs);
-    docs.append(h('h3', {}, 'Documents'), documentList(ctx.documents(), { selectedId: ctx.selectedDocumentId() }));
+  let outcome: RewriteOutcome | null = null;
+  let states: SentenceState[] = [];
+  const undo: SentenceState[][] = [];
+
+  const snapshot = () => {
+    undo.push(states.map((s) => ({ ...s, accepted: [...s.accepted] })));
+    if (undo.length > 200) undo.shift();
+  };
+
+  const rescore = async (i: number) => {
+    if (!outcome) return;
+    const o = outcome;
+    try {
+      const [f] = await scoreFormality([currentText(o, i, states[i])], o.lang, scorer.value);
+      if (o === outcome) {
+        states[i].formality = f;
+        renderResults();
+      }
+    } catch (e) {
+      ctx.notify(errorMessage(e), 'error');
+    }
+  };
+
+  const change = (i: number, f: (s: SentenceState) => void) => {
+    snapshot();
+    f(states[i]);
+    renderResults();
+    void rescore(i);
+  };
+
+  const pieceView = (i: number, k: number, p: Piece, side: 'old' | 'new') => {
+    if (p.kind === null) return side === 'old' ? p.old : p.new;
+    if (side === 'old') return p.old ? h('span', { class: 'rw-del', title: p.kind }, p.old) : null;
+    const st = states[i];
+    const on = st.accepted[k] && !st.rejected;
+    const shown = on ? p.new : p.old;
+    return h(
+      'button',
+      {
+        class: `rw-edit${on ? '' : ' rejected'}${shown ? '' : ' empty-new'}`,
+        'data-testid': 'rewrite-edit',
+        'data-kind': p.kind,
+        'data-accepted': on ? '1' : '0',
+        title: `${p.kind}: “${p.old}” → “${p.new}” — click to ${on ? 'reject' : 'accept'}`,
+        onclick: () => change(i, (s) => {
+          s.rejected = false;
+          s.accepted[k] = !s.accepted[k];
+        }),
+      },
+      shown || '∅',
+      h('span', { class: 'rw-label' }, p.kind),
+    );
+  };
+
+  const renderResults = () => {
+    clear(results);
+    if (!outcome) {
+      results.append(h('p', { class: 'empty' }, 'No rewrite yet.'));
+      return;
+    }
+    const o = outcome;
+    const m = o.summary;
+    const w = o.weights;
+    const undoBtn = h('button', { class: 'btn small', 'data-testid': 'rewrite-undo', disabled: undo.length === 0, onclick: () => {
+      const prev = undo.pop();
+      if (prev) {
+        states = prev;
+        renderResults();
+      }
+    } }, 'Undo');
+    const acceptAll = h('button', { class: 'btn small', 'data-testid': 'rewrite-accept-all', onclick: () => {
+      snapshot();
+      states.forEach((s) => {
+        s.rejected = false;
+        s.accepted = s.accepted.map(() => true);
+      });
+      renderResults();
+      o.sentences.forEach((_, i) => void rescore(i));
+    } }, 'Accept all');
+    const exportBtn = h('button', { class: 'btn small primary', 'data-testid': 'rewrite-export', onclick: async () => {
+      const path = await save({ defaultPath: 'rewrite.txt' });
+      if (!path) return;
+      try {
+        await exportRewrite(path, o.sentences.map((_, i) => currentText(o, i, states[i])).join('\n') + '\n');
+        ctx.notify(`Saved ${path}`);
+      } catch (e) {
+        ctx.notify(errorMessage(e), 'error');
+      }
+    } }, 'Export accepted text…');
+    results.append(
+      h('h3', {}, `Rewrite (${o.method}${o.model ? `, ${o.model}` : ''})${o.run_id !== null ? ` — run ${o.run_id}` : ''}`),
+      h(
+        'p',
+        { class: 'muted small', 'data-testid': 'rewrite-summary' },
+        `${m.sentences} sentences · formality ${fmt(m.formality_before)} → ${fmt(m.formality_after)} · chrF to input ${m.chrf_to_input.toFixed(1)}` +
+          (m.perplexity !== null ? ` · perplexity ${m.perplexity.toFixed(1)}` : '') +
+          ` · GM ${m.gm.toFixed(3)} (weights formality ${w.formality}, meaning ${w.meaning}, fluency ${w.fluency}) · ${m.seconds_per_sentence.toFixed(3)} s/sentence · scorer ${o.scorer}`,
+      ),
+      h('div', { class: 'row' }, undoBtn, acceptAll, exportBtn, h('span', { class: 'muted rw-legend' }, 'Click an edit to accept or reject it.')),
+    );
+    const list = h('div', { class: 'rw-sentences' });
+    o.sentences.forEach((s, i) => {
+      const st = states[i];
+      const c = s.candidates[st.candidate];
+      const row = h('div', { class: `rw-sentence${st.rejected ? ' rejected' : ''}`, 'data-testid': 'rewrite-sentence' });
+      if (!c) {
+        row.append(h('div', { class: 'rw-old' }, s.input), h('div', { class: 'rw-new muted' }, s.input));
+        list.append(row);
+        return;
+      }
+      const old = h('div', { class: 'rw-old', 'data-testid': 'rewrite-original' }, ...c.pieces.map((p, k) => pieceView(i, k, p, 'old')));
+      const neu = h('div', { class: 'rw-new', 'data-testid': 'rewrite-output' }, ...c.pieces.map((p, k) => pieceView(i, k, p, 'new')));
+      const after = st.rejected ? s.formality_before : st.formality ?? c.scores.formality;
+      const delta = after - s.formality_before;
+      const cand = h(
+        'select',
+        { class: 'input', 'data-testid': 'rewrite-candidate', onchange: (e: Event) => {
+          const k = Number((e.target as HTMLSelectElement).value);
+          snapshot();
+          states[i] = freshState(o, i, k);
+          renderResults();
+        } },
+        ...s.candidates.map((cv, k) =>
+          h('option', { value: k, selected: k === st.candidate }, `${k + 1}. ${cv.origin} — GM ${cv.scores.gm.toFixed(3)}, formality ${fmt(cv.scores.formality)}, chrF ${cv.scores.meaning.toFixed(0)}${cv.scores.perplexity !== null ? `, ppl ${cv.scores.perplexity.toFixed(0)}` : ''}`),
+        ),
+      );
+      row.append(
+        old,
+        neu,
+        h(
+          'div',
+          { class: 'rw-meta' },
+          h('span', { 'data-testid': 'rewrite-formality' }, 'formality ', fmt(s.formality_before), ' → ', h('span', { class: delta >= 0 ? 'rw-up' : 'rw-down' }, fmt(after))),
+          s.candidates.length > 1 ? cand : h('span', {}, c.origin),
+          h('button', { class: 'btn small', 'data-testid': 'rewrite-accept-sentence', onclick: () => change(i, (x) => {
+            x.rejected = false;
+            x.accepted = x.accepted.map(() => true);
+          }) }, 'Accept sentence'),
+          h('button', { class: 'btn small', 'data-testid': 'rewrite-reject-sentence', onclick: () => change(i, (x) => {
+            x.rejected = true;
+          }) }, 'Keep original'),
+        ),
+      );
+      list.append(row);
+    });
+    results.append(list);
+  };
+
+  const renderRuns = async () => {
     try {
       const list = await listRuns(ctx.project.id, { task: 'rewrite' });
       clear(runs);
@@ -27,6 +246,53 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       ctx.notify(errorMessage(e), 'error');
     }
   };
-  void render();
-  return ctx.subscribe(() => void render());
+
+  runBtn.addEventListener('click', async () => {
+    formError.textContent = '';
+    const weights: Weights = { formality: Number(wF.value), meaning: Number(wM.value), fluency: Number(wL.value) };
+    const docId = useDoc.checked ? ctx.selectedDocumentId() : null;
+    if (useDoc.checked && docId === null) {
+      formError.textContent = 'Select a document in the Documents tab first.';
+      return;
+    }
+    if (!useDoc.checked && !input.value.trim()) {
+      formError.textContent = 'Paste some text to rewrite.';
+      return;
+    }
+    const panel = new ProgressPanel('rewrite-progress');
+    progressSlot.append(panel.el);
+    runBtn.disabled = true;
+    const op = rewriteText(
+      ctx.project.id,
+      {
+        text: input.value,
+        document_id: docId,
+        lang: lang.value,
+        method: method.value as Method,
+        n: Number(n.value) || 3,
+        model: model.value.trim() || null,
+        weights,
+        scorer: scorer.value,
+      },
+      panel.update,
+    );
+    panel.attach(op);
+    try {
+      outcome = await op.result;
+      states = outcome.sentences.map((_, i) => freshState(outcome as RewriteOutcome, i));
+      undo.length = 0;
+      renderResults();
+      ctx.changed('runs');
+    } catch (e) {
+      formError.textContent = errorMessage(e);
+    } finally {
+      panel.done();
+      runBtn.disabled = false;
+    }
+  });
+
+  void renderRuns();
+  return ctx.subscribe((what) => {
+    if (what === 'runs') void renderRuns();
+  });
 }

@@ -1,15 +1,289 @@
+//! `registro rewrite`: informal → formal rewriting (rules, round-trip MT, LLM) with scores and labelled edits;
+//! `registro rewrite eval DIR` on an XFORMAL-layout folder; `registro rewrite train-scorer`; and
+//! `registro bench rules`.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use registro_core::progress::CancelToken;
+use registro_core::rewrite::{self as rw, Lang, Method, Options, RewriteRequest, ScorerChoice, Weights};
+
 use super::Ctx;
 
 #[derive(clap::Args)]
-pub struct Args {}
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Args {
+    #[command(subcommand)]
+    sub: Option<Sub>,
+    #[command(flatten)]
+    opts: RewriteOpts,
+    /// Text to rewrite (default: --input, else stdin), one sentence per line
+    text: Vec<String>,
+}
 
-pub fn run(_ctx: &Ctx, _args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+#[derive(clap::Subcommand)]
+enum Sub {
+    /// Rewrite the `informal` file of an XFORMAL/GYAFC-layout folder and score it against `formal.ref0..3`
+    Eval {
+        dir: PathBuf,
+        #[command(flatten)]
+        opts: RewriteOpts,
+    },
+    /// Retrain the formality scorers on PT16 and write their weights files
+    TrainScorer {
+        /// Folder with train.csv and tune.csv
+        #[arg(long, default_value = "../shared/data/pt16")]
+        data: PathBuf,
+        /// Where to write surface.json and lexical.json (the crate's data/scorer to update the shipped weights)
+        #[arg(long, default_value = "crates/registro-rewrite/data/scorer")]
+        out: PathBuf,
+    },
+    /// Print the formality score of each input line
+    Score {
+        #[command(flatten)]
+        opts: RewriteOpts,
+        text: Vec<String>,
+    },
+}
+
+#[derive(clap::Args, Clone)]
+struct RewriteOpts {
+    /// Language of the text
+    #[arg(long, default_value = "en", value_parser = parse_lang)]
+    lang: Lang,
+    /// rules | roundtrip | llm
+    #[arg(long, default_value = "rules", value_parser = parse_method)]
+    method: Method,
+    /// LLM candidates per sentence
+    #[arg(long, default_value_t = 3)]
+    n: usize,
+    /// Model id for roundtrip / llm (see `registro models list`)
+    #[arg(long)]
+    model: Option<String>,
+    /// Read sentences from this file (one per line)
+    #[arg(long)]
+    input: Option<PathBuf>,
+    /// Write the chosen rewrites here (one per line)
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Reranking weights formality,meaning,fluency
+    #[arg(long, default_value = "1,1,1", value_parser = parse_weights)]
+    weights: Weights,
+    /// Formality scorer: surface | lexical | path to a trained weights .json
+    #[arg(long, default_value = "surface", value_parser = parse_scorer)]
+    scorer: ScorerChoice,
+    /// Skip perplexity scoring (faster LLM runs)
+    #[arg(long)]
+    no_fluency: bool,
+    /// Project the run is stored in (created when missing)
+    #[arg(long, default_value = "default")]
+    project: String,
+    /// Do not store the run
+    #[arg(long)]
+    no_store: bool,
+}
+
+fn parse_lang(s: &str) -> Result<Lang, String> {
+    s.parse().map_err(|e: rw::UnknownLang| e.to_string())
+}
+
+fn parse_method(s: &str) -> Result<Method, String> {
+    s.parse()
+}
+fn parse_weights(s: &str) -> Result<Weights, String> {
+    s.parse()
+}
+fn parse_scorer(s: &str) -> Result<ScorerChoice, String> {
+    s.parse()
+}
+
+fn read_input(o: &RewriteOpts, text: &[String]) -> anyhow::Result<Vec<String>> {
+    if let Some(p) = &o.input {
+        return rw::read_sentences(p);
+    }
+    if !text.is_empty() {
+        return Ok(text.join(" ").lines().map(str::to_string).collect());
+    }
+    let mut s = String::new();
+    std::io::stdin().read_to_string(&mut s).context("reading stdin")?;
+    Ok(s.lines().map(str::to_string).collect())
+}
+
+fn request(o: &RewriteOpts, sentences: Vec<String>) -> RewriteRequest {
+    RewriteRequest {
+        sentences,
+        options: Options { lang: o.lang, method: o.method, n: o.n, weights: o.weights, fluency: !o.no_fluency },
+        model: o.model.clone(),
+        scorer: o.scorer.clone(),
+        project: (!o.no_store).then(|| o.project.clone()),
+        document_id: None,
+    }
+}
+
+fn open_store(ctx: &Ctx, o: &RewriteOpts) -> anyhow::Result<Option<registro_store::Store>> {
+    if o.no_store {
+        return Ok(None);
+    }
+    Ok(Some(registro_store::Store::open_or_default(ctx.db.as_deref())?))
+}
+
+fn progress(json: bool) -> impl FnMut(registro_core::progress::Progress) {
+    move |p| {
+        if !json && p.total > 20 && (p.done % 20 == 0 || p.done == p.total) {
+            eprintln!("{}/{}", p.done, p.total);
+        }
+    }
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> anyhow::Result<()> {
+    match args.sub {
+        None => rewrite(ctx, &args.opts, &args.text),
+        Some(Sub::Eval { dir, opts }) => eval(ctx, &opts, &dir),
+        Some(Sub::TrainScorer { data, out }) => train(ctx, &data, &out),
+        Some(Sub::Score { opts, text }) => score(ctx, &opts, &text),
+    }
+}
+
+fn rewrite(ctx: &Ctx, o: &RewriteOpts, text: &[String]) -> anyhow::Result<()> {
+    let sentences = read_input(o, text)?;
+    let mut store = open_store(ctx, o)?;
+    let mut neural = rw::neural_backend(o.method, o.model.as_deref())?;
+    let out = rw::rewrite(store.as_mut(), &request(o, sentences), neural.as_deref_mut(), &CancelToken::new(), &mut progress(ctx.json))?;
+    if let Some(p) = &o.output {
+        let mut text = out.best_texts().join("\n");
+        text.push('\n');
+        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+    }
+    if ctx.json {
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    for s in &out.sentences {
+        let Some(best) = s.candidates.first() else { continue };
+        let c = &best.candidate;
+        println!("{}", c.text);
+        let edits: Vec<String> = best.pieces.iter().filter_map(|p| p.kind.as_ref().map(|k| format!("{:?}→{:?} [{k}]", p.old, p.new))).collect();
+        let ppl = c.scores.perplexity.map_or(String::new(), |p| format!("  ppl {p:.1}"));
+        eprintln!(
+            "  formality {:+.2} → {:+.2}  chrF {:.1}{ppl}  GM {:.3}  ({}; {} candidates)",
+            s.formality_before, c.scores.formality, c.scores.meaning, c.scores.gm, c.origin, s.candidates.len()
+        );
+        if !edits.is_empty() {
+            eprintln!("  edits: {}", edits.join("; "));
+        }
+    }
+    let m = &out.summary;
+    eprintln!(
+        "{} sentences: formality {:+.2} → {:+.2}, chrF to input {:.1}, GM {:.3}, {:.4} s/sentence{}{}",
+        m.sentences, m.formality_before, m.formality_after, m.chrf_to_input, m.gm, m.seconds_per_sentence,
+        m.perplexity.map_or(String::new(), |p| format!(", perplexity {p:.1}")),
+        out.run_id.map_or(String::new(), |id| format!(" (run {id})"))
+    );
+    Ok(())
+}
+
+fn eval(ctx: &Ctx, o: &RewriteOpts, dir: &std::path::Path) -> anyhow::Result<()> {
+    let mut store = open_store(ctx, o)?;
+    let mut neural = rw::neural_backend(o.method, o.model.as_deref())?;
+    let r = rw::evaluate_xformal(store.as_mut(), dir, request(o, Vec::new()), neural.as_deref_mut(), &CancelToken::new(), &mut progress(ctx.json))?;
+    if ctx.json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+        return Ok(());
+    }
+    let e = &r.evaluation;
+    println!("{} ({} segments, {} references), method {}", r.folder, e.segments, e.references, o.method.name());
+    println!("  multi-BLEU      {:.2}  (input: {:.2})  {}", e.multi_bleu, e.input_multi_bleu, e.bleu_signature);
+    println!("  self-BLEU       {:.2}", e.self_bleu);
+    println!("  formality       {:+.3}  (input: {:+.3})", e.formality, e.input_formality);
+    if let Some(p) = e.perplexity {
+        println!("  perplexity      {p:.2}");
+    }
+    println!("  GM              {:.4}", e.gm);
+    println!("  s/sentence      {:.4}", r.summary.seconds_per_sentence);
+    if let Some(id) = r.run_id {
+        println!("  stored as run {id}");
+    }
+    Ok(())
+}
+
+fn train(ctx: &Ctx, data: &std::path::Path, out: &std::path::Path) -> anyhow::Result<()> {
+    let models = rw::train_scorers(data, out)?;
+    if ctx.json {
+        let v: Vec<_> = models.iter().map(|m| serde_json::json!({"variant": m.variant, "lambda": m.lambda, "report": m.report})).collect();
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    for m in &models {
+        println!(
+            "{:8} λ={:<5} Spearman on PT16 tune {:.4} (Pearson {:.4}; train {:.4}) → {}/{}.json",
+            m.variant.name(), m.lambda, m.report.tune_spearman, m.report.tune_pearson, m.report.train_spearman, out.display(), m.variant.name()
+        );
+    }
+    Ok(())
+}
+
+fn score(ctx: &Ctx, o: &RewriteOpts, text: &[String]) -> anyhow::Result<()> {
+    let mut s = rw::load_scorer(&o.scorer)?;
+    for line in read_input(o, text)? {
+        let f = s.score(&line, o.lang, None)?;
+        if ctx.json {
+            println!("{}", serde_json::json!({"text": line, "formality": f}));
+        } else {
+            println!("{f:+.3}\t{line}");
+        }
+    }
+    Ok(())
 }
 
 #[derive(clap::Args)]
-pub struct BenchArgs {}
+pub struct BenchArgs {
+    /// Language of the corpus
+    #[arg(long, default_value = "en", value_parser = parse_lang)]
+    lang: Lang,
+    /// Corpus: a text file (one sentence a line) or a PT16 csv; default PT16 train when found, else built-in
+    /// chat sentences
+    #[arg(long)]
+    input: Option<PathBuf>,
+    /// Minimum measuring time in seconds
+    #[arg(long, default_value_t = 3.0)]
+    seconds: f64,
+}
 
-pub fn bench(_ctx: &Ctx, _args: BenchArgs) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+fn shared_data() -> PathBuf {
+    std::env::var_os("REGISTRO_SHARED_DATA").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("../shared/data"))
+}
+
+pub fn bench(ctx: &Ctx, args: BenchArgs) -> anyhow::Result<()> {
+    let (corpus, name) = match &args.input {
+        Some(p) if p.extension().is_some_and(|e| e == "csv") => {
+            (registro_rewrite_pt16(p)?, p.display().to_string())
+        }
+        Some(p) => (rw::read_sentences(p)?, p.display().to_string()),
+        None => {
+            let p = shared_data().join("pt16/train.csv");
+            if p.exists() && args.lang == Lang::En {
+                (registro_rewrite_pt16(&p)?, p.display().to_string())
+            } else {
+                (rw::bench::sample_corpus(args.lang), "built-in chat sentences".to_string())
+            }
+        }
+    };
+    let t = rw::bench::throughput(&corpus, args.lang, std::time::Duration::from_secs_f64(args.seconds));
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load: Vec<&str> = load.split_whitespace().take(3).collect();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if ctx.json {
+        println!("{}", serde_json::json!({"corpus": name, "throughput": t, "loadavg": load, "cpus": cpus, "threads": 1, "debug_build": cfg!(debug_assertions)}));
+        return Ok(());
+    }
+    println!("rules formalizer ({}), corpus {name} ({} sentences), 1 thread", args.lang, corpus.len());
+    println!("  {:.0} sentences/s, {:.2} MB/s, {} sentences in {:.2} s, {} edits", t.sentences_per_s, t.mb_per_s, t.sentences, t.seconds, t.edits);
+    println!("  load average {} on {cpus} CPUs{}", load.join(" "), if cfg!(debug_assertions) { " (debug build: use --release for the real figure)" } else { "" });
+    println!("  goal ≥ 100000 sentences/s: {}", if t.sentences_per_s >= 100_000.0 { "met" } else { "NOT met" });
+    Ok(())
+}
+
+fn registro_rewrite_pt16(p: &std::path::Path) -> anyhow::Result<Vec<String>> {
+    Ok(registro_core::rewrite::load_pt16(p)?.into_iter().map(|e| e.text).collect())
 }

@@ -1,0 +1,102 @@
+//! The Rewrite view: rewrite pasted text or a stored document (rules, round-trip MT, LLM) as a stored run, score
+//! the formality of the accepted sentences, and export the accepted document. Each command is one call into
+//! `registro_core::rewrite`.
+
+use registro_core::progress::Progress;
+use registro_core::rewrite::{self as core, Lang, Method, Options, RewriteOutcome, RewriteRequest, ScorerChoice, Weights};
+use registro_store::{DocumentId, ProjectId};
+use tauri::ipc::Channel;
+use tauri::AppHandle;
+
+use crate::error::{CmdError, CmdResult};
+use crate::state::blocking;
+
+#[derive(serde::Deserialize)]
+pub struct RewriteArgs {
+    /// Pasted text, one sentence per line (ignored when `document_id` is set).
+    #[serde(default)]
+    pub text: String,
+    pub document_id: Option<DocumentId>,
+    pub lang: String,
+    pub method: String,
+    #[serde(default = "default_n")]
+    pub n: usize,
+    pub model: Option<String>,
+    pub weights: Option<Weights>,
+    pub scorer: Option<String>,
+    #[serde(default = "yes")]
+    pub fluency: bool,
+}
+
+fn default_n() -> usize {
+    3
+}
+fn yes() -> bool {
+    true
+}
+
+fn lang(s: &str) -> CmdResult<Lang> {
+    s.parse::<Lang>().map_err(|e| CmdError::msg(e.to_string()))
+}
+
+fn scorer(s: Option<&str>) -> CmdResult<ScorerChoice> {
+    s.unwrap_or("surface").parse::<ScorerChoice>().map_err(CmdError::msg)
+}
+
+/// Rewrites and stores the run in `project_id`. Progress per sentence; `cancel_operation(op_id)` stops between
+/// sentences and keeps the sentences done so far in a `cancelled` run.
+#[tauri::command]
+pub async fn rewrite_text(
+    app: AppHandle,
+    project_id: ProjectId,
+    args: RewriteArgs,
+    op_id: String,
+    on_progress: Channel<Progress>,
+) -> CmdResult<RewriteOutcome> {
+    let lang = lang(&args.lang)?;
+    let method: Method = args.method.parse().map_err(CmdError::msg)?;
+    let scorer = scorer(args.scorer.as_deref())?;
+    blocking(app, move |state| {
+        let op = state.ops.start(&op_id);
+        let mut store = state.open_store()?;
+        let sentences = match args.document_id {
+            Some(doc) => store.segment_texts(doc)?,
+            None => args.text.lines().map(str::to_string).collect(),
+        };
+        if sentences.iter().all(|s| s.trim().is_empty()) {
+            return Err(CmdError::msg("nothing to rewrite: paste some text or pick a document"));
+        }
+        let req = RewriteRequest {
+            sentences,
+            options: Options { lang, method, n: args.n.clamp(1, 8), weights: args.weights.unwrap_or_default(), fluency: args.fluency },
+            model: args.model.clone(),
+            scorer,
+            project: Some(project_id.to_string()),
+            document_id: args.document_id,
+        };
+        let mut neural = core::neural_backend(method, args.model.as_deref())?;
+        let mut progress = |p: Progress| {
+            let _ = on_progress.send(p);
+        };
+        Ok(core::rewrite(Some(&mut store), &req, neural.as_deref_mut(), &op.token, &mut progress)?)
+    })
+    .await
+}
+
+/// Formality (PT16 scale, −3 … 3) of each sentence: the view re-scores the document as edits are accepted.
+#[tauri::command(async)]
+pub fn score_formality(sentences: Vec<String>, lang: String, scorer: Option<String>) -> CmdResult<Vec<f32>> {
+    let lang = self::lang(&lang)?;
+    let mut s = core::load_scorer(&self::scorer(scorer.as_deref())?)?;
+    sentences.iter().map(|t| s.score(t, lang, None).map_err(CmdError::from)).collect()
+}
+
+/// Writes the accepted document to `path` (a path the user picked in the save dialog).
+#[tauri::command(async)]
+pub fn export_rewrite(path: String, text: String) -> CmdResult<()> {
+    let path = path.trim();
+    if path.is_empty() {
+        return Err(CmdError::msg("choose where to save the document"));
+    }
+    std::fs::write(path, text).map_err(|e| CmdError::msg(format!("cannot write {path}: {e}")))
+}
