@@ -458,7 +458,7 @@ pub fn bench(_ctx: &Ctx, a: BenchArgs) -> Result<()> {
     }
     let _ = std::fs::remove_dir_all(&tmp);
     println!("registro eval (incl. storing 10 runs): {ours_s:>8.3} s");
-    println!("sacrebleu 2.x CLI (2 invocations):     {sacre_s:>8.3} s");
+    println!("sacrebleu CLI (2 invocations):         {sacre_s:>8.3} s");
     println!("speed-up:                              {:>8.1}x", sacre_s / ours_s);
     if parsed.is_empty() || compared == 0 {
         println!("scores identical: could not compare ({} sacrebleu rows parsed, {compared} values matched up)", parsed.len());
