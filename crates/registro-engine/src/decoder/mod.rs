@@ -1,0 +1,389 @@
+//! Decoder-only transformer for GGUF LLMs (qwen2, qwen3, llama, gemma3), adapted from candle-transformers'
+//! `quantized_qwen2` / `quantized_gemma3` / `quantized_llama`, with what generation needs and those lack:
+//! a KV cache that lives outside the weights (cloneable, so a shared prefix is computed once), several
+//! sequences of different lengths in one batch (padding columns masked per row, positions per row), row
+//! selection of the cache (beam search, dropping finished rows) and logits for every position (scoring).
+//!
+//! Per-architecture differences (biases, q/k norms, post norms, GELU, embedding scale, RoPE layout, sliding
+//! window) are read from the file by `config.rs`; the forward pass below is shared.
+mod cache;
+mod config;
+
+pub use cache::KvCache;
+pub use config::{Arch, Config};
+
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use candle_core::quantized::{QMatMul, QTensor};
+use candle_core::{DType, Device, Module, Tensor, D};
+
+
+use crate::gguf::GgufFile;
+
+struct RmsNorm {
+    weight: Tensor,
+    eps: f32,
+}
+
+impl RmsNorm {
+    fn load(f: &mut GgufFile, name: &str, eps: f32, device: &Device) -> Result<Self> {
+        Ok(Self { weight: f.dequantized(name, device)?, eps })
+    }
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        Ok(candle_nn::ops::rms_norm(&x.contiguous()?, &self.weight, self.eps)?)
+    }
+}
+
+/// A quantized weight, possibly with zero-padded rows (see `gguf::pad_q8_0_rows`).
+struct Linear {
+    w: QMatMul,
+    k: usize,
+    k_pad: usize,
+}
+
+impl Linear {
+    fn new(q: Arc<QTensor>) -> Result<(Self, Arc<QTensor>)> {
+        let (_, k) = q.shape().dims2()?;
+        let q = match q.device().is_cpu() && pad_helps() {
+            true => match crate::gguf::pad_q8_0_rows(&q, 256)? {
+                Some(p) => Arc::new(p),
+                None => q,
+            },
+            false => q,
+        };
+        let (_, k_pad) = q.shape().dims2()?;
+        Ok((Self { w: QMatMul::from_arc(q.clone())?, k, k_pad }, q))
+    }
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        if self.k_pad != self.k {
+            let x = x.pad_with_zeros(D::Minus1, 0, self.k_pad - self.k)?;
+            return Ok(self.w.forward(&x)?);
+        }
+        Ok(self.w.forward(x)?)
+    }
+}
+
+/// Padding pays off where candle has tiled Q8_0 kernels (AVX512-VNNI / AVX-VNNI); `REGISTRO_NO_PAD=1` turns it
+/// off for comparisons.
+fn pad_helps() -> bool {
+    if std::env::var("REGISTRO_NO_PAD").is_ok_and(|v| v == "1") {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512vnni") || std::arch::is_x86_feature_detected!("avxvnni")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+struct Layer {
+    wq: Linear,
+    wk: Linear,
+    wv: Linear,
+    wo: Linear,
+    bias: Option<(Tensor, Tensor, Tensor)>,
+    q_norm: Option<RmsNorm>,
+    k_norm: Option<RmsNorm>,
+    attn_norm: RmsNorm,
+    post_attn_norm: Option<RmsNorm>,
+    ffn_norm: RmsNorm,
+    post_ffn_norm: Option<RmsNorm>,
+    gate: Linear,
+    up: Linear,
+    down: Linear,
+    sliding: bool,
+}
+
+/// The weights of one GGUF decoder; immutable and shared between threads (`Arc`), all per-sequence state is in
+/// [`KvCache`].
+pub struct Decoder {
+    pub cfg: Config,
+    embed: Arc<QTensor>,
+    layers: Vec<Layer>,
+    norm: RmsNorm,
+    output: Linear,
+    rope: (Tensor, Tensor),
+    rope_local: Option<(Tensor, Tensor)>,
+    device: Device,
+}
+
+fn rope_table(head_dim: usize, base: f32, max_pos: usize, device: &Device) -> Result<(Tensor, Tensor)> {
+    let inv: Vec<f32> = (0..head_dim).step_by(2).map(|i| 1f32 / base.powf(i as f32 / head_dim as f32)).collect();
+    let n = inv.len();
+    let mut cos = Vec::with_capacity(max_pos * n);
+    let mut sin = Vec::with_capacity(max_pos * n);
+    for p in 0..max_pos {
+        for f in &inv {
+            let a = p as f32 * f;
+            cos.push(a.cos());
+            sin.push(a.sin());
+        }
+    }
+    Ok((Tensor::from_vec(cos, (max_pos, n), device)?, Tensor::from_vec(sin, (max_pos, n), device)?))
+}
+
+fn qmatmul(f: &mut GgufFile, name: &str, device: &Device) -> Result<Linear> {
+    Ok(Linear::new(Arc::new(f.qtensor(name, device)?))?.0)
+}
+
+impl Decoder {
+    pub fn load(f: &mut GgufFile, device: &Device) -> Result<Self> {
+        let cfg = Config::from_gguf(f)?;
+        let embed = Arc::new(f.qtensor("token_embd.weight", device)?);
+        // Tied output: the (possibly padded) output weight doubles as the embedding table; lookups are narrowed.
+        let (output, embed) = if f.has_tensor("output.weight") {
+            (qmatmul(f, "output.weight", device)?, embed)
+        } else {
+            Linear::new(embed)?
+        };
+        let norm = RmsNorm::load(f, "output_norm.weight", cfg.eps, device)?;
+        let mut layers = Vec::with_capacity(cfg.n_layer);
+        for i in 0..cfg.n_layer {
+            let p = format!("blk.{i}");
+            let opt_norm = |f: &mut GgufFile, n: &str| -> Result<Option<RmsNorm>> {
+                let name = format!("{p}.{n}.weight");
+                if f.has_tensor(&name) { Ok(Some(RmsNorm::load(f, &name, cfg.eps, device)?)) } else { Ok(None) }
+            };
+            let bias = if f.has_tensor(&format!("{p}.attn_q.bias")) {
+                Some((
+                    f.dequantized(&format!("{p}.attn_q.bias"), device)?,
+                    f.dequantized(&format!("{p}.attn_k.bias"), device)?,
+                    f.dequantized(&format!("{p}.attn_v.bias"), device)?,
+                ))
+            } else {
+                None
+            };
+            layers.push(Layer {
+                wq: qmatmul(f, &format!("{p}.attn_q.weight"), device)?,
+                wk: qmatmul(f, &format!("{p}.attn_k.weight"), device)?,
+                wv: qmatmul(f, &format!("{p}.attn_v.weight"), device)?,
+                wo: qmatmul(f, &format!("{p}.attn_output.weight"), device)?,
+                bias,
+                q_norm: opt_norm(f, "attn_q_norm")?,
+                k_norm: opt_norm(f, "attn_k_norm")?,
+                attn_norm: RmsNorm::load(f, &format!("{p}.attn_norm.weight"), cfg.eps, device)?,
+                post_attn_norm: opt_norm(f, "post_attention_norm")?,
+                ffn_norm: RmsNorm::load(f, &format!("{p}.ffn_norm.weight"), cfg.eps, device)?,
+                post_ffn_norm: opt_norm(f, "post_ffw_norm")?,
+                gate: qmatmul(f, &format!("{p}.ffn_gate.weight"), device)?,
+                up: qmatmul(f, &format!("{p}.ffn_up.weight"), device)?,
+                down: qmatmul(f, &format!("{p}.ffn_down.weight"), device)?,
+                sliding: cfg.is_sliding(i),
+            });
+        }
+        let rope = rope_table(cfg.rope_dim, cfg.rope_base, cfg.max_pos, device)?;
+        let rope_local = match cfg.rope_base_local {
+            Some(b) if cfg.sliding_window.is_some() => Some(rope_table(cfg.rope_dim, b, cfg.max_pos, device)?),
+            _ => None,
+        };
+        Ok(Self { cfg, embed, layers, norm, output, rope, rope_local, device: device.clone() })
+    }
+
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    pub fn new_cache(&self, batch: usize) -> KvCache {
+        KvCache::new(self.layers.len(), batch)
+    }
+
+    /// Runs `rows` (one token slice per cache row, lengths may differ: shorter rows are left-padded with masked
+    /// columns) through the model, appending to `cache`. Returns logits `(rows, vocab)` at each row's last token,
+    /// or `(rows, max_len, vocab)` at every position when `all_positions` (padding positions come first).
+    pub fn forward(&self, rows: &[&[u32]], cache: &mut KvCache, all_positions: bool) -> Result<Tensor> {
+        let b = rows.len();
+        if b == 0 || b != cache.batch() {
+            bail!("forward: {b} token rows for a cache of {} rows", cache.batch());
+        }
+        let s = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+        if s == 0 {
+            bail!("forward: no tokens");
+        }
+        let vocab = self.cfg.vocab;
+        let mut ids = Vec::with_capacity(b * s);
+        let mut qpos = Vec::with_capacity(b * s);
+        for (r, toks) in rows.iter().enumerate() {
+            if let Some(bad) = toks.iter().find(|&&t| t as usize >= vocab) {
+                bail!("token id {bad} is outside the vocabulary ({vocab})");
+            }
+            let pad = s - toks.len();
+            let start = cache.rows[r].next_pos;
+            ids.extend(std::iter::repeat(0u32).take(pad));
+            ids.extend_from_slice(toks);
+            qpos.extend(std::iter::repeat(0u32).take(pad));
+            qpos.extend((0..toks.len()).map(|i| (start + i) as u32));
+        }
+        if let Some(&max) = qpos.iter().max() {
+            if max as usize >= self.cfg.max_pos {
+                bail!("sequence of {} tokens exceeds the context length {}", max + 1, self.cfg.max_pos);
+            }
+        }
+        let t_old = cache.len();
+        cache.push_columns(rows, s);
+        let t_new = t_old + s;
+
+        let masks = self.masks(cache, t_old, s)?;
+        let same_positions = (1..b).all(|r| qpos[r * s..(r + 1) * s] == qpos[..s]);
+        let ropes = self.rope_slices(&qpos, b, s, same_positions)?;
+
+        let ids_t = Tensor::from_vec(ids, (b, s), &self.device)?;
+        let mut x = self.embed.embedding(&ids_t)?;
+        if x.dim(D::Minus1)? != self.cfg.hidden {
+            x = x.narrow(D::Minus1, 0, self.cfg.hidden)?.contiguous()?;
+        }
+        if let Some(scale) = self.cfg.embed_scale {
+            x = (x * scale as f64)?;
+        }
+        for (li, layer) in self.layers.iter().enumerate() {
+            let local = layer.sliding && self.rope_local.is_some();
+            let (cos, sin) = if local { ropes.1.as_ref().unwrap() } else { &ropes.0 };
+            let mask = if layer.sliding { masks.1.as_ref() } else { masks.0.as_ref() };
+            let h = layer.attn_norm.forward(&x)?;
+            let h = self.attention(layer, li, &h, cache, cos, sin, mask, b, s, t_new)?;
+            let h = match &layer.post_attn_norm {
+                Some(n) => n.forward(&h)?,
+                None => h,
+            };
+            x = (x + h)?;
+            let h = layer.ffn_norm.forward(&x)?;
+            let g = layer.gate.forward(&h)?;
+            let u = layer.up.forward(&h)?;
+            let g = if self.cfg.gelu { g.gelu()? } else { candle_nn::ops::silu(&g)? };
+            let h = layer.down.forward(&(g * u)?)?;
+            let h = match &layer.post_ffn_norm {
+                Some(n) => n.forward(&h)?,
+                None => h,
+            };
+            x = (x + h)?;
+        }
+        let x = if all_positions { x } else { x.narrow(1, s - 1, 1)?.squeeze(1)? };
+        let x = self.norm.forward(&x)?;
+        let logits = self.output.forward(&x)?;
+        Ok(logits.to_dtype(DType::F32)?)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn attention(
+        &self,
+        l: &Layer,
+        li: usize,
+        x: &Tensor,
+        cache: &mut KvCache,
+        cos: &Tensor,
+        sin: &Tensor,
+        mask: Option<&Tensor>,
+        b: usize,
+        s: usize,
+        t: usize,
+    ) -> Result<Tensor> {
+        let c = &self.cfg;
+        let (nh, nkv, hd) = (c.n_head, c.n_kv_head, c.head_dim);
+        let mut q = l.wq.forward(x)?;
+        let mut k = l.wk.forward(x)?;
+        let mut v = l.wv.forward(x)?;
+        if let Some((bq, bk, bv)) = &l.bias {
+            q = q.broadcast_add(bq)?;
+            k = k.broadcast_add(bk)?;
+            v = v.broadcast_add(bv)?;
+        }
+        let mut q = q.reshape((b, s, nh, hd))?.transpose(1, 2)?.contiguous()?;
+        let mut k = k.reshape((b, s, nkv, hd))?.transpose(1, 2)?.contiguous()?;
+        let v = v.reshape((b, s, nkv, hd))?.transpose(1, 2)?.contiguous()?;
+        if let Some(n) = &l.q_norm {
+            q = n.forward(&q)?;
+        }
+        if let Some(n) = &l.k_norm {
+            k = n.forward(&k)?;
+        }
+        let (q, k) = if c.rope_neox {
+            (candle_nn::rotary_emb::rope(&q, cos, sin)?, candle_nn::rotary_emb::rope(&k, cos, sin)?)
+        } else {
+            (candle_nn::rotary_emb::rope_i(&q, cos, sin)?, candle_nn::rotary_emb::rope_i(&k, cos, sin)?)
+        };
+        let (k, v) = cache.append(li, k, v)?;
+        // Grouped-query attention without copying K/V per query head: the g query heads of one KV head are
+        // adjacent, so they fold into the sequence axis of one matmul.
+        let g = nh / nkv;
+        let q = q.reshape((b, nkv, g * s, hd))?;
+        let scores = (q.matmul(&k.t()?)? * c.attn_scale)?;
+        let scores = match mask {
+            Some(m) => scores.reshape((b, nkv, g, s, t))?.broadcast_add(&m.unsqueeze(1)?.unsqueeze(1)?)?.reshape((b, nkv, g * s, t))?,
+            None => scores,
+        };
+        let p = candle_nn::ops::softmax_last_dim(&scores)?;
+        let y = p.matmul(&v)?; // (b, nkv, g*s, hd)
+        let y = y.reshape((b, nh, s, hd))?.transpose(1, 2)?.reshape((b, s, nh * hd))?;
+        Ok(l.wo.forward(&y)?)
+    }
+
+    /// Additive masks `(b, s, t)` for global and sliding-window layers, or None where nothing is masked.
+    fn masks(&self, cache: &KvCache, t_old: usize, s: usize) -> Result<(Option<Tensor>, Option<Tensor>)> {
+        let b = cache.batch();
+        let t = t_old + s;
+        let window = self.cfg.sliding_window;
+        let any_pad = cache.rows.iter().any(|r| r.has_padding);
+        let build = |window: Option<usize>| -> Result<Option<Tensor>> {
+            let window_bites = window.is_some_and(|w| cache.rows.iter().any(|r| r.next_pos > w));
+            if s == 1 && !any_pad && !window_bites {
+                return Ok(None);
+            }
+            let mut m = vec![0f32; b * s * t];
+            for (r, row) in cache.rows.iter().enumerate() {
+                for i in 0..s {
+                    let qc = t_old + i;
+                    let qp = row.colpos[qc];
+                    let dst = &mut m[(r * s + i) * t..(r * s + i + 1) * t];
+                    for (c, d) in dst.iter_mut().enumerate() {
+                        let kp = row.colpos[c];
+                        let ok = c == qc
+                            || (kp >= 0 && qp >= 0 && c <= qc && window.is_none_or(|w| ((qp - kp) as usize) < w));
+                        if !ok {
+                            *d = f32::NEG_INFINITY;
+                        }
+                    }
+                }
+            }
+            Ok(Some(Tensor::from_vec(m, (b, s, t), &self.device)?))
+        };
+        let global = build(None)?;
+        let local = if window.is_some() && self.layers.iter().any(|l| l.sliding) { build(window)? } else { None };
+        Ok((global, local))
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn rope_slices(&self, qpos: &[u32], b: usize, s: usize, same: bool) -> Result<((Tensor, Tensor), Option<(Tensor, Tensor)>)> {
+        let pick = |(cos, sin): &(Tensor, Tensor)| -> Result<(Tensor, Tensor)> {
+            if same && (s == 1 || qpos[..s].windows(2).all(|w| w[1] == w[0] + 1)) {
+                let start = qpos[0] as usize;
+                Ok((cos.narrow(0, start, s)?, sin.narrow(0, start, s)?))
+            } else {
+                let idx = Tensor::new(qpos, &self.device)?;
+                let n = cos.dim(D::Minus1)?;
+                Ok((
+                    cos.index_select(&idx, 0)?.reshape((b, s, n))?,
+                    sin.index_select(&idx, 0)?.reshape((b, s, n))?,
+                ))
+            }
+        };
+        let global = pick(&self.rope)?;
+        let local = match &self.rope_local {
+            Some(r) => Some(pick(r)?),
+            None => None,
+        };
+        Ok((global, local))
+    }
+
+    pub fn context_len(&self) -> usize {
+        self.cfg.max_pos
+    }
+}
+
+pub(crate) fn ensure_arch(arch: &str) -> Result<Arch> {
+    Arch::parse(arch).with_context(|| {
+        format!("unsupported GGUF architecture {arch:?} (supported: qwen2, qwen3, llama, gemma3)")
+    })
+}

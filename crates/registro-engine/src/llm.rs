@@ -1,0 +1,605 @@
+//! `Model`: a loaded GGUF decoder plus its text codec, and everything callers do with it — generation (greedy,
+//! sampling, batched, with a reusable prefix), N-best beam search and scoring of given text.
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use candle_core::{Device, Tensor};
+
+use crate::decoder::{Arch, Decoder, KvCache};
+use crate::device::{self, DeviceChoice};
+use crate::gguf::GgufFile;
+use crate::logits::{self, LogitsProcessor, Rng, Sampling};
+use crate::text::{HfTokenizer, TextCodec};
+
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    pub device: DeviceChoice,
+    /// A `tokenizer.json`; default: `tokenizer.json` beside the model file, if any.
+    pub tokenizer: Option<PathBuf>,
+    /// Keep Q5_0 tensors as they are instead of converting them to Q8_0 for the CPU kernels.
+    pub keep_q5_0: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct ModelInfo {
+    pub path: PathBuf,
+    pub arch: Arch,
+    pub name: Option<String>,
+    pub vocab: usize,
+    pub context_len: usize,
+    pub n_layer: usize,
+    pub hidden: usize,
+    pub bos: Option<u32>,
+    /// Tokens that end generation: the file's EOS/EOT plus the chat end-of-turn token.
+    pub eos: Vec<u32>,
+    pub chat_template: Option<String>,
+    /// The file's chat template (or the built-in one of its family) with its bos/eos strings.
+    pub chat: crate::chat::ChatTemplate,
+    pub device: String,
+}
+
+#[derive(Clone)]
+pub struct Model {
+    decoder: Arc<Decoder>,
+    codec: Option<Arc<dyn TextCodec>>,
+    /// Why no tokenizer could be built from the GGUF metadata, for the error message.
+    codec_err: Option<String>,
+    pub info: ModelInfo,
+}
+
+#[derive(Clone, Debug)]
+pub struct GenerateOptions {
+    pub max_tokens: usize,
+    pub sampling: Sampling,
+    /// Generation stops once the decoded text contains one of these; the text is cut before it.
+    pub stop_strings: Vec<String>,
+    /// Extra stop tokens besides the model's EOS tokens.
+    pub stop_tokens: Vec<u32>,
+    /// Keep generating through EOS (benchmarks).
+    pub ignore_eos: bool,
+}
+
+impl Default for GenerateOptions {
+    fn default() -> Self {
+        Self { max_tokens: 256, sampling: Sampling::Greedy, stop_strings: Vec::new(), stop_tokens: Vec::new(), ignore_eos: false }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FinishReason {
+    Eos,
+    Stop,
+    Length,
+    Cancelled,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Generation {
+    /// Generated tokens, without the stop token.
+    pub tokens: Vec<u32>,
+    /// Decoded text (empty when the model has no text codec), cut before a stop string.
+    pub text: String,
+    pub finish: FinishReason,
+    /// Sum of the log-probabilities of the generated tokens (after logit processors, before temperature).
+    pub logprob: f32,
+    pub prompt_tokens: usize,
+    pub prefill_secs: f64,
+    pub decode_secs: f64,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Hypothesis {
+    pub tokens: Vec<u32>,
+    pub text: String,
+    pub logprob: f32,
+    /// `logprob / tokens` (length-normalised), the ranking key.
+    pub score: f32,
+    pub finish: FinishReason,
+}
+
+/// One streamed token.
+pub struct TokenEvent<'a> {
+    /// Index of the prompt in a batch call.
+    pub row: usize,
+    pub token: u32,
+    /// Newly complete text (may be empty while a multi-byte character is incomplete).
+    pub text: &'a str,
+}
+
+/// Attention state after a token sequence (e.g. system prompt + few-shot examples), computed once with
+/// [`Model::prefix`] and reused by every call that continues it.
+#[derive(Clone)]
+pub struct Prefix {
+    cache: KvCache,
+    tokens: Vec<u32>,
+    last_logits: Option<Vec<f32>>,
+}
+
+impl Prefix {
+    pub fn tokens(&self) -> &[u32] {
+        &self.tokens
+    }
+    pub fn kv_bytes(&self) -> usize {
+        self.cache.bytes()
+    }
+}
+
+/// Per-token log-probabilities of a text given its context.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct TokenScores {
+    pub tokens: Vec<u32>,
+    pub logprobs: Vec<f32>,
+}
+
+impl TokenScores {
+    pub fn total(&self) -> f64 {
+        self.logprobs.iter().map(|&x| x as f64).sum()
+    }
+    /// exp(−mean log-prob); infinite for no tokens.
+    pub fn perplexity(&self) -> f64 {
+        if self.logprobs.is_empty() {
+            return f64::INFINITY;
+        }
+        (-self.total() / self.logprobs.len() as f64).exp()
+    }
+}
+
+pub type OnToken<'a> = &'a mut dyn FnMut(&TokenEvent);
+
+/// Scoring runs long texts through the model in chunks of this many tokens to bound the logits memory.
+const SCORE_CHUNK: usize = 64;
+
+impl Model {
+    pub fn load(path: &Path, opts: &LoadOptions) -> Result<Self> {
+        let dev = device::open(opts.device)?;
+        let mut f = GgufFile::open(path)?;
+        f.requantize = !opts.keep_q5_0;
+        let arch_name = f.architecture()?;
+        crate::decoder::ensure_arch(&arch_name).with_context(|| path.display().to_string())?;
+        let decoder = Decoder::load(&mut f, &dev).with_context(|| format!("loading {}", path.display()))?;
+        let tok_path = opts.tokenizer.clone().or_else(|| {
+            let p = path.with_file_name("tokenizer.json");
+            p.exists().then_some(p)
+        });
+        // tokenizer.json if given or beside the file, else the vocabulary in the GGUF metadata.
+        let mut codec_err = None;
+        let codec: Option<Arc<dyn TextCodec>> = match tok_path {
+            Some(p) => Some(Arc::new(HfTokenizer::from_file(&p)?)),
+            None => match crate::tokenizer::from_gguf(&f.content, &path.display().to_string()) {
+                Ok(t) => Some(Arc::new(t)),
+                Err(e) => {
+                    codec_err = Some(format!("{e:#}"));
+                    None
+                }
+            },
+        };
+        let md_u32 = |k: &str| f.u32(k).ok().map(|x| x as u32);
+        let mut eos: Vec<u32> = ["tokenizer.ggml.eos_token_id", "tokenizer.ggml.eot_token_id"]
+            .iter()
+            .filter_map(|k| md_u32(k))
+            .collect();
+        let cfg = decoder.cfg.clone();
+        let info = ModelInfo {
+            path: path.to_path_buf(),
+            arch: cfg.arch,
+            name: f.string("general.name"),
+            vocab: cfg.vocab,
+            context_len: cfg.max_pos,
+            n_layer: cfg.n_layer,
+            hidden: cfg.hidden,
+            bos: md_u32("tokenizer.ggml.bos_token_id"),
+            eos: Vec::new(),
+            chat_template: f.string("tokenizer.chat_template"),
+            chat: crate::chat::ChatTemplate::from_gguf(&f.content),
+            device: device::describe(&dev),
+        };
+        let mut model = Self { decoder: Arc::new(decoder), codec: None, codec_err, info };
+        if let Some(c) = codec {
+            model = model.with_codec(c);
+        }
+        eos.extend(model.info.eos.drain(..));
+        eos.sort_unstable();
+        eos.dedup();
+        model.info.eos = eos;
+        Ok(model)
+    }
+
+    /// Attaches a text codec (e.g. one built from GGUF metadata) and adds its end-of-turn tokens to the EOS set.
+    pub fn with_codec(mut self, codec: Arc<dyn TextCodec>) -> Self {
+        for t in ["<|im_end|>", "<|endoftext|>", "<end_of_turn>", "<|eot_id|>", "</s>", "<eos>"] {
+            if let Some(id) = codec.token_id(t) {
+                if !self.info.eos.contains(&id) {
+                    self.info.eos.push(id);
+                }
+            }
+        }
+        self.codec = Some(codec);
+        self
+    }
+
+    pub fn device(&self) -> &Device {
+        self.decoder.device()
+    }
+
+    pub fn codec(&self) -> Result<&Arc<dyn TextCodec>> {
+        self.codec.as_ref().with_context(|| {
+            format!(
+                "missing tokenizer for {}: put tokenizer.json beside it or pass one explicitly{}",
+                self.info.path.display(),
+                self.codec_err.as_deref().map(|e| format!(" (GGUF vocabulary unusable: {e})")).unwrap_or_default()
+            )
+        })
+    }
+
+    /// Tokenizes `text` (no BOS added; see [`Model::bos_prefix`]).
+    pub fn encode(&self, text: &str) -> Result<Vec<u32>> {
+        self.codec()?.encode(text, false)
+    }
+
+    pub fn decode(&self, ids: &[u32]) -> Result<String> {
+        self.codec()?.decode(ids, true)
+    }
+
+    /// Token ids of a chat rendered with the model's template, ready to generate the assistant's turn
+    /// (the template writes any BOS itself).
+    pub fn encode_chat(&self, messages: &[crate::chat::ChatMessage]) -> Result<Vec<u32>> {
+        let text = self.info.chat.render(messages, true)?;
+        self.encode(&text)
+    }
+
+    /// `[bos]` for models that expect one at the start of the input (Gemma, Llama), else empty.
+    pub fn bos_prefix(&self) -> Vec<u32> {
+        match (self.info.arch, self.info.bos) {
+            (Arch::Gemma3 | Arch::Llama, Some(b)) => vec![b],
+            _ => Vec::new(),
+        }
+    }
+
+    /// Runs `tokens` once and keeps the attention state for reuse.
+    pub fn prefix(&self, tokens: &[u32]) -> Result<Prefix> {
+        let mut cache = self.decoder.new_cache(1);
+        let mut last = None;
+        for chunk in tokens.chunks(512) {
+            let l = self.decoder.forward(&[chunk], &mut cache, false)?;
+            last = Some(l.squeeze(0)?.to_vec1::<f32>()?);
+        }
+        Ok(Prefix { cache, tokens: tokens.to_vec(), last_logits: last })
+    }
+
+    pub fn generate(
+        &self,
+        prefix: Option<&Prefix>,
+        prompt: &[u32],
+        opts: &GenerateOptions,
+        proc: &mut dyn LogitsProcessor,
+        on_token: OnToken,
+        cancel: &AtomicBool,
+    ) -> Result<Generation> {
+        let mut v = self.generate_batch(prefix, &[prompt.to_vec()], opts, proc, on_token, cancel)?;
+        Ok(v.remove(0))
+    }
+
+    /// Generates continuations of several prompts at once (one batch, rows dropped as they finish), each
+    /// continuing `prefix` if given. Results are in prompt order.
+    pub fn generate_batch(
+        &self,
+        prefix: Option<&Prefix>,
+        prompts: &[Vec<u32>],
+        opts: &GenerateOptions,
+        proc: &mut dyn LogitsProcessor,
+        on_token: OnToken,
+        cancel: &AtomicBool,
+    ) -> Result<Vec<Generation>> {
+        let n = prompts.len();
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let t0 = Instant::now();
+        let (mut cache, mut logits) = self.start(prefix, prompts)?;
+        let prefill_secs = t0.elapsed().as_secs_f64();
+        let t1 = Instant::now();
+        let seed = match opts.sampling {
+            Sampling::Sample { seed, .. } => seed,
+            Sampling::Greedy => 0,
+        };
+        let mut rngs: Vec<Rng> = (0..n).map(|i| Rng::new(seed.wrapping_add(i as u64))).collect();
+        let mut outs: Vec<Out> = (0..n).map(|_| Out::default()).collect();
+        // `active[j]` = prompt index held by cache row j.
+        let mut active: Vec<usize> = (0..n).collect();
+        while !active.is_empty() {
+            if cancel.load(Ordering::Relaxed) {
+                for &i in &active {
+                    outs[i].finish = Some(FinishReason::Cancelled);
+                }
+                break;
+            }
+            let mut next_tokens = Vec::with_capacity(active.len());
+            let mut keep = Vec::with_capacity(active.len());
+            for (j, &i) in active.iter().enumerate() {
+                let o = &mut outs[i];
+                let row = &mut logits[j];
+                if opts.max_tokens == 0 {
+                    o.finish = Some(FinishReason::Length);
+                    continue;
+                }
+                proc.process(i, &o.tokens, row);
+                let tok = logits::sample(row, &opts.sampling, &mut rngs[i]);
+                let lp = logits::log_prob(row, tok);
+                if !opts.ignore_eos && (self.info.eos.contains(&tok) || opts.stop_tokens.contains(&tok)) {
+                    o.finish = Some(FinishReason::Eos);
+                    continue;
+                }
+                o.tokens.push(tok);
+                o.logprob += lp;
+                if self.codec.is_some() {
+                    let text = self.decode(&o.tokens)?;
+                    if let Some(cut) = find_stop(&text, &opts.stop_strings, o.emitted) {
+                        let delta = text[o.emitted.min(cut)..cut].to_string();
+                        on_token(&TokenEvent { row: i, token: tok, text: &delta });
+                        o.text = text[..cut].to_string();
+                        o.finish = Some(FinishReason::Stop);
+                        continue;
+                    }
+                    // Hold back a trailing replacement char: the next token may complete the character, and
+                    // hold back a possible stop-string start so it is never streamed.
+                    let safe = stream_safe_len(&text, &opts.stop_strings);
+                    let delta = if safe > o.emitted { text[o.emitted..safe].to_string() } else { String::new() };
+                    o.emitted = o.emitted.max(safe);
+                    on_token(&TokenEvent { row: i, token: tok, text: &delta });
+                    o.text = text;
+                } else {
+                    on_token(&TokenEvent { row: i, token: tok, text: "" });
+                }
+                if o.tokens.len() >= opts.max_tokens {
+                    o.finish = Some(FinishReason::Length);
+                    continue;
+                }
+                next_tokens.push(tok);
+                keep.push(j);
+            }
+            if keep.is_empty() {
+                break;
+            }
+            if keep.len() != active.len() {
+                cache = cache.select(&keep)?;
+                active = keep.iter().map(|&j| active[j]).collect();
+            }
+            let rows: Vec<[u32; 1]> = next_tokens.iter().map(|&t| [t]).collect();
+            let rows: Vec<&[u32]> = rows.iter().map(|r| r.as_slice()).collect();
+            let l = self.decoder.forward(&rows, &mut cache, false)?;
+            logits = rows_of(&l)?;
+        }
+        let decode_secs = t1.elapsed().as_secs_f64();
+        let base = prefix.map_or(0, |p| p.tokens.len());
+        Ok(outs
+            .into_iter()
+            .zip(prompts)
+            .map(|(o, p)| Generation {
+                tokens: o.tokens,
+                text: o.text,
+                finish: o.finish.unwrap_or(FinishReason::Length),
+                logprob: o.logprob,
+                prompt_tokens: base + p.len(),
+                prefill_secs,
+                decode_secs,
+            })
+            .collect())
+    }
+
+    /// Cache for `prompts` continuing `prefix`, and the logits after each prompt's last token.
+    fn start(&self, prefix: Option<&Prefix>, prompts: &[Vec<u32>]) -> Result<(KvCache, Vec<Vec<f32>>)> {
+        let n = prompts.len();
+        let mut cache = match prefix {
+            Some(p) => p.cache.select(&vec![0; n])?,
+            None => self.decoder.new_cache(n),
+        };
+        if prompts.iter().all(|p| p.is_empty()) {
+            let last = prefix
+                .and_then(|p| p.last_logits.clone())
+                .context("nothing to generate from: empty prompt and no prefix")?;
+            return Ok((cache, vec![last; n]));
+        }
+        if let Some(i) = prompts.iter().position(|p| p.is_empty()) {
+            bail!("prompt {i} is empty while others are not; put shared tokens in the prefix");
+        }
+        let rows: Vec<&[u32]> = prompts.iter().map(|p| p.as_slice()).collect();
+        let l = self.decoder.forward(&rows, &mut cache, false)?;
+        Ok((cache, rows_of(&l)?))
+    }
+
+    /// Beam search returning up to `n` hypotheses, best first, ranked by length-normalised log-probability.
+    #[allow(clippy::too_many_arguments)]
+    pub fn nbest(
+        &self,
+        prefix: Option<&Prefix>,
+        prompt: &[u32],
+        opts: &GenerateOptions,
+        beam: usize,
+        n: usize,
+        proc: &mut dyn LogitsProcessor,
+        cancel: &AtomicBool,
+    ) -> Result<Vec<Hypothesis>> {
+        let beam = beam.max(1);
+        let n = n.clamp(1, beam);
+        let (mut cache, logits) = self.start(prefix, &[prompt.to_vec()])?;
+        let mut logits = logits;
+        let mut live: Vec<(Vec<u32>, f32)> = vec![(Vec::new(), 0.0)];
+        let mut done: Vec<Hypothesis> = Vec::new();
+        let eos = |t: u32| !opts.ignore_eos && (self.info.eos.contains(&t) || opts.stop_tokens.contains(&t));
+        for step in 0..opts.max_tokens {
+            if cancel.load(Ordering::Relaxed) {
+                break;
+            }
+            let mut cands: Vec<(usize, u32, f32)> = Vec::new();
+            for (j, (toks, lp)) in live.iter().enumerate() {
+                let row = &mut logits[j];
+                proc.process(j, toks, row);
+                let ls = logits::log_softmax(row);
+                let mut idx: Vec<u32> = (0..ls.len() as u32).collect();
+                let k = (2 * beam).min(idx.len());
+                idx.select_nth_unstable_by(k - 1, |&a, &b| ls[b as usize].total_cmp(&ls[a as usize]));
+                for &t in &idx[..k] {
+                    if ls[t as usize].is_finite() {
+                        cands.push((j, t, lp + ls[t as usize]));
+                    }
+                }
+            }
+            cands.sort_by(|a, b| b.2.total_cmp(&a.2));
+            let mut next: Vec<(Vec<u32>, f32)> = Vec::new();
+            let mut parents = Vec::new();
+            for (j, t, lp) in cands {
+                if next.len() >= beam {
+                    break;
+                }
+                let toks = &live[j].0;
+                if eos(t) {
+                    if !toks.is_empty() {
+                        done.push(self.hyp(toks.clone(), lp, FinishReason::Eos)?);
+                    }
+                    continue;
+                }
+                let mut nt = toks.clone();
+                nt.push(t);
+                if self.codec.is_some() && !opts.stop_strings.is_empty() {
+                    let text = self.decode(&nt)?;
+                    if let Some(cut) = find_stop(&text, &opts.stop_strings, 0) {
+                        let mut h = self.hyp(nt, lp, FinishReason::Stop)?;
+                        h.text = text[..cut].to_string();
+                        done.push(h);
+                        continue;
+                    }
+                }
+                next.push((nt, lp));
+                parents.push(j);
+            }
+            // Stop once the best finished hypotheses cannot be beaten: live scores only fall as tokens are added,
+            // and their normalised score is bounded by their current sum divided by the maximum length.
+            done.sort_by(|a, b| b.score.total_cmp(&a.score));
+            let bound = next.iter().map(|(_, lp)| lp / opts.max_tokens as f32).fold(f32::NEG_INFINITY, f32::max);
+            let enough = done.len() >= n && done[n - 1].score >= bound;
+            if next.is_empty() || enough || step + 1 == opts.max_tokens {
+                live = next;
+                break;
+            }
+            cache = cache.select(&parents)?;
+            let rows: Vec<[u32; 1]> = next.iter().map(|(t, _)| [*t.last().unwrap()]).collect();
+            let rows: Vec<&[u32]> = rows.iter().map(|r| r.as_slice()).collect();
+            logits = rows_of(&self.decoder.forward(&rows, &mut cache, false)?)?;
+            live = next;
+        }
+        for (toks, lp) in live {
+            if !toks.is_empty() {
+                done.push(self.hyp(toks, lp, FinishReason::Length)?);
+            }
+        }
+        done.sort_by(|a, b| b.score.total_cmp(&a.score));
+        done.truncate(n);
+        Ok(done)
+    }
+
+    fn hyp(&self, tokens: Vec<u32>, logprob: f32, finish: FinishReason) -> Result<Hypothesis> {
+        let text = if self.codec.is_some() { self.decode(&tokens)? } else { String::new() };
+        let score = logprob / tokens.len().max(1) as f32;
+        Ok(Hypothesis { tokens, text, logprob, score, finish })
+    }
+
+    /// Log-probability of each token of `target` following `context` (which continues `prefix` if given).
+    /// With no context and no prefix the first target token has nothing to condition on and is not scored.
+    pub fn score_tokens(&self, prefix: Option<&Prefix>, context: &[u32], target: &[u32]) -> Result<TokenScores> {
+        let mut cache = match prefix {
+            Some(p) => p.cache.clone(),
+            None => self.decoder.new_cache(1),
+        };
+        let mut all: Vec<u32> = context.to_vec();
+        all.extend_from_slice(target);
+        let mut prev: Option<Vec<f32>> = prefix.and_then(|p| p.last_logits.clone());
+        let mut logprobs = Vec::with_capacity(target.len());
+        let mut pos = 0;
+        for chunk in all.chunks(SCORE_CHUNK) {
+            let l = self.decoder.forward(&[chunk], &mut cache, true)?.squeeze(0)?;
+            let rows = rows_of(&l)?;
+            for (i, row) in rows.into_iter().enumerate() {
+                let p = pos + i;
+                if p >= context.len() {
+                    if let Some(pr) = &prev {
+                        logprobs.push(logits::log_prob(pr, all[p]));
+                    }
+                }
+                prev = Some(row);
+            }
+            pos += chunk.len();
+        }
+        let skipped = target.len() - logprobs.len();
+        Ok(TokenScores { tokens: target[skipped..].to_vec(), logprobs })
+    }
+
+    /// Scores `text` after `context` (both plain text; the model's BOS is put first when it expects one).
+    pub fn score_text(&self, context: &str, text: &str) -> Result<TokenScores> {
+        let mut ctx = self.bos_prefix();
+        if !context.is_empty() {
+            ctx.extend(self.encode(context)?);
+        }
+        let target = self.encode(text)?;
+        self.score_tokens(None, &ctx, &target)
+    }
+
+    /// Perplexity of `text` on its own.
+    pub fn perplexity(&self, text: &str) -> Result<f64> {
+        Ok(self.score_text("", text)?.perplexity())
+    }
+}
+
+#[derive(Default)]
+struct Out {
+    tokens: Vec<u32>,
+    text: String,
+    emitted: usize,
+    logprob: f32,
+    finish: Option<FinishReason>,
+}
+
+fn rows_of(l: &Tensor) -> Result<Vec<Vec<f32>>> {
+    Ok(l.to_vec2::<f32>()?)
+}
+
+/// Byte offset where the first stop string starts, looking only at text not streamed yet (and a little
+/// before it, since a stop string may straddle tokens).
+fn find_stop(text: &str, stops: &[String], emitted: usize) -> Option<usize> {
+    stops
+        .iter()
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| {
+            let from = floor_char(text, emitted.saturating_sub(s.len()));
+            text[from..].find(s.as_str()).map(|i| from + i)
+        })
+        .min()
+}
+
+fn floor_char(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Length of the prefix of `text` that can be streamed: no trailing U+FFFD (incomplete character) and no
+/// suffix that could be the start of a stop string.
+fn stream_safe_len(text: &str, stops: &[String]) -> usize {
+    let mut end = text.len();
+    if text.ends_with('\u{FFFD}') {
+        end -= '\u{FFFD}'.len_utf8();
+    }
+    for s in stops {
+        for k in (1..s.len()).rev() {
+            if s.is_char_boundary(k) && text[..end].ends_with(&s[..k]) {
+                end = end.min(text[..end].len() - k);
+                break;
+            }
+        }
+    }
+    end
+}

