@@ -7,10 +7,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use registro_metrics::evaluate::{evaluate, EvalConfig, SystemInput, SystemReport, TestSet};
+use registro_metrics::evaluate::{evaluate_with, EvalConfig, SystemInput, SystemReport, TestSet};
 use registro_metrics::macc::{Label, Register};
+use registro_metrics::style::Providers;
 use registro_metrics::text::read_lines_like_sacrebleu;
-use registro_store::{NewDocument, NewMetric, NewRun, NewSegment, Output, RunId, RunStatus, Store, Task};
+use registro_store::{
+    NewDocument, NewMetric, NewRun, NewSegment, Output, RunId, RunStatus, Store, Task,
+};
 use serde_json::json;
 
 use crate::progress::{CancelToken, Progress, ProgressFn};
@@ -24,13 +27,19 @@ pub fn read_lines(path: &Path) -> Result<Vec<String>> {
     let text = String::from_utf8(bytes).map_err(|e| {
         let pos = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..pos].iter().filter(|&&b| b == b'\n').count() + 1;
-        anyhow::anyhow!("{}: not valid UTF-8 (line {line}, byte {pos})", path.display())
+        anyhow::anyhow!(
+            "{}: not valid UTF-8 (line {line}, byte {pos})",
+            path.display()
+        )
     })?;
     Ok(read_lines_like_sacrebleu(&text))
 }
 
 fn file_name(p: &Path) -> String {
-    p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 /// Explicit files, as given on the command line.
@@ -61,7 +70,10 @@ fn load_test_set(
     ia: Option<&Path>,
     origin: &mut BTreeMap<String, String>,
 ) -> Result<TestSet> {
-    let mut ts = TestSet { key, ..Default::default() };
+    let mut ts = TestSet {
+        key,
+        ..Default::default()
+    };
     for r in refs {
         ts.refs.push((file_name(r), read_lines(r)?));
         origin.insert(format!("ref:{}", file_name(r)), r.display().to_string());
@@ -86,10 +98,17 @@ pub fn load_files(files: &EvalFiles) -> Result<LoadedEval> {
         bail!("no hypothesis file given (--hyp FILE… or --submissions DIR)");
     }
     if !files.names.is_empty() && files.names.len() != files.hyps.len() {
-        bail!("{} --name values for {} hypothesis files; give one name per file", files.names.len(), files.hyps.len());
+        bail!(
+            "{} --name values for {} hypothesis files; give one name per file",
+            files.names.len(),
+            files.hyps.len()
+        );
     }
     let mut origin = BTreeMap::new();
-    let key = files.refs.first().map_or_else(|| "test".to_string(), |r| file_name(r));
+    let key = files
+        .refs
+        .first()
+        .map_or_else(|| "test".to_string(), |r| file_name(r));
     let ts = Arc::new(load_test_set(
         key,
         &files.refs,
@@ -104,17 +123,30 @@ pub fn load_files(files: &EvalFiles) -> Result<LoadedEval> {
         let name = files.names.get(i).cloned().unwrap_or_else(|| file_name(h));
         let mut o = origin.clone();
         o.insert("hyp".into(), h.display().to_string());
-        systems.push(SystemInput { name, lines: read_lines(h)?, register: files.register.or_else(|| register_of(h)), test_set: ts.clone() });
+        systems.push(SystemInput {
+            name,
+            lines: read_lines(h)?,
+            register: files.register.or_else(|| register_of(h)),
+            test_set: ts.clone(),
+        });
         origins.push(o);
     }
-    Ok(LoadedEval { systems, origins, lang: None })
+    Ok(LoadedEval {
+        systems,
+        origins,
+        lang: None,
+    })
 }
 
 /// `formal` / `informal` from a file name like `system.formal.de`.
 fn register_of(p: &Path) -> Option<Register> {
     let n = file_name(p);
     let parts: Vec<&str> = n.split('.').collect();
-    parts.iter().rev().take(3).find_map(|s| s.parse::<Register>().ok().filter(|_| *s == "formal" || *s == "informal"))
+    parts.iter().rev().take(3).find_map(|s| {
+        s.parse::<Register>()
+            .ok()
+            .filter(|_| *s == "formal" || *s == "informal")
+    })
 }
 
 /// A CoCoA-MT / IWSLT 2022 formality-track folder: `<test>.{formal,informal}.annotated.<lang>` and
@@ -146,7 +178,10 @@ pub fn discover_submissions(dir: &Path, lang: Option<&str>) -> Result<LoadedEval
         }
     };
     let annotated_suffix = |reg: &str| format!(".{reg}.annotated.{lang}");
-    let Some(stem) = names.iter().find_map(|n| n.strip_suffix(&annotated_suffix("formal")).map(str::to_string)) else {
+    let Some(stem) = names.iter().find_map(|n| {
+        n.strip_suffix(&annotated_suffix("formal"))
+            .map(str::to_string)
+    }) else {
         bail!(
             "{}: no annotated formal reference `<test>.formal.annotated.{lang}` found (needed to tell references from submissions)",
             dir.display()
@@ -157,36 +192,64 @@ pub fn discover_submissions(dir: &Path, lang: Option<&str>) -> Result<LoadedEval
         if p.is_file() {
             Ok(p)
         } else {
-            bail!("{}: expected {n} next to {stem}.formal.annotated.{lang}", dir.display())
+            bail!(
+                "{}: expected {n} next to {stem}.formal.annotated.{lang}",
+                dir.display()
+            )
         }
     };
     let fa = path(format!("{stem}.formal.annotated.{lang}"))?;
     let ia = path(format!("{stem}.informal.annotated.{lang}"))?;
-    let src = ["en", "src"].iter().map(|e| dir.join(format!("{stem}.{e}"))).find(|p| p.is_file());
+    let src = ["en", "src"]
+        .iter()
+        .map(|e| dir.join(format!("{stem}.{e}")))
+        .find(|p| p.is_file());
     let mut systems = Vec::new();
     let mut origins = Vec::new();
     for reg in [Register::Formal, Register::Informal] {
-        let r = if reg == Register::Formal { "formal" } else { "informal" };
+        let r = if reg == Register::Formal {
+            "formal"
+        } else {
+            "informal"
+        };
         let reference = path(format!("{stem}.{r}.{lang}"))?;
         let mut origin = BTreeMap::new();
         origin.insert("submissions".into(), dir.display().to_string());
-        let ts = Arc::new(load_test_set(r.to_string(), &[reference], src.as_deref(), Some(&fa), Some(&ia), &mut origin)?);
+        let ts = Arc::new(load_test_set(
+            r.to_string(),
+            &[reference],
+            src.as_deref(),
+            Some(&fa),
+            Some(&ia),
+            &mut origin,
+        )?);
         for n in &names {
-            let Some(system) = n.strip_suffix(&format!(".{r}.{lang}")) else { continue };
+            let Some(system) = n.strip_suffix(&format!(".{r}.{lang}")) else {
+                continue;
+            };
             if system == stem || system.ends_with(".annotated") {
                 continue;
             }
             let p = dir.join(n);
             let mut o = origin.clone();
             o.insert("hyp".into(), p.display().to_string());
-            systems.push(SystemInput { name: n.clone(), lines: read_lines(&p)?, register: Some(reg), test_set: ts.clone() });
+            systems.push(SystemInput {
+                name: n.clone(),
+                lines: read_lines(&p)?,
+                register: Some(reg),
+                test_set: ts.clone(),
+            });
             origins.push(o);
         }
     }
     if systems.is_empty() {
         bail!("{}: no submissions `<system>.formal.{lang}` / `<system>.informal.{lang}` besides the references", dir.display());
     }
-    Ok(LoadedEval { systems, origins, lang: Some(lang) })
+    Ok(LoadedEval {
+        systems,
+        origins,
+        lang: Some(lang),
+    })
 }
 
 /// Scores, and stores one run per system when a store is given.
@@ -203,9 +266,35 @@ pub fn run_eval(
     cancel: &CancelToken,
     progress: ProgressFn,
 ) -> Result<EvalOutcome> {
+    run_eval_with(
+        store,
+        project,
+        loaded,
+        cfg,
+        &Providers::default(),
+        cancel,
+        progress,
+    )
+}
+
+/// [`run_eval`] with model-based formality / similarity / fluency scorers (implemented by the engine crate), which
+/// add Acc, Sim, PP and Pang & Gimpel's GM to every system.
+pub fn run_eval_with(
+    store: Option<&mut Store>,
+    project: &str,
+    loaded: &LoadedEval,
+    cfg: &EvalConfig,
+    providers: &Providers,
+    cancel: &CancelToken,
+    progress: ProgressFn,
+) -> Result<EvalOutcome> {
     let total = loaded.systems.len() as u64;
-    progress(Progress { done: 0, total, message: format!("scoring {total} system(s)") });
-    let reports = evaluate(&loaded.systems, cfg)?;
+    progress(Progress {
+        done: 0,
+        total,
+        message: format!("scoring {total} system(s)"),
+    });
+    let reports = evaluate_with(&loaded.systems, cfg, providers)?;
     if cancel.is_cancelled() {
         bail!("cancelled");
     }
@@ -219,13 +308,23 @@ pub fn run_eval(
         let mut docs: BTreeMap<usize, i64> = BTreeMap::new();
         for (k, (sys, rep)) in loaded.systems.iter().zip(&reports).enumerate() {
             if cancel.is_cancelled() {
-                bail!("cancelled after storing {} of {} runs", run_ids.len(), total);
+                bail!(
+                    "cancelled after storing {} of {} runs",
+                    run_ids.len(),
+                    total
+                );
             }
             let ts_ptr = Arc::as_ptr(&sys.test_set) as usize;
             let doc = match (docs.get(&ts_ptr), &sys.test_set.source) {
                 (Some(&d), _) => Some(d),
                 (None, Some(src)) => {
-                    let d = store_document(store, project.id, &sys.test_set, src, loaded.lang.as_deref().or(Some(cfg.lang.as_str())))?;
+                    let d = store_document(
+                        store,
+                        project.id,
+                        &sys.test_set,
+                        src,
+                        loaded.lang.as_deref().or(Some(cfg.lang.as_str())),
+                    )?;
                     docs.insert(ts_ptr, d);
                     Some(d)
                 }
@@ -233,19 +332,34 @@ pub fn run_eval(
             };
             let id = store_run(store, project.id, doc, sys, rep, &loaded.origins[k], cfg)?;
             run_ids.push(id);
-            progress(Progress { done: k as u64 + 1, total, message: format!("stored run {id} for {}", sys.name) });
+            progress(Progress {
+                done: k as u64 + 1,
+                total,
+                message: format!("stored run {id} for {}", sys.name),
+            });
         }
     }
     Ok(EvalOutcome { reports, run_ids })
 }
 
 /// Reuses a document with the same name and size in the project, else stores the test set as one.
-fn store_document(store: &mut Store, project: i64, ts: &TestSet, src: &[String], lang: Option<&str>) -> Result<i64> {
+fn store_document(
+    store: &mut Store,
+    project: i64,
+    ts: &TestSet,
+    src: &[String],
+    lang: Option<&str>,
+) -> Result<i64> {
     let name = format!("eval: {}", ts.key);
-    if let Some(d) = store.list_documents(project)?.into_iter().find(|d| d.name == name && d.segments == src.len() as i64) {
+    if let Some(d) = store
+        .list_documents(project)?
+        .into_iter()
+        .find(|d| d.name == name && d.segments == src.len() as i64)
+    {
         return Ok(d.id);
     }
-    let mut refs: Vec<(String, &Vec<String>)> = ts.refs.iter().map(|(n, l)| (n.clone(), l)).collect();
+    let mut refs: Vec<(String, &Vec<String>)> =
+        ts.refs.iter().map(|(n, l)| (n.clone(), l)).collect();
     if let Some(f) = &ts.formal_annotated {
         refs.push(("formal.annotated".into(), f));
     }
@@ -263,7 +377,10 @@ fn store_document(store: &mut Store, project: i64, ts: &TestSet, src: &[String],
             .enumerate()
             .map(|(i, s)| NewSegment {
                 text: s.clone(),
-                references: refs.iter().filter_map(|(n, l)| l.get(i).map(|t| (n.clone(), t.clone()))).collect(),
+                references: refs
+                    .iter()
+                    .filter_map(|(n, l)| l.get(i).map(|t| (n.clone(), t.clone())))
+                    .collect(),
             })
             .collect(),
     };
@@ -271,13 +388,18 @@ fn store_document(store: &mut Store, project: i64, ts: &TestSet, src: &[String],
 }
 
 fn sig_detail(s: &Option<registro_metrics::evaluate::Significance>) -> serde_json::Value {
-    s.as_ref().map_or(serde_json::Value::Null, |s| serde_json::to_value(s).unwrap_or_default())
+    s.as_ref().map_or(serde_json::Value::Null, |s| {
+        serde_json::to_value(s).unwrap_or_default()
+    })
 }
 
 /// The metric rows stored for one system: corpus results (with signatures and details) and segment values.
 pub fn metric_rows(rep: &SystemReport) -> Vec<NewMetric> {
     let reference = Some(rep.references.join("+")).filter(|r| !r.is_empty());
-    let corpus = |metric: &str, value: f64, signature: Option<String>, detail: serde_json::Value| NewMetric {
+    let corpus = |metric: &str,
+                  value: f64,
+                  signature: Option<String>,
+                  detail: serde_json::Value| NewMetric {
         metric: metric.into(),
         reference: reference.clone(),
         segment_index: None,
@@ -296,7 +418,12 @@ pub fn metric_rows(rep: &SystemReport) -> Vec<NewMetric> {
         ));
     }
     for s in [&rep.chrf, &rep.chrf_pp, &rep.ter].into_iter().flatten() {
-        rows.push(corpus(&s.name, s.score, Some(s.signature.clone()), json!({"significance": sig_detail(&s.significance)})));
+        rows.push(corpus(
+            &s.name,
+            s.score,
+            Some(s.signature.clone()),
+            json!({"significance": sig_detail(&s.significance)}),
+        ));
     }
     if let Some(m) = &rep.m_acc {
         rows.push(corpus(
@@ -321,19 +448,44 @@ pub fn metric_rows(rep: &SystemReport) -> Vec<NewMetric> {
             }
         }
         if let Some(d) = &st.char_levenshtein {
-            rows.push(corpus("char-levenshtein", d.mean, None, serde_json::to_value(d).unwrap_or_default()));
+            rows.push(corpus(
+                "char-levenshtein",
+                d.mean,
+                None,
+                serde_json::to_value(d).unwrap_or_default(),
+            ));
         }
         if let Some(b) = &st.length_buckets {
-            rows.push(corpus("length-bucketed-BLEU", b.iter().map(|x| x.bleu).sum::<f64>() / b.len().max(1) as f64, None, json!({"buckets": b})));
+            rows.push(corpus(
+                "length-bucketed-BLEU",
+                b.iter().map(|x| x.bleu).sum::<f64>() / b.len().max(1) as f64,
+                None,
+                json!({"buckets": b}),
+            ));
         }
         if let Some(e) = &st.edit_types {
-            rows.push(corpus("edit-types", e.values().sum::<usize>() as f64, None, json!(e)));
+            rows.push(corpus(
+                "edit-types",
+                e.values().sum::<usize>() as f64,
+                None,
+                json!(e),
+            ));
+        }
+        if let Some(m) = &st.model {
+            for (n, v) in [("Acc", m.acc), ("Sim", m.sim), ("PP", m.pp), ("GM", m.gm)] {
+                if let Some(v) = v {
+                    rows.push(corpus(n, v, None, serde_json::Value::Null));
+                }
+            }
         }
     }
     if let Some(s) = &rep.sentences {
         let seg = |rows: &mut Vec<NewMetric>, name: &str, v: &[f64]| {
             for (i, x) in v.iter().enumerate() {
-                rows.push(NewMetric { segment_index: Some(i as i64), ..corpus(name, *x, None, serde_json::Value::Null) });
+                rows.push(NewMetric {
+                    segment_index: Some(i as i64),
+                    ..corpus(name, *x, None, serde_json::Value::Null)
+                });
             }
         };
         if let Some(v) = &s.bleu {
@@ -349,14 +501,27 @@ pub fn metric_rows(rep: &SystemReport) -> Vec<NewMetric> {
             seg(&mut rows, "TER", v);
         }
         if let Some(v) = &s.char_levenshtein {
-            seg(&mut rows, "char-levenshtein", &v.iter().map(|&x| x as f64).collect::<Vec<_>>());
+            seg(
+                &mut rows,
+                "char-levenshtein",
+                &v.iter().map(|&x| x as f64).collect::<Vec<_>>(),
+            );
         }
         if let (Some(labels), Some(m)) = (&s.m_acc, &rep.m_acc) {
-            let hit = if m.register == Register::Formal { Label::Formal } else { Label::Informal };
+            let hit = if m.register == Register::Formal {
+                Label::Formal
+            } else {
+                Label::Informal
+            };
             for (i, l) in labels.iter().enumerate() {
                 rows.push(NewMetric {
                     segment_index: Some(i as i64),
-                    ..corpus("M-Acc", if *l == hit { 1.0 } else { 0.0 }, None, json!({"label": l}))
+                    ..corpus(
+                        "M-Acc",
+                        if *l == hit { 1.0 } else { 0.0 },
+                        None,
+                        json!({"label": l}),
+                    )
                 });
             }
         }
@@ -377,7 +542,13 @@ fn store_run(
     run.document_id = doc;
     run.source_lang = Some("en".into());
     run.target_lang = Some(cfg.lang.clone()).filter(|l| !l.is_empty());
-    run.register = sys.register.map(|r| if r == Register::Formal { "formal".into() } else { "informal".into() });
+    run.register = sys.register.map(|r| {
+        if r == Register::Formal {
+            "formal".into()
+        } else {
+            "informal".into()
+        }
+    });
     run.total_segments = Some(sys.lines.len() as i64);
     run.params = json!({
         "metrics": cfg.metrics,
@@ -393,7 +564,11 @@ fn store_run(
             .lines
             .iter()
             .enumerate()
-            .map(|(i, t)| Output { segment_index: i as i64, text: t.clone(), ..Default::default() })
+            .map(|(i, t)| Output {
+                segment_index: i as i64,
+                text: t.clone(),
+                ..Default::default()
+            })
             .collect();
         store.put_outputs(id, &outputs)?;
         store.put_metric_results(id, &metric_rows(rep))?;
@@ -416,19 +591,26 @@ mod tests {
     fn shared(rel: &str) -> Option<PathBuf> {
         let base = std::env::var_os("REGISTRO_SHARED_DATA")
             .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+            .unwrap_or_else(|| {
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")
+            });
         let p = base.join(rel);
         if p.exists() {
             Some(p)
         } else {
-            println!("skipped: {} not found (set REGISTRO_SHARED_DATA)", p.display());
+            println!(
+                "skipped: {} not found (set REGISTRO_SHARED_DATA)",
+                p.display()
+            );
             None
         }
     }
 
     #[test]
     fn submissions_folder_becomes_ten_stored_runs() {
-        let Some(dir) = shared("iwslt2022-umd/en-de") else { return };
+        let Some(dir) = shared("iwslt2022-umd/en-de") else {
+            return;
+        };
         let loaded = discover_submissions(&dir, None).unwrap();
         assert_eq!(loaded.lang.as_deref(), Some("de"));
         assert_eq!(loaded.systems.len(), 10);
@@ -439,24 +621,60 @@ mod tests {
             significance: Some(SigTest::Bootstrap(100)),
             ..EvalConfig::default()
         };
-        let out = run_eval(Some(&mut store), "iwslt", &loaded, &cfg, &CancelToken::new(), &mut |_| {}).unwrap();
+        let out = run_eval(
+            Some(&mut store),
+            "iwslt",
+            &loaded,
+            &cfg,
+            &CancelToken::new(),
+            &mut |_| {},
+        )
+        .unwrap();
         assert_eq!(out.run_ids.len(), 10);
         let first = &out.reports[0];
         assert_eq!(first.system, "formality-control-1.formal.de");
         assert!((first.bleu.as_ref().unwrap().score - 36.9983).abs() < 5e-5);
         assert_eq!(first.m_acc.as_ref().unwrap().result.counts.formal, 466);
         // The informal systems are compared with the first informal system, against the informal reference.
-        let inf = out.reports.iter().find(|r| r.system == "formality-control-2.informal.de").unwrap();
-        assert_eq!(inf.bleu.as_ref().unwrap().significance.as_ref().unwrap().baseline, "formality-control-1.informal.de");
+        let inf = out
+            .reports
+            .iter()
+            .find(|r| r.system == "formality-control-2.informal.de")
+            .unwrap();
+        assert_eq!(
+            inf.bleu
+                .as_ref()
+                .unwrap()
+                .significance
+                .as_ref()
+                .unwrap()
+                .baseline,
+            "formality-control-1.informal.de"
+        );
         assert!((inf.bleu.as_ref().unwrap().score - 21.6719).abs() < 5e-5);
         let run = store.run(out.run_ids[0]).unwrap();
         assert_eq!(run.status, RunStatus::Done);
         assert_eq!(run.completed_segments, 600);
         let corpus = store.corpus_metrics(out.run_ids[0]).unwrap();
         let bleu = corpus.iter().find(|m| m.metric == "BLEU").unwrap();
-        assert_eq!(bleu.signature.as_deref(), Some("nrefs:1|bs:100|seed:12345|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"));
-        assert_eq!(store.segment_metrics(out.run_ids[0], "BLEU", None).unwrap().len(), 600);
-        assert_eq!(store.segment_metrics(out.run_ids[0], "M-Acc", None).unwrap().len(), 600);
+        assert_eq!(
+            bleu.signature.as_deref(),
+            Some("nrefs:1|bs:100|seed:12345|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0")
+        );
+        assert_eq!(
+            store
+                .segment_metrics(out.run_ids[0], "BLEU", None)
+                .unwrap()
+                .len(),
+            600
+        );
+        assert_eq!(
+            store
+                .segment_metrics(out.run_ids[0], "M-Acc", None)
+                .unwrap()
+                .len(),
+            600
+        );
     }
 
     #[test]
@@ -466,10 +684,26 @@ mod tests {
         std::fs::write(dir.join("hyp.txt"), "a\nb\n").unwrap();
         std::fs::write(dir.join("ref.txt"), "a\nb\nc\n").unwrap();
         std::fs::write(dir.join("bad.txt"), b"ok\n\xff\xfe\n").unwrap();
-        let files = EvalFiles { hyps: vec![dir.join("hyp.txt")], refs: vec![dir.join("ref.txt")], ..Default::default() };
+        let files = EvalFiles {
+            hyps: vec![dir.join("hyp.txt")],
+            refs: vec![dir.join("ref.txt")],
+            ..Default::default()
+        };
         let loaded = load_files(&files).unwrap();
-        let err = run_eval(None, "p", &loaded, &EvalConfig::default(), &CancelToken::new(), &mut |_| {}).err().unwrap();
-        assert_eq!(format!("{err:#}"), "system hyp.txt vs references: expected 3 lines, got 2");
+        let err = run_eval(
+            None,
+            "p",
+            &loaded,
+            &EvalConfig::default(),
+            &CancelToken::new(),
+            &mut |_| {},
+        )
+        .err()
+        .unwrap();
+        assert_eq!(
+            format!("{err:#}"),
+            "system hyp.txt vs references: expected 3 lines, got 2"
+        );
         let err = read_lines(&dir.join("bad.txt")).unwrap_err().to_string();
         assert!(err.contains("bad.txt: not valid UTF-8 (line 2"), "{err}");
         std::fs::remove_dir_all(&dir).ok();

@@ -35,7 +35,9 @@ fn main() {
     let mut diffs = Vec::new();
     let t1 = std::time::Instant::now();
     for l in text.lines() {
-        let Some((input, mecab)) = l.split_once('\t') else { continue };
+        let Some((input, mecab)) = l.split_once('\t') else {
+            continue;
+        };
         lines += 1;
         let ours = dic.segment_words(input.trim());
         let theirs: Vec<&str> = mecab.split(' ').filter(|t| !t.is_empty()).collect();
@@ -43,7 +45,11 @@ fn main() {
         if ours_ns == theirs {
             exact += 1;
         } else if diffs.len() < 10 {
-            diffs.push(format!("  mecab: {}\n  ours:  {}", theirs.join(" "), ours_ns.join(" ")));
+            diffs.push(format!(
+                "  mecab: {}\n  ours:  {}",
+                theirs.join(" "),
+                ours_ns.join(" ")
+            ));
         }
         let (a, b) = (spans(&ours_ns), spans(&theirs));
         tp += a.intersection(&b).count();
@@ -54,9 +60,21 @@ fn main() {
     let p = tp as f64 / n_ours.max(1) as f64;
     let r = tp as f64 / n_theirs.max(1) as f64;
     println!("lines: {lines}");
-    println!("identical segmentation: {exact}/{lines} = {:.2}%", 100.0 * exact as f64 / lines.max(1) as f64);
-    println!("token precision {:.4} recall {:.4} F1 {:.4}", p, r, 2.0 * p * r / (p + r).max(1e-12));
-    println!("dictionary load {:.2} s, segmentation {:.2} s", load.as_secs_f64(), seg.as_secs_f64());
+    println!(
+        "identical segmentation: {exact}/{lines} = {:.2}%",
+        100.0 * exact as f64 / lines.max(1) as f64
+    );
+    println!(
+        "token precision {:.4} recall {:.4} F1 {:.4}",
+        p,
+        r,
+        2.0 * p * r / (p + r).max(1e-12)
+    );
+    println!(
+        "dictionary load {:.2} s, segmentation {:.2} s",
+        load.as_secs_f64(),
+        seg.as_secs_f64()
+    );
     if !diffs.is_empty() {
         println!("first differences:\n{}", diffs.join("\n"));
     }

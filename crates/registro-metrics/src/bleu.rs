@@ -25,7 +25,13 @@ impl Smooth {
     /// Parses `exp`, `none`, `floor`, `add-k`, optionally with a value (`floor:0.2`).
     pub fn parse(s: &str) -> Result<Self, String> {
         let (name, val) = match s.split_once([':', '=']) {
-            Some((n, v)) => (n, Some(v.parse::<f64>().map_err(|_| format!("bad smoothing value in {s:?}"))?)),
+            Some((n, v)) => (
+                n,
+                Some(
+                    v.parse::<f64>()
+                        .map_err(|_| format!("bad smoothing value in {s:?}"))?,
+                ),
+            ),
             None => (s, None),
         };
         match name {
@@ -33,7 +39,9 @@ impl Smooth {
             "exp" => Ok(Self::Exp),
             "floor" => Ok(Self::Floor(val.unwrap_or(0.1))),
             "add-k" => Ok(Self::AddK(val.unwrap_or(1.0))),
-            other => Err(format!("unknown smoothing {other:?} (expected exp, floor, add-k or none)")),
+            other => Err(format!(
+                "unknown smoothing {other:?} (expected exp, floor, add-k or none)"
+            )),
         }
     }
 
@@ -58,7 +66,13 @@ pub struct Bleu {
 
 impl Default for Bleu {
     fn default() -> Self {
-        Self { tokenizer: Tokenizer::V13a, lowercase: false, smooth: Smooth::Exp, max_order: 4, effective_order: false }
+        Self {
+            tokenizer: Tokenizer::V13a,
+            lowercase: false,
+            smooth: Smooth::Exp,
+            max_order: 4,
+            effective_order: false,
+        }
     }
 }
 
@@ -112,7 +126,10 @@ fn my_log(x: f64) -> f64 {
 
 impl Bleu {
     pub fn sentence() -> Self {
-        Self { effective_order: true, ..Self::default() }
+        Self {
+            effective_order: true,
+            ..Self::default()
+        }
     }
 
     fn preprocess(&self, s: &str) -> String {
@@ -124,7 +141,12 @@ impl Bleu {
     }
 
     /// Calls `f(ngram, n)` for every n-gram (1..=max_order) of the tokens, the n-gram as a space-joined slice.
-    fn for_ngrams<'a>(&self, joined: &'a str, starts: &[(usize, usize)], mut f: impl FnMut(&'a str, usize)) {
+    fn for_ngrams<'a>(
+        &self,
+        joined: &'a str,
+        starts: &[(usize, usize)],
+        mut f: impl FnMut(&'a str, usize),
+    ) {
         let len = starts.len();
         for n in 1..=self.max_order {
             if n > len {
@@ -162,7 +184,11 @@ impl Bleu {
         let totals: Vec<u64> = total.iter().map(|&c| c as u64).collect();
         let mut bp = 1.0;
         if sys_len < ref_len {
-            bp = if sys_len > 0.0 { (1.0 - ref_len / sys_len).exp() } else { 0.0 };
+            bp = if sys_len > 0.0 {
+                (1.0 - ref_len / sys_len).exp()
+            } else {
+                0.0
+            };
         }
         let mut precisions = vec![0.0; n_ord];
         let mk = |score, precisions| BleuScore {
@@ -218,7 +244,11 @@ impl Bleu {
         let mut total: Vec<f32> = stats[2 + n_ord..2 + 2 * n_ord].to_vec();
         let mut bp = 1.0f64;
         if sys_len < ref_len {
-            bp = if sys_len > 0 { (1.0 - ref_len as f64 / sys_len as f64).exp() } else { 0.0 };
+            bp = if sys_len > 0 {
+                (1.0 - ref_len as f64 / sys_len as f64).exp()
+            } else {
+                0.0
+            };
         }
         if correct.iter().all(|&c| c == 0.0) {
             return 0.0;
@@ -243,9 +273,12 @@ impl Bleu {
                 match self.smooth {
                     Smooth::Exp => {
                         smooth_mteval *= 2.0;
-                        precisions[n - 1] = (100.0f32 / (smooth_mteval as f32 * total[n - 1])) as f64;
+                        precisions[n - 1] =
+                            (100.0f32 / (smooth_mteval as f32 * total[n - 1])) as f64;
                     }
-                    Smooth::Floor(v) => precisions[n - 1] = (((100.0 * v) as f32) / total[n - 1]) as f64,
+                    Smooth::Floor(v) => {
+                        precisions[n - 1] = (((100.0 * v) as f32) / total[n - 1]) as f64
+                    }
                     _ => {}
                 }
             } else {
@@ -271,7 +304,10 @@ impl Metric for Bleu {
     fn signature_fields(&self) -> Vec<(&'static str, String)> {
         vec![
             ("case", if self.lowercase { "lc" } else { "mixed" }.into()),
-            ("eff", if self.effective_order { "yes" } else { "no" }.into()),
+            (
+                "eff",
+                if self.effective_order { "yes" } else { "no" }.into(),
+            ),
             ("tok", self.tokenizer.signature()),
             ("smooth", self.smooth.signature()),
         ]
@@ -298,7 +334,9 @@ impl Metric for Bleu {
     }
 
     fn segment_stats(&self, hyp: &str, refs: &RefPrep) -> Vec<f64> {
-        let refs = refs.downcast_ref::<BleuRefs>().expect("BLEU references prepared by BLEU");
+        let refs = refs
+            .downcast_ref::<BleuRefs>()
+            .expect("BLEU references prepared by BLEU");
         let (joined, spans) = Self::split_tokens(&self.preprocess(hyp));
         let hyp_len = spans.len();
         // Closest reference length, ties resolved to the shorter one.
@@ -313,7 +351,9 @@ impl Metric for Bleu {
         }
         let ref_len = closest.map_or(0, |c| c.1);
         let mut counts: FxMap<&str, (u32, usize)> = map_with_capacity(4 * spans.len());
-        self.for_ngrams(&joined, &spans, |g, n| counts.entry(g).or_insert((0, n)).0 += 1);
+        self.for_ngrams(&joined, &spans, |g, n| {
+            counts.entry(g).or_insert((0, n)).0 += 1
+        });
         let k = self.max_order;
         let mut out = vec![0.0; 2 + 2 * k];
         out[0] = hyp_len as f64;

@@ -17,7 +17,14 @@ pub struct Chrf {
 
 impl Default for Chrf {
     fn default() -> Self {
-        Self { char_order: 6, word_order: 0, beta: 2, lowercase: false, whitespace: false, eps_smoothing: false }
+        Self {
+            char_order: 6,
+            word_order: 0,
+            beta: 2,
+            lowercase: false,
+            whitespace: false,
+            eps_smoothing: false,
+        }
     }
 }
 
@@ -91,7 +98,10 @@ const PUNCTS: &str = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
 
 impl Chrf {
     pub fn plus_plus() -> Self {
-        Self { word_order: 2, ..Self::default() }
+        Self {
+            word_order: 2,
+            ..Self::default()
+        }
     }
 
     fn order(&self) -> usize {
@@ -128,24 +138,39 @@ impl Chrf {
 
     /// Character n-grams (whitespace removed unless `whitespace`) and word n-grams of a pre-processed line.
     fn line_grams(&self, line: &str) -> LineGrams {
-        let chars: Vec<char> =
-            if self.whitespace { line.chars().collect() } else { line.chars().filter(|c| !is_py_space(*c)).collect() };
+        let chars: Vec<char> = if self.whitespace {
+            line.chars().collect()
+        } else {
+            line.chars().filter(|c| !is_py_space(*c)).collect()
+        };
         let mut grams = Vec::with_capacity(self.order());
         for n in 1..=self.char_order {
             let windows = chars.len().saturating_sub(n - 1);
             if n <= 6 {
                 let keys: Vec<u128> = (0..windows)
-                    .map(|i| chars[i..i + n].iter().fold(0u128, |acc, &c| (acc << 21) | c as u128))
+                    .map(|i| {
+                        chars[i..i + n]
+                            .iter()
+                            .fold(0u128, |acc, &c| (acc << 21) | c as u128)
+                    })
                     .collect();
                 grams.push(Grams::Packed(count_sorted(keys)));
             } else {
-                grams.push(Grams::Text(count_sorted((0..windows).map(|i| chars[i..i + n].iter().collect::<String>()).collect())));
+                grams.push(Grams::Text(count_sorted(
+                    (0..windows)
+                        .map(|i| chars[i..i + n].iter().collect::<String>())
+                        .collect(),
+                )));
             }
         }
         if self.word_order > 0 {
             let words = Self::words(line);
             for n in 1..=self.word_order {
-                let keys: Vec<String> = if words.len() >= n { words.windows(n).map(|w| w.join(" ")).collect() } else { Vec::new() };
+                let keys: Vec<String> = if words.len() >= n {
+                    words.windows(n).map(|w| w.join(" ")).collect()
+                } else {
+                    Vec::new()
+                };
                 grams.push(Grams::Text(count_sorted(keys)));
             }
         }
@@ -164,7 +189,11 @@ impl Chrf {
             let prec = if n_hyp > 0.0 { n_match / n_hyp } else { eps };
             let rec = if n_ref > 0.0 { n_match / n_ref } else { eps };
             let denom = factor * prec + rec;
-            score += if denom > 0.0 { (1.0 + factor) * prec * rec / denom } else { eps };
+            score += if denom > 0.0 {
+                (1.0 + factor) * prec * rec / denom
+            } else {
+                eps
+            };
             if n_hyp > 0.0 && n_ref > 0.0 {
                 avg_prec += prec;
                 avg_rec += rec;
@@ -196,10 +225,22 @@ impl Chrf {
         let (mut avg_prec, mut avg_rec, mut eff) = (0.0f32, 0.0f32, 0usize);
         for i in 0..self.order() {
             let (n_hyp, n_ref, n_match) = (stats[3 * i], stats[3 * i + 1], stats[3 * i + 2]);
-            let prec = if n_hyp > 0.0 { n_match / n_hyp } else { eps as f32 };
-            let rec = if n_ref > 0.0 { n_match / n_ref } else { eps as f32 };
+            let prec = if n_hyp > 0.0 {
+                n_match / n_hyp
+            } else {
+                eps as f32
+            };
+            let rec = if n_ref > 0.0 {
+                n_match / n_ref
+            } else {
+                eps as f32
+            };
             let denom = factor * prec + rec;
-            score += if denom > 0.0 { (1.0 + factor) * prec * rec / denom } else { eps as f32 };
+            score += if denom > 0.0 {
+                (1.0 + factor) * prec * rec / denom
+            } else {
+                eps as f32
+            };
             if n_hyp > 0.0 && n_ref > 0.0 {
                 avg_prec += prec;
                 avg_rec += rec;
@@ -247,12 +288,17 @@ impl Metric for Chrf {
     }
 
     fn prepare_refs(&self, refs: &[&str]) -> RefPrep {
-        let v: Vec<LineGrams> = refs.iter().map(|r| self.line_grams(&self.preprocess(r))).collect();
+        let v: Vec<LineGrams> = refs
+            .iter()
+            .map(|r| self.line_grams(&self.preprocess(r)))
+            .collect();
         Box::new(v)
     }
 
     fn segment_stats(&self, hyp: &str, refs: &RefPrep) -> Vec<f64> {
-        let refs = refs.downcast_ref::<Vec<LineGrams>>().expect("chrF references prepared by chrF");
+        let refs = refs
+            .downcast_ref::<Vec<LineGrams>>()
+            .expect("chrF references prepared by chrF");
         let h = self.line_grams(&self.preprocess(hyp));
         let mut best: Vec<f64> = Vec::new();
         let mut best_f = -1.0;
@@ -260,7 +306,11 @@ impl Metric for Chrf {
             let mut stats = Vec::with_capacity(3 * self.order());
             for o in 0..self.order() {
                 // sacrebleu does not count hypothesis n-grams of an order the reference lacks entirely.
-                stats.push(if r.grams[o].is_empty() { 0.0 } else { h.totals[o] as f64 });
+                stats.push(if r.grams[o].is_empty() {
+                    0.0
+                } else {
+                    h.totals[o] as f64
+                });
                 stats.push(r.totals[o] as f64);
                 stats.push(h.grams[o].matches(&r.grams[o]) as f64);
             }

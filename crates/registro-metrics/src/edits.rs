@@ -111,17 +111,24 @@ fn tokens(s: &str) -> Vec<Tok<'_>> {
                 }
             }
         }
-        out.push(Tok { text: &s[i..end], span: i..end });
+        out.push(Tok {
+            text: &s[i..end],
+            span: i..end,
+        });
     }
     out
 }
 
 fn is_punct_token(t: &str) -> bool {
-    !t.is_empty() && t.chars().all(|c| !c.is_alphanumeric() && !c.is_whitespace())
+    !t.is_empty()
+        && t.chars()
+            .all(|c| !c.is_alphanumeric() && !c.is_whitespace())
 }
 
 fn is_sentence_end(t: &str) -> bool {
-    is_punct_token(t) && t.chars().any(|c| matches!(c, '.' | '!' | '?' | '。' | '！' | '？' | '।'))
+    is_punct_token(t)
+        && t.chars()
+            .any(|c| matches!(c, '.' | '!' | '?' | '。' | '！' | '？' | '।'))
 }
 
 fn starts_upper(t: &str) -> bool {
@@ -151,66 +158,251 @@ fn collapse_runs(s: &str) -> String {
 pub fn abbreviations(lang: &str) -> &'static [(&'static str, &'static str)] {
     match lang {
         "en" => &[
-            ("u", "you"), ("ur", "your"), ("ur", "you are"), ("r", "are"), ("y", "why"), ("b4", "before"),
-            ("pls", "please"), ("plz", "please"), ("thx", "thanks"), ("thx", "thank you"), ("ty", "thank you"),
-            ("cuz", "because"), ("coz", "because"), ("bc", "because"), ("idk", "i do not know"), ("idk", "i don't know"),
-            ("btw", "by the way"), ("imo", "in my opinion"), ("imho", "in my humble opinion"), ("tbh", "to be honest"),
-            ("gonna", "going to"), ("wanna", "want to"), ("gotta", "have to"), ("gotta", "got to"), ("kinda", "kind of"),
-            ("sorta", "sort of"), ("dunno", "do not know"), ("dunno", "don't know"), ("lemme", "let me"), ("gimme", "give me"),
-            ("ya", "you"), ("yeah", "yes"), ("yep", "yes"), ("nope", "no"), ("ok", "okay"), ("k", "okay"), ("tho", "though"),
-            ("thru", "through"), ("prob", "probably"), ("probs", "probably"), ("def", "definitely"), ("msg", "message"),
-            ("pic", "picture"), ("pics", "pictures"), ("info", "information"), ("2", "to"), ("4", "for"), ("n", "and"),
-            ("w/", "with"), ("w/o", "without"), ("asap", "as soon as possible"), ("omg", "oh my god"), ("jk", "just kidding"),
-            ("bf", "boyfriend"), ("gf", "girlfriend"), ("im", "i am"), ("im", "i'm"), ("dont", "do not"), ("dont", "don't"),
-            ("cant", "cannot"), ("cant", "can't"), ("wont", "will not"), ("didnt", "did not"), ("doesnt", "does not"),
-            ("isnt", "is not"), ("thats", "that is"), ("whats", "what is"), ("ppl", "people"), ("b/c", "because"),
+            ("u", "you"),
+            ("ur", "your"),
+            ("ur", "you are"),
+            ("r", "are"),
+            ("y", "why"),
+            ("b4", "before"),
+            ("pls", "please"),
+            ("plz", "please"),
+            ("thx", "thanks"),
+            ("thx", "thank you"),
+            ("ty", "thank you"),
+            ("cuz", "because"),
+            ("coz", "because"),
+            ("bc", "because"),
+            ("idk", "i do not know"),
+            ("idk", "i don't know"),
+            ("btw", "by the way"),
+            ("imo", "in my opinion"),
+            ("imho", "in my humble opinion"),
+            ("tbh", "to be honest"),
+            ("gonna", "going to"),
+            ("wanna", "want to"),
+            ("gotta", "have to"),
+            ("gotta", "got to"),
+            ("kinda", "kind of"),
+            ("sorta", "sort of"),
+            ("dunno", "do not know"),
+            ("dunno", "don't know"),
+            ("lemme", "let me"),
+            ("gimme", "give me"),
+            ("ya", "you"),
+            ("yeah", "yes"),
+            ("yep", "yes"),
+            ("nope", "no"),
+            ("ok", "okay"),
+            ("k", "okay"),
+            ("tho", "though"),
+            ("thru", "through"),
+            ("prob", "probably"),
+            ("probs", "probably"),
+            ("def", "definitely"),
+            ("msg", "message"),
+            ("pic", "picture"),
+            ("pics", "pictures"),
+            ("info", "information"),
+            ("2", "to"),
+            ("4", "for"),
+            ("n", "and"),
+            ("w/", "with"),
+            ("w/o", "without"),
+            ("asap", "as soon as possible"),
+            ("omg", "oh my god"),
+            ("jk", "just kidding"),
+            ("bf", "boyfriend"),
+            ("gf", "girlfriend"),
+            ("im", "i am"),
+            ("im", "i'm"),
+            ("dont", "do not"),
+            ("dont", "don't"),
+            ("cant", "cannot"),
+            ("cant", "can't"),
+            ("wont", "will not"),
+            ("didnt", "did not"),
+            ("doesnt", "does not"),
+            ("isnt", "is not"),
+            ("thats", "that is"),
+            ("whats", "what is"),
+            ("ppl", "people"),
+            ("b/c", "because"),
         ],
         "de" => &[
-            ("hab", "habe"), ("nen", "einen"), ("ne", "eine"), ("n", "ein"), ("gibts", "gibt es"), ("nix", "nichts"),
-            ("nich", "nicht"), ("net", "nicht"), ("is", "ist"), ("isses", "ist es"), ("hast'e", "hast du"), ("haste", "hast du"),
-            ("kannste", "kannst du"), ("willste", "willst du"), ("biste", "bist du"), ("mal", "einmal"), ("grad", "gerade"),
-            ("lg", "liebe grüße"), ("mfg", "mit freundlichen grüßen"), ("vllt", "vielleicht"), ("vlt", "vielleicht"),
-            ("evtl", "eventuell"), ("bzw", "beziehungsweise"), ("usw", "und so weiter"), ("z.b", "zum beispiel"),
-            ("zb", "zum beispiel"), ("ok", "okay"), ("jo", "ja"), ("jup", "ja"), ("nö", "nein"), ("ne", "nein"), ("wg", "wegen"),
-            ("gern", "gerne"), ("heut", "heute"), ("würd", "würde"), ("geht's", "geht es"), ("gehts", "geht es"),
+            ("hab", "habe"),
+            ("nen", "einen"),
+            ("ne", "eine"),
+            ("n", "ein"),
+            ("gibts", "gibt es"),
+            ("nix", "nichts"),
+            ("nich", "nicht"),
+            ("net", "nicht"),
+            ("is", "ist"),
+            ("isses", "ist es"),
+            ("hast'e", "hast du"),
+            ("haste", "hast du"),
+            ("kannste", "kannst du"),
+            ("willste", "willst du"),
+            ("biste", "bist du"),
+            ("mal", "einmal"),
+            ("grad", "gerade"),
+            ("lg", "liebe grüße"),
+            ("mfg", "mit freundlichen grüßen"),
+            ("vllt", "vielleicht"),
+            ("vlt", "vielleicht"),
+            ("evtl", "eventuell"),
+            ("bzw", "beziehungsweise"),
+            ("usw", "und so weiter"),
+            ("z.b", "zum beispiel"),
+            ("zb", "zum beispiel"),
+            ("ok", "okay"),
+            ("jo", "ja"),
+            ("jup", "ja"),
+            ("nö", "nein"),
+            ("ne", "nein"),
+            ("wg", "wegen"),
+            ("gern", "gerne"),
+            ("heut", "heute"),
+            ("würd", "würde"),
+            ("geht's", "geht es"),
+            ("gehts", "geht es"),
         ],
         "es" => &[
-            ("q", "que"), ("k", "que"), ("xq", "porque"), ("pq", "porque"), ("porq", "porque"), ("tb", "también"),
-            ("tmb", "también"), ("d", "de"), ("x", "por"), ("pa", "para"), ("pa'", "para"), ("toy", "estoy"), ("ta", "está"),
-            ("tas", "estás"), ("bn", "bien"), ("msj", "mensaje"), ("xfa", "por favor"), ("porfa", "por favor"),
-            ("salu2", "saludos"), ("ntp", "no te preocupes"), ("tqm", "te quiero mucho"), ("ok", "vale"), ("vdd", "verdad"),
-            ("nd", "nada"), ("dnd", "donde"), ("xa", "para"), ("cmo", "como"), ("sq", "es que"),
+            ("q", "que"),
+            ("k", "que"),
+            ("xq", "porque"),
+            ("pq", "porque"),
+            ("porq", "porque"),
+            ("tb", "también"),
+            ("tmb", "también"),
+            ("d", "de"),
+            ("x", "por"),
+            ("pa", "para"),
+            ("pa'", "para"),
+            ("toy", "estoy"),
+            ("ta", "está"),
+            ("tas", "estás"),
+            ("bn", "bien"),
+            ("msj", "mensaje"),
+            ("xfa", "por favor"),
+            ("porfa", "por favor"),
+            ("salu2", "saludos"),
+            ("ntp", "no te preocupes"),
+            ("tqm", "te quiero mucho"),
+            ("ok", "vale"),
+            ("vdd", "verdad"),
+            ("nd", "nada"),
+            ("dnd", "donde"),
+            ("xa", "para"),
+            ("cmo", "como"),
+            ("sq", "es que"),
         ],
         "fr" => &[
-            ("slt", "salut"), ("stp", "s'il te plaît"), ("svp", "s'il vous plaît"), ("pk", "pourquoi"), ("pq", "pourquoi"),
-            ("bcp", "beaucoup"), ("tkt", "ne t'inquiète pas"), ("jsp", "je ne sais pas"), ("chai pas", "je ne sais pas"),
-            ("c", "c'est"), ("g", "j'ai"), ("jsuis", "je suis"), ("chuis", "je suis"), ("ya", "il y a"), ("y'a", "il y a"),
-            ("t", "tu es"), ("t'es", "tu es"), ("mdr", "mort de rire"), ("dsl", "désolé"), ("dac", "d'accord"),
-            ("ok", "d'accord"), ("qd", "quand"), ("tjr", "toujours"), ("tjrs", "toujours"), ("pr", "pour"), ("ds", "dans"),
-            ("koi", "quoi"), ("ke", "que"), ("kan", "quand"), ("keske", "qu'est-ce que"), ("mm", "même"), ("rdv", "rendez-vous"),
+            ("slt", "salut"),
+            ("stp", "s'il te plaît"),
+            ("svp", "s'il vous plaît"),
+            ("pk", "pourquoi"),
+            ("pq", "pourquoi"),
+            ("bcp", "beaucoup"),
+            ("tkt", "ne t'inquiète pas"),
+            ("jsp", "je ne sais pas"),
+            ("chai pas", "je ne sais pas"),
+            ("c", "c'est"),
+            ("g", "j'ai"),
+            ("jsuis", "je suis"),
+            ("chuis", "je suis"),
+            ("ya", "il y a"),
+            ("y'a", "il y a"),
+            ("t", "tu es"),
+            ("t'es", "tu es"),
+            ("mdr", "mort de rire"),
+            ("dsl", "désolé"),
+            ("dac", "d'accord"),
+            ("ok", "d'accord"),
+            ("qd", "quand"),
+            ("tjr", "toujours"),
+            ("tjrs", "toujours"),
+            ("pr", "pour"),
+            ("ds", "dans"),
+            ("koi", "quoi"),
+            ("ke", "que"),
+            ("kan", "quand"),
+            ("keske", "qu'est-ce que"),
+            ("mm", "même"),
+            ("rdv", "rendez-vous"),
         ],
         "it" => &[
-            ("cmq", "comunque"), ("nn", "non"), ("xké", "perché"), ("xche", "perché"), ("perche", "perché"), ("ke", "che"),
-            ("k", "che"), ("x", "per"), ("tvb", "ti voglio bene"), ("qlc", "qualche"), ("qlcs", "qualcosa"), ("qls", "qualcosa"),
-            ("sn", "sono"), ("dv", "dove"), ("grz", "grazie"), ("cm", "come"), ("tt", "tutto"), ("msg", "messaggio"),
-            ("nessun", "nessuno"), ("ok", "va bene"), ("cioe", "cioè"), ("xo", "però"), ("pero", "però"),
+            ("cmq", "comunque"),
+            ("nn", "non"),
+            ("xké", "perché"),
+            ("xche", "perché"),
+            ("perche", "perché"),
+            ("ke", "che"),
+            ("k", "che"),
+            ("x", "per"),
+            ("tvb", "ti voglio bene"),
+            ("qlc", "qualche"),
+            ("qlcs", "qualcosa"),
+            ("qls", "qualcosa"),
+            ("sn", "sono"),
+            ("dv", "dove"),
+            ("grz", "grazie"),
+            ("cm", "come"),
+            ("tt", "tutto"),
+            ("msg", "messaggio"),
+            ("nessun", "nessuno"),
+            ("ok", "va bene"),
+            ("cioe", "cioè"),
+            ("xo", "però"),
+            ("pero", "però"),
         ],
         "pt" => &[
-            ("vc", "você"), ("vcs", "vocês"), ("tb", "também"), ("tbm", "também"), ("q", "que"), ("pq", "porque"),
-            ("n", "não"), ("nao", "não"), ("td", "tudo"), ("blz", "beleza"), ("msm", "mesmo"), ("cmg", "comigo"),
-            ("ctg", "contigo"), ("pra", "para"), ("pro", "para o"), ("ta", "está"), ("tá", "está"), ("to", "estou"),
-            ("tô", "estou"), ("obg", "obrigado"), ("vlw", "valeu"), ("hj", "hoje"), ("kd", "cadê"), ("mto", "muito"),
+            ("vc", "você"),
+            ("vcs", "vocês"),
+            ("tb", "também"),
+            ("tbm", "também"),
+            ("q", "que"),
+            ("pq", "porque"),
+            ("n", "não"),
+            ("nao", "não"),
+            ("td", "tudo"),
+            ("blz", "beleza"),
+            ("msm", "mesmo"),
+            ("cmg", "comigo"),
+            ("ctg", "contigo"),
+            ("pra", "para"),
+            ("pro", "para o"),
+            ("ta", "está"),
+            ("tá", "está"),
+            ("to", "estou"),
+            ("tô", "estou"),
+            ("obg", "obrigado"),
+            ("vlw", "valeu"),
+            ("hj", "hoje"),
+            ("kd", "cadê"),
+            ("mto", "muito"),
         ],
-        "hi" => &[("h", "है"), ("hai", "है"), ("nhi", "नहीं"), ("plz", "कृपया"), ("thx", "धन्यवाद")],
+        "hi" => &[
+            ("h", "है"),
+            ("hai", "है"),
+            ("nhi", "नहीं"),
+            ("plz", "कृपया"),
+            ("thx", "धन्यवाद"),
+        ],
         _ => &[],
     }
 }
 
 fn is_normalization(old: &str, new: &str, lang: &str) -> bool {
     let (o, n) = (old.to_lowercase(), new.to_lowercase());
-    let lists: Vec<&[(&str, &str)]> =
-        if lang.is_empty() { vec![abbreviations("en")] } else { vec![abbreviations(lang), abbreviations("en")] };
-    lists.iter().any(|l| l.iter().any(|(a, e)| *a == o && *e == n))
+    let lists: Vec<&[(&str, &str)]> = if lang.is_empty() {
+        vec![abbreviations("en")]
+    } else {
+        vec![abbreviations(lang), abbreviations("en")]
+    };
+    lists
+        .iter()
+        .any(|l| l.iter().any(|(a, e)| *a == o && *e == n))
 }
 
 /// Type of one changed hunk (tokens `a` replaced by `b`); `next_new` is the token after the hunk in the new text.
@@ -218,7 +410,11 @@ fn classify_hunk(a: &[&str], b: &[&str], next_new: Option<&str>, lang: &str) -> 
     let old = a.join(" ");
     let new = b.join(" ");
     if !a.is_empty() && !b.is_empty() && old != new && old.to_lowercase() == new.to_lowercase() {
-        return if new == old.to_lowercase() { EditType::Lowercase } else { EditType::Capitalization };
+        return if new == old.to_lowercase() {
+            EditType::Lowercase
+        } else {
+            EditType::Capitalization
+        };
     }
     let all_punct = |v: &[&str]| v.iter().all(|t| is_punct_token(t));
     if all_punct(a) && all_punct(b) {
@@ -245,7 +441,10 @@ fn classify_hunk(a: &[&str], b: &[&str], next_new: Option<&str>, lang: &str) -> 
         return EditType::Paraphrase;
     }
     if a.len() == 1 && b.len() == 1 {
-        let (x, y): (Vec<char>, Vec<char>) = (a[0].to_lowercase().chars().collect(), b[0].to_lowercase().chars().collect());
+        let (x, y): (Vec<char>, Vec<char>) = (
+            a[0].to_lowercase().chars().collect(),
+            b[0].to_lowercase().chars().collect(),
+        );
         let d = levenshtein(&x, &y);
         let longest = x.len().max(y.len());
         if d > 0 && d <= 2 && longest >= 3 && d * 3 <= longest {
@@ -275,7 +474,11 @@ fn lcs_pairs(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
         let w = q + 1;
         for i in (0..p).rev() {
             for j in (0..q).rev() {
-                t[i * w + j] = if ai[i] == bi[j] { t[(i + 1) * w + j + 1] + 1 } else { t[(i + 1) * w + j].max(t[i * w + j + 1]) };
+                t[i * w + j] = if ai[i] == bi[j] {
+                    t[(i + 1) * w + j + 1] + 1
+                } else {
+                    t[(i + 1) * w + j].max(t[i * w + j + 1])
+                };
             }
         }
         let (mut i, mut j) = (0, 0);
@@ -315,20 +518,35 @@ pub fn diff(old: &str, new: &str, lang: &str) -> Vec<DiffOp> {
     };
     let push_edit = |ops: &mut Vec<DiffOp>, ra: Range<usize>, rb: Range<usize>| {
         let pieces: Vec<(Range<usize>, Range<usize>)> = if ra.len() == rb.len() && ra.len() > 1 {
-            ra.clone().zip(rb.clone()).map(|(i, j)| (i..i + 1, j..j + 1)).collect()
+            ra.clone()
+                .zip(rb.clone())
+                .map(|(i, j)| (i..i + 1, j..j + 1))
+                .collect()
         } else {
             vec![(ra, rb)]
         };
         for (ra, rb) in pieces {
             if ra.len() == 1 && rb.len() == 1 && a[ra.start] == b[rb.start] {
                 let (sa, sb) = (ta[ra.start].span.clone(), tb[rb.start].span.clone());
-                ops.push(DiffOp { kind: None, old: old[sa.clone()].into(), new: new[sb.clone()].into(), old_range: sa, new_range: sb });
+                ops.push(DiffOp {
+                    kind: None,
+                    old: old[sa.clone()].into(),
+                    new: new[sb.clone()].into(),
+                    old_range: sa,
+                    new_range: sb,
+                });
                 continue;
             }
             let kind = classify_hunk(&a[ra.clone()], &b[rb.clone()], b.get(rb.end).copied(), lang);
             let sa = span(&ta, ra, old.len());
             let sb = span(&tb, rb, new.len());
-            ops.push(DiffOp { kind: Some(kind), old: old[sa.clone()].into(), new: new[sb.clone()].into(), old_range: sa, new_range: sb });
+            ops.push(DiffOp {
+                kind: Some(kind),
+                old: old[sa.clone()].into(),
+                new: new[sb.clone()].into(),
+                old_range: sa,
+                new_range: sb,
+            });
         }
     };
     let (mut i, mut j) = (0, 0);
@@ -350,7 +568,13 @@ pub fn diff(old: &str, new: &str, lang: &str) -> Vec<DiffOp> {
         let (ei, ej) = (pairs[e].0 + 1, pairs[e].1 + 1);
         let sa = ta[si].span.start..ta[ei - 1].span.end;
         let sb = tb[sj].span.start..tb[ej - 1].span.end;
-        ops.push(DiffOp { kind: None, old: old[sa.clone()].into(), new: new[sb.clone()].into(), old_range: sa, new_range: sb });
+        ops.push(DiffOp {
+            kind: None,
+            old: old[sa.clone()].into(),
+            new: new[sb.clone()].into(),
+            old_range: sa,
+            new_range: sb,
+        });
         i = ei;
         j = ej;
         k = e + 1;
@@ -361,7 +585,10 @@ pub fn diff(old: &str, new: &str, lang: &str) -> Vec<DiffOp> {
 /// Sentence-level XFORMAL edit categories of a rewrite: the types of all changed spans, and `paraphrase` whenever
 /// the whitespace-token edit distance exceeds 3.
 pub fn edit_types(old: &str, new: &str, lang: &str) -> BTreeSet<EditType> {
-    let mut set: BTreeSet<EditType> = diff(old, new, lang).into_iter().filter_map(|d| d.kind).collect();
+    let mut set: BTreeSet<EditType> = diff(old, new, lang)
+        .into_iter()
+        .filter_map(|d| d.kind)
+        .collect();
     set.remove(&EditType::Paraphrase);
     if token_levenshtein(old, new) > 3 {
         set.insert(EditType::Paraphrase);
@@ -388,22 +615,58 @@ mod tests {
     use super::*;
 
     fn kinds(old: &str, new: &str, lang: &str) -> Vec<(String, String, EditType)> {
-        diff(old, new, lang).into_iter().filter_map(|d| d.kind.map(|k| (d.old, d.new, k))).collect()
+        diff(old, new, lang)
+            .into_iter()
+            .filter_map(|d| d.kind.map(|k| (d.old, d.new, k)))
+            .collect()
     }
 
     #[test]
     fn labels_each_kind_of_edit() {
         use EditType::*;
-        assert_eq!(kinds("i think so", "I think so", "en"), vec![("i".into(), "I".into(), Capitalization)]);
-        assert_eq!(kinds("THANKS FOR that", "thanks for that", "en")[0].2, Lowercase);
-        assert_eq!(kinds("ok, fine", "ok; fine", "en"), vec![(",".into(), ";".into(), Punctuation)]);
-        assert_eq!(kinds("it is realy good", "it is really good", "en"), vec![("realy".into(), "really".into(), Spelling)]);
-        assert_eq!(kinds("u r right", "you are right", "en"), vec![("u".into(), "you".into(), Normalization), ("r".into(), "are".into(), Normalization)]);
-        assert_eq!(kinds("great!!!", "great!", "en"), vec![("!!!".into(), "!".into(), Repetition)]);
-        assert_eq!(kinds("it is sooo nice", "it is so nice", "en")[0].2, Repetition);
-        assert_eq!(kinds("I came, we talked", "I came. We talked", "en")[0].2, SplitSentences);
-        assert_eq!(kinds("hab keine Zeit", "habe keine Zeit", "de")[0].2, Normalization);
-        assert_eq!(kinds("the cat sat", "a dog was sitting", "en")[0].2, Paraphrase);
+        assert_eq!(
+            kinds("i think so", "I think so", "en"),
+            vec![("i".into(), "I".into(), Capitalization)]
+        );
+        assert_eq!(
+            kinds("THANKS FOR that", "thanks for that", "en")[0].2,
+            Lowercase
+        );
+        assert_eq!(
+            kinds("ok, fine", "ok; fine", "en"),
+            vec![(",".into(), ";".into(), Punctuation)]
+        );
+        assert_eq!(
+            kinds("it is realy good", "it is really good", "en"),
+            vec![("realy".into(), "really".into(), Spelling)]
+        );
+        assert_eq!(
+            kinds("u r right", "you are right", "en"),
+            vec![
+                ("u".into(), "you".into(), Normalization),
+                ("r".into(), "are".into(), Normalization)
+            ]
+        );
+        assert_eq!(
+            kinds("great!!!", "great!", "en"),
+            vec![("!!!".into(), "!".into(), Repetition)]
+        );
+        assert_eq!(
+            kinds("it is sooo nice", "it is so nice", "en")[0].2,
+            Repetition
+        );
+        assert_eq!(
+            kinds("I came, we talked", "I came. We talked", "en")[0].2,
+            SplitSentences
+        );
+        assert_eq!(
+            kinds("hab keine Zeit", "habe keine Zeit", "de")[0].2,
+            Normalization
+        );
+        assert_eq!(
+            kinds("the cat sat", "a dog was sitting", "en")[0].2,
+            Paraphrase
+        );
     }
 
     #[test]
@@ -414,7 +677,11 @@ mod tests {
             assert_eq!(&old[d.old_range.clone()], d.old);
             assert_eq!(&new[d.new_range.clone()], d.new);
         }
-        let eq: Vec<String> = diff(old, new, "en").into_iter().filter(|d| d.is_equal()).map(|d| d.old).collect();
+        let eq: Vec<String> = diff(old, new, "en")
+            .into_iter()
+            .filter(|d| d.is_equal())
+            .map(|d| d.old)
+            .collect();
         assert_eq!(eq, vec!["go".to_string(), "the  mall?".to_string()]);
     }
 
@@ -422,9 +689,20 @@ mod tests {
     fn sentence_level_types() {
         use EditType::*;
         assert_eq!(edit_types("same", "same", "en"), BTreeSet::new());
-        assert!(edit_types("i dunno what u mean lol", "I do not know what you mean.", "en").contains(&Paraphrase));
-        assert_eq!(edit_types("i think so", "I think so.", "en"), BTreeSet::from([Capitalization, Punctuation]));
+        assert!(edit_types(
+            "i dunno what u mean lol",
+            "I do not know what you mean.",
+            "en"
+        )
+        .contains(&Paraphrase));
+        assert_eq!(
+            edit_types("i think so", "I think so.", "en"),
+            BTreeSet::from([Capitalization, Punctuation])
+        );
         assert_eq!(edit_types("", "Hello.", "en"), BTreeSet::from([Paraphrase]));
-        assert_eq!(edit_types("日本語です", "日本語でございます", "ja"), BTreeSet::from([Paraphrase]));
+        assert_eq!(
+            edit_types("日本語です", "日本語でございます", "ja"),
+            BTreeSet::from([Paraphrase])
+        );
     }
 }

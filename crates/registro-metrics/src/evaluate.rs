@@ -12,7 +12,9 @@ use crate::bleu::Bleu;
 use crate::chrf::Chrf;
 use crate::edits::{edit_type_counts, EditType};
 use crate::macc::{Label, MaccResult, MatchedAccuracy, Register};
-use crate::metric::{corpus_stats, prepare_refs, signature, Metric, NRefs, PreparedRefs, SegmentStats, SigResampling};
+use crate::metric::{
+    corpus_stats, prepare_refs, signature, Metric, NRefs, PreparedRefs, SegmentStats, SigResampling,
+};
 use crate::significance::{paired_ar, paired_bootstrap, TestResult};
 use crate::style::{self, Bucket, Distribution};
 use crate::ter::Ter;
@@ -64,7 +66,11 @@ impl FromStr for MetricName {
 
 impl MetricName {
     pub fn parse_list(s: &str) -> Result<Vec<Self>, String> {
-        let mut v: Vec<Self> = s.split(',').filter(|x| !x.trim().is_empty()).map(str::parse).collect::<Result<_, _>>()?;
+        let mut v: Vec<Self> = s
+            .split(',')
+            .filter(|x| !x.trim().is_empty())
+            .map(str::parse)
+            .collect::<Result<_, _>>()?;
         v.sort();
         v.dedup();
         Ok(v)
@@ -193,6 +199,9 @@ pub struct StyleReport {
     pub length_buckets: Option<Vec<Bucket>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub edit_types: Option<BTreeMap<String, usize>>,
+    /// Acc / Sim / PP from the configured model providers, and GM when all three exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<style::ModelScores>,
 }
 
 /// Segment-level values, in line order.
@@ -239,8 +248,16 @@ pub struct SystemReport {
 fn sig_resampling(cfg: &EvalConfig) -> SigResampling {
     match cfg.significance {
         None => SigResampling::default(),
-        Some(SigTest::Bootstrap(n)) => SigResampling { bs: Some(n), seed: Some(cfg.seed.to_string()), ..Default::default() },
-        Some(SigTest::Randomization(n)) => SigResampling { ar: Some(n), seed: Some(cfg.seed.to_string()), ..Default::default() },
+        Some(SigTest::Bootstrap(n)) => SigResampling {
+            bs: Some(n),
+            seed: Some(cfg.seed.to_string()),
+            ..Default::default()
+        },
+        Some(SigTest::Randomization(n)) => SigResampling {
+            ar: Some(n),
+            seed: Some(cfg.seed.to_string()),
+            ..Default::default()
+        },
     }
 }
 
@@ -251,10 +268,18 @@ struct GroupScores {
     nrefs: NRefs,
 }
 
-fn score_group(metric: &dyn Metric, prep: &PreparedRefs, systems: &[&SystemInput], cfg: &EvalConfig) -> Result<GroupScores, MetricError> {
+fn score_group(
+    metric: &dyn Metric,
+    prep: &PreparedRefs,
+    systems: &[&SystemInput],
+    cfg: &EvalConfig,
+) -> Result<GroupScores, MetricError> {
     let mut stats = Vec::with_capacity(systems.len());
     for s in systems {
-        stats.push(corpus_stats(metric, &s.lines, prep).map_err(|e| MetricError::Input(format!("system {}: {e}", s.name)))?);
+        stats.push(
+            corpus_stats(metric, &s.lines, prep)
+                .map_err(|e| MetricError::Input(format!("system {}: {e}", s.name)))?,
+        );
     }
     let tests = match cfg.significance {
         Some(t) if stats.len() > 1 => {
@@ -266,7 +291,11 @@ fn score_group(metric: &dyn Metric, prep: &PreparedRefs, systems: &[&SystemInput
         }
         _ => None,
     };
-    Ok(GroupScores { stats, tests, nrefs: prep.nrefs.clone() })
+    Ok(GroupScores {
+        stats,
+        tests,
+        nrefs: prep.nrefs.clone(),
+    })
 }
 
 fn significance(g: &GroupScores, i: usize, baseline: &str) -> Option<Significance> {
@@ -284,15 +313,43 @@ fn ref_streams(ts: &TestSet) -> Vec<Vec<String>> {
 }
 
 fn needs_refs(m: MetricName) -> bool {
-    matches!(m, MetricName::Bleu | MetricName::Chrf | MetricName::ChrfPlusPlus | MetricName::Ter | MetricName::LengthRatio | MetricName::LengthBuckets)
+    matches!(
+        m,
+        MetricName::Bleu
+            | MetricName::Chrf
+            | MetricName::ChrfPlusPlus
+            | MetricName::Ter
+            | MetricName::LengthRatio
+            | MetricName::LengthBuckets
+    )
 }
 
 fn needs_source(m: MetricName) -> bool {
-    matches!(m, MetricName::SelfBleu | MetricName::Led | MetricName::Levenshtein | MetricName::LengthBuckets | MetricName::EditTypes)
+    matches!(
+        m,
+        MetricName::SelfBleu
+            | MetricName::Led
+            | MetricName::Levenshtein
+            | MetricName::LengthBuckets
+            | MetricName::EditTypes
+    )
 }
 
 /// Scores all systems. Errors name the system and what is missing or mismatched.
-pub fn evaluate(systems: &[SystemInput], cfg: &EvalConfig) -> Result<Vec<SystemReport>, MetricError> {
+pub fn evaluate(
+    systems: &[SystemInput],
+    cfg: &EvalConfig,
+) -> Result<Vec<SystemReport>, MetricError> {
+    evaluate_with(systems, cfg, &style::Providers::default())
+}
+
+/// [`evaluate`] plus model-based Acc/Sim/PP (and Pang & Gimpel's GM) from whichever providers are given; the
+/// similarity is measured against the source, the accuracy against each system's requested register.
+pub fn evaluate_with(
+    systems: &[SystemInput],
+    cfg: &EvalConfig,
+    providers: &style::Providers,
+) -> Result<Vec<SystemReport>, MetricError> {
     // Groups in order of first appearance.
     let mut groups: Vec<(Arc<TestSet>, Vec<usize>)> = Vec::new();
     for (i, s) in systems.iter().enumerate() {
@@ -308,17 +365,31 @@ pub fn evaluate(systems: &[SystemInput], cfg: &EvalConfig) -> Result<Vec<SystemR
         let baseline = members[0].name.clone();
         for s in &members {
             if cfg.metrics.iter().any(|&m| needs_refs(m)) && ts.refs.is_empty() {
-                return Err(MetricError::Input(format!("system {}: no reference given", s.name)));
+                return Err(MetricError::Input(format!(
+                    "system {}: no reference given",
+                    s.name
+                )));
             }
             if let Some(m) = cfg.metrics.iter().find(|&&m| needs_source(m)) {
                 if ts.source.is_none() {
-                    return Err(MetricError::Input(format!("system {}: metric {m:?} needs the source (--src)", s.name)));
+                    return Err(MetricError::Input(format!(
+                        "system {}: metric {m:?} needs the source (--src)",
+                        s.name
+                    )));
                 }
             }
-            let n_ref = ts.refs.first().map(|r| r.1.len()).or(ts.source.as_ref().map(Vec::len));
+            let n_ref = ts
+                .refs
+                .first()
+                .map(|r| r.1.len())
+                .or(ts.source.as_ref().map(Vec::len));
             if let Some(n) = n_ref {
                 if s.lines.len() != n {
-                    return Err(MetricError::LengthMismatch { what: format!("system {} vs references", s.name), expected: n, got: s.lines.len() });
+                    return Err(MetricError::LengthMismatch {
+                        what: format!("system {} vs references", s.name),
+                        expected: n,
+                        got: s.lines.len(),
+                    });
                 }
             }
         }
@@ -343,7 +414,10 @@ pub fn evaluate(systems: &[SystemInput], cfg: &EvalConfig) -> Result<Vec<SystemR
         if cfg.metrics.contains(&MetricName::Bleu) {
             let m = &cfg.bleu;
             let g = score_group(m, &prepare_refs(m, &streams)?, &members, cfg)?;
-            let sent = Bleu { effective_order: true, ..m.clone() };
+            let sent = Bleu {
+                effective_order: true,
+                ..m.clone()
+            };
             let sig = signature(m, &g.nrefs, &rs);
             for (i, r) in reps.iter_mut().enumerate() {
                 let b = m.compute(&g.stats[i].sum());
@@ -361,10 +435,23 @@ pub fn evaluate(systems: &[SystemInput], cfg: &EvalConfig) -> Result<Vec<SystemR
                     significance: significance(&g, i, &baseline),
                 });
                 let st = &g.stats[i];
-                r.sentences.as_mut().unwrap().bleu = Some((0..st.len()).map(|k| sent.compute(st.row(k)).score).collect());
+                r.sentences.as_mut().unwrap().bleu = Some(
+                    (0..st.len())
+                        .map(|k| sent.compute(st.row(k)).score)
+                        .collect(),
+                );
             }
         }
-        for (name, chrf) in [(MetricName::Chrf, &cfg.chrf), (MetricName::ChrfPlusPlus, &Chrf { word_order: 2, ..cfg.chrf.clone() })] {
+        for (name, chrf) in [
+            (MetricName::Chrf, &cfg.chrf),
+            (
+                MetricName::ChrfPlusPlus,
+                &Chrf {
+                    word_order: 2,
+                    ..cfg.chrf.clone()
+                },
+            ),
+        ] {
             if !cfg.metrics.contains(&name) {
                 continue;
             }
@@ -372,7 +459,12 @@ pub fn evaluate(systems: &[SystemInput], cfg: &EvalConfig) -> Result<Vec<SystemR
             let sig = signature(chrf, &g.nrefs, &rs);
             for (i, r) in reps.iter_mut().enumerate() {
                 let st = &g.stats[i];
-                let rep = ScoreReport { name: chrf.name(), score: chrf.score(&st.sum()), signature: sig.clone(), significance: significance(&g, i, &baseline) };
+                let rep = ScoreReport {
+                    name: chrf.name(),
+                    score: chrf.score(&st.sum()),
+                    signature: sig.clone(),
+                    significance: significance(&g, i, &baseline),
+                };
                 let sent: Vec<f64> = (0..st.len()).map(|k| chrf.score(st.row(k))).collect();
                 let sentences = r.sentences.as_mut().unwrap();
                 if name == MetricName::Chrf {
@@ -390,8 +482,14 @@ pub fn evaluate(systems: &[SystemInput], cfg: &EvalConfig) -> Result<Vec<SystemR
             let sig = signature(m, &g.nrefs, &rs);
             for (i, r) in reps.iter_mut().enumerate() {
                 let st = &g.stats[i];
-                r.ter = Some(ScoreReport { name: "TER".into(), score: m.score(&st.sum()), signature: sig.clone(), significance: significance(&g, i, &baseline) });
-                r.sentences.as_mut().unwrap().ter = Some((0..st.len()).map(|k| m.score(st.row(k))).collect());
+                r.ter = Some(ScoreReport {
+                    name: "TER".into(),
+                    score: m.score(&st.sum()),
+                    signature: sig.clone(),
+                    significance: significance(&g, i, &baseline),
+                });
+                r.sentences.as_mut().unwrap().ter =
+                    Some((0..st.len()).map(|k| m.score(st.row(k))).collect());
             }
         }
         if cfg.metrics.contains(&MetricName::MAcc) {
@@ -409,15 +507,31 @@ pub fn evaluate(systems: &[SystemInput], cfg: &EvalConfig) -> Result<Vec<SystemR
             for (i, (r, s)) in reps.iter_mut().zip(&members).enumerate() {
                 let (res, labels) = m.evaluate(&s.lines, f, inf)?;
                 let reg = s.register.unwrap_or(register);
-                let score = 100.0 * if reg == Register::Formal { res.formal } else { res.informal };
-                r.m_acc = Some(MaccReport { result: res, score, register: reg, significance: significance(&g, i, &baseline) });
+                let score = 100.0
+                    * if reg == Register::Formal {
+                        res.formal
+                    } else {
+                        res.informal
+                    };
+                r.m_acc = Some(MaccReport {
+                    result: res,
+                    score,
+                    register: reg,
+                    significance: significance(&g, i, &baseline),
+                });
                 r.sentences.as_mut().unwrap().m_acc = Some(labels);
             }
         }
         let style_wanted = cfg.metrics.iter().any(|m| {
             matches!(
                 m,
-                MetricName::SelfBleu | MetricName::Led | MetricName::Levenshtein | MetricName::Distinct | MetricName::LengthRatio | MetricName::LengthBuckets | MetricName::EditTypes
+                MetricName::SelfBleu
+                    | MetricName::Led
+                    | MetricName::Levenshtein
+                    | MetricName::Distinct
+                    | MetricName::LengthRatio
+                    | MetricName::LengthBuckets
+                    | MetricName::EditTypes
             )
         });
         if style_wanted {
@@ -426,7 +540,9 @@ pub fn evaluate(systems: &[SystemInput], cfg: &EvalConfig) -> Result<Vec<SystemR
                 let src = ts.source.as_deref().unwrap_or(&[]);
                 for m in &cfg.metrics {
                     match m {
-                        MetricName::SelfBleu => st.self_bleu = Some(style::self_bleu(&s.lines, src)?),
+                        MetricName::SelfBleu => {
+                            st.self_bleu = Some(style::self_bleu(&s.lines, src)?)
+                        }
                         MetricName::Led => st.led = Some(style::lexical_difference(&s.lines, src)?),
                         MetricName::Levenshtein => {
                             let d = style::char_edit_distances(&s.lines, src)?;
@@ -437,14 +553,25 @@ pub fn evaluate(systems: &[SystemInput], cfg: &EvalConfig) -> Result<Vec<SystemR
                             st.distinct_1 = Some(style::distinct_n(&s.lines, 1));
                             st.distinct_2 = Some(style::distinct_n(&s.lines, 2));
                         }
-                        MetricName::LengthRatio => st.length_ratio = Some(style::length_ratio(&s.lines, &streams[0])),
+                        MetricName::LengthRatio => {
+                            st.length_ratio = Some(style::length_ratio(&s.lines, &streams[0]))
+                        }
                         MetricName::LengthBuckets => {
-                            st.length_buckets = Some(style::length_bucketed_bleu(&s.lines, &streams, src, &cfg.bucket_edges)?)
+                            st.length_buckets = Some(style::length_bucketed_bleu(
+                                &s.lines,
+                                &streams,
+                                src,
+                                &cfg.bucket_edges,
+                            )?)
                         }
                         MetricName::EditTypes => {
-                            let pairs: Vec<(String, String)> = src.iter().cloned().zip(s.lines.iter().cloned()).collect();
+                            let pairs: Vec<(String, String)> =
+                                src.iter().cloned().zip(s.lines.iter().cloned()).collect();
                             st.edit_types = Some(
-                                edit_type_counts(&pairs, &cfg.lang).into_iter().map(|(t, c): (EditType, usize)| (t.as_str().to_string(), c)).collect(),
+                                edit_type_counts(&pairs, &cfg.lang)
+                                    .into_iter()
+                                    .map(|(t, c): (EditType, usize)| (t.as_str().to_string(), c))
+                                    .collect(),
                             );
                         }
                         _ => {}
@@ -453,11 +580,43 @@ pub fn evaluate(systems: &[SystemInput], cfg: &EvalConfig) -> Result<Vec<SystemR
                 r.style = Some(st);
             }
         }
+        if providers.formality.is_some()
+            || providers.similarity.is_some()
+            || providers.fluency.is_some()
+        {
+            for (r, s) in reps.iter_mut().zip(&members) {
+                let src = ts.source.as_deref().unwrap_or(&[]);
+                let p = style::Providers {
+                    formality: providers.formality,
+                    similarity: if src.is_empty() {
+                        None
+                    } else {
+                        providers.similarity
+                    },
+                    fluency: providers.fluency,
+                };
+                let want_formal = s.register.unwrap_or(Register::Formal) == Register::Formal;
+                let m = style::model_scores(
+                    &s.lines,
+                    src,
+                    want_formal,
+                    &p,
+                    style::GmThresholds::default(),
+                )
+                .map_err(|e| {
+                    MetricError::Input(format!("system {}: model scorer failed: {e}", s.name))
+                })?;
+                r.style.get_or_insert_with(StyleReport::default).model = Some(m);
+            }
+        }
         for (k, &i) in idx.iter().enumerate() {
             reports[i] = Some(reps[k].clone());
         }
     }
-    Ok(reports.into_iter().map(|r| r.expect("every system belongs to a group")).collect())
+    Ok(reports
+        .into_iter()
+        .map(|r| r.expect("every system belongs to a group"))
+        .collect())
 }
 
 impl MaccReport {

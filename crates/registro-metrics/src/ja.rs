@@ -59,14 +59,17 @@ pub struct Ipadic {
 const MAX_GROUPING_SIZE: usize = 24;
 
 fn read(dir: &Path, name: &str) -> Result<String, String> {
-    std::fs::read_to_string(dir.join(name)).map_err(|e| format!("{}: {e}", dir.join(name).display()))
+    std::fs::read_to_string(dir.join(name))
+        .map_err(|e| format!("{}: {e}", dir.join(name).display()))
 }
 
 fn parse_entry(line: &str, what: &str) -> Result<(String, Entry), String> {
     let mut f = line.splitn(5, ',');
     let surface = f.next().unwrap_or_default().to_string();
     let mut num = |name: &str| -> Result<i64, String> {
-        f.next().and_then(|x| x.trim().parse::<i64>().ok()).ok_or_else(|| format!("{what}: bad {name} in line {line:?}"))
+        f.next()
+            .and_then(|x| x.trim().parse::<i64>().ok())
+            .ok_or_else(|| format!("{what}: bad {name} in line {line:?}"))
     };
     let left = num("left id")? as u16;
     let right = num("right id")? as u16;
@@ -100,14 +103,22 @@ impl Ipadic {
         }
         let m = read(dir, "matrix.def")?;
         let mut lines = m.lines();
-        let head: Vec<usize> = lines.next().unwrap_or_default().split_whitespace().filter_map(|x| x.parse().ok()).collect();
+        let head: Vec<usize> = lines
+            .next()
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|x| x.parse().ok())
+            .collect();
         let (lsize, rsize) = match head[..] {
             [l, r] => (l, r),
             _ => return Err("matrix.def: bad header".into()),
         };
         let mut matrix = vec![0i16; lsize * rsize];
         for l in lines {
-            let v: Vec<i64> = l.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+            let v: Vec<i64> = l
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
             if let [a, b, c] = v[..] {
                 // MeCab indexes matrix[left.right_id + lsize * right.left_id].
                 matrix[a as usize + lsize * b as usize] = c as i16;
@@ -128,18 +139,38 @@ impl Ipadic {
                     Some((a, b)) => (a, b),
                     None => (f[0], f[0]),
                 };
-                let hex = |s: &str| u32::from_str_radix(s.trim_start_matches("0x"), 16).map_err(|_| format!("char.def: bad code {s}"));
-                ranges.push((hex(lo)?, hex(hi)?, f[1..].iter().map(|s| s.to_string()).collect()));
+                let hex = |s: &str| {
+                    u32::from_str_radix(s.trim_start_matches("0x"), 16)
+                        .map_err(|_| format!("char.def: bad code {s}"))
+                };
+                ranges.push((
+                    hex(lo)?,
+                    hex(hi)?,
+                    f[1..].iter().map(|s| s.to_string()).collect(),
+                ));
             } else if f.len() >= 4 {
                 let id = cats.len() as u8;
-                cats.insert(f[0].to_string(), (id, f[1] == "1", f[2] == "1", f[3].parse().unwrap_or(0)));
+                cats.insert(
+                    f[0].to_string(),
+                    (id, f[1] == "1", f[2] == "1", f[3].parse().unwrap_or(0)),
+                );
             }
         }
         let encode = |names: &[String]| -> Result<CharInfo, String> {
-            let first = cats.get(&names[0]).ok_or_else(|| format!("char.def: undefined category {}", names[0]))?;
-            let mut ci = CharInfo { kinds: 0, default: first.0, invoke: first.1, group: first.2, length: first.3 };
+            let first = cats
+                .get(&names[0])
+                .ok_or_else(|| format!("char.def: undefined category {}", names[0]))?;
+            let mut ci = CharInfo {
+                kinds: 0,
+                default: first.0,
+                invoke: first.1,
+                group: first.2,
+                length: first.3,
+            };
             for n in names {
-                let c = cats.get(n).ok_or_else(|| format!("char.def: undefined category {n}"))?;
+                let c = cats
+                    .get(n)
+                    .ok_or_else(|| format!("char.def: undefined category {n}"))?;
                 ci.kinds |= 1 << c.0;
             }
             Ok(ci)
@@ -154,16 +185,34 @@ impl Ipadic {
             }
         }
         let mut unk = vec![Vec::new(); cats.len()];
-        for line in read(dir, "unk.def")?.lines().filter(|l| !l.trim().is_empty()) {
+        for line in read(dir, "unk.def")?
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+        {
             let (cat, e) = parse_entry(line, "unk.def")?;
-            let id = cats.get(&cat).ok_or_else(|| format!("unk.def: undefined category {cat}"))?.0;
+            let id = cats
+                .get(&cat)
+                .ok_or_else(|| format!("unk.def: undefined category {cat}"))?
+                .0;
             unk[id as usize].push(e);
         }
-        Ok(Self { words, max_word_chars, matrix, lsize, chars, default_info, space_info, unk })
+        Ok(Self {
+            words,
+            max_word_chars,
+            matrix,
+            lsize,
+            chars,
+            default_info,
+            space_info,
+            unk,
+        })
     }
 
     fn info(&self, c: char) -> CharInfo {
-        self.chars.get(c as usize).copied().unwrap_or(self.default_info)
+        self.chars
+            .get(c as usize)
+            .copied()
+            .unwrap_or(self.default_info)
     }
 
     fn conn(&self, right_id_of_left: u16, left_id_of_right: u16) -> i64 {
@@ -183,7 +232,13 @@ impl Ipadic {
             cost: i64,
             prev: usize,
         }
-        let mut nodes: Vec<Node> = vec![Node { surface_start: 0, end: 0, right: 0, cost: 0, prev: usize::MAX }];
+        let mut nodes: Vec<Node> = vec![Node {
+            surface_start: 0,
+            end: 0,
+            right: 0,
+            cost: 0,
+            prev: usize::MAX,
+        }];
         let mut ends: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
         ends[0].push(0);
         for pos in 0..n {
@@ -213,7 +268,9 @@ impl Ipadic {
             }
             if cands.is_empty() || cinfo.invoke {
                 let unk = &self.unk[cinfo.default as usize];
-                let add = |end: usize, cands: &mut Vec<(usize, Entry)>| cands.extend(unk.iter().map(|&e| (end, e)));
+                let add = |end: usize, cands: &mut Vec<(usize, Entry)>| {
+                    cands.extend(unk.iter().map(|&e| (end, e)))
+                };
                 let mut begin3 = b + 1;
                 let mut group_end = usize::MAX;
                 if cinfo.group {
@@ -258,7 +315,13 @@ impl Ipadic {
                         best = (c, l);
                     }
                 }
-                nodes.push(Node { surface_start: b, end, right: e.right, cost: best.0, prev: best.1 });
+                nodes.push(Node {
+                    surface_start: b,
+                    end,
+                    right: e.right,
+                    cost: best.0,
+                    prev: best.1,
+                });
                 ends[end].push(nodes.len() - 1);
             }
         }
@@ -316,5 +379,6 @@ pub fn tokenizer() -> Result<Tokenizer, String> {
         }
         Ipadic::load(&dir).map(Arc::new)
     });
-    dic.clone().map(|d| Tokenizer::Custom(d as Arc<dyn Segmenter>))
+    dic.clone()
+        .map(|d| Tokenizer::Custom(d as Arc<dyn Segmenter>))
 }

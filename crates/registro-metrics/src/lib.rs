@@ -14,23 +14,29 @@ pub mod fxhash;
 pub mod ja;
 pub mod macc;
 pub mod metric;
+pub mod nprand;
 pub mod significance;
 pub mod style;
-pub mod nprand;
 pub mod ter;
 pub mod text;
 pub mod tokenize;
 
 pub use bleu::{Bleu, BleuScore, Smooth};
 pub use chrf::Chrf;
-pub use metric::{corpus_stats, prepare_refs, signature, Metric, NRefs, PreparedRefs, SegmentStats, SigResampling};
+pub use metric::{
+    corpus_stats, prepare_refs, signature, Metric, NRefs, PreparedRefs, SegmentStats, SigResampling,
+};
 pub use ter::Ter;
 pub use tokenize::Tokenizer;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MetricError {
     #[error("{what}: expected {expected} lines, got {got}")]
-    LengthMismatch { what: String, expected: usize, got: usize },
+    LengthMismatch {
+        what: String,
+        expected: usize,
+        got: usize,
+    },
     #[error("{0}")]
     Input(String),
 }

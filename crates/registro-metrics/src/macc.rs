@@ -26,7 +26,9 @@ impl std::str::FromStr for Register {
         match s {
             "formal" | "f" => Ok(Self::Formal),
             "informal" | "i" => Ok(Self::Informal),
-            o => Err(format!("unknown register {o:?} (expected formal or informal)")),
+            o => Err(format!(
+                "unknown register {o:?} (expected formal or informal)"
+            )),
         }
     }
 }
@@ -62,7 +64,9 @@ impl MatchMode {
 pub fn phrases(annotated: &str) -> Vec<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| Regex::new(r"\[F\](.*?)\[/F\]").expect("phrase regex"));
-    re.captures_iter(annotated).map(|c| c[1].to_string()).collect()
+    re.captures_iter(annotated)
+        .map(|c| c[1].to_string())
+        .collect()
 }
 
 /// Removes the `[F]`/`[/F]` markers, giving the plain reference.
@@ -70,14 +74,24 @@ pub fn strip_markers(annotated: &str) -> String {
     annotated.replace("[F]", "").replace("[/F]", "")
 }
 
-fn contains_any(hyp: &str, hyp_tokens: &HashSet<&str>, phrases: &[String], mode: MatchMode) -> bool {
+fn contains_any(
+    hyp: &str,
+    hyp_tokens: &HashSet<&str>,
+    phrases: &[String],
+    mode: MatchMode,
+) -> bool {
     phrases.iter().any(|p| match mode {
         MatchMode::Substring => hyp.contains(p.as_str()),
         MatchMode::Tokens => py_split(p).all(|t| hyp_tokens.contains(t)),
     })
 }
 
-pub fn classify(hyp: &str, formal_phrases: &[String], informal_phrases: &[String], mode: MatchMode) -> Label {
+pub fn classify(
+    hyp: &str,
+    formal_phrases: &[String],
+    informal_phrases: &[String],
+    mode: MatchMode,
+) -> Label {
     let toks: HashSet<&str> = py_split(hyp).collect();
     let f = contains_any(hyp, &toks, formal_phrases, mode);
     let i = contains_any(hyp, &toks, informal_phrases, mode);
@@ -139,7 +153,11 @@ pub struct MaccResult {
 
 impl From<Counts> for MaccResult {
     fn from(counts: Counts) -> Self {
-        Self { formal: counts.formal_acc(), informal: counts.informal_acc(), counts }
+        Self {
+            formal: counts.formal_acc(),
+            informal: counts.informal_acc(),
+            counts,
+        }
     }
 }
 
@@ -158,7 +176,10 @@ struct MaccRefs {
 
 impl MatchedAccuracy {
     pub fn new(register: Register, lang: &str) -> Self {
-        Self { register, mode: MatchMode::for_lang(lang) }
+        Self {
+            register,
+            mode: MatchMode::for_lang(lang),
+        }
     }
 
     /// Labels and counts of a system against annotated formal / informal references.
@@ -168,9 +189,16 @@ impl MatchedAccuracy {
         formal_annotated: &[String],
         informal_annotated: &[String],
     ) -> Result<(MaccResult, Vec<Label>), crate::MetricError> {
-        for (what, n) in [("formal annotated reference", formal_annotated.len()), ("informal annotated reference", informal_annotated.len())] {
+        for (what, n) in [
+            ("formal annotated reference", formal_annotated.len()),
+            ("informal annotated reference", informal_annotated.len()),
+        ] {
             if n != hyps.len() {
-                return Err(crate::MetricError::LengthMismatch { what: format!("hypothesis vs {what}"), expected: n, got: hyps.len() });
+                return Err(crate::MetricError::LengthMismatch {
+                    what: format!("hypothesis vs {what}"),
+                    expected: n,
+                    got: hyps.len(),
+                });
             }
         }
         let mut counts = Counts::default();
@@ -195,7 +223,15 @@ impl Metric for MatchedAccuracy {
     fn signature_fields(&self) -> Vec<(&'static str, String)> {
         vec![
             ("register", format!("{:?}", self.register).to_lowercase()),
-            ("match", if self.mode == MatchMode::Tokens { "tokens" } else { "substring" }.into()),
+            (
+                "match",
+                if self.mode == MatchMode::Tokens {
+                    "tokens"
+                } else {
+                    "substring"
+                }
+                .into(),
+            ),
         ]
     }
 
@@ -207,7 +243,9 @@ impl Metric for MatchedAccuracy {
     }
 
     fn segment_stats(&self, hyp: &str, refs: &RefPrep) -> Vec<f64> {
-        let r = refs.downcast_ref::<MaccRefs>().expect("M-Acc references prepared by M-Acc");
+        let r = refs
+            .downcast_ref::<MaccRefs>()
+            .expect("M-Acc references prepared by M-Acc");
         let mut v = vec![0.0; 4];
         v[classify(hyp, &r.formal, &r.informal, self.mode) as usize] = 1.0;
         v
@@ -218,10 +256,11 @@ impl Metric for MatchedAccuracy {
         if f + i == 0.0 {
             return 0.0;
         }
-        100.0 * match self.register {
-            Register::Formal => f / (f + i),
-            Register::Informal => i / (f + i),
-        }
+        100.0
+            * match self.register {
+                Register::Formal => f / (f + i),
+                Register::Informal => i / (f + i),
+            }
     }
 }
 
@@ -235,11 +274,19 @@ mod tests {
         let i = phrases("[F]Spielst du[/F] Splat? [F]deines[/F]");
         assert_eq!(f, vec!["Spielen Sie", "Ihres"]);
         let m = MatchMode::Tokens;
-        assert_eq!(classify("Splat Sie Spielen heute", &f, &i, m), Label::Formal, "token subset ignores order");
+        assert_eq!(
+            classify("Splat Sie Spielen heute", &f, &i, m),
+            Label::Formal,
+            "token subset ignores order"
+        );
         assert_eq!(classify("Spielst du Splat?", &f, &i, m), Label::Informal);
         assert_eq!(classify("Splat!", &f, &i, m), Label::Neutral);
         assert_eq!(classify("Spielen Sie deines", &f, &i, m), Label::Other);
-        assert_eq!(classify("spielen sie", &f, &i, m), Label::Neutral, "case-sensitive like the official scorer");
+        assert_eq!(
+            classify("spielen sie", &f, &i, m),
+            Label::Neutral,
+            "case-sensitive like the official scorer"
+        );
         assert_eq!(classify("", &f, &i, m), Label::Neutral, "empty hypothesis");
     }
 
@@ -254,7 +301,12 @@ mod tests {
 
     #[test]
     fn accuracy_ignores_neutral_and_other() {
-        let c = Counts { formal: 3, informal: 1, neutral: 10, other: 5 };
+        let c = Counts {
+            formal: 3,
+            informal: 1,
+            neutral: 10,
+            other: 5,
+        };
         assert_eq!(c.formal_acc(), 0.75);
         assert_eq!(Counts::default().formal_acc(), 0.0);
         assert_eq!(strip_markers("[F]Sie[/F] x"), "Sie x");

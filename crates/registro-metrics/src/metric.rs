@@ -89,7 +89,10 @@ pub struct PreparedRefs {
 
 /// `refs` is a list of reference streams (one per reference file), each one line per segment. Empty strings are
 /// real (empty) references, as in sacrebleu.
-pub fn prepare_refs(metric: &dyn Metric, refs: &[Vec<String>]) -> Result<PreparedRefs, MetricError> {
+pub fn prepare_refs(
+    metric: &dyn Metric,
+    refs: &[Vec<String>],
+) -> Result<PreparedRefs, MetricError> {
     let Some(first) = refs.first() else {
         return Err(MetricError::Input("no reference stream given".into()));
     };
@@ -107,7 +110,10 @@ pub fn prepare_refs(metric: &dyn Metric, refs: &[Vec<String>]) -> Result<Prepare
         let lines: Vec<&str> = refs.iter().map(|r| r[i].as_str()).collect();
         metric.prepare_refs(&lines)
     });
-    Ok(PreparedRefs { segments, nrefs: NRefs::Fixed(refs.len()) })
+    Ok(PreparedRefs {
+        segments,
+        nrefs: NRefs::Fixed(refs.len()),
+    })
 }
 
 /// Per-segment sufficient statistics of one system, row-major.
@@ -138,7 +144,11 @@ impl SegmentStats {
     }
 }
 
-pub fn corpus_stats(metric: &dyn Metric, hyps: &[String], refs: &PreparedRefs) -> Result<SegmentStats, MetricError> {
+pub fn corpus_stats(
+    metric: &dyn Metric,
+    hyps: &[String],
+    refs: &PreparedRefs,
+) -> Result<SegmentStats, MetricError> {
     if hyps.len() != refs.segments.len() {
         return Err(MetricError::LengthMismatch {
             what: "hypothesis lines vs reference lines".into(),
@@ -148,9 +158,13 @@ pub fn corpus_stats(metric: &dyn Metric, hyps: &[String], refs: &PreparedRefs) -
     }
     if hyps.is_empty() {
         // sacrebleu fails on an empty corpus too; a score of an empty file would only mislead.
-        return Err(MetricError::Input("no segments to score (empty hypothesis file?)".into()));
+        return Err(MetricError::Input(
+            "no segments to score (empty hypothesis file?)".into(),
+        ));
     }
-    let rows = par_map(hyps.len(), |i| metric.segment_stats(&hyps[i], &refs.segments[i]));
+    let rows = par_map(hyps.len(), |i| {
+        metric.segment_stats(&hyps[i], &refs.segments[i])
+    });
     let width = rows.first().map_or(0, |r| r.len());
     let mut data = Vec::with_capacity(width * rows.len());
     for r in rows {
@@ -162,7 +176,9 @@ pub fn corpus_stats(metric: &dyn Metric, hyps: &[String], refs: &PreparedRefs) -
 /// Maps `0..n` on all cores, keeping order. Segments are independent, so this is the cheap win for TER's shift
 /// search and n-gram counting.
 pub fn par_map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(16);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(16);
     if threads <= 1 || n < 64 {
         return (0..n).map(&f).collect();
     }
@@ -170,8 +186,17 @@ pub fn par_map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let f = &f;
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
-            .map(|t| s.spawn(move || (t * chunk..((t + 1) * chunk).min(n)).map(f).collect::<Vec<T>>()))
+            .map(|t| {
+                s.spawn(move || {
+                    (t * chunk..((t + 1) * chunk).min(n))
+                        .map(f)
+                        .collect::<Vec<T>>()
+                })
+            })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().expect("metric worker panicked")).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("metric worker panicked"))
+            .collect()
     })
 }

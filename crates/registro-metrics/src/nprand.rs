@@ -21,7 +21,10 @@ fn hashmix(value: u32, hash_const: &mut u32) -> u32 {
 }
 
 fn mix(x: u32, y: u32) -> u32 {
-    let r = MIX_MULT_L.wrapping_mul(x).wrapping_sub(MIX_MULT_R.wrapping_mul(y)) & MASK32;
+    let r = MIX_MULT_L
+        .wrapping_mul(x)
+        .wrapping_sub(MIX_MULT_R.wrapping_mul(y))
+        & MASK32;
     r ^ (r >> XSHIFT)
 }
 
@@ -64,7 +67,10 @@ pub fn seed_sequence_u64(seed: u64, n_words: usize) -> Vec<u64> {
             v ^ (v >> XSHIFT)
         })
         .collect();
-    words.chunks(2).map(|c| (c[0] as u64) | ((c[1] as u64) << 32)).collect()
+    words
+        .chunks(2)
+        .map(|c| (c[0] as u64) | ((c[1] as u64) << 32))
+        .collect()
 }
 
 const PCG_MULT: u128 = (0x2360_ed05_1fc6_5da4u128 << 64) | 0x4385_df64_9fcc_f645u128;
@@ -82,7 +88,11 @@ impl Pcg64 {
         let v = seed_sequence_u64(seed, 4);
         let initstate = ((v[0] as u128) << 64) | v[1] as u128;
         let initseq = ((v[2] as u128) << 64) | v[3] as u128;
-        let mut g = Self { state: 0, inc: (initseq << 1) | 1, buffered: None };
+        let mut g = Self {
+            state: 0,
+            inc: (initseq << 1) | 1,
+            buffered: None,
+        };
         g.step();
         g.state = g.state.wrapping_add(initstate);
         g.step();
@@ -126,7 +136,10 @@ impl Pcg64 {
 
     /// `Generator.choice(n, size=count, replace=True)` (equivalently `integers(0, n, count)`), for n < 2^32.
     pub fn choice(&mut self, n: usize, count: usize) -> Vec<u32> {
-        assert!(n > 0 && n as u64 <= u32::MAX as u64, "choice needs 0 < n < 2^32");
+        assert!(
+            n > 0 && n as u64 <= u32::MAX as u64,
+            "choice needs 0 < n < 2^32"
+        );
         let rng = (n - 1) as u32;
         if rng == 0 {
             return vec![0; count];
@@ -159,13 +172,28 @@ mod tests {
     // Expected values printed by numpy 2.4 (`SeedSequence(12345)`, `default_rng(12345)`).
     #[test]
     fn seed_sequence_matches_numpy() {
-        assert_eq!(seed_sequence_u64(12345, 4), vec![0xb5ae6482a03d837c, 0xbbe2996ffa1f7a2f, 0x64e39a9f37158f94, 0x3ebb0f96a013fd73]);
+        assert_eq!(
+            seed_sequence_u64(12345, 4),
+            vec![
+                0xb5ae6482a03d837c,
+                0xbbe2996ffa1f7a2f,
+                0x64e39a9f37158f94,
+                0x3ebb0f96a013fd73
+            ]
+        );
     }
 
     #[test]
     fn pcg64_matches_numpy() {
         let mut g = Pcg64::from_seed(12345);
-        assert_eq!([g.next_u64(), g.next_u64(), g.next_u64()], [4193609425186963869, 5843160025838961886, 14708796524633321433]);
+        assert_eq!(
+            [g.next_u64(), g.next_u64(), g.next_u64()],
+            [
+                4193609425186963869,
+                5843160025838961886,
+                14708796524633321433
+            ]
+        );
     }
 
     #[test]
@@ -176,7 +204,10 @@ mod tests {
         assert_eq!(&c[600..608], &[276, 98, 551, 481, 475, 127, 98, 517]);
         let mut g = Pcg64::from_seed(12345);
         let b: Vec<u8> = g.bools(40).into_iter().map(u8::from).collect();
-        let want = [1, 0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 0, 1, 1, 0, 1, 1, 0, 1, 1, 0, 0, 0, 1];
+        let want = [
+            1, 0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 0, 1,
+            1, 0, 1, 1, 0, 1, 1, 0, 0, 0, 1,
+        ];
         assert_eq!(b, want);
     }
 }

@@ -112,7 +112,10 @@ fn estimate_ci_f32(scores: &[f64]) -> (f64, f64) {
     let n = s.len();
     let lower = n / 40;
     let upper = n - lower - 1;
-    (np_mean_f32(&s) as f64, (0.5f32 * (s[upper] - s[lower])) as f64)
+    (
+        np_mean_f32(&s) as f64,
+        (0.5f32 * (s[upper] - s[lower])) as f64,
+    )
 }
 
 fn ci_for(metric: &dyn Metric, scores: &[f64]) -> (f64, f64) {
@@ -126,7 +129,11 @@ fn ci_for(metric: &dyn Metric, scores: &[f64]) -> (f64, f64) {
 /// Bootstrap p-value: how often the centred resampled |difference| exceeds the observed one.
 fn bootstrap_p(metric: &dyn Metric, sys: &[f64], bl: &[f64], diff: f64) -> f64 {
     let c = if metric.resampled_f32() {
-        let d: Vec<f32> = sys.iter().zip(bl).map(|(&a, &b)| (a as f32 - b as f32).abs()).collect();
+        let d: Vec<f32> = sys
+            .iter()
+            .zip(bl)
+            .map(|(&a, &b)| (a as f32 - b as f32).abs())
+            .collect();
         let m = np_mean_f32(&d);
         let diff = diff as f32;
         d.iter().filter(|&&x| x - m > diff).count()
@@ -144,7 +151,12 @@ pub fn bootstrap_indices(n: usize, samples: usize, seed: u64) -> Vec<u32> {
 }
 
 /// Scores of each bootstrap sample, computed with sacrebleu's float32 statistics.
-pub fn bootstrap_scores(metric: &dyn Metric, stats: &SegmentStats, idx: &[u32], samples: usize) -> Vec<f64> {
+pub fn bootstrap_scores(
+    metric: &dyn Metric,
+    stats: &SegmentStats,
+    idx: &[u32],
+    samples: usize,
+) -> Vec<f64> {
     let n = stats.len();
     let w = stats.width;
     par_map(samples, |s| {
@@ -161,7 +173,9 @@ pub fn bootstrap_scores(metric: &dyn Metric, stats: &SegmentStats, idx: &[u32], 
 
 fn check(baseline: &SegmentStats, systems: &[&SegmentStats]) -> Result<(), MetricError> {
     if baseline.is_empty() {
-        return Err(MetricError::Input("significance test on an empty test set".into()));
+        return Err(MetricError::Input(
+            "significance test on an empty test set".into(),
+        ));
     }
     for (k, s) in systems.iter().enumerate() {
         if s.len() != baseline.len() || s.width != baseline.width {
@@ -188,13 +202,23 @@ pub fn paired_bootstrap(
     let bl_score = metric.score(&baseline.sum());
     let bl_scores = bootstrap_scores(metric, baseline, &idx, samples);
     let (m, ci) = ci_for(metric, &bl_scores);
-    let mut out = vec![TestResult { score: bl_score, p_value: None, mean: Some(m), ci: Some(ci) }];
+    let mut out = vec![TestResult {
+        score: bl_score,
+        p_value: None,
+        mean: Some(m),
+        ci: Some(ci),
+    }];
     for sys in systems {
         let score = metric.score(&sys.sum());
         let sys_scores = bootstrap_scores(metric, sys, &idx, samples);
         let (m, ci) = ci_for(metric, &sys_scores);
         let p = bootstrap_p(metric, &sys_scores, &bl_scores, (bl_score - score).abs());
-        out.push(TestResult { score, p_value: Some(p), mean: Some(m), ci: Some(ci) });
+        out.push(TestResult {
+            score,
+            p_value: Some(p),
+            mean: Some(m),
+            ci: Some(ci),
+        });
     }
     Ok(out)
 }
@@ -213,10 +237,18 @@ pub fn paired_ar(
     let w = baseline.width;
     let bl_total = baseline.sum();
     let bl_score = metric.score(&bl_total);
-    let mut out = vec![TestResult { score: bl_score, p_value: None, mean: None, ci: None }];
+    let mut out = vec![TestResult {
+        score: bl_score,
+        p_value: None,
+        mean: None,
+        ci: None,
+    }];
     if confidence_samples > 0 {
         let idx = bootstrap_indices(n, confidence_samples, seed);
-        let (m, ci) = ci_for(metric, &bootstrap_scores(metric, baseline, &idx, confidence_samples));
+        let (m, ci) = ci_for(
+            metric,
+            &bootstrap_scores(metric, baseline, &idx, confidence_samples),
+        );
         out[0].mean = Some(m);
         out[0].ci = Some(ci);
     }
@@ -244,9 +276,17 @@ pub fn paired_ar(
         .into_iter()
         .sum();
         let p = (exceed + 1) as f64 / (trials + 1) as f64;
-        let mut r = TestResult { score, p_value: Some(p), mean: None, ci: None };
+        let mut r = TestResult {
+            score,
+            p_value: Some(p),
+            mean: None,
+            ci: None,
+        };
         if let Some(idx) = bs_idx {
-            let (m, ci) = ci_for(metric, &bootstrap_scores(metric, sys, &idx, confidence_samples));
+            let (m, ci) = ci_for(
+                metric,
+                &bootstrap_scores(metric, sys, &idx, confidence_samples),
+            );
             r.mean = Some(m);
             r.ci = Some(ci);
         }

@@ -37,7 +37,11 @@ pub trait FluencyScorer: Send + Sync {
 
 fn check_len(what: &str, a: usize, b: usize) -> Result<(), MetricError> {
     if a != b {
-        return Err(MetricError::LengthMismatch { what: what.into(), expected: a, got: b });
+        return Err(MetricError::LengthMismatch {
+            what: what.into(),
+            expected: a,
+            got: b,
+        });
     }
     Ok(())
 }
@@ -60,7 +64,9 @@ pub fn multi_ref_bleu(outputs: &[String], refs: &[Vec<String>]) -> Result<f64, M
 }
 
 fn word_set(s: &str) -> HashSet<String> {
-    py_split(&tokenize_13a(&s.to_lowercase())).map(str::to_string).collect()
+    py_split(&tokenize_13a(&s.to_lowercase()))
+        .map(str::to_string)
+        .collect()
 }
 
 /// Lexical difference (LeD): mean Jaccard distance between the lower-cased 13a word sets of input and output,
@@ -123,7 +129,11 @@ pub fn distribution(values: &[usize]) -> Distribution {
     }
     Distribution {
         count: v.len(),
-        mean: if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 },
+        mean: if v.is_empty() {
+            0.0
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
+        },
         min: v.first().copied().unwrap_or(0.0),
         p25: percentile(&v, 0.25),
         median: percentile(&v, 0.5),
@@ -134,9 +144,14 @@ pub fn distribution(values: &[usize]) -> Distribution {
 }
 
 /// Character Levenshtein distance of every input/output pair.
-pub fn char_edit_distances(outputs: &[String], inputs: &[String]) -> Result<Vec<usize>, MetricError> {
+pub fn char_edit_distances(
+    outputs: &[String],
+    inputs: &[String],
+) -> Result<Vec<usize>, MetricError> {
     check_len("outputs vs inputs", inputs.len(), outputs.len())?;
-    Ok(crate::metric::par_map(outputs.len(), |i| char_levenshtein(&inputs[i], &outputs[i])))
+    Ok(crate::metric::par_map(outputs.len(), |i| {
+        char_levenshtein(&inputs[i], &outputs[i])
+    }))
 }
 
 /// Distinct-n (Li et al. 2016): distinct n-grams over all n-grams of the corpus, on 13a tokens.
@@ -162,7 +177,11 @@ pub fn distinct_n(texts: &[String], n: usize) -> f64 {
 
 /// Total 13a tokens of the outputs over those of the references (or inputs).
 pub fn length_ratio(outputs: &[String], refs: &[String]) -> f64 {
-    let count = |v: &[String]| v.iter().map(|s| py_split(&tokenize_13a(s)).count()).sum::<usize>();
+    let count = |v: &[String]| {
+        v.iter()
+            .map(|s| py_split(&tokenize_13a(s)).count())
+            .sum::<usize>()
+    };
     let r = count(refs);
     if r == 0 {
         0.0
@@ -196,12 +215,23 @@ pub fn length_bucketed_bleu(
     let mut lo = 0;
     for &e in edges.iter().chain(std::iter::once(&usize::MAX)) {
         let max_len = (e != usize::MAX).then_some(e);
-        buckets.push((Bucket { min_len: lo, max_len, segments: 0, bleu: 0.0 }, vec![0.0; stats.width]));
+        buckets.push((
+            Bucket {
+                min_len: lo,
+                max_len,
+                segments: 0,
+                bleu: 0.0,
+            },
+            vec![0.0; stats.width],
+        ));
         lo = e.saturating_add(1);
     }
     for (i, s) in sources.iter().enumerate() {
         let len = py_split(&tokenize_13a(s)).count();
-        let (bk, acc) = buckets.iter_mut().find(|(b, _)| b.max_len.is_none_or(|m| len <= m)).expect("last bucket is open");
+        let (bk, acc) = buckets
+            .iter_mut()
+            .find(|(b, _)| b.max_len.is_none_or(|m| len <= m))
+            .expect("last bucket is open");
         bk.segments += 1;
         for (a, v) in acc.iter_mut().zip(stats.row(i)) {
             *a += v;
@@ -229,14 +259,20 @@ pub struct GmThresholds {
 
 impl Default for GmThresholds {
     fn default() -> Self {
-        Self { t1: 63.0, t2: 71.0, t3: 97.0, t4: -37.0 }
+        Self {
+            t1: 63.0,
+            t2: 71.0,
+            t3: 97.0,
+            t4: -37.0,
+        }
     }
 }
 
 /// GM = ∛([100·Acc − t1]₊ · [100·Sim − t2]₊ · min([t3 − PP]₊, [PP − t4]₊)); `acc`, `sim` in `[0, 1]`.
 pub fn gm(acc: f64, sim: f64, pp: f64, t: GmThresholds) -> f64 {
     let pos = |x: f64| x.max(0.0);
-    let prod = pos(100.0 * acc - t.t1) * pos(100.0 * sim - t.t2) * pos(t.t3 - pp).min(pos(pp - t.t4));
+    let prod =
+        pos(100.0 * acc - t.t1) * pos(100.0 * sim - t.t2) * pos(t.t3 - pp).min(pos(pp - t.t4));
     prod.cbrt()
 }
 
@@ -267,12 +303,22 @@ pub fn model_scores(
     providers: &Providers,
     t: GmThresholds,
 ) -> Result<ModelScores, ProviderError> {
-    let mean = |v: &[f64]| if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
+    let mean = |v: &[f64]| {
+        if v.is_empty() {
+            0.0
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
+        }
+    };
     let mut s = ModelScores::default();
     if let Some(f) = providers.formality {
         let p = f.formality(outputs)?;
         let hits = p.iter().filter(|&&x| (x >= 0.5) == want_formal).count();
-        s.acc = Some(if p.is_empty() { 0.0 } else { hits as f64 / p.len() as f64 });
+        s.acc = Some(if p.is_empty() {
+            0.0
+        } else {
+            hits as f64 / p.len() as f64
+        });
     }
     if let Some(sim) = providers.similarity {
         check_len("outputs vs inputs", inputs.len(), outputs.len())?;
@@ -297,12 +343,18 @@ mod tests {
 
     #[test]
     fn copying_the_input_scores_100_self_bleu_and_no_lexical_difference() {
-        let i = v(&["I am going to the shop now.", "See you tomorrow at noon then."]);
+        let i = v(&[
+            "I am going to the shop now.",
+            "See you tomorrow at noon then.",
+        ]);
         assert!((self_bleu(&i, &i).unwrap() - 100.0).abs() < 1e-9);
         assert_eq!(lexical_difference(&i, &i).unwrap(), 0.0);
         let o = v(&["Completely different words here.", "Nothing alike."]);
         assert!(lexical_difference(&o, &i).unwrap() > 90.0);
-        assert!(self_bleu(&v(&["x"]), &v(&["a", "b"])).is_err(), "unequal lines are an error");
+        assert!(
+            self_bleu(&v(&["x"]), &v(&["a", "b"])).is_err(),
+            "unequal lines are an error"
+        );
     }
 
     #[test]
@@ -315,7 +367,8 @@ mod tests {
 
     #[test]
     fn levenshtein_distribution() {
-        let d = char_edit_distances(&v(&["abc", "xyz", "日本"]), &v(&["abc", "abc", "日本語"])).unwrap();
+        let d = char_edit_distances(&v(&["abc", "xyz", "日本"]), &v(&["abc", "abc", "日本語"]))
+            .unwrap();
         assert_eq!(d, vec![0, 3, 1]);
         let s = distribution(&d);
         assert_eq!((s.min, s.median, s.max), (0.0, 1.0, 3.0));
@@ -356,7 +409,17 @@ mod tests {
     fn providers_are_optional() {
         let out = v(&["Good day."]);
         let f = Fixed(0.9);
-        let s = model_scores(&out, &out, true, &Providers { formality: Some(&f), ..Default::default() }, GmThresholds::default()).unwrap();
+        let s = model_scores(
+            &out,
+            &out,
+            true,
+            &Providers {
+                formality: Some(&f),
+                ..Default::default()
+            },
+            GmThresholds::default(),
+        )
+        .unwrap();
         assert_eq!(s.acc, Some(1.0));
         assert_eq!(s.gm, None, "GM needs all three providers");
     }

@@ -29,7 +29,11 @@ impl Ter {
         if sent.is_empty() {
             return String::new();
         }
-        let mut s = if self.case_sensitive { sent.to_string() } else { sent.to_lowercase() };
+        let mut s = if self.case_sensitive {
+            sent.to_string()
+        } else {
+            sent.to_lowercase()
+        };
         if self.normalized {
             s = normalize_general_and_western(&s);
         }
@@ -55,7 +59,11 @@ fn normalize_general_and_western(sent: &str) -> String {
         .map(|(p, r)| (Regex::new(p).expect("tercom regex"), r))
         .collect()
     });
-    let mut s = sent.replace("\n-", "").replace('\n', " ").replace("&quot;", "\"").replace("&amp;", "&");
+    let mut s = sent
+        .replace("\n-", "")
+        .replace('\n', " ")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&");
     s = s.replace("&lt;", "<").replace("&gt;", ">");
     s = format!(" {s} ");
     for (re, rep) in res {
@@ -90,7 +98,10 @@ impl Metric for Ter {
 
     fn signature_fields(&self) -> Vec<(&'static str, String)> {
         vec![
-            ("case", if self.case_sensitive { "mixed" } else { "lc" }.into()),
+            (
+                "case",
+                if self.case_sensitive { "mixed" } else { "lc" }.into(),
+            ),
             ("tok", "tercom".into()),
             ("norm", if self.normalized { "yes" } else { "no" }.into()),
             ("punct", if self.no_punct { "no" } else { "yes" }.into()),
@@ -101,13 +112,19 @@ impl Metric for Ter {
     fn prepare_refs(&self, refs: &[&str]) -> RefPrep {
         let words = refs
             .iter()
-            .map(|r| py_split(&self.tokenize(crate::text::py_rstrip(r))).map(str::to_string).collect())
+            .map(|r| {
+                py_split(&self.tokenize(crate::text::py_rstrip(r)))
+                    .map(str::to_string)
+                    .collect()
+            })
             .collect();
         Box::new(TerRefs { words })
     }
 
     fn segment_stats(&self, hyp: &str, refs: &RefPrep) -> Vec<f64> {
-        let refs = refs.downcast_ref::<TerRefs>().expect("TER references prepared by TER");
+        let refs = refs
+            .downcast_ref::<TerRefs>()
+            .expect("TER references prepared by TER");
         let hyp = self.tokenize(crate::text::py_rstrip(hyp));
         let mut vocab = Vocab::default();
         let h = vocab.ids(&hyp);
@@ -124,13 +141,14 @@ impl Metric for Ter {
 
     fn score(&self, stats: &[f64]) -> f64 {
         let (edits, len) = (stats[0], stats[1]);
-        100.0 * if len > 0.0 {
-            edits / len
-        } else if edits > 0.0 {
-            1.0
-        } else {
-            0.0
-        }
+        100.0
+            * if len > 0.0 {
+                edits / len
+            } else if edits > 0.0 {
+                1.0
+            } else {
+                0.0
+            }
     }
 
     fn score_f32(&self, stats: &[f32]) -> f64 {
@@ -205,7 +223,11 @@ type Row = Vec<(i64, Op)>;
 
 impl<'a> BeamEditDistance<'a> {
     fn new(refw: &'a [u32], n_hyp: usize) -> Self {
-        let ratio = if n_hyp > 0 { refw.len() as f64 / n_hyp as f64 } else { 1.0 };
+        let ratio = if n_hyp > 0 {
+            refw.len() as f64 / n_hyp as f64
+        } else {
+            1.0
+        };
         let beam = if (BEAM_WIDTH as f64) < ratio / 2.0 {
             (ratio / 2.0 + BEAM_WIDTH as f64).ceil() as i64
         } else {
@@ -231,7 +253,13 @@ impl<'a> BeamEditDistance<'a> {
 
     /// Distance only, continuing from the row of a shared prefix of length `start`; costs without operations
     /// and two rows only (candidate shifts need no trace). Same recurrence and beam as [`Self::fill_row`].
-    fn distance_from(&self, h: &[u32], start_row: &Row, start: usize, bufs: &mut (Vec<i64>, Vec<i64>)) -> i64 {
+    fn distance_from(
+        &self,
+        h: &[u32],
+        start_row: &Row,
+        start: usize,
+        bufs: &mut (Vec<i64>, Vec<i64>),
+    ) -> i64 {
         let n = h.len();
         let nr = self.refw.len();
         if start == n {
@@ -262,7 +290,11 @@ impl<'a> BeamEditDistance<'a> {
         let nr = self.refw.len();
         let pd = ((i as f64) * self.ratio).floor() as i64;
         let min_j = (pd - self.beam).max(0) as usize;
-        let max_j = if i == n { nr + 1 } else { ((pd + self.beam).min(nr as i64 + 1)).max(0) as usize };
+        let max_j = if i == n {
+            nr + 1
+        } else {
+            ((pd + self.beam).min(nr as i64 + 1)).max(0) as usize
+        };
         (min_j, max_j)
     }
 
@@ -279,8 +311,16 @@ impl<'a> BeamEditDistance<'a> {
             if j == 0 {
                 row[0] = (prev[0].0 + 1, Op::Del);
             } else {
-                let (cs, os) = if h[i - 1] == self.refw[j - 1] { (0, Op::Nop) } else { (1, Op::Sub) };
-                let ops = [(prev[j - 1].0 + cs, os), (prev[j].0 + 1, Op::Del), (row[j - 1].0 + 1, Op::Ins)];
+                let (cs, os) = if h[i - 1] == self.refw[j - 1] {
+                    (0, Op::Nop)
+                } else {
+                    (1, Op::Sub)
+                };
+                let ops = [
+                    (prev[j - 1].0 + cs, os),
+                    (prev[j].0 + 1, Op::Del),
+                    (row[j - 1].0 + 1, Op::Ins),
+                ];
                 for (c, o) in ops {
                     if row[j].0 > c {
                         row[j] = (c, o);
@@ -350,7 +390,12 @@ fn perform_shift(words: &[u32], start: usize, length: usize, target: usize) -> V
 type ShiftRank = (i64, usize, i64, i64);
 
 /// Best shift (score gain, shifted words, candidates checked so far); sacrebleu's `_shift`.
-fn shift(h: &[u32], r: &[u32], ed: &BeamEditDistance, mut checked: usize) -> (i64, Vec<u32>, usize) {
+fn shift(
+    h: &[u32],
+    r: &[u32],
+    ed: &BeamEditDistance,
+    mut checked: usize,
+) -> (i64, Vec<u32>, usize) {
     let (pre_score, dist) = ed.full(h);
     // Flip insertions and deletions: the alignment is computed as if rewriting the reference into the hypothesis.
     let trace: Vec<Op> = ed
@@ -408,7 +453,9 @@ fn shift(h: &[u32], r: &[u32], ed: &BeamEditDistance, mut checked: usize) -> (i6
                 // candidate (start_h, start_r, length)
                 let consumed = nh == start_h + length || nr == start_r + length;
                 'cand: {
-                    if sum(&hyp_err, start_h, start_h + length) == 0 || sum(&ref_err, start_r, start_r + length) == 0 {
+                    if sum(&hyp_err, start_h, start_h + length) == 0
+                        || sum(&ref_err, start_r, start_r + length) == 0
+                    {
                         break 'cand;
                     }
                     let a = align[start_r].unwrap_or(-1);
@@ -431,7 +478,8 @@ fn shift(h: &[u32], r: &[u32], ed: &BeamEditDistance, mut checked: usize) -> (i6
                         prev_idx = idx;
                         let shifted = perform_shift(h, start_h, length, idx as usize);
                         let common = shifted.iter().zip(h).take_while(|(x, y)| x == y).count();
-                        let score = pre_score - ed.distance_from(&shifted, &dist[common], common, &mut scratch);
+                        let score = pre_score
+                            - ed.distance_from(&shifted, &dist[common], common, &mut scratch);
                         let key = (score, length, -(start_h as i64), -idx);
                         checked += 1;
                         if best.as_ref().is_none_or(|(k, _)| key > *k) {

@@ -43,7 +43,10 @@ mod tests {
 
     #[test]
     fn python_whitespace_includes_information_separators() {
-        assert_eq!(py_split("a\u{1f}b\u{a0}c  d").collect::<Vec<_>>(), vec!["a", "b", "c", "d"]);
+        assert_eq!(
+            py_split("a\u{1f}b\u{a0}c  d").collect::<Vec<_>>(),
+            vec!["a", "b", "c", "d"]
+        );
         assert_eq!(py_rstrip("x \u{3000}\r"), "x");
     }
 

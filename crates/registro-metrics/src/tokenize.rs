@@ -41,8 +41,12 @@ impl FromStr for Tokenizer {
             "13a" => Ok(Self::V13a),
             "intl" => Ok(Self::Intl),
             "char" => Ok(Self::Char),
-            "ja-mecab" | "ja" => crate::ja::tokenizer().map_err(|e| format!("tokenizer ja-mecab: {e}")),
-            other => Err(format!("unknown BLEU tokenizer {other:?} (expected 13a, intl, char, none or ja-mecab)")),
+            "ja-mecab" | "ja" => {
+                crate::ja::tokenizer().map_err(|e| format!("tokenizer ja-mecab: {e}"))
+            }
+            other => Err(format!(
+                "unknown BLEU tokenizer {other:?} (expected 13a, intl, char, none or ja-mecab)"
+            )),
         }
     }
 }
@@ -71,9 +75,16 @@ impl Tokenizer {
 
 /// mteval-v13a: `'<skipped>'` removal, entity unescaping, then the regexp post-tokenizer on `' line '`.
 pub fn tokenize_13a(line: &str) -> String {
-    let mut line = line.replace("<skipped>", "").replace("-\n", "").replace('\n', " ");
+    let mut line = line
+        .replace("<skipped>", "")
+        .replace("-\n", "")
+        .replace('\n', " ");
     if line.contains('&') {
-        line = line.replace("&quot;", "\"").replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">");
+        line = line
+            .replace("&quot;", "\"")
+            .replace("&amp;", "&")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">");
     }
     tokenize_re(&format!(" {line} "))
 }
@@ -84,7 +95,12 @@ fn is_13a_symbol(c: char) -> bool {
 }
 
 /// Applies a two-character regexp `(A)(B)` → replacement the way `re.sub` does: leftmost, non-overlapping.
-fn sub_pair(chars: &[char], a: impl Fn(char) -> bool, b: impl Fn(char) -> bool, emit: impl Fn(&mut Vec<char>, char, char)) -> Vec<char> {
+fn sub_pair(
+    chars: &[char],
+    a: impl Fn(char) -> bool,
+    b: impl Fn(char) -> bool,
+    emit: impl Fn(&mut Vec<char>, char, char),
+) -> Vec<char> {
     let mut out = Vec::with_capacity(chars.len() + 8);
     let mut i = 0;
     while i < chars.len() {
@@ -112,11 +128,26 @@ pub fn tokenize_re(line: &str) -> String {
     let digit = |c: char| c.is_ascii_digit();
     let period_comma = |c: char| c == '.' || c == ',';
     // tokenize period and comma unless preceded by a digit: r'\1 \2 '
-    let chars = sub_pair(&chars, |c| !digit(c), period_comma, |o, x, y| o.extend([x, ' ', y, ' ']));
+    let chars = sub_pair(
+        &chars,
+        |c| !digit(c),
+        period_comma,
+        |o, x, y| o.extend([x, ' ', y, ' ']),
+    );
     // tokenize period and comma unless followed by a digit: r' \1 \2'
-    let chars = sub_pair(&chars, period_comma, |c| !digit(c), |o, x, y| o.extend([' ', x, ' ', y]));
+    let chars = sub_pair(
+        &chars,
+        period_comma,
+        |c| !digit(c),
+        |o, x, y| o.extend([' ', x, ' ', y]),
+    );
     // tokenize dash when preceded by a digit: r'\1 \2 '
-    let chars = sub_pair(&chars, digit, |c| c == '-', |o, x, y| o.extend([x, ' ', y, ' ']));
+    let chars = sub_pair(
+        &chars,
+        digit,
+        |c| c == '-',
+        |o, x, y| o.extend([x, ' ', y, ' ']),
+    );
     let s: String = chars.into_iter().collect();
     py_normalize_spaces(&s)
 }
@@ -160,14 +191,26 @@ mod tests {
     #[test]
     fn v13a_matches_sacrebleu_examples() {
         // Outputs checked against sacrebleu 2.6.0's Tokenizer13a.
-        assert_eq!(tokenize_13a("Hello, world! It's 3.5 km-long."), "Hello , world ! It's 3.5 km-long .");
-        assert_eq!(tokenize_13a("a..b 1,000 2-3 &amp; &quot;q&quot;"), "a . . b 1,000 2 - 3 & \" q \"");
-        assert_eq!(tokenize_13a("(Sie) haben's — „gut“"), "( Sie ) haben's — „gut“");
+        assert_eq!(
+            tokenize_13a("Hello, world! It's 3.5 km-long."),
+            "Hello , world ! It's 3.5 km-long ."
+        );
+        assert_eq!(
+            tokenize_13a("a..b 1,000 2-3 &amp; &quot;q&quot;"),
+            "a . . b 1,000 2 - 3 & \" q \""
+        );
+        assert_eq!(
+            tokenize_13a("(Sie) haben's — „gut“"),
+            "( Sie ) haben's — „gut“"
+        );
     }
 
     #[test]
     fn intl_splits_unicode_punctuation_and_symbols() {
-        assert_eq!(tokenize_intl("„Gut“, sagte er… 3.5€"), "„ Gut “ , sagte er … 3.5 €");
+        assert_eq!(
+            tokenize_intl("„Gut“, sagte er… 3.5€"),
+            "„ Gut “ , sagte er … 3.5 €"
+        );
         assert_eq!(tokenize_intl("日本語。テスト！"), "日本語 。 テスト ！");
     }
 

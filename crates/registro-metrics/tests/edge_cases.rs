@@ -12,28 +12,64 @@ fn corpus(m: &dyn Metric, hyps: &[&str], refs: &[&str]) -> f64 {
 }
 
 fn metrics() -> Vec<Box<dyn Metric>> {
-    let tok = |t: Tokenizer| Box::new(Bleu { tokenizer: t, ..Bleu::default() }) as Box<dyn Metric>;
-    vec![tok(Tokenizer::V13a), tok(Tokenizer::Intl), tok(Tokenizer::Char), Box::new(Chrf::default()), Box::new(Chrf::plus_plus()), Box::new(Ter::default())]
+    let tok = |t: Tokenizer| {
+        Box::new(Bleu {
+            tokenizer: t,
+            ..Bleu::default()
+        }) as Box<dyn Metric>
+    };
+    vec![
+        tok(Tokenizer::V13a),
+        tok(Tokenizer::Intl),
+        tok(Tokenizer::Char),
+        Box::new(Chrf::default()),
+        Box::new(Chrf::plus_plus()),
+        Box::new(Ter::default()),
+    ]
 }
 
 /// Corpus scores for BLEU(13a), BLEU(intl), BLEU(char), chrF2, chrF2++, TER, then sentence BLEU of line 1.
 fn check(hyps: &[&str], refs: &[&str], want: [f64; 7]) {
     for (m, w) in metrics().iter().zip(want) {
         let got = corpus(m.as_ref(), hyps, refs);
-        assert!((got - w).abs() < 1e-9, "{} on {hyps:?}: got {got}, sacrebleu {w}", m.name());
+        assert!(
+            (got - w).abs() < 1e-9,
+            "{} on {hyps:?}: got {got}, sacrebleu {w}",
+            m.name()
+        );
     }
     let sb = Bleu::sentence().sentence_score(hyps[0], &[refs[0]]).score;
-    assert!((sb - want[6]).abs() < 1e-9, "sentence BLEU on {hyps:?}: got {sb}, sacrebleu {}", want[6]);
+    assert!(
+        (sb - want[6]).abs() < 1e-9,
+        "sentence BLEU on {hyps:?}: got {sb}, sacrebleu {}",
+        want[6]
+    );
 }
 
 #[test]
 fn empty_hypothesis_line() {
-    check(&["", "Das ist gut."], &["Das ist gut.", "Ja."], [9.688464563433238, 9.688464563433238, 3.696719741302181, 5.376344086021506, 6.801692865779926, 150.0, 0.0]);
+    check(
+        &["", "Das ist gut."],
+        &["Das ist gut.", "Ja."],
+        [
+            9.688464563433238,
+            9.688464563433238,
+            3.696719741302181,
+            5.376344086021506,
+            6.801692865779926,
+            150.0,
+            0.0,
+        ],
+    );
 }
 
 #[test]
 fn zero_matches() {
-    check(&["xyz qqq"], &["Das ist gut."], [0.0, 0.0, 0.0, 0.0, 0.0, 100.0, 0.0]);
+    check(
+        &["xyz qqq"],
+        &["Das ist gut."],
+        [0.0, 0.0, 0.0, 0.0, 0.0, 100.0, 0.0],
+    );
 }
 
 #[test]
@@ -41,14 +77,34 @@ fn unicode_punctuation() {
     check(
         &["„Gut“, sagte er… – ja!"],
         &["„Gut“, sagte sie… – nein!"],
-        [27.77619034011791, 46.713797772819994, 53.68321652485595, 51.129821770472375, 51.48684440243508, 40.0, 27.77619034011791],
+        [
+            27.77619034011791,
+            46.713797772819994,
+            53.68321652485595,
+            51.129821770472375,
+            51.48684440243508,
+            40.0,
+            27.77619034011791,
+        ],
     );
 }
 
 #[test]
 fn cjk_without_spaces() {
     // 13a sees one token per sentence; char tokenization and chrF see the characters.
-    check(&["今日は良い天気ですね。"], &["今日はいい天気ですね。"], [0.0, 0.0, 70.16879391277372, 60.627705627705616, 51.96660482374767, 100.0, 0.0]);
+    check(
+        &["今日は良い天気ですね。"],
+        &["今日はいい天気ですね。"],
+        [
+            0.0,
+            0.0,
+            70.16879391277372,
+            60.627705627705616,
+            51.96660482374767,
+            100.0,
+            0.0,
+        ],
+    );
 }
 
 #[test]
@@ -61,17 +117,38 @@ fn unequal_line_counts_are_a_clear_error() {
     let b = Bleu::default();
     let prep = prepare_refs(&b, &[s(&["a", "b"])]).unwrap();
     let err = corpus_stats(&b, &s(&["a"]), &prep).unwrap_err().to_string();
-    assert_eq!(err, "hypothesis lines vs reference lines: expected 2 lines, got 1");
-    let err = prepare_refs(&b, &[s(&["a", "b"]), s(&["a"])]).err().unwrap().to_string();
+    assert_eq!(
+        err,
+        "hypothesis lines vs reference lines: expected 2 lines, got 1"
+    );
+    let err = prepare_refs(&b, &[s(&["a", "b"]), s(&["a"])])
+        .err()
+        .unwrap()
+        .to_string();
     assert!(err.contains("reference stream 2"), "{err}");
 }
 
 #[test]
 fn signatures_follow_sacrebleu() {
-    let b = Bleu { tokenizer: Tokenizer::Intl, lowercase: true, smooth: Smooth::Floor(0.1), ..Bleu::default() };
-    let rs = SigResampling { bs: Some(1000), seed: Some("12345".into()), ..Default::default() };
-    assert_eq!(signature(&b, &NRefs::Fixed(2), &rs), "nrefs:2|bs:1000|seed:12345|case:lc|eff:no|tok:intl|smooth:floor[0.10]|version:2.6.0");
-    assert_eq!(signature(&Chrf::plus_plus(), &NRefs::Variable, &Default::default()), "nrefs:var|case:mixed|eff:yes|nc:6|nw:2|space:no|version:2.6.0");
+    let b = Bleu {
+        tokenizer: Tokenizer::Intl,
+        lowercase: true,
+        smooth: Smooth::Floor(0.1),
+        ..Bleu::default()
+    };
+    let rs = SigResampling {
+        bs: Some(1000),
+        seed: Some("12345".into()),
+        ..Default::default()
+    };
+    assert_eq!(
+        signature(&b, &NRefs::Fixed(2), &rs),
+        "nrefs:2|bs:1000|seed:12345|case:lc|eff:no|tok:intl|smooth:floor[0.10]|version:2.6.0"
+    );
+    assert_eq!(
+        signature(&Chrf::plus_plus(), &NRefs::Variable, &Default::default()),
+        "nrefs:var|case:mixed|eff:yes|nc:6|nw:2|space:no|version:2.6.0"
+    );
 }
 
 #[test]
@@ -80,4 +157,70 @@ fn empty_corpus_is_an_error_not_a_panic() {
     let prep = prepare_refs(&b, &[vec![]]).unwrap();
     let err = corpus_stats(&b, &[], &prep).unwrap_err().to_string();
     assert!(err.contains("no segments to score"), "{err}");
+}
+
+#[test]
+fn model_providers_feed_acc_sim_pp_and_gm() {
+    use registro_metrics::evaluate::{evaluate_with, EvalConfig, MetricName, SystemInput, TestSet};
+    use registro_metrics::macc::Register;
+    use registro_metrics::style::*;
+    struct F;
+    impl FormalityScorer for F {
+        fn name(&self) -> String {
+            "f".into()
+        }
+        fn formality(&self, t: &[String]) -> Result<Vec<f64>, ProviderError> {
+            Ok(t.iter()
+                .map(|x| if x.contains("Sie") { 0.9 } else { 0.1 })
+                .collect())
+        }
+    }
+    struct S;
+    impl SimilarityScorer for S {
+        fn name(&self) -> String {
+            "s".into()
+        }
+        fn similarity(&self, a: &[String], _: &[String]) -> Result<Vec<f64>, ProviderError> {
+            Ok(vec![0.9; a.len()])
+        }
+    }
+    struct P;
+    impl FluencyScorer for P {
+        fn name(&self) -> String {
+            "p".into()
+        }
+        fn perplexity(&self, a: &[String]) -> Result<Vec<f64>, ProviderError> {
+            Ok(vec![30.0; a.len()])
+        }
+    }
+    let ts = std::sync::Arc::new(TestSet {
+        key: "t".into(),
+        refs: vec![("r".into(), s(&["Haben Sie Zeit?", "Gut."]))],
+        source: Some(s(&["Do you have time?", "Good."])),
+        ..Default::default()
+    });
+    let sys = SystemInput {
+        name: "a".into(),
+        lines: s(&["Haben Sie Zeit?", "Hast du Zeit?"]),
+        register: Some(Register::Formal),
+        test_set: ts,
+    };
+    let cfg = EvalConfig {
+        metrics: vec![MetricName::Bleu],
+        ..EvalConfig::default()
+    };
+    let r = evaluate_with(
+        &[sys],
+        &cfg,
+        &Providers {
+            formality: Some(&F),
+            similarity: Some(&S),
+            fluency: Some(&P),
+        },
+    )
+    .unwrap();
+    let m = r[0].style.as_ref().unwrap().model.as_ref().unwrap();
+    assert_eq!(m.acc, Some(0.5));
+    assert_eq!(m.gm, Some(gm(0.5, 0.9, 30.0, GmThresholds::default())));
+    assert_eq!(m.gm, Some(0.0), "Acc 50% is under t1 = 63, so GM is 0");
 }

@@ -15,13 +15,18 @@ fn data_dir() -> Option<PathBuf> {
     if dir.join("expected.json").exists() {
         Some(dir)
     } else {
-        println!("skipped: {} not found (set REGISTRO_SHARED_DATA)", dir.display());
+        println!(
+            "skipped: {} not found (set REGISTRO_SHARED_DATA)",
+            dir.display()
+        );
         None
     }
 }
 
 fn lines(p: &PathBuf) -> Vec<String> {
-    read_lines_like_sacrebleu(&std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+    read_lines_like_sacrebleu(
+        &std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())),
+    )
 }
 
 fn round4(x: f64) -> f64 {
@@ -30,7 +35,11 @@ fn round4(x: f64) -> f64 {
 
 fn assert4(what: &str, got: f64, want: &Value) {
     let want = want.as_f64().unwrap();
-    assert!((round4(got) - want).abs() < 1e-9, "{what}: got {got} (rounded {}), expected {want}", round4(got));
+    assert!(
+        (round4(got) - want).abs() < 1e-9,
+        "{what}: got {got} (rounded {}), expected {want}",
+        round4(got)
+    );
 }
 
 struct Case {
@@ -41,14 +50,19 @@ struct Case {
 
 fn cases() -> Vec<Case> {
     let Some(dir) = data_dir() else { return vec![] };
-    let exp: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let exp: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     exp["results"]
         .as_array()
         .unwrap()
         .iter()
         .map(|r| {
             let lang = r["lang"].as_str().unwrap().to_string();
-            Case { exp: r.clone(), dir: dir.join(format!("en-{lang}")), lang }
+            Case {
+                exp: r.clone(),
+                dir: dir.join(format!("en-{lang}")),
+                lang,
+            }
         })
         .collect()
 }
@@ -58,7 +72,10 @@ impl Case {
         self.dir.join(name)
     }
     fn reference(&self, register: &str) -> Vec<String> {
-        lines(&self.file(&format!("formality-control.test.en-{}.{register}.{}", self.lang, self.lang)))
+        lines(&self.file(&format!(
+            "formality-control.test.en-{}.{register}.{}",
+            self.lang, self.lang
+        )))
     }
     fn hyps(&self) -> Vec<String> {
         lines(&self.file(self.exp["system"].as_str().unwrap()))
@@ -80,24 +97,47 @@ fn corpus_bleu_chrf_ter_match_sacrebleu() {
         let score = bleu.compute(&stats.sum());
         assert4(&format!("{sys} BLEU"), score.score, &c.exp["bleu"]);
         let d = &c.exp["bleu_detail"];
-        let ints = |v: &Value| v.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect::<Vec<_>>();
+        let ints = |v: &Value| {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(score.counts, ints(&d["counts"]), "{sys} counts");
         assert_eq!(score.totals, ints(&d["totals"]), "{sys} totals");
-        assert_eq!(score.sys_len, d["sys_len"].as_u64().unwrap(), "{sys} sys_len");
-        assert_eq!(score.ref_len, d["ref_len"].as_u64().unwrap(), "{sys} ref_len");
-        assert_eq!(signature(&bleu, &prep.nrefs, &Default::default()), c.exp["bleu_signature"].as_str().unwrap());
+        assert_eq!(
+            score.sys_len,
+            d["sys_len"].as_u64().unwrap(),
+            "{sys} sys_len"
+        );
+        assert_eq!(
+            score.ref_len,
+            d["ref_len"].as_u64().unwrap(),
+            "{sys} ref_len"
+        );
+        assert_eq!(
+            signature(&bleu, &prep.nrefs, &Default::default()),
+            c.exp["bleu_signature"].as_str().unwrap()
+        );
 
         let chrf = Chrf::default();
         let prep = prepare_refs(&chrf, &refs).unwrap();
         let s = chrf.score(&corpus_stats(&chrf, &hyps, &prep).unwrap().sum());
         assert4(&format!("{sys} chrF"), s, &c.exp["chrf"]);
-        assert_eq!(signature(&chrf, &prep.nrefs, &Default::default()), c.exp["chrf_signature"].as_str().unwrap());
+        assert_eq!(
+            signature(&chrf, &prep.nrefs, &Default::default()),
+            c.exp["chrf_signature"].as_str().unwrap()
+        );
 
         let ter = Ter::default();
         let prep = prepare_refs(&ter, &refs).unwrap();
         let s = ter.score(&corpus_stats(&ter, &hyps, &prep).unwrap().sum());
         assert4(&format!("{sys} TER"), s, &c.exp["ter"]);
-        assert_eq!(signature(&ter, &prep.nrefs, &Default::default()), c.exp["ter_signature"].as_str().unwrap());
+        assert_eq!(
+            signature(&ter, &prep.nrefs, &Default::default()),
+            c.exp["ter_signature"].as_str().unwrap()
+        );
     }
 }
 
@@ -109,7 +149,11 @@ fn multi_reference_bleu_matches_sacrebleu() {
         let bleu = Bleu::default();
         let prep = prepare_refs(&bleu, &refs).unwrap();
         let s = bleu.score(&corpus_stats(&bleu, &hyps, &prep).unwrap().sum());
-        assert4(&format!("{} multi-ref BLEU", c.exp["system"]), s, &c.exp["multi_ref_bleu_formal_plus_informal"]);
+        assert4(
+            &format!("{} multi-ref BLEU", c.exp["system"]),
+            s,
+            &c.exp["multi_ref_bleu_formal_plus_informal"],
+        );
     }
 }
 
@@ -122,9 +166,17 @@ fn sentence_bleu_and_chrf_match_sacrebleu() {
         let chrf = Chrf::default();
         for i in 0..20 {
             let b = bleu.sentence_score(&hyps[i], &[&refs[i]]).score;
-            assert4(&format!("{} line {} sentence BLEU", c.exp["system"], i + 1), b, &c.exp["sentence_bleu_first20"][i]);
+            assert4(
+                &format!("{} line {} sentence BLEU", c.exp["system"], i + 1),
+                b,
+                &c.exp["sentence_bleu_first20"][i],
+            );
             let f = chrf.sentence_score(&hyps[i], &[&refs[i]]);
-            assert4(&format!("{} line {} sentence chrF", c.exp["system"], i + 1), f, &c.exp["sentence_chrf_first20"][i]);
+            assert4(
+                &format!("{} line {} sentence chrF", c.exp["system"], i + 1),
+                f,
+                &c.exp["sentence_chrf_first20"][i],
+            );
         }
     }
 }
@@ -134,17 +186,36 @@ fn matched_accuracy_matches_cocoa_scorer() {
     use registro_metrics::macc::{MatchedAccuracy, Register};
     for c in cases() {
         let hyps = c.hyps();
-        let f = lines(&c.file(&format!("formality-control.test.en-{}.formal.annotated.{}", c.lang, c.lang)));
-        let i = lines(&c.file(&format!("formality-control.test.en-{}.informal.annotated.{}", c.lang, c.lang)));
+        let f = lines(&c.file(&format!(
+            "formality-control.test.en-{}.formal.annotated.{}",
+            c.lang, c.lang
+        )));
+        let i = lines(&c.file(&format!(
+            "formality-control.test.en-{}.informal.annotated.{}",
+            c.lang, c.lang
+        )));
         let reg: Register = c.register().parse().unwrap();
-        let (res, labels) = MatchedAccuracy::new(reg, &c.lang).evaluate(&hyps, &f, &i).unwrap();
+        let (res, labels) = MatchedAccuracy::new(reg, &c.lang)
+            .evaluate(&hyps, &f, &i)
+            .unwrap();
         let want = &c.exp["m_acc"];
         let sys = c.exp["system"].as_str().unwrap();
         assert_eq!(labels.len(), hyps.len());
-        for (k, got) in [("FORMAL", res.counts.formal), ("INFORMAL", res.counts.informal), ("NEUTRAL", res.counts.neutral), ("OTHER", res.counts.other)] {
+        for (k, got) in [
+            ("FORMAL", res.counts.formal),
+            ("INFORMAL", res.counts.informal),
+            ("NEUTRAL", res.counts.neutral),
+            ("OTHER", res.counts.other),
+        ] {
             assert_eq!(got, want["counts"][k].as_u64().unwrap(), "{sys} {k}");
         }
-        assert!((res.formal - want["formal"].as_f64().unwrap()).abs() < 1e-12, "{sys} formal accuracy");
-        assert!((res.informal - want["informal"].as_f64().unwrap()).abs() < 1e-12, "{sys} informal accuracy");
+        assert!(
+            (res.formal - want["formal"].as_f64().unwrap()).abs() < 1e-12,
+            "{sys} formal accuracy"
+        );
+        assert!(
+            (res.informal - want["informal"].as_f64().unwrap()).abs() < 1e-12,
+            "{sys} informal accuracy"
+        );
     }
 }

@@ -6,7 +6,10 @@ use registro_metrics::ja::{dictionary_dir, Ipadic};
 fn dic() -> Option<Ipadic> {
     let dir = dictionary_dir()?;
     if !dir.is_dir() {
-        println!("skipped: no IPADIC dictionary at {} (set REGISTRO_IPADIC)", dir.display());
+        println!(
+            "skipped: no IPADIC dictionary at {} (set REGISTRO_IPADIC)",
+            dir.display()
+        );
         return None;
     }
     Some(Ipadic::load(&dir).expect("dictionary loads"))
@@ -18,13 +21,28 @@ fn segments_like_mecab() {
     // Outputs of MeCab 0.996 + IPADIC (`MeCab.Tagger(ipadic.MECAB_ARGS + " -Owakati")`).
     let cases = [
         ("今日は良い天気ですね。", "今日 は 良い 天気 です ね 。"),
-        ("お名前を教えていただけますか？", "お 名前 を 教え て いただけ ます か ？"),
-        ("ＡＢＣ株式会社のサービスについて", "ＡＢＣ 株式会社 の サービス について"),
+        (
+            "お名前を教えていただけますか？",
+            "お 名前 を 教え て いただけ ます か ？",
+        ),
+        (
+            "ＡＢＣ株式会社のサービスについて",
+            "ＡＢＣ 株式会社 の サービス について",
+        ),
         ("Wii Sportsで遊ぶ", "Wii Sports で 遊ぶ"),
         ("ｶﾀｶﾅとｶﾞｷﾞｸﾞの半角テスト", "ｶﾀｶﾅ と ｶﾞｷﾞｸﾞ の 半角 テスト"),
-        ("ﾃｽﾄ123abcＡＢＣ　全角スペース　あり", "ﾃｽﾄ 123 abcＡＢＣ 　 全角 スペース 　 あり"),
-        ("明日は雨が降るでしょうか？　いいえ、晴れです。", "明日 は 雨 が 降る でしょ う か ？ 　 いいえ 、 晴れ です 。"),
-        ("iPhone 14 Proを買いました！😊", "iPhone 14 Pro を 買い まし た ！ 😊"),
+        (
+            "ﾃｽﾄ123abcＡＢＣ　全角スペース　あり",
+            "ﾃｽﾄ 123 abcＡＢＣ 　 全角 スペース 　 あり",
+        ),
+        (
+            "明日は雨が降るでしょうか？　いいえ、晴れです。",
+            "明日 は 雨 が 降る でしょ う か ？ 　 いいえ 、 晴れ です 。",
+        ),
+        (
+            "iPhone 14 Proを買いました！😊",
+            "iPhone 14 Pro を 買い まし た ！ 😊",
+        ),
         ("すもももももももものうち", "すもも も もも も もも の うち"),
     ];
     for (input, want) in cases {
@@ -39,7 +57,9 @@ fn japanese_bleu_equals_sacrebleu_ja_mecab() {
     let Some(_) = dic() else { return };
     let base = std::env::var_os("REGISTRO_SHARED_DATA")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"))
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")
+        })
         .join("cocoa-mt/train/en-ja");
     if !base.is_dir() {
         println!("skipped: {} not found", base.display());
@@ -48,7 +68,10 @@ fn japanese_bleu_equals_sacrebleu_ja_mecab() {
     let read = |f: &str| read_lines_like_sacrebleu(&std::fs::read_to_string(base.join(f)).unwrap());
     let hyps = read("formality-control.train.telephony.en-ja.informal");
     let refs = vec![read("formality-control.train.telephony.en-ja.formal")];
-    let b = Bleu { tokenizer: "ja-mecab".parse().unwrap(), ..Bleu::default() };
+    let b = Bleu {
+        tokenizer: "ja-mecab".parse().unwrap(),
+        ..Bleu::default()
+    };
     let prep = prepare_refs(&b, &refs).unwrap();
     let s = b.compute(&corpus_stats(&b, &hyps, &prep).unwrap().sum());
     // sacrebleu 2.6.0, BLEU(tokenize='ja-mecab') with MeCab 0.996 + ipadic 1.0.0

@@ -9,7 +9,9 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use registro_core::eval::registro_metrics::evaluate::{EvalConfig, Significance, SystemReport};
 use registro_core::eval::registro_metrics::{Bleu, Smooth, Tokenizer};
-use registro_core::eval::{discover_submissions, load_files, run_eval, EvalFiles, MetricName, SigTest};
+use registro_core::eval::{
+    discover_submissions, load_files, run_eval, EvalFiles, MetricName, SigTest,
+};
 use registro_core::progress::CancelToken;
 
 use super::Ctx;
@@ -93,11 +95,24 @@ fn config(a: &Args, lang: &str, has_annotated: bool) -> Result<EvalConfig> {
     };
     let tokenizer: Tokenizer = match (&a.tokenize, lang) {
         (Some(t), _) => t.parse().map_err(anyhow::Error::msg)?,
-        (None, "ja") => "ja-mecab".parse().map_err(|e: String| anyhow::anyhow!("{e}; pass --tokenize char (or intl) to score Japanese without it"))?,
+        (None, "ja") => "ja-mecab".parse().map_err(|e: String| {
+            anyhow::anyhow!("{e}; pass --tokenize char (or intl) to score Japanese without it")
+        })?,
         (None, _) => Tokenizer::V13a,
     };
-    let bleu = Bleu { tokenizer, lowercase: a.lowercase, smooth: Smooth::parse(&a.smooth).map_err(anyhow::Error::msg)?, ..Bleu::default() };
-    let mut cfg = EvalConfig { metrics, bleu, lang: lang.to_string(), seed: a.seed, ..EvalConfig::default() };
+    let bleu = Bleu {
+        tokenizer,
+        lowercase: a.lowercase,
+        smooth: Smooth::parse(&a.smooth).map_err(anyhow::Error::msg)?,
+        ..Bleu::default()
+    };
+    let mut cfg = EvalConfig {
+        metrics,
+        bleu,
+        lang: lang.to_string(),
+        seed: a.seed,
+        ..EvalConfig::default()
+    };
     cfg.chrf.lowercase = a.lowercase;
     cfg.significance = match (a.paired_bs, a.paired_ar) {
         (Some(n), _) => Some(SigTest::Bootstrap(n.max(1))),
@@ -114,7 +129,12 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         if a.refs.is_empty() && a.src.is_none() {
             bail!("give --ref FILE… (or --src for reference-free metrics), or --submissions DIR");
         }
-        let register = a.register.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg)?;
+        let register = a
+            .register
+            .as_deref()
+            .map(str::parse)
+            .transpose()
+            .map_err(anyhow::Error::msg)?;
         load_files(&EvalFiles {
             hyps: a.hyps.clone(),
             refs: a.refs.clone(),
@@ -126,11 +146,25 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         })?
     };
     let lang = a.lang.clone().or(loaded.lang.clone()).unwrap_or_default();
-    let has_annotated = loaded.systems.iter().any(|s| s.test_set.formal_annotated.is_some());
+    let has_annotated = loaded
+        .systems
+        .iter()
+        .any(|s| s.test_set.formal_annotated.is_some());
     let cfg = config(&a, &lang, has_annotated)?;
-    let mut store = if a.no_store { None } else { Some(registro_core::projects::open_store(ctx.db.as_deref())?) };
+    let mut store = if a.no_store {
+        None
+    } else {
+        Some(registro_core::projects::open_store(ctx.db.as_deref())?)
+    };
     let cancel = CancelToken::new();
-    let outcome = run_eval(store.as_mut(), &a.project, &loaded, &cfg, &cancel, &mut |_| {})?;
+    let outcome = run_eval(
+        store.as_mut(),
+        &a.project,
+        &loaded,
+        &cfg,
+        &cancel,
+        &mut |_| {},
+    )?;
     let mut reports = outcome.reports;
     if !a.sentences {
         for r in &mut reports {
@@ -145,13 +179,25 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
             #[serde(skip_serializing_if = "Option::is_none")]
             run_id: Option<i64>,
         }
-        let v: Vec<Out> = reports.iter().enumerate().map(|(i, r)| Out { report: r, run_id: outcome.run_ids.get(i).copied() }).collect();
+        let v: Vec<Out> = reports
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Out {
+                report: r,
+                run_id: outcome.run_ids.get(i).copied(),
+            })
+            .collect();
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         print!("{}", table(&reports, a.width));
         if !outcome.run_ids.is_empty() {
             let ids: Vec<String> = outcome.run_ids.iter().map(|i| i.to_string()).collect();
-            println!("\nstored {} eval run(s) in project {:?}: {}", ids.len(), a.project, ids.join(", "));
+            println!(
+                "\nstored {} eval run(s) in project {:?}: {}",
+                ids.len(),
+                a.project,
+                ids.join(", ")
+            );
         }
     }
     Ok(())
@@ -172,7 +218,12 @@ fn sig_cell(base: String, s: &Option<Significance>, w: usize) -> String {
 /// A sacrebleu-like report: one line per metric for a single system, else a table plus signatures.
 pub fn table(reports: &[SystemReport], w: usize) -> String {
     let mut out = String::new();
-    if reports.len() == 1 && reports[0].bleu.as_ref().is_none_or(|b| b.significance.is_none()) {
+    if reports.len() == 1
+        && reports[0]
+            .bleu
+            .as_ref()
+            .is_none_or(|b| b.significance.is_none())
+    {
         let r = &reports[0];
         if let Some(b) = &r.bleu {
             out += &format!("BLEU|{} = {:.w$} {}\n", b.signature, b.score, b.verbose);
@@ -194,12 +245,21 @@ pub fn table(reports: &[SystemReport], w: usize) -> String {
         header.push("BLEU".into());
     }
     for (get, name) in [
-        (&(|r: &SystemReport| r.chrf.clone()) as &dyn Fn(&SystemReport) -> _, "chrF"),
+        (
+            &(|r: &SystemReport| r.chrf.clone()) as &dyn Fn(&SystemReport) -> _,
+            "chrF",
+        ),
         (&|r: &SystemReport| r.chrf_pp.clone(), "chrF++"),
         (&|r: &SystemReport| r.ter.clone(), "TER"),
     ] {
         if has(&|r| get(r).is_some()) {
-            header.push(first.chrf.as_ref().filter(|_| name == "chrF").map_or(name.to_string(), |c| c.name.clone()));
+            header.push(
+                first
+                    .chrf
+                    .as_ref()
+                    .filter(|_| name == "chrF")
+                    .map_or(name.to_string(), |c| c.name.clone()),
+            );
         }
     }
     if has(&|r| r.m_acc.is_some()) {
@@ -208,12 +268,19 @@ pub fn table(reports: &[SystemReport], w: usize) -> String {
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut sigs: Vec<(String, String)> = Vec::new();
     for r in reports {
-        let base = [r.bleu.as_ref().and_then(|b| b.significance.as_ref()), r.chrf.as_ref().and_then(|b| b.significance.as_ref())]
-            .into_iter()
-            .flatten()
-            .next()
-            .is_some_and(|s| s.is_baseline);
-        let mut row = vec![if base { format!("Baseline: {}", r.system) } else { r.system.clone() }];
+        let base = [
+            r.bleu.as_ref().and_then(|b| b.significance.as_ref()),
+            r.chrf.as_ref().and_then(|b| b.significance.as_ref()),
+        ]
+        .into_iter()
+        .flatten()
+        .next()
+        .is_some_and(|s| s.is_baseline);
+        let mut row = vec![if base {
+            format!("Baseline: {}", r.system)
+        } else {
+            r.system.clone()
+        }];
         if several_sets {
             row.push(r.test_set.clone());
         }
@@ -227,18 +294,46 @@ pub fn table(reports: &[SystemReport], w: usize) -> String {
         }
         if let Some(m) = &r.m_acc {
             let c = &m.result.counts;
-            let cell = format!("{:.w$} {} ({}/{}/{}/{})", m.score, m.register_name(), c.formal, c.informal, c.neutral, c.other);
+            let cell = format!(
+                "{:.w$} {} ({}/{}/{}/{})",
+                m.score,
+                m.register_name(),
+                c.formal,
+                c.informal,
+                c.neutral,
+                c.other
+            );
             row.push(sig_cell(cell, &m.significance, w));
         }
         rows.push(row);
     }
-    let widths: Vec<usize> =
-        (0..header.len()).map(|k| rows.iter().map(|r| r.get(k).map_or(0, |c| c.chars().count())).chain([header[k].chars().count()]).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|k| {
+            rows.iter()
+                .map(|r| r.get(k).map_or(0, |c| c.chars().count()))
+                .chain([header[k].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
     let fmt_row = |cells: &[String]| -> String {
-        cells.iter().enumerate().map(|(k, c)| format!("{:<width$}", c, width = widths[k])).collect::<Vec<_>>().join("  ").trim_end().to_string() + "\n"
+        cells
+            .iter()
+            .enumerate()
+            .map(|(k, c)| format!("{:<width$}", c, width = widths[k]))
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+            + "\n"
     };
     out += &fmt_row(&header);
-    out += &(widths.iter().map(|&n| "-".repeat(n)).collect::<Vec<_>>().join("  ") + "\n");
+    out += &(widths
+        .iter()
+        .map(|&n| "-".repeat(n))
+        .collect::<Vec<_>>()
+        .join("  ")
+        + "\n");
     for r in &rows {
         out += &fmt_row(r);
     }
@@ -248,8 +343,14 @@ pub fn table(reports: &[SystemReport], w: usize) -> String {
             out += &format!("{}: {x}\n", r.system);
         }
     }
-    if reports.iter().any(|r| r.bleu.as_ref().and_then(|b| b.significance.as_ref()).is_some()) {
-        out += "\np-values: paired test against the baseline of each reference set; * = p <= 0.05\n";
+    if reports.iter().any(|r| {
+        r.bleu
+            .as_ref()
+            .and_then(|b| b.significance.as_ref())
+            .is_some()
+    }) {
+        out +=
+            "\np-values: paired test against the baseline of each reference set; * = p <= 0.05\n";
     }
     out += "\nMetric signatures\n";
     for (n, s) in sigs {
@@ -287,20 +388,39 @@ fn extras(r: &SystemReport, w: usize) -> String {
 }
 
 fn extras_short(r: &SystemReport, w: usize) -> String {
-    let Some(st) = &r.style else { return String::new() };
+    let Some(st) = &r.style else {
+        return String::new();
+    };
     let mut parts = Vec::new();
-    for (n, v) in [("self-BLEU", st.self_bleu), ("LeD", st.led), ("Distinct-1", st.distinct_1), ("Distinct-2", st.distinct_2), ("length ratio", st.length_ratio)] {
+    for (n, v) in [
+        ("self-BLEU", st.self_bleu),
+        ("LeD", st.led),
+        ("Distinct-1", st.distinct_1),
+        ("Distinct-2", st.distinct_2),
+        ("length ratio", st.length_ratio),
+    ] {
         if let Some(v) = v {
             parts.push(format!("{n} = {v:.w$}"));
         }
     }
     if let Some(d) = &st.char_levenshtein {
-        parts.push(format!("char Levenshtein mean {:.2} median {:.1} p75 {:.1} max {:.0}", d.mean, d.median, d.p75, d.max));
+        parts.push(format!(
+            "char Levenshtein mean {:.2} median {:.1} p75 {:.1} max {:.0}",
+            d.mean, d.median, d.p75, d.max
+        ));
     }
     if let Some(b) = &st.length_buckets {
         let cells: Vec<String> = b
             .iter()
-            .map(|x| format!("{}-{}: {:.2} ({})", x.min_len, x.max_len.map_or("∞".into(), |m| m.to_string()), x.bleu, x.segments))
+            .map(|x| {
+                format!(
+                    "{}-{}: {:.2} ({})",
+                    x.min_len,
+                    x.max_len.map_or("∞".into(), |m| m.to_string()),
+                    x.bleu,
+                    x.segments
+                )
+            })
             .collect();
         parts.push(format!("BLEU by source length [{}]", cells.join(", ")));
     }
@@ -333,13 +453,19 @@ fn parse_sacrebleu_table(text: &str) -> Parsed {
         if !line.contains('│') {
             continue;
         }
-        let cells: Vec<String> = line.split('│').map(|c| strip_ansi(c).trim().to_string()).collect();
+        let cells: Vec<String> = line
+            .split('│')
+            .map(|c| strip_ansi(c).trim().to_string())
+            .collect();
         let cells: Vec<&String> = cells.iter().filter(|c| !c.is_empty()).collect();
         if cells.is_empty() || cells[0] == "System" {
             continue;
         }
         let nums = |c: &str| -> Vec<f64> {
-            c.replace(['(', ')', '±', '*', '='], " ").split_whitespace().filter_map(|t| t.parse::<f64>().ok()).collect()
+            c.replace(['(', ')', '±', '*', '='], " ")
+                .split_whitespace()
+                .filter_map(|t| t.parse::<f64>().ok())
+                .collect()
         };
         if cells[0].starts_with("(p") {
             // Continuation line holding the p-values.
@@ -355,7 +481,12 @@ fn parse_sacrebleu_table(text: &str) -> Parsed {
         let name = cells[0].trim_start_matches("Baseline:").trim().to_string();
         let metrics = cells[1..].iter().map(|c| {
             let n = nums(c);
-            [n.first().copied(), n.get(1).copied(), n.get(2).copied(), None]
+            [
+                n.first().copied(),
+                n.get(1).copied(),
+                n.get(2).copied(),
+                None,
+            ]
         });
         out.push((name, metrics.collect()));
     }
@@ -383,12 +514,17 @@ pub fn bench(_ctx: &Ctx, a: BenchArgs) -> Result<()> {
     let dir = match a.data {
         Some(d) => d,
         None => {
-            let base = std::env::var_os("REGISTRO_SHARED_DATA").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("../shared/data"));
+            let base = std::env::var_os("REGISTRO_SHARED_DATA")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("../shared/data"));
             base.join("iwslt2022-umd/en-de")
         }
     };
     if !dir.is_dir() {
-        bail!("{}: not found; pass --data DIR or set REGISTRO_SHARED_DATA", dir.display());
+        bail!(
+            "{}: not found; pass --data DIR or set REGISTRO_SHARED_DATA",
+            dir.display()
+        );
     }
     let exe = std::env::current_exe().context("locating the registro binary")?;
     let tmp = std::env::temp_dir().join(format!("registro-bench-eval-{}", std::process::id()));
@@ -403,12 +539,22 @@ pub fn bench(_ctx: &Ctx, a: BenchArgs) -> Result<()> {
         .arg(&db)
         .args(["eval", "--submissions"])
         .arg(&dir)
-        .args(["--lang", "de", "--metrics", "bleu,chrf,ter", "--paired-bs", &n])
+        .args([
+            "--lang",
+            "de",
+            "--metrics",
+            "bleu,chrf,ter",
+            "--paired-bs",
+            &n,
+        ])
         .output()
         .context("running registro eval")?;
     let ours_s = t.elapsed().as_secs_f64();
     if !ours.status.success() {
-        bail!("registro eval failed: {}", String::from_utf8_lossy(&ours.stderr));
+        bail!(
+            "registro eval failed: {}",
+            String::from_utf8_lossy(&ours.stderr)
+        );
     }
     let reports: serde_json::Value = serde_json::from_slice(&ours.stdout)?;
 
@@ -417,7 +563,9 @@ pub fn bench(_ctx: &Ctx, a: BenchArgs) -> Result<()> {
     for reg in ["formal", "informal"] {
         // Relative names, so that sacrebleu's system names are the file names registro uses.
         let reference = format!("formality-control.test.en-de.{reg}.de");
-        let systems: Vec<String> = (1..=5).map(|k| format!("formality-control-{k}.{reg}.de")).collect();
+        let systems: Vec<String> = (1..=5)
+            .map(|k| format!("formality-control-{k}.{reg}.de"))
+            .collect();
         let t = Instant::now();
         let out = Command::new(&a.python)
             .current_dir(&dir)
@@ -425,7 +573,19 @@ pub fn bench(_ctx: &Ctx, a: BenchArgs) -> Result<()> {
             .arg(&reference)
             .arg("-i")
             .args(&systems)
-            .args(["-m", "bleu", "chrf", "ter", "--paired-bs", "--paired-bs-n", &n, "-w", "4", "-f", "text"])
+            .args([
+                "-m",
+                "bleu",
+                "chrf",
+                "ter",
+                "--paired-bs",
+                "--paired-bs-n",
+                &n,
+                "-w",
+                "4",
+                "-f",
+                "text",
+            ])
             .env("NO_COLOR", "1")
             .output()
             .with_context(|| format!("running {} -m sacrebleu", a.python))?;
@@ -439,19 +599,31 @@ pub fn bench(_ctx: &Ctx, a: BenchArgs) -> Result<()> {
     let mut compared = 0;
     let mut mismatches = Vec::new();
     for (name, cells) in &parsed {
-        let Some(r) = reports.as_array().and_then(|v| v.iter().find(|r| r["system"] == name.as_str())) else {
+        let Some(r) = reports
+            .as_array()
+            .and_then(|v| v.iter().find(|r| r["system"] == name.as_str()))
+        else {
             mismatches.push(format!("{name}: missing in registro output"));
             continue;
         };
         for (k, key) in ["bleu", "chrf", "ter"].iter().enumerate() {
             let m = &r[*key];
             let s = &m["significance"];
-            let ours = [m["score"].as_f64(), s["mean"].as_f64(), s["ci"].as_f64(), s["p_value"].as_f64()];
+            let ours = [
+                m["score"].as_f64(),
+                s["mean"].as_f64(),
+                s["ci"].as_f64(),
+                s["p_value"].as_f64(),
+            ];
             for (j, what) in ["score", "mean", "ci", "p"].iter().enumerate() {
-                let (Some(theirs), Some(mine)) = (cells.get(k).and_then(|c| c[j]), ours[j]) else { continue };
+                let (Some(theirs), Some(mine)) = (cells.get(k).and_then(|c| c[j]), ours[j]) else {
+                    continue;
+                };
                 compared += 1;
                 if format!("{mine:.4}") != format!("{theirs:.4}") {
-                    mismatches.push(format!("{name} {key} {what}: registro {mine:.4} vs sacrebleu {theirs:.4}"));
+                    mismatches.push(format!(
+                        "{name} {key} {what}: registro {mine:.4} vs sacrebleu {theirs:.4}"
+                    ));
                 }
             }
         }
@@ -459,13 +631,19 @@ pub fn bench(_ctx: &Ctx, a: BenchArgs) -> Result<()> {
     let _ = std::fs::remove_dir_all(&tmp);
     println!("registro eval (incl. storing 10 runs): {ours_s:>8.3} s");
     println!("sacrebleu CLI (2 invocations):         {sacre_s:>8.3} s");
-    println!("speed-up:                              {:>8.1}x", sacre_s / ours_s);
+    println!(
+        "speed-up:                              {:>8.1}x",
+        sacre_s / ours_s
+    );
     if parsed.is_empty() || compared == 0 {
         println!("scores identical: could not compare ({} sacrebleu rows parsed, {compared} values matched up)", parsed.len());
     } else if mismatches.is_empty() {
         println!("scores identical: yes ({compared} printed values compared at 4 decimals: score, bootstrap mean, 95% CI, p)");
     } else {
-        println!("scores identical: NO ({} of {compared} differ)", mismatches.len());
+        println!(
+            "scores identical: NO ({} of {compared} differ)",
+            mismatches.len()
+        );
         for m in mismatches {
             println!("  {m}");
         }
@@ -486,7 +664,13 @@ mod tests {
         let p = parse_sacrebleu_table(t);
         assert_eq!(p.len(), 2);
         assert_eq!(p[0].0, "formality-control-1.formal.de");
-        assert_eq!(p[0].1[0], [Some(36.9983), Some(36.9980), Some(0.8795), None]);
-        assert_eq!(p[1].1[1], [Some(46.1923), Some(46.1719), Some(0.5182), Some(0.0909)]);
+        assert_eq!(
+            p[0].1[0],
+            [Some(36.9983), Some(36.9980), Some(0.8795), None]
+        );
+        assert_eq!(
+            p[1].1[1],
+            [Some(46.1923), Some(46.1719), Some(0.5182), Some(0.0909)]
+        );
     }
 }
