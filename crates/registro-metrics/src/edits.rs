@@ -454,6 +454,91 @@ fn classify_hunk(a: &[&str], b: &[&str], next_new: Option<&str>, lang: &str) -> 
     EditType::Paraphrase
 }
 
+/// Whether one old token and a short new span form a self-contained edit of a known kind (case, normalisation,
+/// repetition, spelling, or punctuation replaced by punctuation).
+fn related(a: &str, b: &[&str], lang: &str) -> bool {
+    if is_punct_token(a) || b.iter().any(|t| is_punct_token(t)) {
+        return b.len() == 1 && is_punct_token(a) && is_punct_token(b[0]);
+    }
+    matches!(
+        classify_hunk(&[a], b, None, lang),
+        EditType::Capitalization
+            | EditType::Lowercase
+            | EditType::Normalization
+            | EditType::Repetition
+            | EditType::Spelling
+    )
+}
+
+/// Splits a changed hunk into smaller edits: an alignment where each old token either maps to a related new span
+/// of up to 4 tokens ("dont" → "do not", "omg" → "Oh my god") at no cost, or is substituted, deleted or
+/// inserted at cost 1; unrelated neighbours stay together as one piece. Ranges are relative to the hunk.
+fn split_hunk(a: &[&str], b: &[&str], lang: &str) -> Vec<(Range<usize>, Range<usize>)> {
+    let (n, m) = (a.len(), b.len());
+    if n == 0 || m == 0 || n * m > 400 {
+        return vec![(0..n, 0..m)];
+    }
+    const INF: u32 = u32::MAX / 2;
+    // choice: 0 = delete, 1 = insert, 2 = substitute, 3 + L = related pair with a new span of L tokens
+    let mut cost = vec![vec![INF; m + 1]; n + 1];
+    let mut choice = vec![vec![0u8; m + 1]; n + 1];
+    cost[n][m] = 0;
+    for i in (0..=n).rev() {
+        for j in (0..=m).rev() {
+            if i == n && j == m {
+                continue;
+            }
+            let mut best = (INF, 0u8);
+            if i < n && j < m {
+                for l in 1..=4.min(m - j) {
+                    if related(a[i], &b[j..j + l], lang) && cost[i + 1][j + l] < best.0 {
+                        best = (cost[i + 1][j + l], 3 + l as u8);
+                    }
+                }
+                if 1 + cost[i + 1][j + 1] < best.0 {
+                    best = (1 + cost[i + 1][j + 1], 2);
+                }
+            }
+            if i < n && 1 + cost[i + 1][j] < best.0 {
+                best = (1 + cost[i + 1][j], 0);
+            }
+            if j < m && 1 + cost[i][j + 1] < best.0 {
+                best = (1 + cost[i][j + 1], 1);
+            }
+            cost[i][j] = best.0;
+            choice[i][j] = best.1;
+        }
+    }
+    let mut out: Vec<(Range<usize>, Range<usize>)> = Vec::new();
+    let mut plain: Option<(Range<usize>, Range<usize>)> = None;
+    let (mut i, mut j) = (0, 0);
+    while i < n || j < m {
+        let c = choice[i][j];
+        let (di, dj) = match c {
+            0 => (1, 0),
+            1 => (0, 1),
+            2 => (1, 1),
+            l => (1, (l - 3) as usize),
+        };
+        if c >= 3 {
+            if let Some(p) = plain.take() {
+                out.push(p);
+            }
+            out.push((i..i + 1, j..j + dj));
+        } else {
+            let p = plain.get_or_insert((i..i, j..j));
+            p.0.end = i + di;
+            p.1.end = j + dj;
+        }
+        i += di;
+        j += dj;
+    }
+    if let Some(p) = plain {
+        out.push(p);
+    }
+    out
+}
+
 /// Longest-common-subsequence alignment of token texts: pairs of equal token indices, in order.
 fn lcs_pairs(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
     let (n, m) = (a.len(), b.len());
@@ -517,14 +602,16 @@ pub fn diff(old: &str, new: &str, lang: &str) -> Vec<DiffOp> {
         }
     };
     let push_edit = |ops: &mut Vec<DiffOp>, ra: Range<usize>, rb: Range<usize>| {
-        let pieces: Vec<(Range<usize>, Range<usize>)> = if ra.len() == rb.len() && ra.len() > 1 {
-            ra.clone()
-                .zip(rb.clone())
-                .map(|(i, j)| (i..i + 1, j..j + 1))
-                .collect()
-        } else {
-            vec![(ra, rb)]
-        };
+        let pieces: Vec<(Range<usize>, Range<usize>)> =
+            split_hunk(&a[ra.clone()], &b[rb.clone()], lang)
+                .into_iter()
+                .map(|(x, y)| {
+                    (
+                        ra.start + x.start..ra.start + x.end,
+                        rb.start + y.start..rb.start + y.end,
+                    )
+                })
+                .collect();
         for (ra, rb) in pieces {
             if ra.len() == 1 && rb.len() == 1 && a[ra.start] == b[rb.start] {
                 let (sa, sb) = (ta[ra.start].span.clone(), tb[rb.start].span.clone());
