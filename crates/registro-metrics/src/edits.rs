@@ -754,6 +754,20 @@ mod tests {
             kinds("the cat sat", "a dog was sitting", "en")[0].2,
             Paraphrase
         );
+        // Mixed hunks are split into their parts.
+        assert_eq!(
+            kinds("omg thats sooo cool", "Oh my god, that is so cool", "en"),
+            vec![
+                ("omg".into(), "Oh my god".into(), Normalization),
+                ("".into(), ",".into(), Punctuation),
+                ("thats".into(), "that is".into(), Normalization),
+                ("sooo".into(), "so".into(), Repetition),
+            ]
+        );
+        assert_eq!(
+            kinds("i dont care", "I do not care", "en")[0],
+            ("i".into(), "I".into(), Capitalization)
+        );
     }
 
     #[test]
