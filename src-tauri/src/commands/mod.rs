@@ -3,7 +3,6 @@
 
 pub mod projects;
 pub mod rewrite;
-pub mod translate;
 
 use serde::Serialize;
 use tauri::State;
