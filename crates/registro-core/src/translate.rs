@@ -1,1 +1,528 @@
-//! placeholder: filled by its issue
+//! Register-controlled translation EN→DE/ES/FR/HI/IT/JA. A control layer over any backbone model, each step
+//! switchable so its effect can be measured (`registro bench translate`):
+//! 1. `prompt`: the register spelled out in the system prompt (per language/register templates);
+//! 2. `fewshot`: contrastive CoCoA-MT examples retrieved by similarity, markers shown, in the cached prefix;
+//! 3. `constrain`: a logits processor banning the other register's markers and nudging towards the requested ones;
+//! 4. `rerank`: N-best candidates reranked by register analysis + model score;
+//! 5. `repair`: rule-based T-V / plain↔masu conversion of what is still wrong.
+//!
+//! Whatever is still wrong afterwards is flagged, never silently returned. Also: the uncontrolled (generic)
+//! system, the MTFC pivot system (generic translation, then the rule formalizer of `registro-rewrite`), a
+//! contrastive mode (both registers side by side), and the addressee's grammatical gender.
+
+pub mod ablation;
+pub mod backend;
+pub mod constrain;
+pub mod fewshot;
+pub mod prompt;
+
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use anyhow::Context;
+use registro_register::repair::{self, Edit};
+pub use registro_register::{analyze, Analysis, Label, Lang, Marker, Register, Verdict};
+/// The register analyzer and repair crate, for callers that need its data loader or accuracy measures.
+pub use registro_register as analyzer;
+use registro_store::{NewRun, Output, RunId, RunStatus, Store, Task};
+use serde::{Deserialize, Serialize};
+
+pub use backend::{EngineGenerator, Generated, Generator};
+pub use constrain::Constraints;
+pub use fewshot::{Pool, Shot};
+
+use crate::progress::{CancelToken, Progress, ProgressFn};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Control {
+    Prompt,
+    Fewshot,
+    Constrain,
+    Rerank,
+    Repair,
+}
+
+impl Control {
+    pub const ALL: [Control; 5] = [Control::Prompt, Control::Fewshot, Control::Constrain, Control::Rerank, Control::Repair];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Control::Prompt => "prompt",
+            Control::Fewshot => "fewshot",
+            Control::Constrain => "constrain",
+            Control::Rerank => "rerank",
+            Control::Repair => "repair",
+        }
+    }
+}
+
+/// A set of controls; empty = the uncontrolled (generic) system.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Controls(pub Vec<Control>);
+
+impl Controls {
+    pub fn all() -> Self {
+        Controls(Control::ALL.to_vec())
+    }
+    pub fn has(&self, c: Control) -> bool {
+        self.0.contains(&c)
+    }
+    pub fn label(&self) -> String {
+        if self.0.is_empty() {
+            "generic".into()
+        } else {
+            self.0.iter().map(|c| c.as_str()).collect::<Vec<_>>().join("+")
+        }
+    }
+}
+
+impl std::str::FromStr for Controls {
+    type Err = anyhow::Error;
+    /// `prompt,fewshot,constrain,rerank,repair`, `all`, or `none`/`generic`.
+    fn from_str(s: &str) -> anyhow::Result<Self> {
+        let s = s.trim();
+        if s == "all" {
+            return Ok(Controls::all());
+        }
+        if s.is_empty() || s == "none" || s == "generic" {
+            return Ok(Controls::default());
+        }
+        let mut v = Vec::new();
+        for part in s.split([',', '+']) {
+            let c = Control::ALL
+                .into_iter()
+                .find(|c| c.as_str() == part.trim())
+                .with_context(|| format!("unknown control {part:?} (expected prompt, fewshot, constrain, rerank, repair, all or none)"))?;
+            if !v.contains(&c) {
+                v.push(c);
+            }
+        }
+        // Keep pipeline order whatever order was typed.
+        v.sort_by_key(|c| Control::ALL.iter().position(|x| x == c));
+        Ok(Controls(v))
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Gender {
+    Masculine,
+    Feminine,
+}
+
+impl std::str::FromStr for Gender {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> anyhow::Result<Self> {
+        match s {
+            "masculine" | "m" | "male" => Ok(Gender::Masculine),
+            "feminine" | "f" | "female" => Ok(Gender::Feminine),
+            _ => anyhow::bail!("unknown gender {s:?} (expected masculine or feminine)"),
+        }
+    }
+}
+
+/// The system that produces the translation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "kind")]
+pub enum SystemKind {
+    /// The control layer with the given steps (none = generic translation).
+    Controlled,
+    /// MTFC pivot: generic translation, then the rule formalizer (`registro-rewrite`) for formal requests.
+    Pivot,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Options {
+    pub lang: Lang,
+    pub register: Register,
+    pub controls: Controls,
+    pub system: SystemKind,
+    /// Candidates per segment for reranking (1 = greedy).
+    pub n_best: usize,
+    pub max_tokens: usize,
+    pub gender: Option<Gender>,
+    /// Few-shot examples per prompt.
+    pub shots: usize,
+    /// Retrieve examples per sentence (better matches) instead of once per document (one cached prefix).
+    pub shots_per_sentence: bool,
+}
+
+impl Options {
+    pub fn new(lang: Lang, register: Register) -> Self {
+        Options {
+            lang,
+            register,
+            controls: Controls::all(),
+            system: SystemKind::Controlled,
+            n_best: 4,
+            max_tokens: 160,
+            gender: None,
+            shots: 3,
+            shots_per_sentence: false,
+        }
+    }
+
+    /// Name stored as the run's system.
+    pub fn system_name(&self) -> String {
+        match self.system {
+            SystemKind::Pivot => "registro-pivot".into(),
+            SystemKind::Controlled => format!("registro-{}", self.controls.label()),
+        }
+    }
+
+    fn effective_n(&self) -> usize {
+        if self.controls.has(Control::Rerank) && self.system == SystemKind::Controlled {
+            self.n_best.max(2)
+        } else {
+            1
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CandidateOut {
+    pub text: String,
+    pub logprob: f32,
+    /// Length-normalised log-probability.
+    pub model_score: f32,
+    /// Model score + register score: the reranking key.
+    pub score: f32,
+    pub label: Label,
+    pub verdict: Verdict,
+    pub chosen: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SegmentOut {
+    pub index: usize,
+    pub source: String,
+    pub text: String,
+    pub register: Register,
+    pub analysis: Analysis,
+    pub verdict: Verdict,
+    pub flagged: bool,
+    pub flag_reason: Option<String>,
+    /// The text before repair, when repair changed it.
+    pub before_repair: Option<String>,
+    pub repair_edits: Vec<Edit>,
+    pub candidates: Vec<CandidateOut>,
+    pub seconds: f64,
+}
+
+/// Register score added to the model score when reranking: a candidate in the requested register beats a more
+/// fluent one in the wrong register.
+fn register_score(v: Verdict) -> f32 {
+    match v {
+        Verdict::Ok => 1.0,
+        Verdict::Neutral => 0.0,
+        Verdict::Uncertain => -1.0,
+        Verdict::Wrong => -3.0,
+    }
+}
+
+/// Translates one document's segments with a fixed few-shot pool.
+pub struct Translator<'g> {
+    gen: &'g mut dyn Generator,
+    pool: Option<Pool>,
+}
+
+impl<'g> Translator<'g> {
+    /// `pool`: CoCoA-MT examples for the `fewshot` control (without one, that control is skipped and the run's
+    /// params say so).
+    pub fn new(gen: &'g mut dyn Generator, pool: Option<Pool>) -> Self {
+        Translator { gen, pool }
+    }
+
+    pub fn generator_id(&self) -> String {
+        self.gen.id()
+    }
+
+    pub fn has_pool(&self) -> bool {
+        self.pool.as_ref().is_some_and(|p| !p.is_empty())
+    }
+
+    /// Translates `sources` (one segment each). `on_segment` sees each result as it is done (progress, storage);
+    /// returning an error from it stops the loop. Cancellation stops between segments and returns what is done.
+    pub fn translate(
+        &mut self,
+        sources: &[String],
+        opts: &Options,
+        cancel: &AtomicBool,
+        on_segment: &mut dyn FnMut(&SegmentOut) -> anyhow::Result<()>,
+    ) -> anyhow::Result<Vec<SegmentOut>> {
+        self.translate_mixed(sources, &vec![opts.register; sources.len()], opts, cancel, on_segment)
+    }
+
+    /// Like [`Translator::translate`] with a register per segment (the document default, overridden per
+    /// sentence); `opts.register` is ignored.
+    pub fn translate_mixed(
+        &mut self,
+        sources: &[String],
+        registers: &[Register],
+        opts: &Options,
+        cancel: &AtomicBool,
+        on_segment: &mut dyn FnMut(&SegmentOut) -> anyhow::Result<()>,
+    ) -> anyhow::Result<Vec<SegmentOut>> {
+        anyhow::ensure!(registers.len() == sources.len(), "{} registers for {} segments", registers.len(), sources.len());
+        let controlled = opts.system == SystemKind::Controlled;
+        let use_shots = controlled && opts.controls.has(Control::Fewshot) && self.has_pool();
+        let doc_query = sources.join(" ");
+        // Examples retrieved once per document and register, so every segment continues the same cached prefix.
+        let mut doc_shots: std::collections::HashMap<Register, Vec<Shot>> = Default::default();
+        let mut out = Vec::new();
+        for (index, (source, &register)) in sources.iter().zip(registers).enumerate() {
+            if cancel.load(std::sync::atomic::Ordering::SeqCst) {
+                break;
+            }
+            let t0 = Instant::now();
+            let o = Options { register, ..opts.clone() };
+            let shots = match (use_shots, opts.shots_per_sentence) {
+                (false, _) => Vec::new(),
+                (true, true) => self.pool.as_ref().map(|p| p.retrieve(source, o.shots, register, o.gender)).unwrap_or_default(),
+                (true, false) => doc_shots
+                    .entry(register)
+                    .or_insert_with(|| self.pool.as_ref().map(|p| p.retrieve(&doc_query, o.shots, register, o.gender)).unwrap_or_default())
+                    .clone(),
+            };
+            let constraints =
+                if controlled && o.controls.has(Control::Constrain) { constrain::for_register(o.lang, register) } else { Constraints::default() };
+            let spec = prompt::PromptSpec { lang: o.lang, register, instruct: controlled && o.controls.has(Control::Prompt), gender: o.gender, shots: &shots };
+            let p = prompt::build(self.gen.chat_format(), &spec, source);
+            let gens = if source.trim().is_empty() {
+                vec![Generated { text: String::new(), logprob: 0.0, tokens: 0 }]
+            } else {
+                self.gen.generate(&p.prefix, &p.turn, o.effective_n(), o.max_tokens, &constraints, cancel)?
+            };
+            let seg = finish_segment(index, source, gens, &o, t0)?;
+            on_segment(&seg)?;
+            out.push(seg);
+        }
+        Ok(out)
+    }
+}
+
+/// Reranking, pivot formalization, repair and flagging for one segment's candidates.
+fn finish_segment(index: usize, source: &str, gens: Vec<Generated>, opts: &Options, t0: Instant) -> anyhow::Result<SegmentOut> {
+    let controlled = opts.system == SystemKind::Controlled;
+    let rerank = controlled && opts.controls.has(Control::Rerank);
+    let mut cands: Vec<CandidateOut> = gens
+        .into_iter()
+        .map(|g| {
+            let a = analyze(opts.lang, &g.text);
+            let verdict = a.verdict(opts.register);
+            let model_score = g.score();
+            CandidateOut { score: model_score + if rerank { register_score(verdict) } else { 0.0 }, text: g.text, logprob: g.logprob, model_score, label: a.label, verdict, chosen: false }
+        })
+        .collect();
+    anyhow::ensure!(!cands.is_empty(), "the model returned no candidate for segment {}", index + 1);
+    let best = if rerank {
+        (0..cands.len()).max_by(|&a, &b| cands[a].score.total_cmp(&cands[b].score)).unwrap_or(0)
+    } else {
+        0
+    };
+    cands[best].chosen = true;
+    let mut text = cands[best].text.clone();
+    if opts.system == SystemKind::Pivot && opts.register.is_formal_side() {
+        if let Some(l) = rewrite_lang(opts.lang) {
+            text = registro_rewrite::formalize(&text, l).text;
+        }
+    }
+    let mut analysis = analyze(opts.lang, &text);
+    let mut verdict = analysis.verdict(opts.register);
+    let mut before_repair = None;
+    let mut repair_edits = Vec::new();
+    let wants_respect = opts.register == Register::Respectful && !analysis.respectful;
+    if controlled && opts.controls.has(Control::Repair) && (matches!(verdict, Verdict::Wrong | Verdict::Uncertain) || wants_respect) {
+        let r = repair::convert(opts.lang, &text, opts.register);
+        if r.changed() {
+            let a2 = analyze(opts.lang, &r.text);
+            let v2 = a2.verdict(opts.register);
+            // Keep the repair only if it does not make things worse.
+            if register_score(v2) >= register_score(verdict) {
+                before_repair = Some(std::mem::replace(&mut text, r.text));
+                repair_edits = r.edits;
+                analysis = a2;
+                verdict = v2;
+            }
+        }
+    }
+    let (flagged, flag_reason) = flag(&analysis, verdict, opts.register);
+    Ok(SegmentOut {
+        index,
+        source: source.to_string(),
+        text,
+        register: opts.register,
+        analysis,
+        verdict,
+        flagged,
+        flag_reason,
+        before_repair,
+        repair_edits,
+        candidates: cands,
+        seconds: t0.elapsed().as_secs_f64(),
+    })
+}
+
+fn flag(a: &Analysis, v: Verdict, requested: Register) -> (bool, Option<String>) {
+    let wrong: Vec<String> = a.wrong_markers(requested).map(|m| m.text.clone()).collect();
+    match v {
+        Verdict::Wrong => (true, Some(format!("{} instead of {}: {}", a.label.as_str(), requested.as_str(), wrong.join(", ")))),
+        Verdict::Uncertain if requested == Register::Respectful && wrong.is_empty() => {
+            (true, Some("no honorific (sonkeigo/kenjōgo) expression found".into()))
+        }
+        Verdict::Uncertain => (true, Some(format!("only ambiguous markers, leaning {}: {}", requested.opposite().as_str(), wrong.join(", ")))),
+        _ => (false, None),
+    }
+}
+
+fn rewrite_lang(l: Lang) -> Option<registro_rewrite::Lang> {
+    registro_rewrite::Lang::ALL.into_iter().find(|x| x.code() == l.code())
+}
+
+/// Both registers side by side (contrastive mode).
+#[derive(Clone, Debug, Serialize)]
+pub struct ContrastivePair {
+    pub formal: SegmentOut,
+    pub informal: SegmentOut,
+}
+
+pub fn translate_contrastive(
+    tr: &mut Translator<'_>,
+    sources: &[String],
+    opts: &Options,
+    cancel: &AtomicBool,
+) -> anyhow::Result<Vec<ContrastivePair>> {
+    let formal_reg = if opts.register == Register::Respectful { Register::Respectful } else { Register::Formal };
+    let f = tr.translate(sources, &Options { register: formal_reg, ..opts.clone() }, cancel, &mut |_| Ok(()))?;
+    let i = tr.translate(sources, &Options { register: Register::Informal, ..opts.clone() }, cancel, &mut |_| Ok(()))?;
+    Ok(f.into_iter().zip(i).map(|(formal, informal)| ContrastivePair { formal, informal }).collect())
+}
+
+/// What a stored translation run is about.
+pub struct RunTarget {
+    pub project_id: i64,
+    pub document_id: Option<i64>,
+}
+
+/// The stored form of a segment: candidates (with the pre-repair text and edits), detected register, flag.
+pub fn to_output(s: &SegmentOut) -> Output {
+    Output {
+        segment_index: s.index as i64,
+        text: s.text.clone(),
+        candidates: serde_json::json!({
+            "candidates": s.candidates,
+            "before_repair": s.before_repair,
+            "repair_edits": s.repair_edits,
+            "markers": s.analysis.markers,
+            "verdict": s.verdict,
+        }),
+        detected_register: Some(s.analysis.label.as_str().to_lowercase()),
+        flagged: s.flagged,
+        flag_reason: s.flag_reason.clone(),
+        timings: serde_json::json!({ "total_ms": (s.seconds * 1000.0).round() }),
+    }
+}
+
+/// Translates and stores the run (status, params, one output per segment as it is done). Returns the run id and
+/// the segments; a cancelled run keeps its finished segments and ends `cancelled`.
+pub fn translate_and_store(
+    store: &mut Store,
+    target: &RunTarget,
+    tr: &mut Translator<'_>,
+    sources: &[String],
+    registers: Option<&[Register]>,
+    opts: &Options,
+    progress: ProgressFn<'_>,
+    cancel: &CancelToken,
+) -> anyhow::Result<(RunId, Vec<SegmentOut>)> {
+    let default_regs = vec![opts.register; sources.len()];
+    let registers = registers.unwrap_or(&default_regs);
+    let overrides: serde_json::Map<String, serde_json::Value> = registers
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| **r != opts.register)
+        .map(|(i, r)| (i.to_string(), serde_json::json!(r)))
+        .collect();
+    let mut run = NewRun::new(target.project_id, Task::Translate, opts.system_name());
+    run.document_id = target.document_id;
+    anyhow::ensure!(registers.len() == sources.len(), "{} registers for {} segments", registers.len(), sources.len());
+    run.model_id = Some(tr.generator_id());
+    run.source_lang = Some("en".into());
+    run.target_lang = Some(opts.lang.code().into());
+    run.register = Some(opts.register.as_str().into());
+    run.total_segments = Some(sources.len() as i64);
+    run.params = serde_json::json!({
+        "controls": opts.controls.0,
+        "system": opts.system,
+        "n_best": opts.effective_n(),
+        "gender": opts.gender,
+        "shots": if tr.has_pool() { opts.shots } else { 0 },
+        "fewshot_pool": if tr.has_pool() { "cocoa-mt train (pool split)" } else { "none: CoCoA-MT training data not found, fewshot skipped" },
+        "shots_per_sentence": opts.shots_per_sentence,
+        "max_tokens": opts.max_tokens,
+        "register_overrides": overrides,
+    });
+    let id = store.create_run(&run)?;
+    store.start_run(id)?;
+    let total = sources.len() as u64;
+    let mut done = 0u64;
+    let result = tr.translate_mixed(sources, registers, opts, cancel.flag(), &mut |seg| {
+        store.put_output(id, &to_output(seg))?;
+        done += 1;
+        progress(Progress { done, total, message: if seg.flagged { format!("segment {} flagged", seg.index + 1) } else { format!("segment {}", seg.index + 1) } });
+        Ok(())
+    });
+    match result {
+        Ok(segs) => {
+            let status = if cancel.is_cancelled() && segs.len() < sources.len() { RunStatus::Cancelled } else { RunStatus::Done };
+            store.finish_run(id, status, None)?;
+            Ok((id, segs))
+        }
+        Err(e) => {
+            store.finish_run(id, RunStatus::Failed, Some(&format!("{e:#}")))?;
+            Err(e)
+        }
+    }
+}
+
+/// The id of the project called `name`, created when missing.
+pub fn project_id(store: &Store, name: &str) -> anyhow::Result<i64> {
+    match store.find_project(name) {
+        Ok(p) => Ok(p.id),
+        Err(_) => Ok(store.create_project(name)?.id),
+    }
+}
+
+/// Re-analyses a translation the user edited (or picked among the candidates) and stores it in place of the
+/// run's output for that segment, with its new detected register and flag.
+pub fn store_edit(store: &mut Store, run: RunId, segment: usize, lang: Lang, register: Register, text: &str) -> anyhow::Result<SegmentCheck> {
+    let check = check(lang, register, text);
+    let mut out = store.output(run, segment as i64)?.with_context(|| format!("run {run} has no output for segment {}", segment + 1))?;
+    if let serde_json::Value::Object(m) = &mut out.candidates {
+        m.insert("edited_from".into(), serde_json::json!(out.text));
+        m.insert("markers".into(), serde_json::json!(check.analysis.markers));
+        m.insert("verdict".into(), serde_json::json!(check.verdict));
+    }
+    out.text = text.to_string();
+    out.detected_register = Some(check.analysis.label.as_str().to_lowercase());
+    out.flagged = check.flagged;
+    out.flag_reason = check.flag_reason.clone();
+    store.put_output(run, &out)?;
+    Ok(check)
+}
+
+/// The analysis of one text against a requested register, as the view shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct SegmentCheck {
+    pub analysis: Analysis,
+    pub verdict: Verdict,
+    pub flagged: bool,
+    pub flag_reason: Option<String>,
+}
+
+pub fn check(lang: Lang, register: Register, text: &str) -> SegmentCheck {
+    let analysis = analyze(lang, text);
+    let verdict = analysis.verdict(register);
+    let (flagged, flag_reason) = flag(&analysis, verdict, register);
+    SegmentCheck { analysis, verdict, flagged, flag_reason }
+}

@@ -1,15 +1,274 @@
+//! `registro translate`: English → DE/ES/FR/HI/IT/JA in a requested register through the control layer, stored
+//! as a run; `registro bench translate`: the ablation over a CoCoA-MT / IWSLT-style folder (M-Acc with counts,
+//! BLEU/chrF per control step) and the register analyzer's accuracy.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use registro_core::progress::CancelToken;
+use registro_core::translate::{self as tr, ablation, Controls, Gender, Lang, Options, Register, SystemKind, Verdict};
+
 use super::Ctx;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Target language: de, es, fr, hi, it, ja
+    #[arg(long)]
+    lang: Lang,
+    /// formal | informal | respectful (Japanese keigo)
+    #[arg(long, default_value = "formal")]
+    register: Register,
+    /// Model id (see `registro models list`) or a .gguf path
+    #[arg(long, default_value = "qwen2.5-coder-1.5b-instruct")]
+    model: String,
+    /// Read English segments from this file (one per line; default: the arguments, else stdin)
+    #[arg(long)]
+    input: Option<PathBuf>,
+    /// Write the translations here, one per line
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Candidates per segment for reranking
+    #[arg(long, default_value_t = 4)]
+    n_best: usize,
+    /// Control steps: prompt,fewshot,constrain,rerank,repair | all | none (generic translation)
+    #[arg(long, default_value = "all")]
+    controls: Controls,
+    /// controlled | pivot (MTFC: generic translation, then the rule formalizer)
+    #[arg(long, default_value = "controlled")]
+    system: String,
+    /// Translate in both registers side by side
+    #[arg(long)]
+    contrastive: bool,
+    /// Grammatical gender of the addressee: masculine | feminine
+    #[arg(long)]
+    gender: Option<Gender>,
+    /// Retrieve few-shot examples per sentence instead of once per document
+    #[arg(long)]
+    shots_per_sentence: bool,
+    /// Project the run is stored in (created when missing)
+    #[arg(long, default_value = "default")]
+    project: String,
+    /// Do not store the run
+    #[arg(long)]
+    no_store: bool,
+    /// Text to translate
+    text: Vec<String>,
+}
 
-pub fn run(_ctx: &Ctx, _args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+fn read_input(a: &Args) -> anyhow::Result<Vec<String>> {
+    let text = if let Some(p) = &a.input {
+        std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?
+    } else if !a.text.is_empty() {
+        a.text.join(" ")
+    } else {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).context("reading stdin")?;
+        s
+    };
+    let lines: Vec<String> = text.lines().map(|l| l.trim_end_matches('\r').to_string()).collect();
+    anyhow::ensure!(lines.iter().any(|l| !l.trim().is_empty()), "nothing to translate (empty input)");
+    Ok(lines)
+}
+
+fn options(a: &Args) -> anyhow::Result<Options> {
+    let system = match a.system.as_str() {
+        "controlled" => SystemKind::Controlled,
+        "pivot" => SystemKind::Pivot,
+        s => anyhow::bail!("unknown system {s:?} (expected controlled or pivot)"),
+    };
+    anyhow::ensure!(a.register != Register::Respectful || a.lang == Lang::Ja, "the respectful register exists for Japanese only");
+    Ok(Options {
+        controls: a.controls.clone(),
+        system,
+        n_best: a.n_best.max(1),
+        gender: a.gender,
+        shots_per_sentence: a.shots_per_sentence,
+        ..Options::new(a.lang, a.register)
+    })
+}
+
+fn print_segment(s: &tr::SegmentOut) {
+    println!("{}", s.text);
+    let markers: Vec<String> = s.analysis.markers.iter().map(|m| format!("{}({})", m.text, m.register.as_str())).collect();
+    let mut note = format!("  [{}] {}", s.analysis.label.as_str(), markers.join(" "));
+    if let Some(b) = &s.before_repair {
+        note.push_str(&format!("  repaired from: {b}"));
+    }
+    if let Some(r) = &s.flag_reason {
+        note.push_str(&format!("  ⚑ FLAGGED: {r}"));
+    }
+    eprintln!("{note}");
+}
+
+pub fn run(ctx: &Ctx, a: Args) -> anyhow::Result<()> {
+    let sources = read_input(&a)?;
+    let opts = options(&a)?;
+    let mut gen = tr::EngineGenerator::load(&a.model)?;
+    let pool = tr::Pool::default_for(a.lang);
+    if pool.is_none() && opts.controls.has(tr::Control::Fewshot) {
+        eprintln!("note: CoCoA-MT training data not found (set REGISTRO_SHARED_DATA); the fewshot control is skipped");
+    }
+    let mut t = tr::Translator::new(&mut gen, pool);
+    let cancel = CancelToken::new();
+    if a.contrastive {
+        let pairs = tr::translate_contrastive(&mut t, &sources, &opts, cancel.flag())?;
+        if ctx.json {
+            println!("{}", serde_json::to_string_pretty(&pairs)?);
+        } else {
+            for p in &pairs {
+                println!("{}\n  formal:   {}{}\n  informal: {}{}", p.formal.source, p.formal.text, flag_mark(&p.formal), p.informal.text, flag_mark(&p.informal));
+            }
+        }
+        return Ok(());
+    }
+    let mut progress = |p: registro_core::progress::Progress| {
+        if !ctx.json && p.total > 1 {
+            eprintln!("{}/{} {}", p.done, p.total, p.message);
+        }
+    };
+    let (run_id, segs) = if a.no_store {
+        (None, t.translate(&sources, &opts, cancel.flag(), &mut |_| Ok(()))?)
+    } else {
+        let mut store = registro_store::Store::open_or_default(ctx.db.as_deref())?;
+        let project = tr::project_id(&store, &a.project)?;
+        let (id, segs) = tr::translate_and_store(&mut store, &tr::RunTarget { project_id: project, document_id: None }, &mut t, &sources, None, &opts, &mut progress, &cancel)?;
+        (Some(id), segs)
+    };
+    if let Some(p) = &a.output {
+        let mut text = segs.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join("\n");
+        text.push('\n');
+        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+    }
+    if ctx.json {
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "run_id": run_id, "segments": segs }))?);
+    } else {
+        for s in &segs {
+            print_segment(s);
+        }
+        let flagged = segs.iter().filter(|s| s.flagged).count();
+        let secs: f64 = segs.iter().map(|s| s.seconds).sum();
+        eprintln!(
+            "{} segments, {} {}, {} flagged, {:.2} s/segment, system {}{}",
+            segs.len(),
+            segs.iter().filter(|s| s.verdict == Verdict::Ok).count(),
+            opts.register.as_str(),
+            flagged,
+            secs / segs.len().max(1) as f64,
+            opts.system_name(),
+            run_id.map_or(String::new(), |id| format!(" (run {id})"))
+        );
+    }
+    Ok(())
+}
+
+fn flag_mark(s: &tr::SegmentOut) -> String {
+    s.flag_reason.as_ref().map_or(String::new(), |r| format!("  ⚑ {r}"))
 }
 
 #[derive(clap::Args)]
-pub struct BenchArgs {}
+pub struct BenchArgs {
+    /// What to measure: `ablation` (needs a model) or `analyzer` (register analyzer accuracy, no model)
+    #[arg(default_value = "ablation")]
+    what: String,
+    /// CoCoA-MT / IWSLT-style folder (default: the CoCoA-MT training folder of --lang, held-out part)
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Target language(s), comma-separated
+    #[arg(long, default_value = "de")]
+    lang: String,
+    /// Model id or .gguf path
+    #[arg(long, default_value = "qwen2.5-coder-1.5b-instruct")]
+    model: String,
+    /// Sources to translate (a subset spread over the folder; CPU time)
+    #[arg(long, default_value_t = 20)]
+    limit: usize,
+    /// Systems: comma-separated control sets (`none`, `prompt+fewshot`, `all`, …) and `pivot`; default: the
+    /// cumulative ablation generic → +prompt → +fewshot → +constrain → +rerank → +repair, and pivot
+    #[arg(long)]
+    systems: Option<String>,
+    #[arg(long, default_value_t = 4)]
+    n_best: usize,
+    #[arg(long, default_value_t = 3)]
+    shots: usize,
+    #[arg(long, default_value_t = 120)]
+    max_tokens: usize,
+    /// Use all sources of a training folder, not only its held-out part
+    #[arg(long)]
+    all_sources: bool,
+}
 
-pub fn bench(_ctx: &Ctx, _args: BenchArgs) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
+    let langs: Vec<Lang> = a.lang.split(',').map(|l| l.parse()).collect::<Result<_, _>>()?;
+    if a.what == "analyzer" {
+        return bench_analyzer(ctx, &langs);
+    }
+    anyhow::ensure!(a.what == "ablation", "unknown benchmark {:?} (expected ablation or analyzer)", a.what);
+    let mut gen = tr::EngineGenerator::load(&a.model)?;
+    let mut reports = Vec::new();
+    for lang in langs {
+        let (dir, held_out) = match &a.dir {
+            Some(d) => (d.clone(), !a.all_sources && d.to_string_lossy().contains("/train")),
+            None => (tr::analyzer::data::cocoa_train_dir(lang).context("no CoCoA-MT training folder found; pass --dir")?, !a.all_sources),
+        };
+        let o = ablation::AblationOptions {
+            dir,
+            lang,
+            held_out,
+            contrastive_only: false,
+            limit: Some(a.limit),
+            systems: match &a.systems {
+                Some(s) => ablation::parse_systems(s)?,
+                None => ablation::default_systems(),
+            },
+            n_best: a.n_best,
+            max_tokens: a.max_tokens,
+            shots: a.shots,
+            respectful: false,
+        };
+        let cancel = CancelToken::new();
+        let r = ablation::run(&mut gen, tr::Pool::default_for(lang), &o, &mut |p| {
+            if !ctx.json {
+                eprint!("\r{}/{} {:<40}", p.done, p.total, p.message);
+            }
+        }, cancel.flag())?;
+        if !ctx.json {
+            eprintln!();
+            println!("{}", ablation::table(&r));
+        }
+        reports.push(r);
+    }
+    if ctx.json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    }
+    Ok(())
+}
+
+fn bench_analyzer(ctx: &Ctx, langs: &[Lang]) -> anyhow::Result<()> {
+    use registro_core::translate::analyzer::{data, eval};
+    let mut rows = Vec::new();
+    for &lang in langs {
+        let Some(dir) = data::cocoa_train_dir(lang) else {
+            eprintln!("skipped {}: no CoCoA-MT training data (set REGISTRO_SHARED_DATA)", lang.code());
+            continue;
+        };
+        let pairs = data::load_dir(&dir, lang)?;
+        let all = eval::accuracy(lang, &pairs);
+        let (pool, held) = data::split(pairs.clone());
+        let (p, h) = (eval::accuracy(lang, &pool), eval::accuracy(lang, &held));
+        let rep = eval::repair_stats(lang, &pairs);
+        if !ctx.json {
+            println!(
+                "{}: analyzer accuracy {:.4} ({}/{} contrastive pairs; pool {:.4}, held-out {:.4}) | repair: round trip {:.3}, labelled as asked →I {:.3} →F {:.3}, equals other reference →I {:.3} →F {:.3}",
+                lang.code(), all.accuracy(), all.correct, all.pairs, p.accuracy(), h.accuracy(),
+                rep.round_trip_formal as f64 / rep.pairs as f64, rep.label_to_informal as f64 / rep.pairs as f64, rep.label_to_formal as f64 / rep.pairs as f64,
+                rep.exact_to_informal as f64 / rep.pairs as f64, rep.exact_to_formal as f64 / rep.pairs as f64
+            );
+        }
+        rows.push(serde_json::json!({ "lang": lang, "accuracy": all.accuracy(), "correct": all.correct, "pairs": all.pairs, "pool": p.accuracy(), "held_out": h.accuracy(), "repair": rep }));
+    }
+    if ctx.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    }
+    Ok(())
 }

@@ -1,0 +1,176 @@
+//! The model behind the control layer: anything that continues a (cached) prefix with one or N candidates under
+//! optional constraints. [`EngineGenerator`] is the candle engine; the trait keeps the control layer testable and
+//! open to other backends.
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context;
+use registro_engine::{GenerateOptions, LoadOptions, Model, NoProcessor, Prefix, SequenceBias};
+
+use super::constrain::Constraints;
+use super::prompt::ChatFormat;
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Generated {
+    pub text: String,
+    /// Sum of token log-probabilities.
+    pub logprob: f32,
+    pub tokens: usize,
+}
+
+impl Generated {
+    /// Length-normalised log-probability (the model score used in reranking).
+    pub fn score(&self) -> f32 {
+        self.logprob / self.tokens.max(1) as f32
+    }
+}
+
+pub trait Generator {
+    /// Model id or file shown in runs.
+    fn id(&self) -> String;
+    fn chat_format(&self) -> ChatFormat;
+    /// `n` candidates (best first) continuing `prefix` + `turn`; `n == 1` is greedy decoding.
+    fn generate(&mut self, prefix: &str, turn: &str, n: usize, max_tokens: usize, constraints: &Constraints, cancel: &AtomicBool) -> anyhow::Result<Vec<Generated>>;
+}
+
+/// A GGUF decoder model through `registro-engine`, with its prefix KV cache kept per distinct prefix.
+pub struct EngineGenerator {
+    model: Model,
+    id: String,
+    format: ChatFormat,
+    prefixes: HashMap<String, Prefix>,
+    bias_cache: HashMap<String, SequenceBias>,
+}
+
+/// Where a model id lives: a `.gguf` path as given, else the first `.gguf` under
+/// `$REGISTRO_MODELS/<id>/` or `~/.cache/registro/models/<id>/`.
+pub fn resolve_model(id_or_path: &str) -> anyhow::Result<PathBuf> {
+    let p = Path::new(id_or_path);
+    if p.extension().is_some_and(|e| e == "gguf") {
+        anyhow::ensure!(p.is_file(), "model file {} not found", p.display());
+        return Ok(p.to_path_buf());
+    }
+    let root = models_root();
+    let dir = root.join(id_or_path);
+    let found = std::fs::read_dir(&dir)
+        .with_context(|| format!("model {id_or_path:?}: no folder {} (fetch it with `registro models fetch {id_or_path}`)", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|e| e == "gguf"));
+    found.with_context(|| format!("model {id_or_path:?}: no .gguf file in {}", dir.display()))
+}
+
+pub fn models_root() -> PathBuf {
+    std::env::var_os("REGISTRO_MODELS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dirs_home().join(".cache/registro/models"))
+}
+
+fn dirs_home() -> PathBuf {
+    std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// tokenizer.json beside the model, else the shared tokenizer of its family in the model cache.
+fn find_tokenizer(model: &Path) -> Option<PathBuf> {
+    let beside = model.with_file_name("tokenizer.json");
+    if beside.is_file() {
+        return Some(beside);
+    }
+    let name = model.file_name()?.to_string_lossy().to_lowercase();
+    let family = if name.contains("qwen") { "qwen3-tokenizer" } else if name.contains("gemma") { "gemma3-tokenizer" } else { return None };
+    let p = models_root().join(family).join("tokenizer.json");
+    p.is_file().then_some(p)
+}
+
+impl EngineGenerator {
+    pub fn load(id_or_path: &str) -> anyhow::Result<Self> {
+        let path = resolve_model(id_or_path)?;
+        let opts = LoadOptions { tokenizer: find_tokenizer(&path), ..Default::default() };
+        let model = Model::load(&path, &opts).with_context(|| format!("loading {}", path.display()))?;
+        Ok(Self::from_model(model, id_or_path))
+    }
+
+    pub fn from_model(model: Model, id: &str) -> Self {
+        let format = ChatFormat::detect(model.info.chat_template.as_deref());
+        EngineGenerator { model, id: id.to_string(), format, prefixes: HashMap::new(), bias_cache: HashMap::new() }
+    }
+
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    fn bias(&mut self, c: &Constraints) -> anyhow::Result<SequenceBias> {
+        let key = serde_json::to_string(c)?;
+        if let Some(b) = self.bias_cache.get(&key) {
+            return Ok(b.clone());
+        }
+        let mut b = SequenceBias::new();
+        // A marker can start the output, follow a space, or (Japanese) sit anywhere.
+        let variants = |w: &str| -> Vec<String> {
+            if w.starts_with('-') || !w.is_ascii() && w.chars().any(|c| ('\u{3040}'..='\u{30FF}').contains(&c)) {
+                vec![w.to_string()]
+            } else {
+                vec![format!(" {w}"), w.to_string()]
+            }
+        };
+        for w in &c.ban {
+            for v in variants(w) {
+                let ids = self.model.encode(&v)?;
+                if !ids.is_empty() {
+                    b.ban(&ids);
+                }
+            }
+        }
+        for (w, bias) in &c.boost {
+            for v in variants(w) {
+                let ids = self.model.encode(&v)?;
+                // Only single-token markers get a boost: a boost on the last token of a longer sequence would
+                // fire only once its head is already there, which is not a nudge.
+                if ids.len() == 1 {
+                    b.add(&ids, *bias);
+                }
+            }
+        }
+        self.bias_cache.insert(key, b.clone());
+        Ok(b)
+    }
+}
+
+impl Generator for EngineGenerator {
+    fn id(&self) -> String {
+        self.id.clone()
+    }
+
+    fn chat_format(&self) -> ChatFormat {
+        self.format
+    }
+
+    fn generate(&mut self, prefix: &str, turn: &str, n: usize, max_tokens: usize, constraints: &Constraints, cancel: &AtomicBool) -> anyhow::Result<Vec<Generated>> {
+        if !self.prefixes.contains_key(prefix) {
+            // Keep a handful of prefixes: a document uses one, contrastive mode two.
+            if self.prefixes.len() >= 4 {
+                self.prefixes.clear();
+            }
+            let mut toks = self.model.bos_prefix();
+            toks.extend(self.model.encode(prefix)?);
+            let p = self.model.prefix(&toks)?;
+            self.prefixes.insert(prefix.to_string(), p);
+        }
+        let pre = self.prefixes.get(prefix).expect("prefix cached above").clone();
+        let prompt = self.model.encode(turn)?;
+        let opts = GenerateOptions { max_tokens, stop_strings: self.format.stops(), ..Default::default() };
+        let mut bias = if constraints.is_empty() { None } else { Some(self.bias(constraints)?) };
+        let mut none = NoProcessor;
+        let proc: &mut dyn registro_engine::LogitsProcessor = match bias.as_mut() {
+            Some(b) => b,
+            None => &mut none,
+        };
+        if n <= 1 {
+            let g = self.model.generate(Some(&pre), &prompt, &opts, proc, &mut |_| {}, cancel)?;
+            Ok(vec![Generated { text: g.text.trim().to_string(), logprob: g.logprob, tokens: g.tokens.len() }])
+        } else {
+            let hyps = self.model.nbest(Some(&pre), &prompt, &opts, n, n, proc, cancel)?;
+            Ok(hyps.into_iter().map(|h| Generated { text: h.text.trim().to_string(), logprob: h.logprob, tokens: h.tokens.len() }).collect())
+        }
+    }
+}

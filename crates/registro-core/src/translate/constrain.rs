@@ -1,0 +1,52 @@
+//! Constrained decoding: marker strings of the other register to ban, and of the requested one to nudge towards.
+//! The engine adapter turns each string into token sequences (with and without a leading space, capitalised).
+use registro_register::{Lang, Register};
+
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Constraints {
+    pub ban: Vec<String>,
+    /// (marker, logit bias) pairs; a small positive bias only, so fluency still decides.
+    pub boost: Vec<(String, f32)>,
+}
+
+impl Constraints {
+    pub fn is_empty(&self) -> bool {
+        self.ban.is_empty() && self.boost.is_empty()
+    }
+}
+
+const BOOST: f32 = 1.5;
+
+/// Space-separated words are banned/boosted as whole words after a space or at a sentence start; Japanese
+/// endings are matched anywhere.
+pub fn for_register(lang: Lang, register: Register) -> Constraints {
+    let informal: &[&str] = match lang {
+        Lang::De => &["du", "dich", "dir", "dein", "deine", "deinen", "deinem", "deiner", "deines", "Du", "Dich", "Dir", "Dein", "Deine"],
+        Lang::Es => &["tú", "Tú", "ti", "contigo", "tu", "Tu", "tus", "Tus", "te", "Te", "tienes", "sabes", "puedes", "quieres", "eres", "estás", "has", "Has"],
+        Lang::Fr => &["tu", "Tu", "te", "toi", "ton", "Ton", "ta", "Ta", "tes", "Tes", "-tu", "t'"],
+        Lang::It => &["tu", "Tu", "ti", "Ti", "te", "tuo", "tua", "tuoi", "tue", "Tuo", "Tua", "hai", "Hai", "sai", "Sai", "puoi", "vuoi", "sei", "Sei"],
+        Lang::Hi => &["तू", "तुम", "तुम्हारा", "तुम्हारी", "तुम्हारे", "तुम्हें", "तुमने", "तुमसे", "तुझे", "तेरा", "तेरी", "तेरे"],
+        Lang::Ja => &[],
+    };
+    let formal: &[&str] = match lang {
+        Lang::De => &["Sie", "Ihnen", "Ihr", "Ihre", "Ihren", "Ihrem", "Ihrer"],
+        Lang::Es => &["usted", "Usted"],
+        Lang::Fr => &["vous", "Vous", "votre", "Votre", "vos", "Vos", "-vous"],
+        Lang::It => &["Lei", "Suo", "Sua", "Suoi"],
+        Lang::Hi => &["आप", "आपका", "आपकी", "आपके", "आपको", "आपने", "आपसे"],
+        Lang::Ja => &["です", "ます", "ました", "ません", "でした", "でしょう", "ください"],
+    };
+    let (ban, boost) = if register.is_formal_side() { (informal, formal) } else { (formal, informal) };
+    let boost: &[&str] = match (lang, register) {
+        // "Sie"/"vous" are also "they"/plural; banning them for informal requests is right, boosting for formal
+        // ones is enough. Japanese plain forms are too many to boost.
+        (Lang::Ja, Register::Informal) => &[],
+        _ => boost,
+    };
+    let ban: Vec<String> = match (lang, register) {
+        // "Sie" is also "she/they" and "Ihr" "her/their": only the unambiguous dative "Ihnen" is banned.
+        (Lang::De, Register::Informal) => vec!["Ihnen".into()],
+        _ => ban.iter().map(|s| s.to_string()).collect(),
+    };
+    Constraints { ban, boost: boost.iter().map(|s| (s.to_string(), BOOST)).collect() }
+}
