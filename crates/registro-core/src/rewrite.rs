@@ -26,8 +26,10 @@ pub enum ScorerChoice {
     Surface,
     /// The shipped English lexical regressor (falls back to surface features for other languages).
     Lexical,
-    /// A weights file written by `registro rewrite train-scorer`.
+    /// A weights file written by `registro rewrite train-scorer` (the embedding variant loads MiniLM too).
     File(PathBuf),
+    /// A downloaded XLM-R formality classifier, by model id or folder (`xlmr:<id>`).
+    Xlmr(String),
 }
 
 impl std::str::FromStr for ScorerChoice {
@@ -37,18 +39,40 @@ impl std::str::FromStr for ScorerChoice {
             "surface" => Ok(ScorerChoice::Surface),
             "lexical" => Ok(ScorerChoice::Lexical),
             p if p.ends_with(".json") => Ok(ScorerChoice::File(PathBuf::from(p))),
-            _ => Err(format!("scorer {s:?}: expected surface, lexical or a weights file (*.json)")),
+            p if p.starts_with("xlmr:") && p.len() > 5 => Ok(ScorerChoice::Xlmr(p[5..].to_string())),
+            _ => Err(format!("scorer {s:?}: expected surface, lexical, a weights file (*.json) or xlmr:<model>")),
         }
     }
 }
 
+/// The regressor behind a choice (not the XLM-R classifier; see [`load_formality`]).
 pub fn load_scorer(choice: &ScorerChoice) -> anyhow::Result<Scorer> {
     Ok(match choice {
         ScorerChoice::Surface => Scorer::builtin(Variant::Surface)?,
         ScorerChoice::Lexical => Scorer::builtin(Variant::Lexical)?,
         ScorerChoice::File(p) => Scorer::load(p)?,
+        ScorerChoice::Xlmr(id) => bail!("xlmr:{id} is a classifier, not a regressor weights file"),
     })
 }
+
+/// Any formality judge: the regressors, the embedding variant (loads all-MiniLM-L6-v2 through the engine) or an
+/// XLM-R classifier.
+pub fn load_formality(choice: &ScorerChoice) -> anyhow::Result<Box<dyn Formality>> {
+    Ok(match choice {
+        ScorerChoice::Xlmr(id) => Box::new(neural::XlmrFormality::load(id)?),
+        ScorerChoice::File(p) => {
+            let s = Scorer::load(p)?;
+            if s.model.variant == Variant::Embedding {
+                Box::new(neural::EmbeddingFormality::load(p)?)
+            } else {
+                Box::new(s)
+            }
+        }
+        other => Box::new(load_scorer(other)?),
+    })
+}
+
+pub use neural::DEFAULT_MODEL;
 
 #[derive(Clone, Debug, serde::Deserialize)]
 pub struct RewriteRequest {
@@ -130,8 +154,8 @@ pub fn rewrite(
     cancel: &CancelToken,
     progress: ProgressFn,
 ) -> anyhow::Result<RewriteOutcome> {
-    let mut scorer = load_scorer(&req.scorer)?;
-    rewrite_with(store, req, &mut scorer, neural, cancel, progress)
+    let mut scorer = load_formality(&req.scorer)?;
+    rewrite_with(store, req, scorer.as_mut(), neural, cancel, progress)
 }
 
 /// [`rewrite`] with a caller-provided formality judge (e.g. the engine's XLM-R classifier).
@@ -310,8 +334,9 @@ pub fn evaluate_xformal(
 }
 
 /// Retrains the surface and lexical scorers on PT16 (`dir` holds train.csv and tune.csv) and writes
-/// `<out>/{surface,lexical}.json`; returns the models with their tune Spearman.
-pub fn train_scorers(dir: &Path, out: &Path) -> anyhow::Result<Vec<registro_rewrite::scorer::Model>> {
+/// `<out>/{surface,lexical}.json`; with `embedding_model`, also the embedding variant (`embedding.json`, sentence
+/// embeddings through the engine). Returns the models with their tune Spearman.
+pub fn train_scorers(dir: &Path, out: &Path, embedding_model: Option<&str>) -> anyhow::Result<Vec<registro_rewrite::scorer::Model>> {
     use registro_rewrite::scorer::{load_pt16, save, train};
     let tr = load_pt16(&dir.join("train.csv"))?;
     let tu = load_pt16(&dir.join("tune.csv"))?;
@@ -320,6 +345,14 @@ pub fn train_scorers(dir: &Path, out: &Path) -> anyhow::Result<Vec<registro_rewr
     for v in [Variant::Surface, Variant::Lexical] {
         let m = train(&tr, &tu, v, None)?;
         save(&m, &out.join(format!("{}.json", v.name())))?;
+        models.push(m);
+    }
+    if let Some(id) = embedding_model {
+        let texts = |d: &[registro_rewrite::scorer::Example]| d.iter().map(|e| e.text.clone()).collect::<Vec<_>>();
+        let e_tr = neural::embed_all(id, &texts(&tr)).with_context(|| format!("embedding PT16 train with {id}"))?;
+        let e_tu = neural::embed_all(id, &texts(&tu))?;
+        let m = train(&tr, &tu, Variant::Embedding, Some((&e_tr, &e_tu, id.to_string())))?;
+        save(&m, &out.join("embedding.json"))?;
         models.push(m);
     }
     Ok(models)

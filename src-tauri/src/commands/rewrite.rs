@@ -87,8 +87,8 @@ pub async fn rewrite_text(
 #[tauri::command(async)]
 pub fn score_formality(sentences: Vec<String>, lang: String, scorer: Option<String>) -> CmdResult<Vec<f32>> {
     let lang = self::lang(&lang)?;
-    let mut s = core::load_scorer(&self::scorer(scorer.as_deref())?)?;
-    sentences.iter().map(|t| s.score(t, lang, None).map_err(CmdError::from)).collect()
+    let mut s = core::load_formality(&self::scorer(scorer.as_deref())?)?;
+    sentences.iter().map(|t| s.formality(t, lang).map_err(CmdError::msg)).collect()
 }
 
 /// Writes the accepted document to `path` (a path the user picked in the save dialog).

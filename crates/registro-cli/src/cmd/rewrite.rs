@@ -38,6 +38,9 @@ enum Sub {
         /// Where to write surface.json and lexical.json (the crate's data/scorer to update the shipped weights)
         #[arg(long, default_value = "crates/registro-rewrite/data/scorer")]
         out: PathBuf,
+        /// Also train the embedding variant with this sentence-embedding model (e.g. all-minilm-l6-v2)
+        #[arg(long)]
+        embeddings: Option<String>,
     },
     /// Print the formality score of each input line
     Score {
@@ -70,7 +73,7 @@ struct RewriteOpts {
     /// Reranking weights formality,meaning,fluency
     #[arg(long, default_value = "1,1,1", value_parser = parse_weights)]
     weights: Weights,
-    /// Formality scorer: surface | lexical | path to a trained weights .json
+    /// Formality scorer: surface | lexical | a trained weights .json | xlmr:<model id or folder>
     #[arg(long, default_value = "surface", value_parser = parse_scorer)]
     scorer: ScorerChoice,
     /// Skip perplexity scoring (faster LLM runs)
@@ -140,7 +143,7 @@ pub fn run(ctx: &Ctx, args: Args) -> anyhow::Result<()> {
     match args.sub {
         None => rewrite(ctx, &args.opts, &args.text),
         Some(Sub::Eval { dir, opts }) => eval(ctx, &opts, &dir),
-        Some(Sub::TrainScorer { data, out }) => train(ctx, &data, &out),
+        Some(Sub::TrainScorer { data, out, embeddings }) => train(ctx, &data, &out, embeddings.as_deref()),
         Some(Sub::Score { opts, text }) => score(ctx, &opts, &text),
     }
 }
@@ -207,8 +210,8 @@ fn eval(ctx: &Ctx, o: &RewriteOpts, dir: &std::path::Path) -> anyhow::Result<()>
     Ok(())
 }
 
-fn train(ctx: &Ctx, data: &std::path::Path, out: &std::path::Path) -> anyhow::Result<()> {
-    let models = rw::train_scorers(data, out)?;
+fn train(ctx: &Ctx, data: &std::path::Path, out: &std::path::Path, embeddings: Option<&str>) -> anyhow::Result<()> {
+    let models = rw::train_scorers(data, out, embeddings)?;
     if ctx.json {
         let v: Vec<_> = models.iter().map(|m| serde_json::json!({"variant": m.variant, "lambda": m.lambda, "report": m.report})).collect();
         println!("{}", serde_json::to_string_pretty(&v)?);
@@ -224,9 +227,9 @@ fn train(ctx: &Ctx, data: &std::path::Path, out: &std::path::Path) -> anyhow::Re
 }
 
 fn score(ctx: &Ctx, o: &RewriteOpts, text: &[String]) -> anyhow::Result<()> {
-    let mut s = rw::load_scorer(&o.scorer)?;
+    let mut s = rw::load_formality(&o.scorer)?;
     for line in read_input(o, text)? {
-        let f = s.score(&line, o.lang, None)?;
+        let f = s.formality(&line, o.lang).map_err(anyhow::Error::msg)?;
         if ctx.json {
             println!("{}", serde_json::json!({"text": line, "formality": f}));
         } else {

@@ -1,9 +1,174 @@
-//! The engine-backed side of rewriting: translation for the round trip, chat generation for the LLM rewrite and
-//! perplexity for fluency, all through `registro-engine`.
+//! The engine-backed side of rewriting: one GGUF chat model serves the round trip (as translator), the LLM
+//! rewrite (sampled candidates) and fluency (perplexity). Also the model-based formality judges: the embedding
+//! variant of the regressor (all-MiniLM-L6-v2 sentence embeddings) and a downloaded XLM-R formality classifier.
 
-use super::{Method, Neural};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context;
+use registro_engine::bert::{SentenceEncoder, SequenceClassifier};
+use registro_engine::chat::ChatMessage;
+use registro_engine::{DeviceChoice, GenerateOptions, LoadOptions, Model, NoProcessor, Prefix, Sampling};
+
+use super::{Formality, Lang, Method, Neural, Scorer};
+
+/// The chat model used when `--model` is not given: the instruction-tuned model the setup downloads.
+pub const DEFAULT_MODEL: &str = "qwen2.5-coder-1.5b-instruct";
+
+pub struct LlmBackend {
+    model: Model,
+    /// Attention state of each language's system prompt + few-shot block, computed once.
+    prefixes: HashMap<Lang, (String, Prefix)>,
+    cancel: AtomicBool,
+}
+
+impl LlmBackend {
+    pub fn load(id: &str) -> anyhow::Result<Self> {
+        let r = crate::models::resolve(id)?;
+        let opts = LoadOptions { tokenizer: r.tokenizer_json.clone(), ..Default::default() };
+        let model = Model::load(&r.main, &opts).with_context(|| format!("loading {id}"))?;
+        Ok(Self { model, prefixes: HashMap::new(), cancel: AtomicBool::new(false) })
+    }
+
+    fn chat(messages: &[(&'static str, String)]) -> Vec<ChatMessage> {
+        messages.iter().map(|(r, c)| ChatMessage::new(r, c)).collect()
+    }
+
+    fn answer(&mut self, messages: &[(&'static str, String)], n: usize, max_tokens: usize, cache_key: Option<Lang>) -> anyhow::Result<Vec<String>> {
+        let full = self.model.info.chat.render(&Self::chat(messages), true)?;
+        // Reuse the shared system + few-shot prefix when the rendered conversation extends it textually.
+        let mut prefix = None;
+        let mut rest = full.as_str();
+        if let Some(lang) = cache_key {
+            if !self.prefixes.contains_key(&lang) {
+                let head = self.model.info.chat.render(&Self::chat(&messages[..messages.len() - 1]), false)?;
+                if full.starts_with(&head) {
+                    let p = self.model.prefix(&self.model.encode(&head)?)?;
+                    self.prefixes.insert(lang, (head, p));
+                }
+            }
+            if let Some((head, p)) = self.prefixes.get(&lang) {
+                if full.starts_with(head.as_str()) {
+                    rest = &full[head.len()..];
+                    prefix = Some(p);
+                }
+            }
+        }
+        let prompt = self.model.encode(rest)?;
+        let sampling = if n <= 1 { Sampling::Greedy } else { Sampling::Sample { temperature: 0.7, top_p: 0.95, top_k: 40, seed: 17 } };
+        let opts = GenerateOptions { max_tokens, sampling, stop_strings: vec!["\n".into()], ..Default::default() };
+        let prompts = vec![prompt; n.max(1)];
+        let outs = self.model.generate_batch(prefix, &prompts, &opts, &mut NoProcessor, &mut |_| {}, &self.cancel)?;
+        Ok(outs.into_iter().map(|g| g.text).collect())
+    }
+
+    fn budget(&self, text: &str) -> usize {
+        // Formal rewrites run longer than the input; cap so a runaway sample cannot stall a document.
+        (self.model.encode(text).map_or(64, |t| t.len()) * 2 + 24).min(256)
+    }
+}
+
+impl Neural for LlmBackend {
+    fn translate(&mut self, text: &str, from: Lang, to: Lang) -> Result<String, String> {
+        let msgs = vec![
+            ("system", format!("You are a translator. Translate the user's {} text into {}. Answer with the translation only, on one line.", from.name(), to.name())),
+            ("user", text.to_string()),
+        ];
+        let budget = self.budget(text);
+        self.answer(&msgs, 1, budget, None).map(|mut v| registro_rewrite::prompt::clean_answer(&v.remove(0))).map_err(|e| format!("{e:#}"))
+    }
+
+    fn generate(&mut self, messages: &[(&'static str, String)], n: usize) -> Result<Vec<String>, String> {
+        let input = messages.last().map_or("", |m| m.1.as_str()).to_string();
+        let lang = guess_lang(messages);
+        let budget = self.budget(&input);
+        self.answer(messages, n, budget, lang).map_err(|e| format!("{e:#}"))
+    }
+
+    fn perplexity(&mut self, text: &str, _lang: Lang) -> Result<f64, String> {
+        self.model.perplexity(text).map_err(|e| format!("{e:#}"))
+    }
+}
+
+/// The language a rewrite prompt is for (its system message names it), to key the prefix cache.
+fn guess_lang(messages: &[(&'static str, String)]) -> Option<Lang> {
+    let sys = &messages.first()?.1;
+    Lang::ALL.into_iter().find(|l| sys.contains(&format!("informal {} text", l.name())))
+}
 
 pub fn backend(method: Method, model: Option<&str>) -> anyhow::Result<Box<dyn Neural>> {
-    let _ = model;
-    anyhow::bail!("--method {}: the engine does not serve this yet in this build", method.name())
+    let id = model.unwrap_or(DEFAULT_MODEL);
+    let b = LlmBackend::load(id).with_context(|| format!("--method {} needs a chat model", method.name()))?;
+    Ok(Box::new(b))
+}
+
+/// The regressor's embedding variant: surface features + all-MiniLM-L6-v2 sentence embeddings.
+pub struct EmbeddingFormality {
+    pub scorer: Scorer,
+    pub encoder: SentenceEncoder,
+}
+
+impl EmbeddingFormality {
+    pub fn load(weights: &Path) -> anyhow::Result<Self> {
+        let scorer = Scorer::load(weights)?;
+        let id = scorer.model.embedding_model.clone().unwrap_or_else(|| "all-minilm-l6-v2".into());
+        let r = crate::models::resolve(&id)?;
+        Ok(Self { scorer, encoder: SentenceEncoder::load(&r.dir, DeviceChoice::default())? })
+    }
+}
+
+impl Formality for EmbeddingFormality {
+    fn formality(&mut self, text: &str, lang: Lang) -> Result<f32, String> {
+        let e = self.encoder.embed(&[text]).map_err(|e| format!("{e:#}"))?;
+        self.scorer.score(text, lang, Some(&e[0])).map_err(|e| e.to_string())
+    }
+    fn name(&self) -> String {
+        "registro-embedding".into()
+    }
+}
+
+/// A downloaded XLM-R formality classifier (e.g. a fine-tuned `xlm-roberta-base` with FORMAL / INFORMAL labels),
+/// mapped to the PT16 scale as 6·p(formal) − 3.
+pub struct XlmrFormality {
+    model: SequenceClassifier,
+    formal_label: usize,
+    id: String,
+}
+
+impl XlmrFormality {
+    pub fn load(id: &str) -> anyhow::Result<Self> {
+        let r = crate::models::resolve(id)?;
+        let model = SequenceClassifier::load(&r.dir, DeviceChoice::default())?;
+        let cfg: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(r.dir.join("config.json")).context("config.json")?)?;
+        let labels = cfg["id2label"].as_object().context("config.json has no id2label: not a classifier")?;
+        let formal_label = labels
+            .iter()
+            .find(|(_, v)| v.as_str().is_some_and(|s| s.eq_ignore_ascii_case("formal")))
+            .and_then(|(k, _)| k.parse().ok())
+            .with_context(|| format!("{id}: no label named \"formal\" in id2label {labels:?}"))?;
+        Ok(Self { model, formal_label, id: id.to_string() })
+    }
+}
+
+impl Formality for XlmrFormality {
+    fn formality(&mut self, text: &str, _lang: Lang) -> Result<f32, String> {
+        let logits = self.model.classify(&[text]).map_err(|e| format!("{e:#}"))?;
+        let l = &logits[0];
+        let max = l.iter().cloned().fold(f32::MIN, f32::max);
+        let z: f32 = l.iter().map(|x| (x - max).exp()).sum();
+        let p = (l[self.formal_label] - max).exp() / z;
+        Ok(6.0 * p - 3.0)
+    }
+    fn name(&self) -> String {
+        format!("xlmr:{}", self.id)
+    }
+}
+
+/// Sentence embeddings for scorer training (all-MiniLM-L6-v2 unless another id is given).
+pub fn embed_all(id: &str, texts: &[String]) -> anyhow::Result<Vec<Vec<f32>>> {
+    let r = crate::models::resolve(id)?;
+    let enc = SentenceEncoder::load(&r.dir, DeviceChoice::default())?;
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    enc.embed(&refs)
 }
