@@ -56,6 +56,8 @@ const state = {
   tab: 'documents' as TabId,
   listeners: new Set<(what: ViewChange) => void>(),
   cleanups: [] as Array<() => void>,
+  /** localStorage key of the last open project; per database, since ids repeat across databases. */
+  lastProjectKey: 'registro.project',
 };
 
 const projectList = h('ul', { class: 'project-list', 'data-testid': 'project-list' });
@@ -173,12 +175,12 @@ async function openProject(id: number | null) {
   state.selectedDocumentId = null;
   renderProjects();
   if (!state.project) {
-    localStorage.removeItem('registro.project');
+    localStorage.removeItem(state.lastProjectKey);
     viewArea.append(h('div', { class: 'welcome', 'data-testid': 'welcome' }, h('h2', {}, 'Welcome to Registro'), h('p', { class: 'muted' }, 'Create or open a project in the sidebar: it holds your documents and every run.')));
     renderTabs();
     return;
   }
-  localStorage.setItem('registro.project', String(state.project.id));
+  localStorage.setItem(state.lastProjectKey, String(state.project.id));
   try {
     await refreshDocuments();
   } catch (e) {
@@ -260,8 +262,9 @@ async function start() {
   try {
     const info = await appInfo();
     dbLabel.textContent = `Registro ${info.version} · ${info.db_path}`;
+    state.lastProjectKey = `registro.project:${info.db_path}`;
     await refreshProjects();
-    const last = Number(localStorage.getItem('registro.project'));
+    const last = Number(localStorage.getItem(state.lastProjectKey));
     await openProject(state.projects.some((p) => p.id === last) ? last : null);
   } catch (e) {
     notify(errorMessage(e), 'error');
