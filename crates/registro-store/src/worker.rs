@@ -24,7 +24,7 @@ pub(crate) fn is_alive(worker: &str) -> bool {
 fn alive_other(pid: u32, start: Option<&str>) -> bool {
     match start_time(pid) {
         None => false,
-        Some(t) => start.map_or(true, |s| s == t),
+        Some(t) => start.is_none_or(|s| s == t),
     }
 }
 
