@@ -1,1 +1,35 @@
-//! placeholder: filled by its issue
+//! The Dashboard's use cases over stored runs: list and filter runs, compare N systems against a baseline
+//! (tables with 95% CIs and significance, charts), drill into segments, run a blind human evaluation and measure
+//! its agreement, and write everything to files (`registro report`).
+//!
+//! The work is split in three steps so the app can keep the expensive part:
+//! 1. [`load`] reads runs, outputs, sources and references from the store ([`ComparisonData`]);
+//! 2. [`prepare`] computes everything per segment once (metric sufficient statistics, sentence scores, M-Acc
+//!    labels, formality scores, register markers' inputs, lexical overlap between systems) ([`Prepared`]);
+//! 3. [`compare`] aggregates: corpus scores, paired significance against the chosen baseline, tables and charts.
+//!    Changing the baseline or the bootstrap settings only repeats this step.
+
+mod bench;
+mod charts;
+mod compare;
+mod data;
+mod drilldown;
+mod export;
+mod human;
+mod prepare;
+mod runs;
+mod significance;
+
+pub use bench::bench_fixture;
+pub use compare::{compare, CompareOptions, Comparison, NamedChart, SystemInfo};
+pub use data::{load, CompareRequest, ComparisonData, SystemData};
+pub use drilldown::{drilldown, DrillOptions, DrillPage, DrillSegment, DrillSort, OutputView, Token, TokenClass};
+pub use export::{write_report, ReportFiles};
+pub use human::{
+    human_summary, rating_items, save_ratings, HumanSummary, Rating, RatingItem, RatingOutput, ScaleSummary,
+    FLUENCY_SCALE, FORMALITY_SCALE, MEANING_SCALE,
+};
+pub use prepare::{prepare, Prepared, SentenceMetric};
+pub use runs::{list_runs, RunQuery, RunSummary};
+pub use significance::{PairedResult, SigTest};
+pub use registro_report::{Chart, ImageFormat, Table};

@@ -1,0 +1,146 @@
+//! A store of many systems over one test set, for `registro bench dashboard`: sources and references come from the
+//! IWSLT 2022 EN→DE test set when the shared data is present (else generated sentences), and each system's output
+//! is its register's reference with deterministic, system-specific damage (dropped, swapped and replaced words),
+//! so scores spread out as real systems' do.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use registro_report::agreement::SplitMix64;
+use registro_store::{NewDocument, NewRun, NewSegment, Output, RunId, RunStatus, Store, Task};
+
+fn shared_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("REGISTRO_SHARED_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+    let d = base.join("iwslt2022-umd/en-de");
+    d.is_dir().then_some(d)
+}
+
+fn lines(dir: &std::path::Path, name: &str) -> Option<Vec<String>> {
+    Some(std::fs::read_to_string(dir.join(name)).ok()?.lines().map(str::to_string).collect())
+}
+
+struct TestSet {
+    src: Vec<String>,
+    formal: Vec<String>,
+    informal: Vec<String>,
+    formal_annotated: Vec<String>,
+    informal_annotated: Vec<String>,
+}
+
+fn test_set(n: usize) -> TestSet {
+    let real = shared_dir().and_then(|d| {
+        let p = "formality-control.test.en-de";
+        Some(TestSet {
+            src: lines(&d, &format!("{p}.en"))?,
+            formal: lines(&d, &format!("{p}.formal.de"))?,
+            informal: lines(&d, &format!("{p}.informal.de"))?,
+            formal_annotated: lines(&d, &format!("{p}.formal.annotated.de"))?,
+            informal_annotated: lines(&d, &format!("{p}.informal.annotated.de"))?,
+        })
+    });
+    let base = real.unwrap_or_else(|| {
+        let words = ["Haus", "gestern", "schnell", "Antwort", "Frage", "heute", "Zug", "Brief", "morgen", "gut"];
+        let mut rng = SplitMix64(7);
+        let mut mk = |formal: bool| -> Vec<String> {
+            (0..n)
+                .map(|i| {
+                    let len = 5 + (rng.next() % 25) as usize;
+                    let body: Vec<&str> = (0..len).map(|_| words[(rng.next() % 10) as usize]).collect();
+                    format!("{} {} {i}.", if formal { "Können Sie" } else { "Kannst du" }, body.join(" "))
+                })
+                .collect()
+        };
+        let formal = mk(true);
+        let informal = mk(false);
+        TestSet {
+            src: (0..n).map(|i| format!("Can you check item {i} for me?")).collect(),
+            formal_annotated: formal.iter().map(|s| s.replacen("Können Sie", "[F]Können Sie[/F]", 1)).collect(),
+            informal_annotated: informal.iter().map(|s| s.replacen("Kannst du", "[F]Kannst du[/F]", 1)).collect(),
+            formal,
+            informal,
+        }
+    });
+    let cycle = |v: &Vec<String>| (0..n).map(|i| v[i % v.len()].clone()).collect::<Vec<_>>();
+    TestSet {
+        src: cycle(&base.src),
+        formal: cycle(&base.formal),
+        informal: cycle(&base.informal),
+        formal_annotated: cycle(&base.formal_annotated),
+        informal_annotated: cycle(&base.informal_annotated),
+    }
+}
+
+fn damage(text: &str, rate: f64, rng: &mut SplitMix64) -> String {
+    let mut w: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+    let roll = |rng: &mut SplitMix64| (rng.next() % 10_000) as f64 / 10_000.0;
+    let mut i = 0;
+    while i < w.len() {
+        let r = roll(rng);
+        if r < rate / 3.0 && w.len() > 1 {
+            w.remove(i);
+            continue;
+        } else if r < 2.0 * rate / 3.0 && i + 1 < w.len() {
+            w.swap(i, i + 1);
+        } else if r < rate {
+            w[i] = w[i].chars().rev().collect();
+        }
+        i += 1;
+    }
+    w.join(" ")
+}
+
+/// Creates project `dashboard-bench` with one `segments`-long document and `runs` finished runs over it.
+pub fn bench_fixture(store: &mut Store, runs: usize, segments: usize) -> Result<Vec<RunId>> {
+    let ts = test_set(segments.max(1));
+    let project = match store.find_project("dashboard-bench") {
+        Ok(p) => p,
+        Err(_) => store.create_project("dashboard-bench")?,
+    };
+    let doc = NewDocument {
+        name: format!("bench test set ({segments} segments)"),
+        source_lang: "en".into(),
+        target_lang: Some("de".into()),
+        origin: None,
+        format: "eval".into(),
+        segments: (0..ts.src.len())
+            .map(|i| NewSegment {
+                text: ts.src[i].clone(),
+                references: vec![
+                    ("formal".into(), ts.formal[i].clone()),
+                    ("informal".into(), ts.informal[i].clone()),
+                    ("formal.annotated".into(), ts.formal_annotated[i].clone()),
+                    ("informal.annotated".into(), ts.informal_annotated[i].clone()),
+                ],
+            })
+            .collect(),
+    };
+    let doc_id = store.insert_document(project.id, &doc)?;
+    let mut ids = Vec::with_capacity(runs);
+    for k in 0..runs {
+        let register = if k % 2 == 0 { "formal" } else { "informal" };
+        let mut run = NewRun::new(project.id, Task::Eval, format!("system-{:02}", k / 2 + 1));
+        run.document_id = Some(doc_id);
+        run.source_lang = Some("en".into());
+        run.target_lang = Some("de".into());
+        run.register = Some(register.into());
+        let id = store.create_run(&run)?;
+        store.start_run(id)?;
+        let mut rng = SplitMix64(1000 + k as u64);
+        let rate = 0.05 + 0.4 * (k as f64 / runs.max(1) as f64);
+        let refs = if register == "formal" { &ts.formal } else { &ts.informal };
+        // Every fifth segment of some systems uses the other register: M-Acc then varies too.
+        let other = if register == "formal" { &ts.informal } else { &ts.formal };
+        let outputs: Vec<Output> = (0..refs.len())
+            .map(|i| {
+                let base = if (i + k) % (5 + k % 3) == 0 { &other[i] } else { &refs[i] };
+                Output::new(i as i64, damage(base, rate, &mut rng))
+            })
+            .collect();
+        store.put_outputs(id, &outputs)?;
+        store.finish_run(id, RunStatus::Done, None)?;
+        ids.push(id);
+    }
+    Ok(ids)
+}

@@ -1,0 +1,257 @@
+//! The Dashboard's charts of one comparison, built from prepared data and the corpus rows.
+
+use anyhow::Result;
+use registro_report::charts::*;
+use registro_report::Chart;
+
+use super::compare::{finite_mean, label_counts};
+use super::prepare::Prepared;
+use super::significance::PairedResult;
+
+type Row<'a> = (&'static str, &'a str, bool, &'a Vec<Option<(f64, Option<PairedResult>)>>);
+
+/// Source-length buckets (whitespace tokens) for length-bucketed BLEU, compare-mt style.
+const LENGTH_BUCKETS: [(usize, usize, &str); 5] = [(0, 9, "<10"), (10, 19, "10–19"), (20, 29, "20–29"), (30, 39, "30–39"), (40, usize::MAX, "40+")];
+
+/// At most this many systems are overlaid in one histogram; more would be unreadable.
+const MAX_OVERLAID: usize = 5;
+
+pub(super) fn build(prep: &Prepared, rows: &[Row], extra: &[String]) -> Result<Vec<(&'static str, Chart)>> {
+    let data = &prep.data;
+    let base = data.baseline;
+    let labels: Vec<String> = data.systems.iter().map(|s| s.label.clone()).collect();
+    let mut charts: Vec<(&'static str, Chart)> = Vec::new();
+
+    let value = |key: &str, i: usize| rows.iter().find(|r| r.0 == key).and_then(|r| r.3[i].as_ref()).map(|v| v.0);
+
+    for (key, label, higher, values) in rows {
+        let chart_key = match *key {
+            "bleu" => "bars_bleu",
+            "chrf" => "bars_chrf",
+            "ter" => "bars_ter",
+            "macc" => "bars_macc",
+            "formality" => "bars_formality",
+            _ => continue,
+        };
+        let bars: Vec<Bar> = values
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| {
+                let (val, res) = v.as_ref()?;
+                let marker = res.and_then(|r| r.p).filter(|p| *p < 0.05 && i != base).map(|_| {
+                    let b = values[base].as_ref().map(|x| x.0).unwrap_or(*val);
+                    let better = (*higher && *val > b) || (!*higher && *val < b);
+                    (if better { "*" } else { "†" }).to_string()
+                });
+                Some(Bar { label: labels[i].clone(), value: *val, ci: res.map(|r| r.ci), marker, baseline: i == base })
+            })
+            .collect();
+        if bars.is_empty() {
+            continue;
+        }
+        let arrow = if *higher { "higher is better" } else { "lower is better" };
+        charts.push((
+            chart_key,
+            Chart::Bars(BarChart {
+                title: format!("{label} with 95% CI ({arrow})"),
+                x_label: "System".into(),
+                y_label: label.to_string(),
+                bars,
+            }),
+        ));
+    }
+
+    // XFORMAL Fig. 4: BLEU × formality, marker size = perplexity where stored for every system.
+    let ppl_key = extra.iter().find(|e| matches!(e.to_lowercase().as_str(), "perplexity" | "ppl"));
+    let ppl: Option<Vec<f64>> = ppl_key.and_then(|k| data.systems.iter().map(|s| s.stored.get(k).and_then(|m| m.corpus)).collect());
+    let points: Vec<ScatterPoint> = (0..data.systems.len())
+        .filter_map(|i| {
+            Some(ScatterPoint {
+                label: labels[i].clone(),
+                x: value("formality", i)?,
+                y: value("bleu", i)?,
+                size: ppl.as_ref().map(|p| p[i]),
+            })
+        })
+        .collect();
+    if !points.is_empty() {
+        charts.push((
+            "scatter_bleu_formality",
+            Chart::Scatter(ScatterChart {
+                title: "BLEU × formality".into(),
+                x_label: "Mean formality of outputs (−3 informal … 3 formal)".into(),
+                y_label: "BLEU".into(),
+                size_label: ppl.as_ref().map(|_| "perplexity".to_string()),
+                points,
+            }),
+        ));
+    }
+
+    // Pang & Gimpel: transfer accuracy × similarity. Accuracy is M-Acc where every system has it, else the share
+    // of outputs the formality scorer puts on the requested side; similarity is a stored similarity metric, else
+    // chrF against the references.
+    let sim_key = extra.iter().find(|e| matches!(e.to_lowercase().as_str(), "similarity" | "sim"));
+    let all_macc = (0..data.systems.len()).all(|i| value("macc", i).is_some());
+    let points: Vec<ScatterPoint> = (0..data.systems.len())
+        .filter_map(|i| {
+            let acc = if all_macc {
+                value("macc", i)?
+            } else {
+                let want_formal = data.systems[i].run.register.as_deref() != Some("informal");
+                let f = &prep.systems[i].formality;
+                let ok = f.iter().filter(|v| v.is_finite() && ((**v > 0.0) == want_formal)).count();
+                100.0 * ok as f64 / f.len().max(1) as f64
+            };
+            let sim = match sim_key {
+                Some(k) => data.systems[i].stored.get(k).and_then(|m| m.corpus)?,
+                None => value("chrf", i)?,
+            };
+            Some(ScatterPoint { label: labels[i].clone(), x: sim, y: acc, size: None })
+        })
+        .collect();
+    if !points.is_empty() {
+        charts.push((
+            "scatter_acc_sim",
+            Chart::Scatter(ScatterChart {
+                title: "Accuracy × similarity".into(),
+                x_label: match sim_key {
+                    Some(k) => k.clone(),
+                    None => "Similarity: chrF2 to references".into(),
+                },
+                y_label: if all_macc { "M-Acc (%)".into() } else { "Outputs on the requested side of the formality scorer (%)".into() },
+                size_label: None,
+                points,
+            }),
+        ));
+    }
+
+    // Stacked M-Acc labels.
+    let stacked: Vec<StackedBar> = prep
+        .systems
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.macc.as_ref().map(|(_, l)| StackedBar { label: labels[i].clone(), counts: label_counts(l).to_vec() }))
+        .collect();
+    if !stacked.is_empty() {
+        charts.push((
+            "stacked_macc",
+            Chart::Stacked(StackedBarChart {
+                title: "M-Acc labels per system".into(),
+                x_label: "System".into(),
+                y_label: "Segments (%)".into(),
+                categories: vec!["FORMAL".into(), "INFORMAL".into(), "NEUTRAL".into(), "OTHER".into()],
+                bars: stacked,
+                percent: true,
+            }),
+        ));
+    }
+
+    // Levenshtein histogram (XFORMAL Fig. 1).
+    let shown = shown_systems(prep);
+    let max_lev = shown.iter().flat_map(|&i| prep.systems[i].levenshtein.iter().copied()).fold(0.0, f64::max);
+    let hi = (max_lev.min(200.0) / 10.0).ceil().max(1.0) * 10.0;
+    charts.push((
+        "hist_levenshtein",
+        Chart::Histogram(HistogramChart {
+            title: if prep.levenshtein_from_input {
+                "Character edit distance input → output".into()
+            } else {
+                "Character edit distance output ↔ reference".into()
+            },
+            x_label: "Levenshtein distance (characters)".into(),
+            y_label: "Segments (%)".into(),
+            bin_edges: HistogramChart::uniform_edges(0.0, hi, 20),
+            series: shown
+                .iter()
+                .map(|&i| HistSeries { label: labels[i].clone(), values: prep.systems[i].levenshtein.clone() })
+                .collect(),
+            percent: true,
+        }),
+    ));
+
+    // Formality of inputs vs outputs (XFORMAL Fig. 2).
+    if finite_mean(&prep.source_formality).is_some() || shown.iter().any(|&i| finite_mean(&prep.systems[i].formality).is_some()) {
+        let mut series = vec![HistSeries { label: "inputs".into(), values: prep.source_formality.clone() }];
+        series.extend(shown.iter().map(|&i| HistSeries { label: labels[i].clone(), values: prep.systems[i].formality.clone() }));
+        charts.push((
+            "hist_formality",
+            Chart::Histogram(HistogramChart {
+                title: "Formality of inputs and outputs".into(),
+                x_label: "Formality score (−3 informal … 3 formal)".into(),
+                y_label: "Segments (%)".into(),
+                bin_edges: HistogramChart::uniform_edges(-3.5, 3.5, 14),
+                series,
+                percent: true,
+            }),
+        ));
+    }
+
+    // Lexical difference between systems (XFORMAL Fig. 3).
+    if data.systems.len() > 1 {
+        charts.push((
+            "heatmap_led",
+            Chart::Heatmap(HeatmapChart {
+                title: "Lexical difference between systems".into(),
+                row_labels: labels.clone(),
+                col_labels: labels.clone(),
+                values: prep
+                    .led
+                    .iter()
+                    .enumerate()
+                    .map(|(a, row)| row.iter().enumerate().map(|(b, v)| (a != b).then_some(*v)).collect())
+                    .collect(),
+                value_label: "LeD %, 1 − word overlap".into(),
+            }),
+        ));
+    }
+
+    // BLEU by source length (MTFC Fig. 3).
+    let groups: Vec<(&str, Vec<usize>)> = LENGTH_BUCKETS
+        .iter()
+        .map(|(lo, hi, name)| (*name, (0..data.segments()).filter(|&j| (*lo..=*hi).contains(&prep.source_len[j])).collect()))
+        .filter(|(_, idx): &(&str, Vec<usize>)| !idx.is_empty())
+        .collect();
+    if !groups.is_empty() {
+        let series = shown
+            .iter()
+            .map(|&i| {
+                let st = &prep.systems[i].bleu.stats;
+                GroupSeries {
+                    label: labels[i].clone(),
+                    values: groups
+                        .iter()
+                        .map(|(_, idx)| {
+                            let mut sum = vec![0.0; st.width];
+                            for &j in idx {
+                                for (t, v) in sum.iter_mut().zip(st.row(j)) {
+                                    *t += v;
+                                }
+                            }
+                            Some(prep.bleu_metric.compute(&sum).score)
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        charts.push((
+            "grouped_length_bleu",
+            Chart::Grouped(GroupedBarChart {
+                title: "BLEU by source length".into(),
+                x_label: "Source length (words)".into(),
+                y_label: "BLEU".into(),
+                groups: groups.iter().map(|(name, idx)| format!("{name} (n={})", idx.len())).collect(),
+                series,
+            }),
+        ));
+    }
+    Ok(charts)
+}
+
+/// The baseline first, then the other systems in order, up to [`MAX_OVERLAID`].
+fn shown_systems(prep: &Prepared) -> Vec<usize> {
+    let base = prep.data.baseline;
+    let mut v = vec![base];
+    v.extend((0..prep.data.systems.len()).filter(|&i| i != base));
+    v.truncate(MAX_OVERLAID);
+    v
+}

@@ -1,0 +1,419 @@
+//! Aggregation of a prepared comparison: corpus scores with 95% CIs and significance against the baseline, the
+//! M-Acc and edit-type tables, and the charts.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use anyhow::Result;
+use registro_metrics::edits::{edit_type_counts, EditType};
+use registro_metrics::Metric;
+use registro_report::{Cell, Chart, Column, Table};
+use serde::{Deserialize, Serialize};
+
+use super::prepare::Prepared;
+use super::significance::{corpus_test, paired_bootstrap, PairedResult, Resamples, SigTest};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CompareOptions {
+    /// Bootstrap resamples (sacrebleu's default is 1000); 0 skips CIs and significance.
+    pub bootstrap: usize,
+    pub seed: u64,
+    /// Bootstrap or approximate randomization for BLEU/chrF/TER (M-Acc and formality always bootstrap).
+    pub test: SigTest,
+    /// Significance level for the markers.
+    pub alpha: f64,
+    /// Render every chart to SVG (the app shows them; `registro report` writes files).
+    pub render_svg: bool,
+    pub chart_size: (u32, u32),
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions { bootstrap: 1000, seed: 12345, test: SigTest::Bootstrap, alpha: 0.05, render_svg: true, chart_size: registro_report::charts::DEFAULT_SIZE }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SystemInfo {
+    pub run_id: i64,
+    pub label: String,
+    pub system: String,
+    pub task: String,
+    pub register: Option<String>,
+    pub model_id: Option<String>,
+    pub created_at: String,
+    pub references: Vec<String>,
+    /// Segments without an output (scored as empty).
+    pub missing: usize,
+    pub baseline: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NamedChart {
+    pub key: String,
+    pub title: String,
+    pub chart: Chart,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub svg: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Comparison {
+    pub document: String,
+    pub segments: usize,
+    pub source_lang: String,
+    pub target_lang: String,
+    pub baseline_run: i64,
+    pub systems: Vec<SystemInfo>,
+    pub tables: Vec<Table>,
+    pub charts: Vec<NamedChart>,
+    /// Where the time went, in milliseconds (prepare steps and this aggregation).
+    pub timings_ms: BTreeMap<String, f64>,
+}
+
+impl Comparison {
+    pub fn table(&self, key: &str) -> Option<&Table> {
+        self.tables.iter().find(|t| t.key == key)
+    }
+    pub fn chart(&self, key: &str) -> Option<&NamedChart> {
+        self.charts.iter().find(|c| c.key == key)
+    }
+}
+
+/// One corpus metric evaluated for every system: full-set score and bootstrap result.
+struct MetricRow {
+    key: &'static str,
+    label: String,
+    higher_is_better: bool,
+    decimals: usize,
+    /// Per system: `None` where the metric does not apply (e.g. M-Acc without a register).
+    values: Vec<Option<(f64, Option<PairedResult>)>>,
+    signature: Option<String>,
+}
+
+fn marker(res: &Option<PairedResult>, value: f64, base: Option<f64>, higher: bool, alpha: f64) -> (String, Option<f64>) {
+    match (res.and_then(|r| r.p), base) {
+        (Some(p), Some(b)) if p < alpha => {
+            let better = if higher { value > b } else { value < b };
+            ((if better { "*" } else { "†" }).to_string(), Some(p))
+        }
+        (p, _) => (String::new(), p),
+    }
+}
+
+pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
+    let t0 = Instant::now();
+    let data = &prep.data;
+    let k = data.systems.len();
+    let n = data.segments();
+    let base = data.baseline;
+    let resamples = (opts.bootstrap > 0 && n > 1).then(|| Resamples::new(n, opts.bootstrap, opts.seed));
+
+    // BLEU, chrF and TER: the engine's paired test over all systems at once.
+    let nrefs = data.systems[base].refs.len();
+    let mut rows: Vec<MetricRow> = vec![
+        corpus_row("bleu", "BLEU", &prep.bleu_metric, prep.systems.iter().map(|s| &s.bleu.stats).collect(), base, opts, nrefs)?,
+        corpus_row("chrf", "chrF2", &prep.chrf_metric, prep.systems.iter().map(|s| &s.chrf.stats).collect(), base, opts, nrefs)?,
+        corpus_row("ter", "TER", &prep.ter_metric, prep.systems.iter().map(|s| &s.ter.stats).collect(), base, opts, nrefs)?,
+    ];
+    // M-Acc: each run is scored for its own register; the metric object only differs in that.
+    if let Some(first) = prep.macc_metrics.iter().flatten().next() {
+        let values: Vec<Option<(f64, Option<PairedResult>)>> = {
+            let real: Vec<Option<f64>> = (0..k)
+                .map(|i| match (&prep.macc_metrics[i], &prep.systems[i].macc) {
+                    (Some(m), Some((s, _))) => Some(m.score(&s.stats.sum())),
+                    _ => None,
+                })
+                .collect();
+            let boots: Vec<Option<Vec<f64>>> = (0..k)
+                .map(|i| match (&prep.macc_metrics[i], &prep.systems[i].macc, &resamples) {
+                    (Some(m), Some((s, _)), Some(r)) => Some(r.scores(m, &s.stats)),
+                    _ => None,
+                })
+                .collect();
+            (0..k)
+                .map(|i| {
+                    let v = real[i]?;
+                    let res = boots[i].as_ref().map(|b| {
+                        let bp = match (i != base, real[base], boots[base].as_ref()) {
+                            (true, Some(br), Some(bb)) => Some((br, bb.as_slice())),
+                            _ => None,
+                        };
+                        paired_bootstrap(v, b, bp)
+                    });
+                    Some((v, res))
+                })
+                .collect()
+        };
+        let signature = prep.systems.iter().find_map(|s| s.macc.as_ref().map(|m| m.0.signature.clone()));
+        rows.push(MetricRow { key: "macc", label: "M-Acc".into(), higher_is_better: first.higher_is_better(), decimals: 1, values, signature });
+    }
+    // Mean formality of the outputs (PT16 scale).
+    {
+        let real: Vec<Option<f64>> = prep.systems.iter().map(|s| finite_mean(&s.formality)).collect();
+        let boots: Vec<Option<Vec<f64>>> = prep
+            .systems
+            .iter()
+            .map(|s| {
+                let clean: Vec<f64> = s.formality.iter().map(|v| if v.is_finite() { *v } else { 0.0 }).collect();
+                resamples.as_ref().filter(|_| real.iter().all(|r| r.is_some())).map(|r| r.means(&clean))
+            })
+            .collect();
+        let values = (0..k)
+            .map(|i| {
+                let v = real[i]?;
+                let res = boots[i].as_ref().map(|b| {
+                    let bp = match (i != base, real[base], boots[base].as_ref()) {
+                        (true, Some(br), Some(bb)) => Some((br, bb.as_slice())),
+                        _ => None,
+                    };
+                    paired_bootstrap(v, b, bp)
+                });
+                Some((v, res))
+            })
+            .collect();
+        rows.push(MetricRow {
+            key: "formality",
+            label: "Formality".into(),
+            higher_is_better: true,
+            decimals: 2,
+            values,
+            signature: prep.systems.first().map(|s| format!("formality: {} (PT16 scale −3…3)", s.formality_source)),
+        });
+    }
+    // Corpus metrics other tools stored for these runs (perplexity, similarity, COMET…), shown as they are.
+    let computed = ["bleu", "chrf", "ter", "m-acc", "macc", "formality"];
+    let mut extra: Vec<String> = data
+        .systems
+        .iter()
+        .flat_map(|s| s.stored.iter().filter(|(_, m)| m.corpus.is_some()).map(|(k, _)| k.clone()))
+        .filter(|k| !computed.contains(&k.to_lowercase().as_str()) && !k.to_lowercase().starts_with("chrf") && !k.to_lowercase().starts_with("bleu"))
+        .collect();
+    extra.sort();
+    extra.dedup();
+
+    let bt = t0.elapsed().as_secs_f64() * 1e3;
+
+    // ---- corpus table
+    let mut columns = vec![Column::new("system", "System"), Column::new("register", "Register")];
+    for r in &rows {
+        columns.push(Column::metric(r.key, r.label.clone(), r.higher_is_better, r.decimals));
+    }
+    for e in &extra {
+        let lower_better = matches!(e.to_lowercase().as_str(), "perplexity" | "ppl" | "ter");
+        columns.push(Column::metric(e.clone(), e.clone(), !lower_better, 2));
+    }
+    let mut corpus = Table::new("corpus", "Corpus metrics (95% CI)", columns);
+    for (i, s) in data.systems.iter().enumerate() {
+        let mut cells = vec![
+            Cell::text(if i == base { format!("{} (baseline)", s.label) } else { s.label.clone() }),
+            Cell::text(s.run.register.clone().unwrap_or_default()),
+        ];
+        for r in &rows {
+            cells.push(match &r.values[i] {
+                None => Cell::empty(),
+                Some((v, res)) => {
+                    let mut c = Cell::num(*v);
+                    if let Some(res) = res {
+                        c = c.with_ci(res.ci.0, res.ci.1);
+                    }
+                    let base_v = r.values[base].as_ref().map(|x| x.0);
+                    let (m, p) = if i == base { (String::new(), None) } else { marker(res, *v, base_v, r.higher_is_better, opts.alpha) };
+                    c.with_marker(m, p)
+                }
+            });
+        }
+        for e in &extra {
+            cells.push(s.stored.get(e).and_then(|m| m.corpus).map(Cell::num).unwrap_or_default());
+        }
+        corpus.push(s.run.id.to_string(), cells)?;
+    }
+    for r in &rows {
+        if let Some(sig) = &r.signature {
+            corpus.notes.push(format!("{}: {sig}", r.label));
+        }
+    }
+    if resamples.is_some() {
+        corpus.notes.push(format!(
+            "95% CI from {} bootstrap resamples (seed {}); * / † = significantly better / worse than the baseline {} (paired {}, p < {}).",
+            opts.bootstrap,
+            opts.seed,
+            data.systems[base].label,
+            match opts.test {
+                SigTest::Bootstrap => "bootstrap resampling",
+                SigTest::Randomization => "approximate randomization",
+            },
+            opts.alpha
+        ));
+    }
+    let missing: Vec<String> =
+        data.systems.iter().filter(|s| s.missing > 0).map(|s| format!("{}: {} of {n}", s.label, s.missing)).collect();
+    if !missing.is_empty() {
+        corpus.notes.push(format!("Segments without output, scored as empty: {}", missing.join("; ")));
+    }
+
+    let mut tables = vec![corpus];
+
+    // ---- M-Acc counts
+    if prep.systems.iter().any(|s| s.macc.is_some()) {
+        let mut t = Table::new(
+            "macc",
+            "Matched accuracy (CoCoA-MT): label counts",
+            vec![
+                Column::new("system", "System"),
+                Column::new("register", "Register"),
+                Column::metric("formal", "FORMAL", true, 0),
+                Column::metric("informal", "INFORMAL", true, 0),
+                Column::metric("neutral", "NEUTRAL", false, 0),
+                Column::metric("other", "OTHER", false, 0),
+                Column::metric("macc", "M-Acc", true, 1),
+            ],
+        );
+        for (i, (s, p)) in data.systems.iter().zip(&prep.systems).enumerate() {
+            let Some((_, labels)) = &p.macc else { continue };
+            let c = label_counts(labels);
+            let acc = rows.iter().find(|r| r.key == "macc").and_then(|r| r.values[i].as_ref()).map(|v| v.0);
+            t.push(
+                s.run.id.to_string(),
+                vec![
+                    Cell::text(s.label.clone()),
+                    Cell::text(s.run.register.clone().unwrap_or_default()),
+                    Cell::num(c[0]),
+                    Cell::num(c[1]),
+                    Cell::num(c[2]),
+                    Cell::num(c[3]),
+                    acc.map(Cell::num).unwrap_or_default(),
+                ],
+            )?;
+        }
+        t.notes.push("Accuracy counts FORMAL and INFORMAL only: correct / (FORMAL + INFORMAL) for the requested register.".into());
+        tables.push(t);
+    }
+
+    // ---- edit types (XFORMAL Table 4)
+    let same_lang = prep.levenshtein_from_input;
+    {
+        let mut cols = vec![Column::new("system", "System")];
+        for e in EditType::ALL {
+            cols.push(Column::metric(e.as_str(), e.as_str().replace('_', " "), true, 1));
+        }
+        let mut t = Table::new("edit_types", "Edit types (% of segments)", cols);
+        for (i, s) in data.systems.iter().enumerate() {
+            if !same_lang && i == base {
+                continue;
+            }
+            let pairs: Vec<(String, String)> = (0..n)
+                .map(|j| {
+                    let old = if same_lang { data.sources[j].clone() } else { data.systems[base].outputs[j].clone() };
+                    (old, s.outputs[j].clone())
+                })
+                .collect();
+            let counts = edit_type_counts(&pairs, &data.target_lang);
+            let mut cells = vec![Cell::text(s.label.clone())];
+            cells.extend(counts.iter().map(|(_, c)| Cell::num(100.0 * *c as f64 / n.max(1) as f64)));
+            t.push(s.run.id.to_string(), cells)?;
+        }
+        t.notes.push(if same_lang {
+            "Edits from each input to the system's output.".to_string()
+        } else {
+            format!("Edits from the baseline's output ({}) to each system's output.", data.systems[base].label)
+        });
+        tables.push(t);
+    }
+    let tt = t0.elapsed().as_secs_f64() * 1e3 - bt;
+
+    // ---- charts
+    let t2 = Instant::now();
+    let charts = super::charts::build(prep, &rows.iter().map(|r| (r.key, r.label.as_str(), r.higher_is_better, &r.values)).collect::<Vec<_>>(), &extra)?;
+    let mut named = Vec::with_capacity(charts.len());
+    for (key, chart) in charts {
+        let svg = if opts.render_svg { Some(chart.to_svg(opts.chart_size)?) } else { None };
+        named.push(NamedChart { key: key.to_string(), title: chart.title().to_string(), chart, svg });
+    }
+    let ct = t2.elapsed().as_secs_f64() * 1e3;
+
+    let mut timings = prep.timings_ms.iter().map(|(k, v)| (format!("prepare.{k}"), *v)).collect::<BTreeMap<_, _>>();
+    timings.insert("compare.bootstrap".into(), bt);
+    timings.insert("compare.tables".into(), tt);
+    timings.insert("compare.charts".into(), ct);
+
+    Ok(Comparison {
+        document: data.document.name.clone(),
+        segments: n,
+        source_lang: data.source_lang.clone(),
+        target_lang: data.target_lang.clone(),
+        baseline_run: data.systems[base].run.id,
+        systems: data
+            .systems
+            .iter()
+            .enumerate()
+            .map(|(i, s)| SystemInfo {
+                run_id: s.run.id,
+                label: s.label.clone(),
+                system: s.run.system.clone(),
+                task: s.run.task.to_string(),
+                register: s.run.register.clone(),
+                model_id: s.run.model_id.clone(),
+                created_at: s.run.created_at.clone(),
+                references: s.ref_names.clone(),
+                missing: s.missing,
+                baseline: i == base,
+            })
+            .collect(),
+        tables,
+        charts: named,
+        timings_ms: timings,
+    })
+}
+
+fn corpus_row(
+    key: &'static str,
+    label: &str,
+    metric: &dyn Metric,
+    stats: Vec<&registro_metrics::SegmentStats>,
+    base: usize,
+    opts: &CompareOptions,
+    nrefs: usize,
+) -> Result<MetricRow> {
+    let n = stats.first().map_or(0, |s| s.len());
+    let tests = if opts.bootstrap > 0 && n > 1 { Some(corpus_test(metric, &stats, base, opts.test, opts.bootstrap, opts.seed)?) } else { None };
+    let values = (0..stats.len()).map(|i| Some((metric.score(&stats[i].sum()), tests.as_ref().map(|t| t[i])))).collect();
+    Ok(MetricRow {
+        key,
+        label: label.to_string(),
+        higher_is_better: metric.higher_is_better(),
+        decimals: 1,
+        values,
+        signature: Some(registro_metrics::signature(metric, &registro_metrics::NRefs::Fixed(nrefs), &sig_resampling(opts))),
+    })
+}
+
+fn sig_resampling(opts: &CompareOptions) -> registro_metrics::SigResampling {
+    if opts.bootstrap == 0 {
+        return Default::default();
+    }
+    match opts.test {
+        SigTest::Bootstrap => registro_metrics::SigResampling { bs: Some(opts.bootstrap), ar: None, seed: Some(opts.seed.to_string()) },
+        SigTest::Randomization => registro_metrics::SigResampling { bs: Some(opts.bootstrap), ar: Some(opts.bootstrap), seed: Some(opts.seed.to_string()) },
+    }
+}
+
+pub(super) fn finite_mean(v: &[f64]) -> Option<f64> {
+    let f: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    (!f.is_empty()).then(|| f.iter().sum::<f64>() / f.len() as f64)
+}
+
+pub(super) fn label_counts(labels: &[registro_metrics::macc::Label]) -> [f64; 4] {
+    use registro_metrics::macc::Label;
+    let mut c = [0.0; 4];
+    for l in labels {
+        c[match l {
+            Label::Formal => 0,
+            Label::Informal => 1,
+            Label::Neutral => 2,
+            Label::Other => 3,
+        }] += 1.0;
+    }
+    c
+}

@@ -1,0 +1,274 @@
+//! Per-segment work done once per loaded comparison: sufficient statistics of every corpus metric (so corpus
+//! scores and resampling only re-sum), sentence-level scores for the drill-down, M-Acc labels, formality scores,
+//! edit distances and the lexical difference between every pair of systems.
+
+use std::collections::{BTreeMap, HashMap};
+
+use anyhow::{Context, Result};
+use registro_metrics::macc::{Label, MatchedAccuracy, Register as MaccRegister};
+use registro_metrics::{corpus_stats, prepare_refs, Bleu, Chrf, Metric, NRefs, SegmentStats, Ter, Tokenizer};
+use serde::{Deserialize, Serialize};
+
+use super::data::ComparisonData;
+
+/// Sentence-level scores the drill-down can sort by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SentenceMetric {
+    Bleu,
+    Chrf,
+    Ter,
+    Formality,
+}
+
+impl SentenceMetric {
+    pub fn higher_is_better(self) -> bool {
+        !matches!(self, SentenceMetric::Ter)
+    }
+    pub fn label(self) -> &'static str {
+        match self {
+            SentenceMetric::Bleu => "sentence BLEU",
+            SentenceMetric::Chrf => "sentence chrF2",
+            SentenceMetric::Ter => "sentence TER",
+            SentenceMetric::Formality => "formality",
+        }
+    }
+}
+
+/// A corpus metric's per-segment statistics for one system, and how to turn sums into a score.
+pub struct MetricStats {
+    pub stats: SegmentStats,
+    pub signature: String,
+}
+
+pub struct PreparedSystem {
+    pub bleu: MetricStats,
+    pub chrf: MetricStats,
+    pub ter: MetricStats,
+    /// M-Acc for the run's register, when the document has annotated references and the run a register.
+    pub macc: Option<(MetricStats, Vec<Label>)>,
+    pub sentence: HashMap<SentenceMetric, Vec<f64>>,
+    /// Formality of each output (PT16 scale, −3..3); from the store when a model scored it, else the built-in
+    /// lexical scorer.
+    pub formality: Vec<f64>,
+    pub formality_source: String,
+    /// Character edit distance from the input (same-language tasks) or from the first reference (translation).
+    pub levenshtein: Vec<f64>,
+}
+
+pub struct Prepared {
+    pub data: ComparisonData,
+    pub systems: Vec<PreparedSystem>,
+    pub source_formality: Vec<f64>,
+    /// Source length in whitespace tokens (for length buckets).
+    pub source_len: Vec<usize>,
+    /// Mean lexical difference (LeD, percent, the metric engine's definition) between every pair of systems'
+    /// outputs, `led[a][b]`; word sets are built once per output instead of once per pair.
+    pub led: Vec<Vec<f64>>,
+    /// Whether `levenshtein` measures input→output (true) or output→reference (false).
+    pub levenshtein_from_input: bool,
+    pub bleu_metric: Bleu,
+    pub chrf_metric: Chrf,
+    pub ter_metric: Ter,
+    pub macc_metrics: Vec<Option<MatchedAccuracy>>,
+    pub timings_ms: BTreeMap<String, f64>,
+}
+
+fn bleu_for(lang: &str) -> Bleu {
+    let tokenizer = match lang {
+        "ja" => registro_metrics::ja::tokenizer().unwrap_or(Tokenizer::Char),
+        "zh" => Tokenizer::Char,
+        _ => Tokenizer::V13a,
+    };
+    Bleu { tokenizer, ..Bleu::default() }
+}
+
+fn rewrite_lang(code: &str) -> Option<registro_rewrite::Lang> {
+    code.parse().ok()
+}
+
+/// Lexical difference between two sorted, deduplicated word-id sets: 1 − Jaccard. Identical outputs are 0;
+/// outputs with no word in common are 1.
+pub fn lexical_difference(a: &[u32], b: &[u32]) -> f64 {
+    // Both sorted and deduplicated.
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let union = a.len() + b.len() - common;
+    if union == 0 {
+        0.0
+    } else {
+        1.0 - common as f64 / union as f64
+    }
+}
+
+pub fn prepare(data: ComparisonData) -> Result<Prepared> {
+    let mut timings = BTreeMap::new();
+    let t0 = std::time::Instant::now();
+    let lang = data.target_lang.clone();
+    let bleu = bleu_for(&lang);
+    let sentence_bleu = Bleu { effective_order: true, ..bleu.clone() };
+    let chrf = Chrf::default();
+    let ter = Ter::default();
+
+    // References are prepared once per distinct reference set (formal runs share the formal refs, …).
+    let mut ref_cache: HashMap<(String, Vec<String>), registro_metrics::PreparedRefs> = HashMap::new();
+    let metrics: [(&str, &dyn Metric); 3] = [("bleu", &bleu), ("chrf", &chrf), ("ter", &ter)];
+    let mut systems = Vec::with_capacity(data.systems.len());
+    let mut macc_metrics = Vec::with_capacity(data.systems.len());
+    let scorer = registro_rewrite::scorer::Scorer::builtin(registro_rewrite::scorer::Variant::Lexical).ok();
+    let mut scorer = scorer;
+    let score_texts = |scorer: &mut Option<registro_rewrite::scorer::Scorer>, texts: &[String], code: &str| -> Vec<f64> {
+        match (scorer.as_mut(), rewrite_lang(code)) {
+            (Some(s), Some(l)) => texts.iter().map(|t| s.score(t, l, None).map(|v| v as f64).unwrap_or(f64::NAN)).collect(),
+            _ => vec![f64::NAN; texts.len()],
+        }
+    };
+    let same_lang = data.source_lang == data.target_lang;
+
+    for sys in &data.systems {
+        let mut stats: Vec<MetricStats> = Vec::with_capacity(3);
+        for (key, metric) in metrics {
+            let cache_key = (key.to_string(), sys.ref_names.clone());
+            if !ref_cache.contains_key(&cache_key) {
+                let prepared = prepare_refs(metric, &sys.refs)
+                    .with_context(|| format!("preparing references {:?} for {key}", sys.ref_names))?;
+                ref_cache.insert(cache_key.clone(), prepared);
+            }
+            let refs = &ref_cache[&cache_key];
+            let s = corpus_stats(metric, &sys.outputs, refs).with_context(|| format!("{key} of {}", sys.label))?;
+            let signature = registro_metrics::signature(metric, &refs.nrefs, &registro_metrics::SigResampling::default());
+            stats.push(MetricStats { stats: s, signature });
+        }
+        let ter_s = stats.pop().expect("three metrics");
+        let chrf_s = stats.pop().expect("three metrics");
+        let bleu_s = stats.pop().expect("three metrics");
+
+        let n = sys.outputs.len();
+        let mut sentence = HashMap::new();
+        sentence.insert(SentenceMetric::Bleu, (0..n).map(|i| sentence_bleu.compute(bleu_s.stats.row(i)).score).collect());
+        sentence.insert(SentenceMetric::Chrf, (0..n).map(|i| chrf.score(chrf_s.stats.row(i))).collect());
+        sentence.insert(SentenceMetric::Ter, (0..n).map(|i| ter.score(ter_s.stats.row(i))).collect());
+
+        let register = sys.run.register.as_deref().and_then(|r| r.parse::<MaccRegister>().ok());
+        let macc = match (&sys.annotated, register) {
+            (Some((formal, informal)), Some(reg)) => {
+                let m = MatchedAccuracy::new(reg, &lang);
+                let (_, labels) = m.evaluate(&sys.outputs, formal, informal).context("M-Acc")?;
+                let refs = prepare_refs(&m, &[formal.clone(), informal.clone()])?;
+                let s = corpus_stats(&m, &sys.outputs, &refs)?;
+                let signature = registro_metrics::signature(&m, &NRefs::Fixed(2), &Default::default());
+                macc_metrics.push(Some(m));
+                Some((MetricStats { stats: s, signature }, labels))
+            }
+            _ => {
+                macc_metrics.push(None);
+                None
+            }
+        };
+
+        let stored = sys.stored.get("formality").filter(|m| m.segments.len() == n);
+        let (formality, formality_source) = match stored {
+            Some(m) => (m.segments.values().copied().collect(), "stored formality metric".to_string()),
+            None => (score_texts(&mut scorer, &sys.outputs, &lang), "built-in lexical formality scorer".to_string()),
+        };
+        sentence.insert(SentenceMetric::Formality, formality.clone());
+
+        let levenshtein: Vec<f64> = (0..n)
+            .map(|i| {
+                let other = if same_lang { &data.sources[i] } else { sys.refs.first().map(|r| &r[i]).unwrap_or(&data.sources[i]) };
+                registro_metrics::distance::char_levenshtein(other, &sys.outputs[i]) as f64
+            })
+            .collect();
+
+        systems.push(PreparedSystem {
+            bleu: bleu_s,
+            chrf: chrf_s,
+            ter: ter_s,
+            macc,
+            sentence,
+            formality,
+            formality_source,
+            levenshtein,
+        });
+    }
+    timings.insert("metrics".into(), t0.elapsed().as_secs_f64() * 1e3);
+
+    let t1 = std::time::Instant::now();
+    let source_formality = score_texts(&mut scorer, &data.sources, &data.source_lang);
+    let source_len = data.sources.iter().map(|s| s.split_whitespace().count()).collect();
+
+    // Token ids shared across systems so set intersections are integer merges.
+    let mut vocab: HashMap<String, u32> = HashMap::new();
+    let token_sets: Vec<Vec<Vec<u32>>> = data
+        .systems
+        .iter()
+        .map(|s| {
+            s.outputs
+                .iter()
+                .map(|o| {
+                    // The metric engine's LeD word sets: lower-cased, 13a-tokenized (`style::lexical_difference`).
+                    let toks = registro_metrics::tokenize::tokenize_13a(&o.to_lowercase());
+                    let mut ids: Vec<u32> = toks
+                        .split_whitespace()
+                        .map(|t| {
+                            let next = vocab.len() as u32;
+                            *vocab.entry(t.to_lowercase()).or_insert(next)
+                        })
+                        .collect();
+                    ids.sort_unstable();
+                    ids.dedup();
+                    ids
+                })
+                .collect()
+        })
+        .collect();
+    let k = data.systems.len();
+    let n = data.sources.len().max(1);
+    let mut led = vec![vec![0.0; k]; k];
+    for a in 0..k {
+        for b in a + 1..k {
+            let sum: f64 = (0..data.sources.len()).map(|i| lexical_difference(&token_sets[a][i], &token_sets[b][i])).sum();
+            led[a][b] = 100.0 * sum / n as f64;
+            led[b][a] = led[a][b];
+        }
+    }
+    timings.insert("formality+led".into(), t1.elapsed().as_secs_f64() * 1e3);
+
+    Ok(Prepared {
+        data,
+        systems,
+        source_formality,
+        source_len,
+        led,
+        levenshtein_from_input: same_lang,
+        bleu_metric: bleu,
+        chrf_metric: chrf,
+        ter_metric: ter,
+        macc_metrics,
+        timings_ms: timings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lexical_difference;
+
+    #[test]
+    fn led_is_one_minus_jaccard() {
+        assert_eq!(lexical_difference(&[1, 2, 3], &[1, 2, 3]), 0.0);
+        assert_eq!(lexical_difference(&[1, 2], &[3, 4]), 1.0);
+        // {1,2,3} vs {2,3,4}: common 2, union 4 ⇒ 0.5.
+        assert!((lexical_difference(&[1, 2, 3], &[2, 3, 4]) - 0.5).abs() < 1e-12);
+        assert_eq!(lexical_difference(&[], &[]), 0.0);
+    }
+}

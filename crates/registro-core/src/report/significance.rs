@@ -1,0 +1,121 @@
+//! Significance against the baseline, from the metric engine (`registro_metrics::significance`, a port of
+//! sacrebleu 2.6.0's paired bootstrap and approximate randomization, numpy's resampling included). Corpus metrics
+//! go straight through the engine; metrics whose scoring differs per system (M-Acc for each run's register) or
+//! that are plain means (formality) reuse the engine's resample indices and CI estimate, with sacrebleu's
+//! bootstrap p-value rule applied here.
+
+use anyhow::Result;
+use registro_metrics::significance::{bootstrap_indices, bootstrap_scores, estimate_ci, paired_ar, paired_bootstrap as engine_bootstrap};
+use registro_metrics::{Metric, SegmentStats};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SigTest {
+    /// Paired bootstrap resampling (sacrebleu `--paired-bs`).
+    #[default]
+    Bootstrap,
+    /// Paired approximate randomization (sacrebleu `--paired-ar`); CIs still come from the bootstrap.
+    Randomization,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct PairedResult {
+    /// Bootstrap mean and its 95% interval.
+    pub mean: f64,
+    pub ci: (f64, f64),
+    /// Against the baseline; `None` for the baseline itself.
+    pub p: Option<f64>,
+}
+
+/// One corpus metric for every system (`stats[i]`), tested against `stats[base]` by the engine.
+pub fn corpus_test(
+    metric: &dyn Metric,
+    stats: &[&SegmentStats],
+    base: usize,
+    test: SigTest,
+    samples: usize,
+    seed: u64,
+) -> Result<Vec<PairedResult>> {
+    let others: Vec<&SegmentStats> = stats.iter().enumerate().filter(|(i, _)| *i != base).map(|(_, s)| *s).collect();
+    let res = match test {
+        SigTest::Bootstrap => engine_bootstrap(metric, stats[base], &others, samples, seed)?,
+        SigTest::Randomization => paired_ar(metric, stats[base], &others, samples.max(1), samples, seed)?,
+    };
+    // The engine answers baseline first, then the others in order.
+    let mut out = Vec::with_capacity(stats.len());
+    let mut rest = res[1..].iter();
+    for i in 0..stats.len() {
+        let r = if i == base { &res[0] } else { rest.next().expect("one result per system") };
+        let mean = r.mean.unwrap_or(r.score);
+        let half = r.ci.unwrap_or(0.0);
+        out.push(PairedResult { mean, ci: (mean - half, mean + half), p: r.p_value });
+    }
+    Ok(out)
+}
+
+/// The engine's resample indices, shared by the per-system paths below.
+pub struct Resamples {
+    pub n: usize,
+    pub samples: usize,
+    idx: Vec<u32>,
+}
+
+impl Resamples {
+    pub fn new(n: usize, samples: usize, seed: u64) -> Self {
+        Resamples { n, samples, idx: if n == 0 { Vec::new() } else { bootstrap_indices(n, samples, seed) } }
+    }
+
+    pub fn scores(&self, metric: &dyn Metric, stats: &SegmentStats) -> Vec<f64> {
+        bootstrap_scores(metric, stats, &self.idx, self.samples)
+    }
+
+    /// Resampled means of a per-segment value (formality scores, …).
+    pub fn means(&self, values: &[f64]) -> Vec<f64> {
+        (0..self.samples)
+            .map(|s| {
+                let idx = &self.idx[s * self.n..(s + 1) * self.n];
+                idx.iter().map(|&i| values[i as usize]).sum::<f64>() / idx.len().max(1) as f64
+            })
+            .collect()
+    }
+}
+
+/// sacrebleu's bootstrap test on already resampled scores: CI from the engine's estimate, p-value = share of
+/// resamples whose |difference| exceeds its mean by more than the observed |difference|.
+pub fn paired_bootstrap(sys_real: f64, sys_boot: &[f64], base: Option<(f64, &[f64])>) -> PairedResult {
+    let (mean, half) = estimate_ci(sys_boot);
+    let p = base.map(|(base_real, base_boot)| {
+        let real = (sys_real - base_real).abs();
+        let d: Vec<f64> = sys_boot.iter().zip(base_boot).map(|(s, b)| (s - b).abs()).collect();
+        let m = d.iter().sum::<f64>() / d.len().max(1) as f64;
+        let c = d.iter().filter(|x| *x - m > real).count();
+        (c as f64 + 1.0) / (d.len() as f64 + 1.0)
+    });
+    PairedResult { mean, ci: (mean - half, mean + half), p }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identical_systems_are_not_significant() {
+        let r = Resamples::new(50, 200, 12345);
+        let vals: Vec<f64> = (0..50).map(|i| (i % 7) as f64).collect();
+        let b = r.means(&vals);
+        let res = paired_bootstrap(3.0, &b, Some((3.0, &b)));
+        assert!(res.p.unwrap() > 0.9);
+        assert!(res.ci.0 < res.mean && res.mean < res.ci.1);
+    }
+
+    #[test]
+    fn clearly_better_system_is_significant() {
+        let r = Resamples::new(100, 500, 1);
+        let base: Vec<f64> = (0..100).map(|i| (i % 5) as f64).collect();
+        let sys: Vec<f64> = base.iter().map(|v| v + 1.0).collect();
+        let (bb, sb) = (r.means(&base), r.means(&sys));
+        let res = paired_bootstrap(3.0, &sb, Some((2.0, &bb)));
+        assert!(res.p.unwrap() < 0.01, "{:?}", res.p);
+    }
+}

@@ -1,0 +1,197 @@
+//! The Dashboard view: list and filter runs, import a folder of submissions, compare N runs (tables, charts as
+//! SVG), drill into segments, rate outputs blind, and export. Each command is a call into `registro_core::report`
+//! (or `registro_core::eval` for the import). The last prepared comparison is kept here so changing the baseline,
+//! drilling down or summarising ratings does not recompute per-segment statistics.
+
+use std::sync::Mutex;
+
+use registro_core::eval::registro_metrics::evaluate::EvalConfig;
+use registro_core::eval::{discover_submissions, run_eval, MetricName};
+use registro_core::progress::Progress;
+use registro_core::report::{
+    self, CompareOptions, CompareRequest, Comparison, DrillOptions, DrillPage, HumanSummary, ImageFormat, Prepared, Rating,
+    RatingItem, ReportFiles, RunQuery, RunSummary,
+};
+use registro_store::RunId;
+use tauri::ipc::Channel;
+use tauri::{AppHandle, State};
+
+use crate::error::{CmdError, CmdResult};
+use crate::state::{blocking, AppState};
+
+struct Loaded {
+    runs: Vec<RunId>,
+    reference: Option<String>,
+    prep: Prepared,
+    last: Option<Comparison>,
+}
+
+/// The comparison on screen. One at a time: the Dashboard shows one comparison.
+static LOADED: Mutex<Option<Loaded>> = Mutex::new(None);
+
+fn with_loaded<T>(f: impl FnOnce(&mut Loaded) -> CmdResult<T>) -> CmdResult<T> {
+    let mut g = LOADED.lock().unwrap_or_else(|p| p.into_inner());
+    match g.as_mut() {
+        Some(l) => f(l),
+        None => Err(CmdError::msg("no comparison loaded: pick runs and press Compare first")),
+    }
+}
+
+#[tauri::command(async)]
+pub fn dashboard_list_runs(state: State<'_, AppState>, query: Option<RunQuery>) -> CmdResult<Vec<RunSummary>> {
+    let q = query.unwrap_or_default();
+    state.with_store(|s| report::list_runs(s, &q))
+}
+
+#[derive(serde::Serialize)]
+pub struct ImportOutcome {
+    pub run_ids: Vec<RunId>,
+    pub systems: Vec<String>,
+}
+
+/// Imports every submission of an IWSLT/CoCoA-style folder as scored runs in `project` (the same code as
+/// `registro eval --submissions DIR`).
+#[tauri::command]
+pub async fn dashboard_import_submissions(
+    app: AppHandle,
+    dir: String,
+    project: String,
+    op_id: String,
+    on_progress: Channel<Progress>,
+) -> CmdResult<ImportOutcome> {
+    blocking(app, move |state| {
+        let op = state.ops.start(&op_id);
+        let dir = std::path::PathBuf::from(dir.trim());
+        if !dir.is_dir() {
+            return Err(CmdError::msg(format!("{} is not a folder", dir.display())));
+        }
+        let loaded = discover_submissions(&dir, None)?;
+        let lang = loaded.lang.clone().unwrap_or_default();
+        let mut metrics = vec![MetricName::Bleu, MetricName::Chrf, MetricName::Ter];
+        if loaded.systems.iter().any(|s| s.test_set.formal_annotated.is_some()) {
+            metrics.push(MetricName::MAcc);
+        }
+        let mut cfg = EvalConfig { metrics, lang, ..EvalConfig::default() };
+        if cfg.lang == "ja" {
+            if let Ok(t) = "ja-mecab".parse() {
+                cfg.bleu.tokenizer = t;
+            }
+        }
+        let mut store = state.open_store()?;
+        let project = if project.trim().is_empty() { "submissions".to_string() } else { project.trim().to_string() };
+        let mut progress = |p: Progress| {
+            let _ = on_progress.send(p);
+        };
+        let outcome = run_eval(Some(&mut store), &project, &loaded, &cfg, &op.token, &mut progress)?;
+        Ok(ImportOutcome { run_ids: outcome.run_ids, systems: loaded.systems.iter().map(|s| s.name.clone()).collect() })
+    })
+    .await
+}
+
+/// Compares `request.runs` against `request.baseline`; per-segment work is reused when the same runs are compared
+/// again (another baseline, other bootstrap settings).
+#[tauri::command]
+pub async fn dashboard_compare(app: AppHandle, request: CompareRequest, options: Option<CompareOptions>) -> CmdResult<Comparison> {
+    let opts = options.unwrap_or_default();
+    blocking(app, move |state| {
+        let mut g = LOADED.lock().unwrap_or_else(|p| p.into_inner());
+        let reuse = g.as_ref().is_some_and(|l| l.runs == request.runs && l.reference == request.reference);
+        if !reuse {
+            let store = state.open_store()?;
+            let data = report::load(&store, &request)?;
+            *g = Some(Loaded { runs: request.runs.clone(), reference: request.reference.clone(), prep: report::prepare(data)?, last: None });
+        }
+        let l = g.as_mut().expect("just loaded");
+        let base = match request.baseline {
+            None => 0,
+            Some(b) => l
+                .prep
+                .data
+                .systems
+                .iter()
+                .position(|s| s.run.id == b)
+                .ok_or_else(|| CmdError::msg(format!("baseline run {b} is not among the compared runs")))?,
+        };
+        l.prep.data.baseline = base;
+        let cmp = report::compare(&l.prep, &opts)?;
+        l.last = Some(cmp.clone());
+        Ok(cmp)
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn dashboard_drilldown(app: AppHandle, options: DrillOptions) -> CmdResult<DrillPage> {
+    blocking(app, move |_| with_loaded(|l| Ok(report::drilldown(&l.prep, &options)?))).await
+}
+
+#[tauri::command]
+pub async fn dashboard_rating_items(app: AppHandle, runs: Vec<RunId>, count: usize, seed: Option<u64>, rater: String) -> CmdResult<Vec<RatingItem>> {
+    blocking(app, move |state| {
+        let store = state.open_store()?;
+        Ok(report::rating_items(&store, &runs, count.clamp(1, 500), seed.unwrap_or(2022), &rater)?)
+    })
+    .await
+}
+
+#[tauri::command(async)]
+pub fn dashboard_save_ratings(state: State<'_, AppState>, rater: String, ratings: Vec<Rating>) -> CmdResult<usize> {
+    state.with_store(|s| report::save_ratings(s, &rater, &ratings))
+}
+
+#[tauri::command]
+pub async fn dashboard_human_summary(app: AppHandle) -> CmdResult<HumanSummary> {
+    blocking(app, move |state| {
+        let store = state.open_store()?;
+        with_loaded(|l| Ok(report::human_summary(&store, &l.prep)?))
+    })
+    .await
+}
+
+/// Writes the comparison on screen (tables, charts in `formats`, report.html, and the human evaluation when
+/// there are ratings) into `dir`.
+#[tauri::command]
+pub async fn dashboard_export(app: AppHandle, dir: String, formats: Option<Vec<String>>) -> CmdResult<ReportFiles> {
+    blocking(app, move |state| {
+        let dir = dir.trim().to_string();
+        if dir.is_empty() {
+            return Err(CmdError::msg("choose a folder to export to"));
+        }
+        let formats = formats
+            .unwrap_or_else(|| vec!["svg".into(), "png".into()])
+            .iter()
+            .map(|f| ImageFormat::parse(f).map_err(CmdError::from))
+            .collect::<CmdResult<Vec<_>>>()?;
+        let store = state.open_store()?;
+        with_loaded(|l| {
+            let cmp = l.last.as_ref().ok_or_else(|| CmdError::msg("compare the runs before exporting"))?;
+            let human = report::human_summary(&store, &l.prep)?;
+            let human = (human.judgments > 0).then_some(human);
+            Ok(report::write_report(cmp, human.as_ref(), std::path::Path::new(&dir), &formats)?)
+        })
+    })
+    .await
+}
+
+/// One chart of the comparison on screen as PNG or SVG bytes written to `path` (the chart's export button).
+#[tauri::command]
+pub async fn dashboard_save_chart(app: AppHandle, key: String, path: String) -> CmdResult<String> {
+    blocking(app, move |_| {
+        let path = std::path::PathBuf::from(path.trim());
+        let format = match path.extension().and_then(|e| e.to_str()) {
+            Some(e) => ImageFormat::parse(e)?,
+            None => return Err(CmdError::msg("end the file name in .svg or .png")),
+        };
+        let chart = with_loaded(|l| {
+            let cmp = l.last.as_ref().ok_or_else(|| CmdError::msg("compare the runs first"))?;
+            Ok(cmp.chart(&key).ok_or_else(|| CmdError::msg(format!("no chart {key:?} in this comparison")))?.chart.clone())
+        })?;
+        let bytes = chart.render(format, EXPORT_SIZE)?;
+        std::fs::write(&path, bytes).map_err(|e| CmdError::msg(format!("cannot write {}: {e}", path.display())))?;
+        Ok(path.display().to_string())
+    })
+    .await
+}
+
+/// Exported charts are a little larger than the on-screen ones, for slides and papers.
+const EXPORT_SIZE: (u32, u32) = (1000, 625);

@@ -1,0 +1,136 @@
+//! The Dashboard in the real window: import the UMD IWSLT 2022 EN→DE submissions as runs, compare three systems
+//! (tables with CIs, charts), open a chart and a drill-down, and rate two segments blind. Screenshots go to
+//! `tests/e2e/screenshots/dashboard-*.png`; the time from the Compare click to tables and charts on screen is
+//! printed.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use registro_e2e::{app_binary, ready_or_skip, Session};
+use serde_json::json;
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn screenshot_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("screenshots").join(name)
+}
+
+fn submissions_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("REGISTRO_SHARED_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+    let d = base.join("iwslt2022-umd/en-de");
+    d.is_dir().then_some(d)
+}
+
+#[test]
+fn import_compare_drill_rate() {
+    if !ready_or_skip("import_compare_drill_rate") {
+        return;
+    }
+    let Some(subs) = submissions_dir() else {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "skipped: import_compare_drill_rate: shared data iwslt2022-umd/en-de not found");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("registro.db");
+    let s = Session::start(&app_binary(), &["--db".to_string(), db.display().to_string()]).expect("start the app");
+    s.wait_for(r#"body[data-ready="1"]"#, WAIT).expect("the UI becomes ready");
+
+    s.type_text(&s.wait_for(r#"[data-testid="new-project-name"]"#, WAIT).unwrap(), "IWSLT 2022 EN-DE").unwrap();
+    s.click(&s.wait_for(r#"[data-testid="create-project"]"#, WAIT).unwrap()).unwrap();
+    s.wait_for(r#"[data-testid="project-item"].selected"#, WAIT).expect("the project opens");
+    s.click(&s.wait_for(r#"[data-testid="tab-dashboard"]"#, WAIT).unwrap()).unwrap();
+
+    // ---- import the folder: 5 systems × formal/informal = 10 runs ----
+    s.type_text(&s.wait_for(r#"[data-testid="dash-import-dir"]"#, WAIT).unwrap(), &subs.display().to_string()).unwrap();
+    s.click(&s.wait_for(r#"[data-testid="dash-import"]"#, WAIT).unwrap()).unwrap();
+    let rows = s.wait_for_count(r#"[data-testid="dash-run-row"]"#, 10, Duration::from_secs(180)).expect("10 runs imported and listed");
+    assert_eq!(rows.len(), 10);
+
+    // ---- pick three formal systems, the second as baseline ----
+    let formal: Vec<_> = ["formality-control-1.formal.de", "formality-control-2.formal.de", "formality-control-3.formal.de"]
+        .iter()
+        .map(|n| s.wait_for(&format!(r#"[data-testid="dash-run-row"][data-system="{n}"]"#), WAIT).expect("run listed"))
+        .collect();
+    assert_eq!(formal.len(), 3);
+    for n in ["formality-control-1.formal.de", "formality-control-2.formal.de", "formality-control-3.formal.de"] {
+        let c = s.wait_for(&format!(r#"[data-testid="dash-run-row"][data-system="{n}"] [data-testid="dash-run-check"]"#), WAIT).unwrap();
+        s.click(&c).unwrap();
+    }
+    let base = s
+        .wait_for(r#"[data-testid="dash-run-row"][data-system="formality-control-2.formal.de"] [data-testid="dash-run-baseline"]"#, WAIT)
+        .unwrap();
+    s.click(&base).unwrap();
+    let t0 = Instant::now();
+    s.click(&s.wait_for(r#"[data-testid="dash-compare"]"#, WAIT).unwrap()).unwrap();
+    let table = s.wait_for(r#"[data-testid="dash-table-corpus"]"#, WAIT).expect("the corpus table appears");
+    s.wait_for(r#"[data-testid="dash-chart-thumb"]"#, WAIT).expect("charts appear");
+    let wall = t0.elapsed();
+    let shown = s.execute(r#"return document.querySelector('[data-testid="dash-results"]').getAttribute('data-shown-ms');"#, vec![]).unwrap();
+    println!("dashboard: Compare click → tables and charts shown: {} ms in the page ({} ms as seen by WebDriver)", shown.as_str().unwrap_or("?"), wall.as_millis());
+
+    let text = s.text(&table).unwrap();
+    assert!(text.contains("BLEU") && text.contains("chrF2") && text.contains("M-Acc"), "corpus table columns: {text}");
+    assert!(text.contains("formality-control-2") && text.contains("(baseline)"), "the baseline is marked: {text}");
+    assert!(text.contains('['), "CIs are shown: {text}");
+    assert!(text.contains("nrefs:1") && text.contains("version:2.6.0"), "signatures shown: {text}");
+    let corpus_rows = s.find_all(r#"[data-testid="dash-table-corpus"] tbody tr"#).unwrap();
+    assert_eq!(corpus_rows.len(), 3, "one row per compared system");
+    s.wait_for(r#"[data-testid="dash-table-macc"]"#, WAIT).expect("M-Acc counts table");
+    s.screenshot(&screenshot_path("dashboard-tables.png")).unwrap();
+
+    // ---- open a chart ----
+    let thumb = s.wait_for(r#"[data-testid="dash-chart-thumb"][data-key="bars_bleu"]"#, WAIT).expect("BLEU bar chart thumbnail");
+    s.click(&thumb).unwrap();
+    s.wait_for(r#"[data-testid="dash-chart-viewer"][data-open="bars_bleu"] img.dash-chart-large"#, WAIT).expect("the chart opens large");
+    let loaded = s
+        .execute(r#"const i = document.querySelector('.dash-chart-large'); return i.complete && i.naturalWidth;"#, vec![])
+        .unwrap();
+    assert!(loaded.as_u64().unwrap_or(0) >= 400, "the chart image rendered: {loaded}");
+    s.execute(r#"document.querySelector('[data-testid="dash-chart-viewer"]').scrollIntoView();"#, vec![]).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    s.screenshot(&screenshot_path("dashboard-chart.png")).unwrap();
+
+    // ---- drill-down between the baseline and system 1 ----
+    s.click(&s.wait_for(r#"[data-testid="dash-drill-go"]"#, WAIT).unwrap()).unwrap();
+    let segs = s.wait_for(r#"[data-testid="dash-drill-segment"]"#, WAIT).expect("drill-down segments");
+    let seg_text = s.text(&segs).unwrap();
+    assert!(seg_text.contains("Δ"), "the difference is shown: {seg_text}");
+    assert!(!s.find_all(r#"[data-testid="dash-drill-segment"] .tok.match, [data-testid="dash-drill-segment"] .tok.improving"#).unwrap().is_empty(), "n-grams are highlighted");
+    s.execute(r#"document.querySelector('[data-testid="dash-drill"]').scrollIntoView();"#, vec![]).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    s.screenshot(&screenshot_path("dashboard-drilldown.png")).unwrap();
+
+    // ---- rate two segments blind ----
+    s.type_text(&s.wait_for(r#"[data-testid="dash-rater"]"#, WAIT).unwrap(), "tester").unwrap();
+    s.type_text(&s.wait_for(r#"[data-testid="dash-rate-count"]"#, WAIT).unwrap(), "2").unwrap();
+    s.click(&s.wait_for(r#"[data-testid="dash-rate-start"]"#, WAIT).unwrap()).unwrap();
+    for item in 0..2 {
+        s.wait_for(r#"[data-testid="dash-rate-item"]"#, WAIT).expect("a rating item");
+        // Choose a value on every scale of every output through the page (select elements).
+        s.execute(
+            r#"const item = arguments[0];
+               document.querySelectorAll('[data-testid="dash-rate-item"] select').forEach((sel, i) => {
+                 sel.selectedIndex = 1 + ((i + item) % (sel.options.length - 1));
+               });"#,
+            vec![json!(item)],
+        )
+        .unwrap();
+        if item == 0 {
+            s.execute(r#"document.querySelector('[data-testid="dash-rate-item"]').scrollIntoView();"#, vec![]).unwrap();
+            s.screenshot(&screenshot_path("dashboard-rating.png")).unwrap();
+        }
+        s.click(&s.wait_for(r#"[data-testid="dash-rate-save"]"#, WAIT).unwrap()).unwrap();
+    }
+    s.wait_for(r#"[data-testid="dash-rate-done"]"#, WAIT).expect("both items saved");
+    let summary = s.wait_for(r#"[data-testid="dash-table-human_means"]"#, WAIT).expect("human summary");
+    let st = s.text(&summary).unwrap();
+    assert!(st.contains("formality-control-1"), "means per system: {st}");
+    let notice = s.text(&s.wait_for(r#"[data-testid="dash-human-summary"]"#, WAIT).unwrap()).unwrap();
+    assert!(notice.contains("24 ratings by 1 rater"), "2 items × 3 outputs × 4 scales stored: {notice}");
+    s.execute(r#"document.querySelector('[data-testid="dash-human-summary"]').scrollIntoView();"#, vec![]).unwrap();
+    s.screenshot(&screenshot_path("dashboard-human.png")).unwrap();
+    s.close().unwrap();
+}
