@@ -1,0 +1,235 @@
+//! `registro bench engine`: candle vs llama.cpp (through a locally installed llama-cpp-python, in a child
+//! process) on the same prompts — prefill, decode, and document throughput (shared instruction + few-shot
+//! prefix, many short segments), with peak RSS. Load average is printed because the machine may be shared.
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use crate::{DeviceChoice, GenerateOptions, LoadOptions, Model, NoProcessor};
+
+/// What `registro bench engine` measures.
+#[derive(Clone, Debug)]
+pub struct BenchConfig {
+    pub segments: usize,
+    pub segment_tokens: usize,
+    pub batch: usize,
+    pub decode_tokens: usize,
+    pub llama_cpp: bool,
+    pub device: DeviceChoice,
+    pub tokenizer: Option<PathBuf>,
+}
+
+#[derive(serde::Serialize)]
+pub struct BenchReport {
+    pub model: PathBuf,
+    pub load_average_before: String,
+    pub load_average_after: String,
+    pub rows: Vec<Row>,
+    pub llama_cpp_note: Option<String>,
+}
+
+/// Prefill, decode and document throughput of candle on `path`, and of llama.cpp when asked and installed.
+pub fn run(path: &Path, a: &BenchConfig) -> Result<BenchReport> {
+    let load_before = load_average();
+    let cancel = AtomicBool::new(false);
+    let model = Model::load(path, &LoadOptions { device: a.device, tokenizer: a.tokenizer.clone(), keep_q5_0: false })?;
+    let mut prompt = model.bos_prefix();
+    prompt.extend(model.encode(BENCH_PROMPT)?);
+
+    // Prefill: best of 3 (the machine is shared; the best run is the least disturbed one).
+    model.prefix(&prompt[..8.min(prompt.len())])?; // warm-up
+    let mut prefill = 0f64;
+    for _ in 0..3 {
+        let t = Instant::now();
+        model.prefix(&prompt)?;
+        prefill = prefill.max(prompt.len() as f64 / t.elapsed().as_secs_f64());
+    }
+    eprintln!("[bench] candle prefill {prefill:.1} tok/s");
+    let opts = GenerateOptions { max_tokens: a.decode_tokens, ignore_eos: true, ..Default::default() };
+    let g = model.generate(None, &prompt, &opts, &mut NoProcessor, &mut |_| {}, &cancel)?;
+    let decode = (g.tokens.len() - 1) as f64 / g.decode_secs;
+
+    eprintln!("[bench] candle decode {decode:.1} tok/s");
+    // Document: shared instruction + few-shot prefix computed once, segments decoded in batches.
+    let mut doc_prefix = model.bos_prefix();
+    doc_prefix.extend(model.encode(DOC_SYSTEM)?);
+    let segs: Vec<Vec<u32>> = (0..a.segments).map(|i| model.encode(&segment(i))).collect::<Result<_>>()?;
+    let dopts = GenerateOptions { max_tokens: a.segment_tokens, ignore_eos: true, ..Default::default() };
+    let t = Instant::now();
+    let prefix = model.prefix(&doc_prefix)?;
+    let mut generated = 0;
+    for chunk in segs.chunks(a.batch.max(1)) {
+        let outs = model.generate_batch(Some(&prefix), chunk, &dopts, &mut NoProcessor, &mut |_| {}, &cancel)?;
+        generated += outs.iter().map(|o| o.tokens.len()).sum::<usize>();
+    }
+    let doc_secs = t.elapsed().as_secs_f64();
+    eprintln!("[bench] candle decode {decode:.1} tok/s, document {doc_secs:.1}s");
+    let candle = Row {
+        engine: format!("candle ({})", model.info.device),
+        prompt_tokens: prompt.len(),
+        prefill_tok_s: prefill,
+        decode_tok_s: decode,
+        doc_segments: a.segments,
+        doc_secs,
+        doc_segments_s: a.segments as f64 / doc_secs,
+        doc_tok_s: generated as f64 / doc_secs,
+        peak_rss_mb: peak_rss_mb(),
+        note: format!("prefix {} tok once, batch {}", doc_prefix.len(), a.batch),
+    };
+    let texts: Vec<String> = (0..a.segments).map(segment).collect();
+    let llama = if !a.llama_cpp { Err(anyhow::anyhow!("skipped (--no-llama-cpp)")) } else { llama_cpp(path, a.decode_tokens, &texts, a.segment_tokens) };
+    let load_after = load_average();
+    let mut rows = vec![candle];
+    let llama_note = match llama {
+        Ok(r) => {
+            rows.push(r);
+            None
+        }
+        Err(e) => Some(format!("llama.cpp not measured: {e:#}")),
+    };
+    Ok(BenchReport { model: path.to_path_buf(), load_average_before: load_before, load_average_after: load_after, rows, llama_cpp_note: llama_note })
+}
+
+impl BenchReport {
+    pub fn print(&self) {
+        let prompt = self.rows.first().map_or(0, |r| r.prompt_tokens);
+        println!("model {} · {} prompt tokens · load average {} → {}", self.model.display(), prompt, self.load_average_before, self.load_average_after);
+        println!("{:<26} {:>10} {:>10} {:>14} {:>10} {:>10}", "engine", "prefill/s", "decode/s", "doc seg/s", "doc tok/s", "peak MB");
+        for r in &self.rows {
+            println!(
+                "{:<26} {:>10.1} {:>10.1} {:>14.2} {:>10.1} {:>10.0}   {}",
+                r.engine, r.prefill_tok_s, r.decode_tok_s, r.doc_segments_s, r.doc_tok_s, r.peak_rss_mb, r.note
+            );
+        }
+        if self.rows.len() == 2 {
+            let (c, l) = (&self.rows[0], &self.rows[1]);
+            println!(
+                "candle / llama.cpp: prefill {:.2}x, decode {:.2}x, document {:.2}x",
+                c.prefill_tok_s / l.prefill_tok_s,
+                c.decode_tok_s / l.decode_tok_s,
+                c.doc_segments_s / l.doc_segments_s
+            );
+        }
+        if let Some(n) = &self.llama_cpp_note {
+            println!("{n}");
+        }
+    }
+}
+
+const BENCH_PROMPT: &str = "You are a careful translator. Rewrite the following customer message in a polite, formal register, keeping every fact and the original meaning: hey, the package you sent me last week never showed up, can you check what happened and send it again asap?";
+const DOC_SYSTEM: &str = "You are a professional translator. Translate each English sentence into German using the formal register (Sie, Ihnen, Ihr). Answer with the translation only.\n\nEnglish: Can you send me the report?\nGerman: Können Sie mir den Bericht schicken?\n\nEnglish: Thank you for your help yesterday.\nGerman: Vielen Dank für Ihre Hilfe gestern.\n\nEnglish: Did you get my email about the meeting?\nGerman: Haben Sie meine E-Mail zum Treffen erhalten?\n\n";
+const DOC_SEGMENTS: &[&str] = &[
+    "Where did you park your car this morning?",
+    "I would like to invite you to dinner on Friday.",
+    "Have you already read the new contract?",
+    "Please call me when you arrive at the station.",
+    "Your presentation was very convincing.",
+    "Could you explain the second point again?",
+    "We are looking forward to your visit next week.",
+    "Do you need anything else for the trip?",
+    "I forgot to bring your book back.",
+    "How long have you been working here?",
+];
+
+fn segment(i: usize) -> String {
+    format!("English: {}\nGerman:", DOC_SEGMENTS[i % DOC_SEGMENTS.len()])
+}
+
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.to_string()))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|k| k.parse::<f64>().ok()))
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).unwrap_or_default()
+}
+
+#[derive(serde::Serialize, Default, Clone, Debug)]
+pub struct Row {
+    pub engine: String,
+    pub prompt_tokens: usize,
+    pub prefill_tok_s: f64,
+    pub decode_tok_s: f64,
+    pub doc_segments: usize,
+    pub doc_secs: f64,
+    pub doc_segments_s: f64,
+    pub doc_tok_s: f64,
+    pub peak_rss_mb: f64,
+    pub note: String,
+}
+
+/// llama.cpp through llama-cpp-python, in a child process (its own peak RSS). Same prompt text, greedy,
+/// segments one at a time (llama-cpp-python reuses the KV cache of the common prompt prefix between calls).
+fn llama_cpp(path: &Path, decode_tokens: usize, segments: &[String], seg_tokens: usize) -> Result<Row> {
+    let script = r#"
+import json, sys, time, resource
+try:
+    from llama_cpp import Llama
+except Exception as e:
+    print(json.dumps({"error": "llama-cpp-python is not installed (pip install llama-cpp-python): %s" % e})); sys.exit(0)
+a = json.loads(sys.stdin.read())
+llm = Llama(model_path=a["path"], n_ctx=2048, n_threads=a["threads"], n_batch=512, verbose=False, logits_all=False)
+bos = llm.tokenize(b"", add_bos=True)
+p = llm.tokenize(a["prompt"].encode(), add_bos=True)
+best = 0.0
+for _ in range(3):
+    llm.reset(); t = time.time(); llm.eval(p); best = max(best, len(p) / (time.time() - t))
+llm.reset(); llm.eval(p)
+t = time.time(); n = 0
+for _ in range(a["decode"] - 1):
+    tok = llm.sample(temp=0.0); llm.eval([tok]); n += 1
+decode = n / (time.time() - t)
+llm.reset()
+t = time.time(); gen = 0
+for s in a["segments"]:
+    toks = llm.tokenize((a["system"] + s).encode(), add_bos=True)
+    for i, tok in enumerate(llm.generate(toks, temp=0.0, reset=True)):
+        gen += 1
+        if i + 1 >= a["seg_tokens"]: break
+doc = time.time() - t
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+print(json.dumps({"prompt_tokens": len(p), "prefill": best, "decode": decode, "doc_secs": doc, "generated": gen, "rss": rss}))
+"#;
+    let threads = candle_core_threads();
+    let input = serde_json::json!({
+        "path": path, "threads": threads, "prompt": BENCH_PROMPT, "decode": decode_tokens,
+        "system": DOC_SYSTEM, "segments": segments, "seg_tokens": seg_tokens,
+    });
+    let mut child = std::process::Command::new(std::env::var("REGISTRO_PYTHON").unwrap_or_else(|_| "python3".into()))
+        .arg("-c")
+        .arg(script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .context("cannot run python3")?;
+    child.stdin.take().unwrap().write_all(input.to_string().as_bytes())?;
+    let out = child.wait_with_output()?;
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).context("llama.cpp script printed no result")?;
+    if let Some(e) = v["error"].as_str() {
+        bail!("{e}");
+    }
+    let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+    Ok(Row {
+        engine: format!("llama.cpp ({threads} threads)"),
+        prompt_tokens: f("prompt_tokens") as usize,
+        prefill_tok_s: f("prefill"),
+        decode_tok_s: f("decode"),
+        doc_segments: segments.len(),
+        doc_secs: f("doc_secs"),
+        doc_segments_s: segments.len() as f64 / f("doc_secs"),
+        doc_tok_s: f("generated") / f("doc_secs"),
+        peak_rss_mb: f("rss"),
+        note: "one segment at a time (prompt-prefix KV reuse)".into(),
+    })
+}
+
+fn candle_core_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
