@@ -1,0 +1,124 @@
+//! The Dashboard use case over a real store: compare runs, drill down, rate blind, summarise, export.
+
+use registro_core::report::{self, CompareOptions, CompareRequest, DrillOptions, DrillSort, Rating, SentenceMetric};
+use registro_store::{Scale, Store};
+
+fn fixture(runs: usize, segments: usize) -> (Store, Vec<i64>) {
+    let mut store = Store::open_in_memory().unwrap();
+    let ids = report::bench_fixture(&mut store, runs, segments).unwrap();
+    (store, ids)
+}
+
+#[test]
+fn compare_builds_tables_with_cis_and_every_chart() {
+    let (store, ids) = fixture(4, 80);
+    let req = CompareRequest { runs: ids.clone(), baseline: Some(ids[1]), reference: None };
+    let prep = report::prepare(report::load(&store, &req).unwrap()).unwrap();
+    let cmp = report::compare(&prep, &CompareOptions { bootstrap: 200, ..Default::default() }).unwrap();
+    let corpus = cmp.table("corpus").expect("corpus table");
+    assert_eq!(corpus.rows.len(), 4);
+    let bleu_col = corpus.columns.iter().position(|c| c.key == "bleu").unwrap();
+    for r in &corpus.rows {
+        let c = &r.cells[bleu_col];
+        let (v, (lo, hi)) = (c.value.unwrap(), c.ci.unwrap());
+        assert!(lo <= v + 1.0 && v - 1.0 <= hi, "CI [{lo}, {hi}] around {v}");
+    }
+    assert!(corpus.notes.iter().any(|n| n.contains("nrefs:1") && n.contains("bs:200")), "{:?}", corpus.notes);
+    assert!(corpus.rows[1].cells[0].text.as_deref().unwrap().contains("(baseline)"));
+    assert!(cmp.table("macc").is_some(), "the fixture has annotated references");
+    assert!(cmp.table("edit_types").is_some());
+    for key in ["bars_bleu", "bars_chrf", "bars_ter", "bars_macc", "scatter_bleu_formality", "scatter_acc_sim", "stacked_macc", "hist_levenshtein", "hist_formality", "heatmap_led", "grouped_length_bleu"] {
+        let c = cmp.chart(key).unwrap_or_else(|| panic!("chart {key} missing"));
+        assert!(c.svg.as_ref().is_some_and(|s| s.contains("<svg")), "{key} rendered");
+    }
+    // More damage in later systems: BLEU falls from system-01 (formal) to system-02 (informal, damaged more).
+    let bleu: Vec<f64> = corpus.rows.iter().map(|r| r.cells[bleu_col].value.unwrap()).collect();
+    assert!(bleu[0] > bleu[3], "{bleu:?}");
+}
+
+#[test]
+fn runs_over_different_sources_are_refused_with_their_names() {
+    let mut store = Store::open_in_memory().unwrap();
+    let a = report::bench_fixture(&mut store, 1, 20).unwrap();
+    let b = report::bench_fixture(&mut store, 1, 30).unwrap();
+    let err = report::load(&store, &CompareRequest { runs: vec![a[0], b[0]], baseline: None, reference: None }).unwrap_err();
+    assert!(format!("{err:#}").contains("different source segments"), "{err:#}");
+    let err = report::load(&store, &CompareRequest { runs: vec![a[0]], baseline: Some(b[0]), reference: None }).unwrap_err();
+    assert!(format!("{err:#}").contains("not among the compared runs"), "{err:#}");
+}
+
+#[test]
+fn drilldown_sorts_by_sentence_difference() {
+    let (store, ids) = fixture(3, 50);
+    let prep = report::prepare(report::load(&store, &CompareRequest { runs: ids.clone(), ..Default::default() }).unwrap()).unwrap();
+    let page = report::drilldown(
+        &prep,
+        &DrillOptions { a: ids[0], b: ids[2], metric: SentenceMetric::Bleu, sort: DrillSort::Worsened, offset: 0, limit: 50 },
+    )
+    .unwrap();
+    assert_eq!(page.segments.len(), 50);
+    assert!(page.segments.windows(2).all(|w| w[0].diff <= w[1].diff), "worst first");
+    assert!(page.worsened > page.improved, "the more damaged system loses more often");
+    let s = &page.segments[0];
+    assert!(s.a.tokens.iter().any(|t| t.class != registro_core::report::TokenClass::Plain), "reference n-grams marked");
+    assert!(!s.references.is_empty());
+}
+
+#[test]
+fn blind_ratings_round_trip_into_agreement_and_correlation() {
+    let (mut store, ids) = fixture(3, 40);
+    let runs = ids.clone();
+    let ann = report::rating_items(&store, &runs, 6, 1, "ann").unwrap();
+    let bob = report::rating_items(&store, &runs, 6, 1, "bob").unwrap();
+    let mut sa: Vec<i64> = ann.iter().map(|i| i.segment_index).collect();
+    let mut sb: Vec<i64> = bob.iter().map(|i| i.segment_index).collect();
+    assert_ne!(sa, sb, "each rater gets their own order");
+    sa.sort();
+    sb.sort();
+    assert_eq!(sa, sb, "but the same segments");
+    for (rater, items, shift) in [("ann", &ann, 0.0), ("bob", &bob, 1.0)] {
+        let mut ratings = Vec::new();
+        for it in items.iter() {
+            for o in &it.outputs {
+                let k = runs.iter().position(|r| *r == o.run_id).unwrap() as f64;
+                ratings.push(Rating { run_id: o.run_id, segment_index: it.segment_index, scale: Scale::Fluency, value: (5.0 - k - shift * (k == 0.0) as u8 as f64).max(1.0) });
+                ratings.push(Rating { run_id: o.run_id, segment_index: it.segment_index, scale: Scale::Formality, value: 2.0 - k });
+                ratings.push(Rating { run_id: o.run_id, segment_index: it.segment_index, scale: Scale::Rank, value: k + 1.0 });
+            }
+        }
+        assert_eq!(report::save_ratings(&mut store, rater, &ratings).unwrap(), ratings.len());
+    }
+    // Saving again replaces instead of duplicating.
+    let again = Rating { run_id: runs[0], segment_index: ann[0].segment_index, scale: Scale::Fluency, value: 4.0 };
+    report::save_ratings(&mut store, "ann", &[again]).unwrap();
+    let bad = Rating { run_id: runs[0], segment_index: 0, scale: Scale::Meaning, value: 7.0 };
+    assert!(report::save_ratings(&mut store, "ann", &[bad]).unwrap_err().to_string().contains("1..6"));
+
+    let prep = report::prepare(report::load(&store, &CompareRequest { runs, ..Default::default() }).unwrap()).unwrap();
+    let h = report::human_summary(&store, &prep).unwrap();
+    assert_eq!(h.raters, vec!["ann".to_string(), "bob".to_string()]);
+    assert_eq!(h.judgments, 2 * 6 * 3 * 3);
+    let formality = h.agreement.iter().find(|a| a.scale == Scale::Formality && a.statistic.starts_with("ICC")).unwrap();
+    assert!((formality.value.unwrap() - 1.0).abs() < 1e-9, "identical formality ratings ⇒ ICC 1: {formality:?}");
+    let rank = h.agreement.iter().find(|a| a.scale == Scale::Rank).unwrap();
+    assert!((rank.value.unwrap() - 1.0).abs() < 1e-9, "identical rankings ⇒ τ 1");
+    let fluency = h.agreement.iter().find(|a| a.scale == Scale::Fluency).unwrap();
+    assert!(fluency.value.unwrap() < 1.0 && fluency.value.unwrap() > 0.0, "{fluency:?}");
+    assert!(h.tables.iter().any(|t| t.key == "human_correlation"));
+}
+
+#[test]
+fn report_folder_has_tables_charts_and_html() {
+    let (store, ids) = fixture(3, 30);
+    let prep = report::prepare(report::load(&store, &CompareRequest { runs: ids, ..Default::default() }).unwrap()).unwrap();
+    let cmp = report::compare(&prep, &CompareOptions { bootstrap: 100, ..Default::default() }).unwrap();
+    let dir = std::env::temp_dir().join(format!("registro-report-test-{}", std::process::id()));
+    let files = report::write_report(&cmp, None, &dir, &[report::ImageFormat::Svg, report::ImageFormat::Png]).unwrap();
+    for name in ["corpus.csv", "corpus.tex", "corpus.json", "macc.md", "bars_bleu.svg", "bars_bleu.png", "heatmap_led.png", "report.html", "comparison.json"] {
+        assert!(dir.join(name).is_file(), "{name} written");
+    }
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("Corpus metrics"), "one-file report embeds charts and tables");
+    assert!(files.files.len() > 20);
+    let _ = std::fs::remove_dir_all(&dir);
+}
