@@ -72,6 +72,11 @@ pub fn run() -> anyhow::Result<()> {
             commands::rewrite::rewrite_text,
             commands::rewrite::score_formality,
             commands::rewrite::export_rewrite,
+            commands::translate::translate_text,
+            commands::translate::check_translation,
+            commands::translate::save_translation_edit,
+            commands::translate::repair_translation,
+            commands::translate::export_translation,
         ])
         .run(tauri::generate_context!())
         .context("the Registro window failed")?;

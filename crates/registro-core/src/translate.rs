@@ -291,7 +291,7 @@ impl<'g> Translator<'g> {
             let gens = if source.trim().is_empty() {
                 vec![Generated { text: String::new(), logprob: 0.0, tokens: 0 }]
             } else {
-                self.gen.generate(&p.prefix, &p.turn, o.effective_n(), o.max_tokens, &constraints, cancel)?
+                self.gen.generate(&p.prefix, &p.turn, o.effective_n(), token_budget(source, o.max_tokens), &constraints, cancel)?
             };
             let seg = finish_segment(index, source, gens, &o, t0)?;
             on_segment(&seg)?;
@@ -299,6 +299,13 @@ impl<'g> Translator<'g> {
         }
         Ok(out)
     }
+}
+
+/// Tokens allowed for one segment: a translation is rarely more than ~3 tokens per source word (Hindi and
+/// Japanese included), and a cap stops a model that keeps offering alternatives from running on.
+fn token_budget(source: &str, max_tokens: usize) -> usize {
+    let words = source.split_whitespace().count();
+    (words * 3 + 16).clamp(24, max_tokens.max(24))
 }
 
 /// Reranking, pivot formalization, repair and flagging for one segment's candidates.

@@ -4,6 +4,7 @@
 pub mod dashboard;
 pub mod projects;
 pub mod rewrite;
+pub mod translate;
 
 use serde::Serialize;
 use tauri::State;

@@ -53,7 +53,8 @@ impl ChatFormat {
     }
     /// Stop strings for a one-segment answer.
     pub fn stops(self) -> Vec<String> {
-        let mut v = vec!["\n".to_string()];
+        // Small chat models like to add alternatives ("… Or: …"); the first rendering is the translation.
+        let mut v = vec!["\n".to_string(), " Or:".to_string(), " or:".to_string(), " (Or".to_string(), " Alternatively".to_string()];
         match self {
             ChatFormat::ChatMl => v.push("<|im_end|>".into()),
             ChatFormat::Gemma => v.push("<end_of_turn>".into()),

@@ -1,0 +1,132 @@
+//! The Translate view: translate pasted text or a stored document into a register (the document default,
+//! overridable per sentence) as a stored run, re-check a sentence after an edit or a candidate pick (stored in
+//! place), repair a sentence on request, and export. Each command is one call into `registro_core::translate`.
+
+use registro_core::progress::Progress;
+use registro_core::translate::{self as core, Controls, Gender, Lang, Options, Register, SegmentCheck, SegmentOut, SystemKind};
+use registro_store::{DocumentId, ProjectId, RunId};
+use tauri::ipc::Channel;
+use tauri::AppHandle;
+
+use crate::error::{CmdError, CmdResult};
+use crate::state::blocking;
+
+#[derive(serde::Deserialize)]
+pub struct TranslateArgs {
+    /// Pasted text, one segment per line (ignored when `document_id` is set).
+    #[serde(default)]
+    pub text: String,
+    pub document_id: Option<DocumentId>,
+    pub lang: String,
+    /// The document's register: the default for every segment.
+    pub register: String,
+    /// Per-segment overrides (index → register).
+    #[serde(default)]
+    pub overrides: std::collections::HashMap<usize, String>,
+    pub model: Option<String>,
+    /// `prompt,fewshot,constrain,rerank,repair`, `all` or `none`.
+    pub controls: Option<String>,
+    /// `controlled` (default) or `pivot`.
+    pub system: Option<String>,
+    pub n_best: Option<usize>,
+    pub gender: Option<String>,
+}
+
+#[derive(serde::Serialize)]
+pub struct TranslateOutcome {
+    pub run_id: RunId,
+    pub segments: Vec<SegmentOut>,
+}
+
+fn parse<T: std::str::FromStr>(s: &str) -> CmdResult<T>
+where
+    T::Err: std::fmt::Display,
+{
+    s.parse::<T>().map_err(|e| CmdError::msg(e.to_string()))
+}
+
+/// Translates and stores the run in `project_id`. Progress per segment; `cancel_operation(op_id)` stops between
+/// segments and keeps the segments done so far in a `cancelled` run.
+#[tauri::command]
+pub async fn translate_text(
+    app: AppHandle,
+    project_id: ProjectId,
+    args: TranslateArgs,
+    op_id: String,
+    on_progress: Channel<Progress>,
+) -> CmdResult<TranslateOutcome> {
+    let lang: Lang = parse(&args.lang)?;
+    let register: Register = parse(&args.register)?;
+    let controls: Controls = args.controls.as_deref().unwrap_or("all").parse().map_err(CmdError::from)?;
+    let system = match args.system.as_deref().unwrap_or("controlled") {
+        "controlled" => SystemKind::Controlled,
+        "pivot" => SystemKind::Pivot,
+        s => return Err(CmdError::msg(format!("unknown system {s:?} (expected controlled or pivot)"))),
+    };
+    let gender: Option<Gender> = args.gender.as_deref().filter(|g| !g.is_empty()).map(parse).transpose()?;
+    blocking(app, move |state| {
+        let op = state.ops.start(&op_id);
+        let mut store = state.open_store()?;
+        let sources = match args.document_id {
+            Some(doc) => store.segment_texts(doc)?,
+            None => args.text.lines().map(str::to_string).collect(),
+        };
+        if sources.iter().all(|s| s.trim().is_empty()) {
+            return Err(CmdError::msg("nothing to translate: paste some text or pick a document"));
+        }
+        let mut registers = vec![register; sources.len()];
+        for (i, r) in &args.overrides {
+            let slot = registers.get_mut(*i).ok_or_else(|| CmdError::msg(format!("register override for segment {} of {}", i + 1, sources.len())))?;
+            *slot = parse(r)?;
+        }
+        let opts = Options { controls, system, n_best: args.n_best.unwrap_or(4).clamp(1, 8), gender, ..Options::new(lang, register) };
+        let model = args.model.clone().unwrap_or_else(|| "qwen2.5-coder-1.5b-instruct".into());
+        let mut gen = core::EngineGenerator::load(&model)?;
+        let mut tr = core::Translator::new(&mut gen, core::Pool::default_for(lang));
+        let mut progress = |p: Progress| {
+            let _ = on_progress.send(p);
+        };
+        let target = core::RunTarget { project_id, document_id: args.document_id };
+        let (run_id, segments) = core::translate_and_store(&mut store, &target, &mut tr, &sources, Some(registers.as_slice()), &opts, &mut progress, &op.token)?;
+        Ok(TranslateOutcome { run_id, segments })
+    })
+    .await
+}
+
+/// Analyses `text` against `register` (markers for highlighting, verdict, flag) without storing anything.
+#[tauri::command(async)]
+pub fn check_translation(lang: String, register: String, text: String) -> CmdResult<SegmentCheck> {
+    Ok(core::check(parse(&lang)?, parse(&register)?, &text))
+}
+
+/// Stores an edited or picked translation for one segment of a run, re-analysed and re-flagged.
+#[tauri::command]
+pub async fn save_translation_edit(
+    app: AppHandle,
+    run_id: RunId,
+    segment: usize,
+    lang: String,
+    register: String,
+    text: String,
+) -> CmdResult<SegmentCheck> {
+    let lang: Lang = parse(&lang)?;
+    let register: Register = parse(&register)?;
+    blocking(app, move |state| state.with_store(|s| core::store_edit(s, run_id, segment, lang, register, &text))).await
+}
+
+/// Rule-based repair of one sentence into `register` (the view's "Repair" button on a flagged sentence).
+#[tauri::command(async)]
+pub fn repair_translation(lang: String, register: String, text: String) -> CmdResult<String> {
+    let lang: Lang = parse(&lang)?;
+    Ok(core::analyzer::repair::convert(lang, &text, parse(&register)?).text)
+}
+
+/// Writes the translated document to `path` (a path the user picked in the save dialog).
+#[tauri::command(async)]
+pub fn export_translation(path: String, text: String) -> CmdResult<()> {
+    let path = path.trim();
+    if path.is_empty() {
+        return Err(CmdError::msg("choose where to save the translation"));
+    }
+    std::fs::write(path, text).map_err(|e| CmdError::msg(format!("cannot write {path}: {e}")))
+}
