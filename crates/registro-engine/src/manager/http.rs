@@ -43,7 +43,11 @@ fn describe(err: ureq::Error) -> anyhow::Error {
 }
 
 pub(crate) fn get_json(url: &str) -> Result<serde_json::Value> {
-    let resp = request(&agent(), url).call().map_err(describe)?;
+    get_json_accept(url, "application/json")
+}
+
+pub(crate) fn get_json_accept(url: &str, accept: &str) -> Result<serde_json::Value> {
+    let resp = request(&agent(), url).set("Accept", accept).call().map_err(describe)?;
     let text = resp.into_string().with_context(|| format!("reading {url}"))?;
     serde_json::from_str(&text).with_context(|| format!("{url} did not return JSON"))
 }

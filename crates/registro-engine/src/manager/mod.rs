@@ -130,13 +130,17 @@ impl ModelManager {
     }
 
     /// `$REGISTRO_MODELS` or the platform cache dir (`~/.cache/registro/models`); local directories from
-    /// `$REGISTRO_WHEELHOUSE` (a path list).
+    /// `$REGISTRO_WHEELHOUSE` (a path list), plus `~/.cache/registro/downloads` when it exists (where the
+    /// project's fetch script leaves the PyPI wheels and npm tarballs).
     pub fn from_env() -> Self {
         let mut m = Self::new(default_root());
         if let Some(list) = std::env::var_os("REGISTRO_WHEELHOUSE") {
-            for d in std::env::split_paths(&list) {
+            for d in std::env::split_paths(&list).filter(|d| !d.as_os_str().is_empty()) {
                 m.local_dirs.push(d);
             }
+        }
+        if let Some(d) = dirs::cache_dir().map(|c| c.join("registro").join("downloads")).filter(|d| d.is_dir()) {
+            m.local_dirs.push(d);
         }
         m
     }
