@@ -184,7 +184,7 @@ pub fn rewrite_with(
         if cancel.is_cancelled() {
             break;
         }
-        let r = match registro_rewrite::pipeline::rewrite_sentence(s, opts, &mut formalizer, formality, neural.as_deref_mut()) {
+        let r = match registro_rewrite::pipeline::rewrite_sentence(s, opts, &mut formalizer, formality, neural.as_mut().map(|n| &mut **n as &mut dyn Neural)) {
             Ok(r) => r,
             Err(e) => {
                 failure = Some(anyhow::anyhow!("sentence {}: {e}", i + 1));
@@ -349,9 +349,9 @@ pub fn train_scorers(dir: &Path, out: &Path, embedding_model: Option<&str>) -> a
     }
     if let Some(id) = embedding_model {
         let texts = |d: &[registro_rewrite::scorer::Example]| d.iter().map(|e| e.text.clone()).collect::<Vec<_>>();
-        let e_tr = neural::embed_all(id, &texts(&tr)).with_context(|| format!("embedding PT16 train with {id}"))?;
-        let e_tu = neural::embed_all(id, &texts(&tu))?;
-        let m = train(&tr, &tu, Variant::Embedding, Some((&e_tr, &e_tu, id.to_string())))?;
+        let e_tr = neural::embed_all(id, &texts(tr.as_slice())).with_context(|| format!("embedding PT16 train with {id}"))?;
+        let e_tu = neural::embed_all(id, &texts(tu.as_slice()))?;
+        let m = train(&tr, &tu, Variant::Embedding, Some((e_tr.as_slice(), e_tu.as_slice(), id.to_string())))?;
         save(&m, &out.join("embedding.json"))?;
         models.push(m);
     }

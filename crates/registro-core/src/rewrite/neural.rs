@@ -121,7 +121,7 @@ impl EmbeddingFormality {
 impl Formality for EmbeddingFormality {
     fn formality(&mut self, text: &str, lang: Lang) -> Result<f32, String> {
         let e = self.encoder.embed(&[text]).map_err(|e| format!("{e:#}"))?;
-        self.scorer.score(text, lang, Some(&e[0])).map_err(|e| e.to_string())
+        self.scorer.score(text, lang, Some(e[0].as_slice())).map_err(|e| e.to_string())
     }
     fn name(&self) -> String {
         "registro-embedding".into()
