@@ -152,7 +152,7 @@ fn rewrite(ctx: &Ctx, o: &RewriteOpts, text: &[String]) -> anyhow::Result<()> {
     let sentences = read_input(o, text)?;
     let mut store = open_store(ctx, o)?;
     let mut neural = rw::neural_backend(o.method, o.model.as_deref())?;
-    let out = rw::rewrite(store.as_mut(), &request(o, sentences), neural.as_deref_mut(), &CancelToken::new(), &mut progress(ctx.json))?;
+    let out = rw::rewrite(store.as_mut(), &request(o, sentences), neural.as_mut().map(|n| &mut **n as &mut dyn rw::Neural), &CancelToken::new(), &mut progress(ctx.json))?;
     if let Some(p) = &o.output {
         let mut text = out.best_texts().join("\n");
         text.push('\n');
@@ -189,7 +189,7 @@ fn rewrite(ctx: &Ctx, o: &RewriteOpts, text: &[String]) -> anyhow::Result<()> {
 fn eval(ctx: &Ctx, o: &RewriteOpts, dir: &std::path::Path) -> anyhow::Result<()> {
     let mut store = open_store(ctx, o)?;
     let mut neural = rw::neural_backend(o.method, o.model.as_deref())?;
-    let r = rw::evaluate_xformal(store.as_mut(), dir, request(o, Vec::new()), neural.as_deref_mut(), &CancelToken::new(), &mut progress(ctx.json))?;
+    let r = rw::evaluate_xformal(store.as_mut(), dir, request(o, Vec::new()), neural.as_mut().map(|n| &mut **n as &mut dyn rw::Neural), &CancelToken::new(), &mut progress(ctx.json))?;
     if ctx.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
         return Ok(());
