@@ -78,7 +78,7 @@ pub async fn rewrite_text(
         let mut progress = |p: Progress| {
             let _ = on_progress.send(p);
         };
-        Ok(core::rewrite(Some(&mut store), &req, neural.as_deref_mut(), &op.token, &mut progress)?)
+        Ok(core::rewrite(Some(&mut store), &req, neural.as_mut().map(|n| &mut **n as &mut dyn core::Neural), &op.token, &mut progress)?)
     })
     .await
 }
