@@ -24,6 +24,18 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
     serde_json::from_str(&s).with_context(|| format!("{}: invalid or unsupported config", path.display()))
 }
 
+/// Loads `tokenizer.json` with its own padding and truncation switched off: many exports (all-MiniLM-L6-v2
+/// included) ship `padding: Fixed(128)` / `truncation: 128`, which would make every `encode` return `[PAD]`
+/// tokens that `encode_batch` counts as real (attention mask 1, included in mean pooling). Padding and
+/// truncation are done by `encode_batch` itself, like sentence-transformers / transformers do.
+fn load_tokenizer(dir: &Path) -> Result<tokenizers::Tokenizer> {
+    let mut tok = tokenizers::Tokenizer::from_file(need(dir, "tokenizer.json")?)
+        .map_err(|e| anyhow::anyhow!("{}: cannot load tokenizer.json: {e}", dir.display()))?;
+    tok.with_padding(None);
+    tok.with_truncation(None).map_err(|e| anyhow::anyhow!("{}: tokenizer.json: {e}", dir.display()))?;
+    Ok(tok)
+}
+
 fn weights(dir: &Path, device: &Device) -> Result<VarBuilder<'static>> {
     let p = need(dir, "model.safetensors")?;
     // Safety of mmap: the file is opened read-only and the engine never writes model files while loaded.
@@ -82,8 +94,7 @@ impl SentenceEncoder {
     pub fn load(dir: &Path, choice: DeviceChoice) -> Result<Self> {
         let device = device::open(choice)?;
         let cfg: bert::Config = read_json(&need(dir, "config.json")?)?;
-        let tokenizer = tokenizers::Tokenizer::from_file(need(dir, "tokenizer.json")?)
-            .map_err(|e| anyhow::anyhow!("{}: cannot load tokenizer.json: {e}", dir.display()))?;
+        let tokenizer = load_tokenizer(dir)?;
         let vb = weights(dir, &device)?;
         let model = bert::BertModel::load(vb, &cfg).with_context(|| format!("{}: not a BERT model", dir.display()))?;
         let normalize = std::fs::read_to_string(dir.join("modules.json")).is_ok_and(|s| s.contains("Normalize"));
@@ -146,8 +157,7 @@ impl SequenceClassifier {
         } else {
             labels.into_iter().map(|(_, l)| l).collect()
         };
-        let tokenizer = tokenizers::Tokenizer::from_file(need(dir, "tokenizer.json")?)
-            .map_err(|e| anyhow::anyhow!("{}: cannot load tokenizer.json: {e}", dir.display()))?;
+        let tokenizer = load_tokenizer(dir)?;
         let vb = weights(dir, &device)?;
         let model = xlm_roberta::XLMRobertaForSequenceClassification::new(labels.len(), &cfg, vb)
             .with_context(|| format!("{}: weights do not match an XLM-R classifier", dir.display()))?;
