@@ -15,16 +15,26 @@ use registro_core::translate::{
 use registro_engine::{LoadOptions, Model, TextCodec};
 use registro_store::{RunStatus, Store};
 
-/// Any text in, ids of the tiny vocabulary out (lossy, but total): the pipeline's prompts carry newlines and
-/// accents that the engine's ASCII test codec rejects.
+/// Any text in, ids of the tiny vocabulary out: a bijection between ids 4..VOCAB and the characters from ' ' on,
+/// so that a banned word's encoding is exactly the tokens that would spell it. Characters outside that range (the
+/// pipeline's prompts carry newlines and accents) fold onto it: lossy, but total.
 struct WrapCodec;
+
+const FIRST_ID: u32 = 4;
+const SPAN: u32 = common::VOCAB as u32 - FIRST_ID;
 
 impl TextCodec for WrapCodec {
     fn encode(&self, text: &str, _add_special: bool) -> anyhow::Result<Vec<u32>> {
-        Ok(text.chars().map(|c| 4 + (c as u32) % (common::VOCAB as u32 - 4)).collect())
+        Ok(text
+            .chars()
+            .map(|c| match (c as u32).checked_sub(32) {
+                Some(k) if k < SPAN => FIRST_ID + k,
+                _ => FIRST_ID + (c as u32) % SPAN,
+            })
+            .collect())
     }
     fn decode(&self, ids: &[u32], _skip: bool) -> anyhow::Result<String> {
-        Ok(ids.iter().filter(|&&i| i >= 4).map(|&i| char::from_u32(32 + i % 95).unwrap_or('?')).collect())
+        Ok(ids.iter().filter(|&&i| i >= FIRST_ID).map(|&i| char::from_u32(32 + (i - FIRST_ID) % SPAN).unwrap_or('?')).collect())
     }
     fn token_id(&self, _t: &str) -> Option<u32> {
         None

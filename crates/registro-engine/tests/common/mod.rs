@@ -56,7 +56,7 @@ pub fn tiny_gguf(dir: &Path, arch: &str, wtype: GgmlDType) -> PathBuf {
         (format!("{arch}.attention.head_count_kv"), V::U32(KV_HEADS as u32)),
         (format!("{arch}.embedding_length"), V::U32(HIDDEN as u32)),
         (format!("{arch}.block_count"), V::U32(LAYERS as u32)),
-        (format!("{arch}.context_length"), V::U32(512)),
+        (format!("{arch}.context_length"), V::U32(4096)),
         (format!("{arch}.attention.layer_norm_rms_epsilon"), V::F32(1e-6)),
         (format!("{arch}.rope.freq_base"), V::F32(10000.0)),
         (format!("{arch}.feed_forward_length"), V::U32(FFN as u32)),
