@@ -17,7 +17,9 @@ done
 if [ "${REGISTRO_E2E_SKIP_BUILD:-0}" != 1 ]; then
   log "building ui/ and registro-app"
   (cd ui && npm run build --silent)
-  cargo build -p registro-app
+  # The same feature set as scripts/test.sh, so nothing is compiled twice (`-p registro-app` alone unifies
+  # features differently and would rebuild candle and tauri).
+  cargo build --workspace --all-targets
   cargo test -p registro-e2e --no-run
 fi
 
