@@ -168,6 +168,21 @@ impl Session {
         request("POST", &self.url(&format!("/element/{}/click", e.0)), Some(json!({}))).map(|_| ())
     }
 
+    /// Finds the element matching `css` and clicks it, looking it up again when the UI re-rendered it between
+    /// the lookup and the click (WebDriver's "stale element reference"), until `timeout`.
+    pub fn click_css(&self, css: &str, timeout: Duration) -> Result<()> {
+        let start = Instant::now();
+        loop {
+            let e = self.wait_for(css, timeout)?;
+            match self.click(&e) {
+                Err(err) if err.contains("stale element") && start.elapsed() < timeout => {
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                other => return other,
+            }
+        }
+    }
+
     pub fn type_text(&self, e: &Element, text: &str) -> Result<()> {
         request("POST", &self.url(&format!("/element/{}/clear", e.0)), Some(json!({})))?;
         request("POST", &self.url(&format!("/element/{}/value", e.0)), Some(json!({"text": text}))).map(|_| ())

@@ -39,13 +39,13 @@ fn import_compare_drill_rate() {
     s.wait_for(r#"body[data-ready="1"]"#, WAIT).expect("the UI becomes ready");
 
     s.type_text(&s.wait_for(r#"[data-testid="new-project-name"]"#, WAIT).unwrap(), "IWSLT 2022 EN-DE").unwrap();
-    s.click(&s.wait_for(r#"[data-testid="create-project"]"#, WAIT).unwrap()).unwrap();
+    s.click_css(r#"[data-testid="create-project"]"#, WAIT).unwrap();
     s.wait_for(r#"[data-testid="project-item"].selected"#, WAIT).expect("the project opens");
-    s.click(&s.wait_for(r#"[data-testid="tab-dashboard"]"#, WAIT).unwrap()).unwrap();
+    s.click_css(r#"[data-testid="tab-dashboard"]"#, WAIT).unwrap();
 
     // ---- import the folder: 5 systems × formal/informal = 10 runs ----
     s.type_text(&s.wait_for(r#"[data-testid="dash-import-dir"]"#, WAIT).unwrap(), &subs.display().to_string()).unwrap();
-    s.click(&s.wait_for(r#"[data-testid="dash-import"]"#, WAIT).unwrap()).unwrap();
+    s.click_css(r#"[data-testid="dash-import"]"#, WAIT).unwrap();
     let rows = s.wait_for_count(r#"[data-testid="dash-run-row"]"#, 10, Duration::from_secs(180)).expect("10 runs imported and listed");
     assert_eq!(rows.len(), 10);
 
@@ -56,15 +56,12 @@ fn import_compare_drill_rate() {
         .collect();
     assert_eq!(formal.len(), 3);
     for n in ["formality-control-1.formal.de", "formality-control-2.formal.de", "formality-control-3.formal.de"] {
-        let c = s.wait_for(&format!(r#"[data-testid="dash-run-row"][data-system="{n}"] [data-testid="dash-run-check"]"#), WAIT).unwrap();
-        s.click(&c).unwrap();
+        s.click_css(&format!(r#"[data-testid="dash-run-row"][data-system="{n}"] [data-testid="dash-run-check"]"#), WAIT).unwrap();
     }
-    let base = s
-        .wait_for(r#"[data-testid="dash-run-row"][data-system="formality-control-2.formal.de"] [data-testid="dash-run-baseline"]"#, WAIT)
+    s.click_css(r#"[data-testid="dash-run-row"][data-system="formality-control-2.formal.de"] [data-testid="dash-run-baseline"]"#, WAIT)
         .unwrap();
-    s.click(&base).unwrap();
     let t0 = Instant::now();
-    s.click(&s.wait_for(r#"[data-testid="dash-compare"]"#, WAIT).unwrap()).unwrap();
+    s.click_css(r#"[data-testid="dash-compare"]"#, WAIT).unwrap();
     let table = s.wait_for(r#"[data-testid="dash-table-corpus"]"#, WAIT).expect("the corpus table appears");
     s.wait_for(r#"[data-testid="dash-chart-thumb"]"#, WAIT).expect("charts appear");
     let wall = t0.elapsed();
@@ -82,8 +79,7 @@ fn import_compare_drill_rate() {
     s.screenshot(&screenshot_path("dashboard-tables.png")).unwrap();
 
     // ---- open a chart ----
-    let thumb = s.wait_for(r#"[data-testid="dash-chart-thumb"][data-key="bars_bleu"]"#, WAIT).expect("BLEU bar chart thumbnail");
-    s.click(&thumb).unwrap();
+    s.click_css(r#"[data-testid="dash-chart-thumb"][data-key="bars_bleu"]"#, WAIT).expect("BLEU bar chart thumbnail");
     s.wait_for(r#"[data-testid="dash-chart-viewer"][data-open="bars_bleu"] img.dash-chart-large"#, WAIT).expect("the chart opens large");
     let loaded = s
         .execute(r#"const i = document.querySelector('.dash-chart-large'); return i.complete && i.naturalWidth;"#, vec![])
@@ -94,7 +90,7 @@ fn import_compare_drill_rate() {
     s.screenshot(&screenshot_path("dashboard-chart.png")).unwrap();
 
     // ---- drill-down between the baseline and system 1 ----
-    s.click(&s.wait_for(r#"[data-testid="dash-drill-go"]"#, WAIT).unwrap()).unwrap();
+    s.click_css(r#"[data-testid="dash-drill-go"]"#, WAIT).unwrap();
     let segs = s.wait_for(r#"[data-testid="dash-drill-segment"]"#, WAIT).expect("drill-down segments");
     let seg_text = s.text(&segs).unwrap();
     assert!(seg_text.contains("Δ"), "the difference is shown: {seg_text}");
@@ -106,7 +102,7 @@ fn import_compare_drill_rate() {
     // ---- rate two segments blind ----
     s.type_text(&s.wait_for(r#"[data-testid="dash-rater"]"#, WAIT).unwrap(), "tester").unwrap();
     s.type_text(&s.wait_for(r#"[data-testid="dash-rate-count"]"#, WAIT).unwrap(), "2").unwrap();
-    s.click(&s.wait_for(r#"[data-testid="dash-rate-start"]"#, WAIT).unwrap()).unwrap();
+    s.click_css(r#"[data-testid="dash-rate-start"]"#, WAIT).unwrap();
     for item in 0..2 {
         s.wait_for(r#"[data-testid="dash-rate-item"]"#, WAIT).expect("a rating item");
         // Choose a value on every scale of every output through the page (select elements).
@@ -122,7 +118,7 @@ fn import_compare_drill_rate() {
             s.execute(r#"document.querySelector('[data-testid="dash-rate-item"]').scrollIntoView();"#, vec![]).unwrap();
             s.screenshot(&screenshot_path("dashboard-rating.png")).unwrap();
         }
-        s.click(&s.wait_for(r#"[data-testid="dash-rate-save"]"#, WAIT).unwrap()).unwrap();
+        s.click_css(r#"[data-testid="dash-rate-save"]"#, WAIT).unwrap();
     }
     s.wait_for(r#"[data-testid="dash-rate-done"]"#, WAIT).expect("both items saved");
     let summary = s.wait_for(r#"[data-testid="dash-table-human_means"]"#, WAIT).expect("human summary");

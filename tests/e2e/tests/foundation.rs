@@ -51,7 +51,7 @@ fn create_import_reopen() {
 
     let name = s.wait_for(r#"[data-testid="new-project-name"]"#, WAIT).unwrap();
     s.type_text(&name, PROJECT).unwrap();
-    s.click(&s.wait_for(r#"[data-testid="create-project"]"#, WAIT).unwrap()).unwrap();
+    s.click_css(r#"[data-testid="create-project"]"#, WAIT).unwrap();
     s.wait_for(&format!(r#"[data-testid="project-item"][data-project-name="{PROJECT}"].selected"#), WAIT)
         .expect("the new project is listed and open");
 
@@ -59,14 +59,14 @@ fn create_import_reopen() {
     let path = s.wait_for(r#"[data-testid="import-path"]"#, WAIT).unwrap();
     let missing = dir.path().join("no-such-file.txt");
     s.type_text(&path, &missing.display().to_string()).unwrap();
-    s.click(&s.wait_for(r#"[data-testid="import-submit"]"#, WAIT).unwrap()).unwrap();
+    s.click_css(r#"[data-testid="import-submit"]"#, WAIT).unwrap();
     let err = s.wait_for(r#"[data-testid="import-error"]"#, WAIT).expect("an import error is shown");
     let msg = s.text(&err).unwrap();
     assert!(msg.contains("no-such-file.txt"), "the error names the file: {msg}");
     assert!(s.find_all(r#"[data-testid="document-item"]"#).unwrap().is_empty(), "nothing was imported");
 
     s.type_text(&path, &doc.display().to_string()).unwrap();
-    s.click(&s.wait_for(r#"[data-testid="import-submit"]"#, WAIT).unwrap()).unwrap();
+    s.click_css(r#"[data-testid="import-submit"]"#, WAIT).unwrap();
     let result = s.wait_for(r#"[data-testid="import-result"]"#, WAIT).expect("the import finishes");
     let summary = s.text(&result).unwrap();
     assert!(summary.contains("3 segments"), "import summary: {summary}");
@@ -81,26 +81,22 @@ fn create_import_reopen() {
     // ---- second start on the same database: everything is still there ----
     let (s, second_start) = start_app(&db);
     println!("app start to usable UI (second start, existing database): {} ms", second_start.as_millis());
-    let project = s
-        .wait_for(&format!(r#"[data-testid="project-item"][data-project-name="{PROJECT}"] [data-testid="open-project"]"#), WAIT)
+    s.click_css(&format!(r#"[data-testid="project-item"][data-project-name="{PROJECT}"] [data-testid="open-project"]"#), WAIT)
         .expect("the project survived the restart");
-    s.click(&project).unwrap();
-    let open_doc = s
-        .wait_for(r#"[data-testid="document-item"][data-document-name="draft-informal.txt"] [data-testid="open-document"]"#, WAIT)
+    s.click_css(r#"[data-testid="document-item"][data-document-name="draft-informal.txt"] [data-testid="open-document"]"#, WAIT)
         .expect("the document survived the restart");
-    s.click(&open_doc).unwrap();
     assert_eq!(segment_texts(&s), LINES, "the segments survived the restart");
     let shot = screenshot_path("foundation.png");
     s.screenshot(&shot).unwrap();
     println!("screenshot: {}", shot.display());
 
     // ---- deleting asks first; Cancel keeps the project, confirming removes it ----
-    s.click(&s.wait_for(r#"[data-testid="delete-project"]"#, WAIT).unwrap()).unwrap();
-    s.click(&s.wait_for(r#"[data-testid="confirm-cancel"]"#, WAIT).unwrap()).unwrap();
+    s.click_css(r#"[data-testid="delete-project"]"#, WAIT).unwrap();
+    s.click_css(r#"[data-testid="confirm-cancel"]"#, WAIT).unwrap();
     s.wait_for_count(r#"[data-testid="confirm-dialog"]"#, 0, WAIT).unwrap();
     assert_eq!(s.find_all(r#"[data-testid="project-item"]"#).unwrap().len(), 1, "Cancel keeps the project");
-    s.click(&s.wait_for(r#"[data-testid="delete-project"]"#, WAIT).unwrap()).unwrap();
-    s.click(&s.wait_for(r#"[data-testid="confirm-ok"]"#, WAIT).unwrap()).unwrap();
+    s.click_css(r#"[data-testid="delete-project"]"#, WAIT).unwrap();
+    s.click_css(r#"[data-testid="confirm-ok"]"#, WAIT).unwrap();
     s.wait_for_count(r#"[data-testid="project-item"]"#, 0, WAIT).expect("confirming deletes the project");
     s.wait_for(r#"[data-testid="welcome"]"#, WAIT).expect("back to the welcome panel");
     s.close().unwrap();
