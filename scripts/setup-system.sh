@@ -48,10 +48,12 @@ if [ "$(node_major)" -lt 20 ]; then
   hash -r
 fi
 
-# ---- UI dependencies (npm ci only when the lock file changed since the last install) ----
+# ---- UI dependencies (only when the lock file changed since the last install) ----
+# `npm install`, not `npm ci`: with npm 11 and `omit-lockfile-registry-resolved` (set on some machines, this one
+# included) `npm ci` rejects the lock file for rollup's optional per-platform packages; install still honours it.
 if [ ! -f ui/node_modules/.package-lock.json ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
-  log "ui: npm ci"
-  (cd ui && npm ci --no-audit --no-fund)
+  log "ui: npm install"
+  (cd ui && npm install --no-audit --no-fund)
 else
   log "ui: node_modules up to date"
 fi
