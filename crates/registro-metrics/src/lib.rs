@@ -7,6 +7,7 @@
 
 pub mod bleu;
 pub mod chrf;
+pub mod correlation;
 pub mod distance;
 pub mod edits;
 pub mod evaluate;

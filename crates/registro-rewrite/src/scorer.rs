@@ -351,46 +351,20 @@ pub fn train(
     })
 }
 
-fn ranks(x: &[f32]) -> Vec<f64> {
-    let mut idx: Vec<usize> = (0..x.len()).collect();
-    idx.sort_by(|&a, &b| x[a].total_cmp(&x[b]));
-    let mut r = vec![0f64; x.len()];
-    let mut i = 0;
-    while i < idx.len() {
-        let mut j = i;
-        while j + 1 < idx.len() && x[idx[j + 1]] == x[idx[i]] {
-            j += 1;
-        }
-        // Ties share the mean rank, as in scipy.stats.spearmanr.
-        let avg = (i + j) as f64 / 2.0 + 1.0;
-        for &k in &idx[i..=j] {
-            r[k] = avg;
-        }
-        i = j + 1;
-    }
-    r
-}
-
 pub fn pearson(a: &[f32], b: &[f32]) -> f64 {
     let a: Vec<f64> = a.iter().map(|&v| v as f64).collect();
     let b: Vec<f64> = b.iter().map(|&v| v as f64).collect();
     pearson64(&a, &b)
 }
 
+/// 0 where the correlation is undefined (fewer than two points, a constant series).
 fn pearson64(a: &[f64], b: &[f64]) -> f64 {
-    let n = a.len() as f64;
-    if n < 2.0 {
-        return 0.0;
-    }
-    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
-    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
-    let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
-    let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
-    if va == 0.0 || vb == 0.0 {
-        0.0
-    } else {
-        cov / (va * vb).sqrt()
-    }
+    registro_metrics::correlation::pearson(a, b).unwrap_or(0.0)
+}
+
+/// Ranks of f32 scores, via the shared implementation (ties share the mean rank, as in scipy.stats.spearmanr).
+fn ranks(x: &[f32]) -> Vec<f64> {
+    registro_metrics::correlation::ranks(&x.iter().map(|&v| v as f64).collect::<Vec<_>>())
 }
 
 /// Spearman's ρ with average ranks for ties.
