@@ -1,10 +1,17 @@
 //! Prints the analyzer's accuracy on the CoCoA-MT training references per language (pool and held-out parts).
-//! `cargo run -p registro-register --example analyzer_accuracy [-- --misses]`
-use registro_register::{data, eval, Lang};
+//! `cargo run -p registro-register --example analyzer_accuracy [-- --misses [LANG]]`
+//! `--misses` lists every misclassified reference (held-out ones tagged `[held]`) with its markers, so a miss
+//! can be told apart as a rule gap or a data error; an optional language code restricts the output.
+use registro_register::{analyze, data, eval, Label, Lang};
 
 fn main() {
-    let show = std::env::args().any(|a| a == "--misses");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let show = args.iter().any(|a| a == "--misses");
+    let only: Option<Lang> = args.iter().filter(|a| !a.starts_with("--")).find_map(|a| a.parse().ok());
     for lang in Lang::ALL {
+        if only.is_some_and(|l| l != lang) {
+            continue;
+        }
         let Some(dir) = data::cocoa_train_dir(lang) else {
             println!("skipped: no CoCoA-MT training data for {}", lang.code());
             continue;
@@ -14,12 +21,25 @@ fn main() {
         let (pool, held) = data::split(pairs);
         let (p, h) = (eval::accuracy(lang, &pool), eval::accuracy(lang, &held));
         println!(
-            "{}: accuracy {:.4} ({}/{} contrastive pairs; formal {} informal {}) pool {:.4} held-out {:.4}; identical refs {} ({} NEUTRAL)",
-            lang.code(), all.accuracy(), all.correct, all.pairs, all.formal_ok, all.informal_ok, p.accuracy(), h.accuracy(), all.identical, all.identical_neutral
+            "{}: accuracy {:.4} ({}/{} contrastive pairs; formal {} informal {}) pool {:.4} held-out {:.4} ({}/{}; formal {} informal {}); identical refs {} ({} NEUTRAL)",
+            lang.code(), all.accuracy(), all.correct, all.pairs, all.formal_ok, all.informal_ok, p.accuracy(), h.accuracy(),
+            h.correct, h.pairs, h.formal_ok, h.informal_ok, all.identical, all.identical_neutral
         );
         if show {
-            for (side, label, text) in &all.misses {
-                println!("   {side} -> {label}: {text}");
+            for (part, tag) in [(&pool, ""), (&held, "[held] ")] {
+                for pair in part.iter().filter(|p| p.contrastive()) {
+                    for (side, text, want) in [("formal", &pair.formal, Label::Formal), ("informal", &pair.informal, Label::Informal)] {
+                        let a = analyze(lang, text);
+                        if a.label != want {
+                            let marks: Vec<String> = a
+                                .markers
+                                .iter()
+                                .map(|m| format!("{}:{}{}", m.text, if m.register.is_formal_side() { "F" } else { "I" }, if m.strong { "" } else { "?" }))
+                                .collect();
+                            println!("   {tag}{side} -> {}: {text}\n        markers [{}]", a.label.as_str(), marks.join(" "));
+                        }
+                    }
+                }
             }
         }
     }
