@@ -125,3 +125,53 @@ fn bad_folder_gives_a_clear_error() {
     let err = data::load_dir(&dir, Lang::De).unwrap_err().to_string();
     assert!(err.contains("no English source file"), "{err}");
 }
+
+/// Asserts the label and that each of `expected` is reported as a marker whose spans slice `s` to that text.
+fn assert_marked(lang: Lang, s: &str, want: Label, expected: &[&str]) {
+    let a = analyze(lang, s);
+    assert_eq!(a.label, want, "{s}: markers {:?}", a.markers);
+    let chars: Vec<char> = s.chars().collect();
+    for m in &a.markers {
+        assert_eq!(&s[m.start..m.end], m.text, "byte span of {m:?}");
+        assert_eq!(chars[m.char_start..m.char_end].iter().collect::<String>(), m.text, "char span of {m:?}");
+    }
+    for e in expected {
+        assert!(a.markers.iter().any(|m| m.text == *e), "{s}: no marker {e:?} in {:?}", a.markers);
+    }
+}
+
+#[test]
+fn spanish_subjunctive_and_vosotros_endings() {
+    // Imperfect subjunctive 2sg -aras after a subjunctive trigger; vosotros -ís.
+    assert_marked(Lang::Es, "¿Quizás para mantener la corbata en su sitio, si es que llevaras corbata? Simplemente no me gusta cómo se ve ja, ja.", Label::Informal, &["llevaras"]);
+    assert_marked(Lang::Es, "Así que dije: ¿qué decís? Vamos a coger algunas fotos de su Facebook.", Label::Informal, &["decís"]);
+    // -aras outside a trigger is a plural noun; -aste of an -astar verb is its subjunctive, not a preterite.
+    assert_marked(Lang::Es, "Internet está plagado de peligros. Manténgase a salvo, Dr. Leary. No tema a los monos comecaras.", Label::Formal, &["Manténgase"]);
+    assert_marked(Lang::Es, "cuando mezcla culturas, espera que la cultura más fuerte no aplaste a la más débil y yo vería a su amigo como la cultura más tranquila.", Label::Formal, &["su"]);
+}
+
+#[test]
+fn spanish_enclitic_imperatives() {
+    assert_marked(Lang::Es, "Cuídese mucho y manténgase a salvo.", Label::Formal, &["Cuídese", "manténgase"]);
+    assert_marked(Lang::Es, "Cuídate mucho y diviértete.", Label::Informal, &["Cuídate", "diviértete"]);
+    // Gerunds and -mente adverbs carry the same accent.
+    assert_eq!(label(Lang::Es, "Se fue quedándose callado, lógicamente."), Label::Neutral);
+}
+
+#[test]
+fn spanish_nouns_and_interjections_that_look_like_verbs() {
+    // -ería nouns are not a 2sg conditional; "cuáles" is not an -es verb.
+    assert_marked(Lang::Es, "¿Cuál es su favorito? ¿Le gusta Starbucks, le gusta Dunkin's, qué hay de esas cadenas rollo cafeterías?", Label::Formal, &["su", "Le"]);
+    assert_marked(Lang::Es, "Definitivamente, me lo imagino. ¿Cuáles eran sus videojuegos favoritos?", Label::Formal, &["sus"]);
+    // "Vaya," is "wow", not the usted subjunctive.
+    assert_marked(Lang::Es, "Vaya, la verdad quiero intentarlo. Unicef dona agua limpia cuando no utilizas el teléfono.", Label::Informal, &["utilizas"]);
+}
+
+#[test]
+fn spanish_third_person_verbs_after_negation_and_in_questions() {
+    assert_marked(Lang::Es, "Vaya, la verdad quiero intentarlo. Unicef dona agua limpia cuando no utiliza el teléfono.", Label::Formal, &["utiliza"]);
+    assert_marked(Lang::Es, "¿De pequeño jugaba con piezas de Lego?", Label::Formal, &["jugaba"]);
+    assert_marked(Lang::Es, "¿De pequeño jugabas con piezas de Lego?", Label::Informal, &["jugabas"]);
+    // Impersonal verbs after "no" stay unmarked.
+    assert_eq!(label(Lang::Es, "No vale la pena."), Label::Neutral);
+}

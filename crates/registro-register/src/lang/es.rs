@@ -36,6 +36,7 @@ const NOT_VERB_S: &[&str] = &[
     "veces", "cosas", "personas", "más", "antes", "después", "entonces", "mientras", "además", "otras", "todas",
     "todos", "tres", "mes", "es", "pues", "menos", "muchas", "pocas", "buenas", "nuevas", "mismas", "esas", "estas",
     "unas", "días", "gracias", "casas", "ideas", "horas", "clases", "partes", "redes", "noticias", "series", "películas",
+    "cuáles", "quiénes", "cuántas", "ellas", "nosotras",
 ];
 
 pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
@@ -48,12 +49,24 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
         }
         let prev = i.checked_sub(1).map(|j| toks[j].norm.as_str()).filter(|_| !t.sent_start);
         let after_context = prev.is_some_and(|p| any(VERB_CONTEXT, p)) || in_question && (t.sent_start || prev.is_none());
+        if w == "vaya" && t.sent_start && is_interjection(text, t) {
+            // "¡Vaya, …!" is "wow", not the usted subjunctive of ir.
+            continue;
+        }
         if any(TU_PRONOUNS, w) {
             push(&mut out, text, t, Informal, Pronoun, true);
         } else if any(TU_POSSESSIVES, w) {
             push(&mut out, text, t, Informal, Possessive, true);
         } else if any(TU_VERBS, w) && !any(TU_VERB_FALSE, w) || is_preterite_2sg(w) || is_2sg_form(w) {
             push(&mut out, text, t, Informal, Verb, true);
+        } else if w.ends_with("aras") && w.chars().count() > 6 && prev.is_some_and(|p| any(SUBJUNCTIVE_CONTEXT, p)) {
+            // Imperfect subjunctive 2sg of -ar verbs (si es que llevaras); 1/3sg ends in -ara. Outside a
+            // subjunctive trigger -aras is a plural noun (cámaras, comecaras).
+            push(&mut out, text, t, Informal, Verb, true);
+        } else if is_enclitic_imperative(w, "te") {
+            push(&mut out, text, t, Informal, Imperative, true);
+        } else if is_enclitic_imperative(w, "se") {
+            push(&mut out, text, t, Formal, Imperative, true);
         } else if after_context && (w.ends_with("as") || w.ends_with("es")) && w.chars().count() > 3 && !any(NOT_VERB_S, w) {
             push(&mut out, text, t, Informal, Verb, false);
         } else if any(USTED_PRONOUNS, w) {
@@ -67,10 +80,57 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
             push(&mut out, text, t, Formal, Verb, false);
         } else if in_question && (t.sent_start || prev.is_some_and(|p| any(VERB_CONTEXT, p))) && (w.ends_with('a') || w.ends_with('e') || w.ends_with("ó")) && w.chars().count() > 3 {
             push(&mut out, text, t, Formal, Verb, false);
+        } else if prev.is_some_and(|p| any(FINITE_CONTEXT, p)) && (w.ends_with('a') || w.ends_with('e')) && w.chars().count() > 3 && !any(NOT_VERB_AE, w) {
+            // Mirror of the -as/-es rule: after a negation or a subordinator, an -a/-e word is a 3sg verb, which
+            // in a reply addressed to someone is usted as often as a third person ("cuando no utiliza el teléfono").
+            push(&mut out, text, t, Formal, Verb, false);
+        } else if in_question && w.ends_with("aba") && w.chars().count() > 4 && prev != Some("yo") {
+            // The imperfect -aba is 1sg or 3sg; asked anywhere in a question it is mostly usted ("¿De pequeño jugaba…?").
+            push(&mut out, text, t, Formal, Verb, false);
         }
     }
     out
 }
+
+/// The word stands alone before a comma, an exclamation mark or the end of the text.
+fn is_interjection(text: &str, t: &Tok<'_>) -> bool {
+    text[t.end..].trim_start().chars().next().is_none_or(|c| matches!(c, ',' | '!' | '.' | '…'))
+}
+
+/// Words a finite verb follows directly (a narrower VERB_CONTEXT: "que"/"lo" precede nouns and adjectives too).
+const FINITE_CONTEXT: &[&str] = &["no", "cuando", "si", "nunca", "siempre", "también", "ya", "mientras", "porque", "me", "nos"];
+/// -a/-e words that follow those without being verbs.
+const NOT_VERB_AE: &[&str] = &[
+    "esta", "este", "una", "toda", "nada", "nunca", "ahora", "siempre", "entre", "sobre", "mientras", "ese", "esa",
+    "aquella", "aquel", "cada", "nadie", "alguna", "ninguna", "otra", "otro", "mucha", "poca", "misma", "cualquiera",
+    "hora", "donde", "aunque", "desde", "hasta", "hace", "mucho", "solo", "sola", "bastante", "demasiado", "gente",
+    "claro", "verdad", "tanta", "tarde", "noche", "mente", "parte", "suerte", "importa", "gusta", "encanta",
+    "interesa", "parece", "apetece", "molesta", "preocupa", "queda", "pasa", "ocurre", "sucede", "llueve",
+    "vale", "suena", "cuesta", "basta", "falta", "sirve", "existe", "funciona",
+];
+
+/// Words that put the next verb in the subjunctive.
+const SUBJUNCTIVE_CONTEXT: &[&str] = &["si", "que", "ojalá", "quizás", "quizá", "tal", "como", "cuando", "aunque", "para", "tú", "no"];
+
+/// An imperative with an enclitic reflexive carries a written accent on the stem: cuídate/siéntate (tú) vs.
+/// cuídese/manténgase (usted). Gerunds (quedándose) and -mente adverbs look alike and are not imperatives.
+fn is_enclitic_imperative(w: &str, clitic: &str) -> bool {
+    let Some(stem) = w.strip_suffix(clitic) else { return false };
+    stem.chars().count() > 3
+        && stem.chars().any(|c| matches!(c, 'á' | 'é' | 'í' | 'ó' | 'ú'))
+        && !stem.ends_with("ándo")
+        && !stem.ends_with("iéndo")
+        && !stem.ends_with("yéndo")
+        && !w.ends_with("mente")
+        && !matches!(w, "límite" | "satélite" | "élite" | "escándalo" | "déficit" | "cómete" | "ábside")
+}
+
+/// -ería nouns (shops, abstract nouns) that look like a 2sg conditional.
+const ERIA_NOUNS: &[&str] = &[
+    "cafeterías", "tonterías", "librerías", "galerías", "baterías", "loterías", "panaderías", "pizzerías", "joyerías",
+    "zapaterías", "peluquerías", "carnicerías", "pastelerías", "ingenierías", "porquerías", "cervecerías", "heladerías",
+    "consejerías", "mensajerías", "lavanderías", "fruterías", "papelerías", "categorías",
+];
 
 /// Endings that only a 2nd-person form has: future -rás, conditional/imperfect subjunctive -rías/-ieras/-ases,
 /// imperfect -abas, vosotros -áis/-éis, and infinitive/gerund + te (preguntarte, convirtiéndote).
@@ -78,8 +138,10 @@ fn is_2sg_form(w: &str) -> bool {
     let n = w.chars().count();
     n > 4
         && ((w.ends_with("rás") && !matches!(w, "atrás" | "detrás"))
-            || w.ends_with("rías")
+            || (w.ends_with("rías") && !w.ends_with("orías") && !any(ERIA_NOUNS, w) && w != "frías")
             || w.ends_with("ieras")
+            // vosotros present of -ir verbs (decís, vivís).
+            || (w.ends_with("ís") && !matches!(w, "país" | "parís" | "anís" | "maís"))
             || w.ends_with("ieses")
             || (w.ends_with("abas") && !matches!(w, "babas"))
             || w.ends_with("áis")
@@ -99,5 +161,7 @@ fn is_preterite_2sg(w: &str) -> bool {
             "triste" | "existe" | "insiste" | "consiste" | "resiste" | "chiste" | "despiste" | "contraste" | "desgaste"
                 | "subsiste" | "persiste" | "asiste" | "quiste" | "desiste" | "coexiste" | "embiste" | "reviste"
                 | "inviste" | "baste" | "gaste" | "traste" | "caste"
+                // Present subjunctive of -astar verbs (que no aplaste).
+                | "aplaste" | "devaste" | "engaste"
         )
 }
