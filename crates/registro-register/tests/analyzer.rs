@@ -175,3 +175,44 @@ fn spanish_third_person_verbs_after_negation_and_in_questions() {
     // Impersonal verbs after "no" stay unmarked.
     assert_eq!(label(Lang::Es, "No vale la pena."), Label::Neutral);
 }
+
+#[test]
+fn italian_plural_nouns_and_prepositions_are_not_verbs() {
+    assert_marked(Lang::It, "No, ha una bella voce! Sa che Stephen Fry è anche un narratore nei giochi, è la voce narrante in alcuni giochi", Label::Formal, &["Sa"]);
+    assert_marked(Lang::It, "è stato un viaggio divertente, quali sono i suoi ricordi più belli di quel viaggio?", Label::Formal, &["suoi"]);
+    // "dai" as "from the" is no verb; "mi dai" is.
+    assert_marked(Lang::It, "Se Lei potesse pensare alla cosa migliore, come è stato allevato dai suoi genitori.", Label::Formal, &["Lei"]);
+    assert_marked(Lang::It, "Mi dai una mano?", Label::Informal, &["dai"]);
+}
+
+#[test]
+fn italian_are_verbs_shared_by_tu_indicative_and_lei_imperative() {
+    // Opening a statement, bare or after a clitic: Lei imperative.
+    assert_marked(Lang::It, "Allora mi parli del suo migliore amico d'infanzia.", Label::Formal, &["parli", "suo"]);
+    assert_marked(Lang::It, "Idem. Cerchi di rendere perfetta questa giornata, comunque vada.", Label::Formal, &["Cerchi"]);
+    // Asked, or inside an if-clause: 2sg.
+    assert_marked(Lang::It, "D'accordo. Pensi di vedere l'ultima puntata: M. I - Fallout?", Label::Informal, &["Pensi"]);
+    assert_marked(Lang::It, "I blue jeans erano la strada da seguire. Cosa ne pensi dei negozi al dettaglio", Label::Informal, &["pensi"]);
+    assert_marked(Lang::It, "Interessante. Se ci pensi, molta energia viene dall'acqua.", Label::Informal, &["pensi"]);
+}
+
+#[test]
+fn italian_lei_imperatives_with_clitics_and_tu_enclitics() {
+    assert_marked(Lang::It, "Grazie, e si goda la giornata. Giochi a Gran Turismo e diventi famoso!", Label::Formal, &["goda"]);
+    assert_marked(Lang::It, "Da giovane avevo un pappagallo, la nostra casa non è affatto così, se lo tolga dalla testa.", Label::Formal, &["tolga"]);
+    assert_marked(Lang::It, "Da giovane avevo un pappagallo, la nostra casa non è affatto così, toglitelo dalla testa.", Label::Informal, &["toglitelo"]);
+    // "la faccia" is the face.
+    assert_marked(Lang::It, "Si dice che questa è la faccia che fai quando scopri che la tua vita normale viene descritta da altri", Label::Informal, &["fai", "tua"]);
+}
+
+#[test]
+fn italian_third_person_readings() {
+    // "mentre guarda" is indicative, "comunque vada" and "anni fa" impersonal, "che diventa" a relative clause.
+    assert_marked(Lang::It, "Sì, immagino che Lei possa aggiungere del burro extra sui popcorn mentre guarda un film horror.", Label::Formal, &["Lei"]);
+    assert_marked(Lang::It, "Idem. Cerca di rendere perfetta questa giornata, comunque vada.", Label::Informal, &["Cerca"]);
+    assert_marked(Lang::It, "Sì, l'ho scoperto qualche anno fa. Riesci a immaginare cosa c'è lì dentro?", Label::Informal, &["Riesci"]);
+    assert_marked(Lang::It, "Qual è il suo film preferito? Smallville parlava di Bruce Wayne che diventa Batman.", Label::Formal, &["suo"]);
+    // A Lei question in the perfect with a participle.
+    assert_marked(Lang::It, "È interessato ai cani? Sono molto intelligenti.", Label::Formal, &["È"]);
+    assert_marked(Lang::It, "Solo una nota a caso, si è reso conto che Bruce Lee era un ballerino così bravo?", Label::Formal, &["è"]);
+}

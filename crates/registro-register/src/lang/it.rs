@@ -12,13 +12,32 @@ pub const TU_VERBS: &[&str] = &[
     "ricordi", "vivi", "giochi", "trascorri", "guardi", "ascolti", "preferisci", "piace", "eri", "avevi", "sapevi",
     "potevi", "volevi", "facevi", "andavi", "stavi", "dai", "senti", "leggi", "abiti", "lavori", "ami", "compri",
     "usi", "provi", "vedi", "hai", "scusa", "dimmi", "fammi", "guarda", "senti", "pensaci", "goditi", "divertiti",
+    "riesci", "esci",
 ];
 const NOT_TU_VERB: &[&str] = &["piace", "vi", "senti"];
 /// 2sg indicative forms that are also the Lei imperative/subjunctive ("pensi al suo iPhone").
-const AMBIGUOUS_TU: &[&str] = &["pensi", "guardi", "compri", "ami", "usi", "provi", "lavori", "abiti", "ascolti", "ricordi", "senti"];
+const AMBIGUOUS_TU: &[&str] = &[
+    "pensi", "guardi", "compri", "ami", "usi", "provi", "lavori", "abiti", "ascolti", "ricordi", "senti", "giochi",
+    "diventi", "cerchi", "aspetti", "impari", "parli", "mangi", "passi", "trovi", "chiami", "pensi", "torni", "visiti",
+];
+/// Words after which an -i word is a plural noun ("i suoi ricordi", "nei giochi", "questi abiti").
+const PLURAL_DETERMINERS: &[&str] = &[
+    "i", "gli", "dei", "degli", "nei", "negli", "ai", "agli", "sui", "sugli", "coi", "questi", "quei", "quegli", "miei",
+    "tuoi", "suoi", "nostri", "vostri", "loro", "pochi", "molti", "tanti", "alcuni", "altri", "certi", "tutti", "due",
+    "tre", "bei", "nuovi", "vecchi", "vari", "diversi", "tali", "quali", "dai",
+];
+/// Present subjunctives that cannot be a 2sg indicative (those end in -i): after a clitic in a main clause they are
+/// the Lei imperative ("si goda la giornata", "se lo tolga dalla testa", "mi dica").
+const LEI_SUBJUNCTIVES: &[&str] = &[
+    "goda", "diverta", "accomodi", "rilassi", "prenda", "faccia", "metta", "tolga", "tenga", "dica", "vada", "venga",
+    "legga", "scriva", "chieda", "dia", "stia", "creda", "senta", "permetta", "ricordi", "immagini", "lasci",
+];
+const CLITICS: &[&str] = &["si", "se", "lo", "la", "li", "le", "ne", "mi", "me", "ci", "ce", "gli", "glielo", "gliela"];
+/// Words that open a subordinate clause, whose subjunctive is a third person ("che se lo tolga").
+const SUBORDINATORS: &[&str] = &["che", "perché", "affinché", "purché", "prima", "sebbene", "benché", "qualunque", "comunque", "dovunque", "chiunque"];
 pub const LEI_VERBS: &[&str] = &[
     "ha", "sa", "può", "vuole", "deve", "pensa", "va", "fa", "dice", "sta", "crede", "conosce", "capisce", "ricorda",
-    "vive", "gioca", "trascorre", "guarda", "ascolta", "preferisce", "dà", "sente", "legge", "abita", "lavora", "ama", "compra", "usa", "prova", "vede", "scusi",
+    "vive", "gioca", "trascorre", "riesce", "guarda", "ascolta", "preferisce", "dà", "sente", "legge", "abita", "lavora", "ama", "compra", "usa", "prova", "vede", "scusi",
     "mi dica", "goda", "vada", "lasci", "senta", "guardi", "pensi", "si",
 ];
 
@@ -29,10 +48,58 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
         let next_lower = toks.get(i + 1).is_some_and(|n| !n.capitalised() && !n.sent_start);
         let prev = i.checked_sub(1).map(|j| toks[j].norm.as_str()).filter(|_| !t.sent_start);
         let after_preposition = prev.is_some_and(|p| matches!(p, "di" | "de" | "in" | "a" | "da" | "su" | "con" | "per" | "e"));
+        let noun_position = prev.is_some_and(|p| any(PLURAL_DETERMINERS, p));
+        if noun_position && w.ends_with('i') && (any(AMBIGUOUS_TU, w) || any(TU_VERBS, w)) {
+            continue;
+        }
+        if w == "dai" {
+            // "dai" is mostly the preposition "from the"; the verb takes a clitic or an object article, and a
+            // sentence-initial "Dai," is the interjection "come on".
+            let verb = prev.is_some_and(|p| any(CLITICS, p) || matches!(p, "non" | "tu" | "te"))
+                || toks.get(i + 1).is_some_and(|n| matches!(n.norm.as_str(), "un" | "una" | "uno" | "un'" | "retta" | "fastidio"));
+            if verb {
+                push(&mut out, text, t, Informal, Verb, true);
+            }
+            continue;
+        }
+        if w == "guarda" && !(t.sent_start || follows_pause(text, toks, i) || prev.is_some_and(|p| matches!(p, "e" | "ma" | "allora" | "poi" | "però"))) {
+            // Inside a clause ("mentre guarda un film") it is the indicative 3sg, not the 2sg imperative.
+            push(&mut out, text, t, Formal, Verb, false);
+            continue;
+        }
+        // "la faccia" is "the face": with an article-like clitic only the unambiguous verbs count.
+        if any(LEI_SUBJUNCTIVES, w) && prev.is_some_and(|p| any(CLITICS, p) && !(matches!(p, "la" | "le" | "lo" | "li" | "gli") && w == "faccia")) && !(i >= 2 && any(SUBORDINATORS, &toks[i - 2].norm) && !toks[i - 1].sent_start) {
+            push(&mut out, text, t, Formal, Imperative, true);
+            continue;
+        }
+        if (w == "vada" && prev == Some("comunque")) || (w == "va" && toks.get(i + 1).is_some_and(|n| n.norm == "bene")) {
+            continue; // "comunque vada", "va bene": impersonal
+        }
+        if w == "fa" && prev.is_some_and(|p| matches!(p, "anni" | "anno" | "tempo" | "giorni" | "giorno" | "mesi" | "mese" | "settimane" | "settimana" | "ore" | "minuti" | "poco" | "secoli" | "decenni")) {
+            continue; // "qualche anno fa" is "ago"
+        }
+        if is_enclitic_te(w) {
+            push(&mut out, text, t, Informal, Imperative, true);
+            continue;
+        }
+        if in_question(text, toks, i) && is_lei_perfect(w, prev, toks.get(i + 1).map(|n| n.norm.as_str())) {
+            push(&mut out, text, t, Formal, Verb, false);
+            continue;
+        }
         if any(AMBIGUOUS_TU, w) {
-            // "ne pensi", "non pensi", "tu pensi" are the 2sg indicative, not the Lei imperative.
-            let strong = prev.is_some_and(|p| matches!(p, "ne" | "non" | "tu" | "ci" | "lo" | "la" | "li" | "mi"));
-            push(&mut out, text, t, Informal, Verb, strong);
+            // -are verbs share the 2sg indicative with the Lei imperative/subjunctive. Asked ("Cosa ne pensi?",
+            // "Non pensi che…?") it is the 2sg; opening a statement, bare or after a clitic ("Mi parli del suo
+            // amico", "Cerchi di…", "Non torni"), it is the Lei imperative.
+            let question = in_question(text, toks, i) || opens_question(toks, i);
+            let after_clitic = prev.is_some_and(|p| matches!(p, "ne" | "non" | "ci" | "lo" | "la" | "li" | "mi" | "gli"));
+            let clause_start = t.sent_start || follows_pause(text, toks, i) || prev.is_some_and(|p| matches!(p, "allora" | "e" | "ma" | "poi" | "però"));
+            if prev == Some("tu") || question && after_clitic {
+                push(&mut out, text, t, Informal, Verb, true);
+            } else if !question && (after_clitic || clause_start) && !in_subordinate(toks, i) {
+                push(&mut out, text, t, Formal, Imperative, false);
+            } else {
+                push(&mut out, text, t, Informal, Verb, false);
+            }
         } else if any(TU_PRONOUNS, w) && !matches!(w, "voi" | "vi") {
             push(&mut out, text, t, Informal, Pronoun, true);
         } else if any(TU_POSSESSIVES, w) {
@@ -56,6 +123,32 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
     out
 }
 
+/// A comma, colon or dash separates the token from the previous one.
+fn follows_pause(text: &str, toks: &[Tok<'_>], i: usize) -> bool {
+    i > 0 && text[toks[i - 1].end..toks[i].start].chars().any(|c| matches!(c, ',' | ':' | '-' | '–'))
+}
+
+/// Imperative with an enclitic "te" + pronoun: toglitelo, ricordatelo, mettiteli.
+fn is_enclitic_te(w: &str) -> bool {
+    ["telo", "tela", "teli", "tele", "tene"].iter().any(|e| {
+        w.strip_suffix(e).is_some_and(|stem| stem.chars().count() > 2 && (stem.ends_with('i') || stem.ends_with('a') || stem.ends_with('e')))
+    })
+}
+
+/// In a question, "è"/"era" + a past participle ("È interessato ai cani?", "È aggiornato…?") or "si è" asks the
+/// addressee in the Lei form as often as about a third person; "è stato" describes a thing.
+fn is_lei_perfect(w: &str, prev: Option<&str>, next: Option<&str>) -> bool {
+    if !matches!(w, "è" | "era") {
+        return false;
+    }
+    prev == Some("si")
+        || next.is_some_and(|n| {
+            n.chars().count() > 5
+                && ["ato", "ata", "ito", "ita", "uto", "uta"].iter().any(|e| n.ends_with(e))
+                && !matches!(n, "stato" | "stata" | "capitato" | "capitata" | "successo" | "finito" | "finita" | "piaciuto" | "piaciuta" | "cambiato" | "cambiata" | "partito" | "uscito" | "uscita")
+        })
+}
+
 /// Imperfect 2sg (-avi/-evi) outside a few nouns.
 fn is_imperfect_2sg(w: &str) -> bool {
     (w.ends_with("avi") || w.ends_with("evi")) && w.chars().count() > 4 && !matches!(w, "chiavi" | "navi" | "gravi" | "bravi" | "schiavi" | "brevi" | "lievi" | "nevi" | "allievi")
@@ -69,8 +162,34 @@ fn is_tu_verb_form(w: &str) -> bool {
             && !matches!(w, "aperti" | "esperti" | "coperti" | "offerti" | "certi" | "inerti" | "scoperti" | "deserti" | "concerti" | "quarti" | "scarti" | "sofferti" | "sorti"))
 }
 
-/// The token's sentence ends with a question mark.
+/// The token's sentence ends with a question mark. A period after a lone capital ("M. I - Fallout?") is an
+/// initial, not the end of the sentence.
 fn in_question(text: &str, toks: &[Tok<'_>], i: usize) -> bool {
-    let end = toks[i + 1..].iter().find(|t| t.sent_start).map(|t| t.start).unwrap_or(text.len());
-    text[toks[i].end..end].contains('?')
+    let rest = &text[toks[i].end..];
+    let mut prev: [Option<char>; 2] = [None, None];
+    for c in rest.chars() {
+        match c {
+            '?' => return true,
+            '!' | '\n' | '…' => return false,
+            '.' if !(prev[0].is_some_and(char::is_uppercase) && !prev[1].is_some_and(char::is_alphanumeric)) => return false,
+            _ => {}
+        }
+        prev = [Some(c), prev[0]];
+    }
+    false
+}
+
+/// The sentence opens with a question word, so it asks even without its "?" ("Cosa ne pensi dei negozi").
+fn opens_question(toks: &[Tok<'_>], i: usize) -> bool {
+    let start = toks[..=i].iter().rposition(|t| t.sent_start).unwrap_or(0);
+    toks.get(start).is_some_and(|t| matches!(t.norm.as_str(), "cosa" | "che" | "come" | "quale" | "quali" | "dove" | "quando" | "perché" | "chi" | "quanto" | "quanti" | "quante"))
+}
+
+/// The verb sits in a clause opened by "se", "che", "quando"… (one or two words back), so it is indicative or a
+/// third-person subjunctive rather than an imperative.
+fn in_subordinate(toks: &[Tok<'_>], i: usize) -> bool {
+    (1..=2).filter_map(|d| i.checked_sub(d)).take_while(|&j| j == i - 1 || !toks[j + 1].sent_start).any(|j| {
+        let w = toks[j].norm.as_str();
+        any(SUBORDINATORS, w) || matches!(w, "se" | "quando" | "mentre" | "come" | "dove" | "finché" | "appena")
+    }) && !toks[i].sent_start
 }

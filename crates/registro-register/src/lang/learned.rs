@@ -36,11 +36,19 @@ fn table(lang: Lang) -> Option<&'static HashMap<&'static str, Register>> {
 
 pub(crate) fn add_markers(lang: Lang, text: &str, toks: &[Tok<'_>], out: &mut Vec<Marker>) {
     let Some(t) = table(lang) else { return };
-    for tok in toks {
+    for (i, tok) in toks.iter().enumerate() {
         if out.iter().any(|m| m.start < tok.end && tok.start < m.end) {
             continue;
         }
         if let Some(&r) = t.get(tok.norm.as_str()) {
+            // An Italian -are imperative ("diventa", "cerca") is also the 3sg indicative; after a relative or a
+            // subject ("Bruce Wayne che diventa Batman") it is the latter.
+            let prev = i.checked_sub(1).map(|j| toks[j].norm.as_str()).filter(|_| !tok.sent_start);
+            if lang == Lang::It && r == Register::Informal && tok.norm.ends_with('a')
+                && prev.is_some_and(|p| matches!(p, "che" | "chi" | "non" | "lui" | "lei" | "mentre" | "quando" | "se" | "dove" | "cosa" | "si"))
+            {
+                continue;
+            }
             out.push(marker(text, tok.start, tok.end, r, MarkerKind::Verb, false));
         }
     }
