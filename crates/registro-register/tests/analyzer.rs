@@ -216,3 +216,62 @@ fn italian_third_person_readings() {
     assert_marked(Lang::It, "È interessato ai cani? Sono molto intelligenti.", Label::Formal, &["È"]);
     assert_marked(Lang::It, "Solo una nota a caso, si è reso conto che Bruce Lee era un ballerino così bravo?", Label::Formal, &["è"]);
 }
+
+#[test]
+fn japanese_kudasai_and_sonkeigo_count_as_formal() {
+    assert_marked(Lang::Ja, "では、子供の頃の親友について教えてください。", Label::Formal, &["ください"]);
+    assert_marked(Lang::Ja, "安全に気をつけ、性感染症などから身を守ってください。", Label::Formal, &["ください"]);
+    assert_marked(Lang::Ja, "ご存知のように、ホテルでこれまでにないユニークな体験が。生涯で初めてのような", Label::Formal, &["ご存知"]);
+    // A parenthetical UI note keeps its own politeness out of the conversation.
+    assert_marked(Lang::Ja, "セレナは約319週間、仲間のトップに立っていると思うよ。 （ボタンが機能しないため、[完了]をクリックしてください）。", Label::Informal, &["思う"]);
+}
+
+#[test]
+fn japanese_copula_after_katakana_and_comparative_you() {
+    assert_marked(Lang::Ja, "悪役が好きなら、彼らはあなたのスーパーヒーローだね。", Label::Informal, &["ーだ"]);
+    assert_marked(Lang::Ja, "ええ、私もです。これは現在インターネット上で2番目に大きい検索エンジンだ", Label::Informal, &["です", "ンだ"]);
+    // ような compares; it is no volitional.
+    assert_marked(Lang::Ja, "相手の女の子がドラマクラスで一緒でしたので、とても気まずい状況になってしまい、「私はあなたを傷つけるつもりはありませんでした」のような", Label::Formal, &["でした"]);
+}
+
+#[test]
+fn japanese_particles_before_commas_close_an_utterance() {
+    assert_marked(Lang::Ja, "それはすごいね、あなたは", Label::Informal, &["ごい"]);
+    assert_marked(Lang::Ja, "いや、男性はそれについて何も言うべきではないよ、すみません。それはあなたの体ではないから。", Label::Informal, &["ない"]);
+    assert_marked(Lang::Ja, "公園に連れて行って走り回って疲れさせて、分かるかな、彼らが眠るように", Label::Informal, &["かる"]);
+    assert_marked(Lang::Ja, "そうだね、考えてみれば時間はかからないし、習慣として取り入れればいいのだから。", Label::Informal, &["うだ"]);
+    // から closes a clause without hiding its predicate.
+    assert_marked(Lang::Ja, "私はそこに行ったことがある、私は馬アレルギーなのでひどいものだったよ（笑）", Label::Informal, &["だった"]);
+}
+
+#[test]
+fn japanese_weak_plain_forms_inside_the_sentence() {
+    assert_marked(Lang::Ja, "まあ、書類は常にあなたのように記入しなければならない、連絡可能時間、何をすべきか", Label::Informal, &["ならない"]);
+    assert_marked(Lang::Ja, "そのベッドはとても寝心地が悪く、古いベッドなので新しいものはなく、背中が痛くなってしまった、私はとても若いため", Label::Informal, &["った"]);
+    assert_marked(Lang::Ja, "まあ、プロフィールには、この人はあなたの都市を頻繁に訪問しているって書いてあったから、会う機会を設けることになって、", Label::Informal, &["るって"]);
+    // Weak: a polite ending outweighs them, and the polite form before 、 is left alone.
+    assert_marked(Lang::Ja, "まあ、書類は常にあなたのように記入しなければなりません、連絡可能時間、何をすべきか", Label::Formal, &["ません"]);
+    assert_marked(Lang::Ja, "強盗犯はすごく足が速いから、靴の紐を縛る時には「油断しない」ことさ。", Label::Informal, &["さ"]);
+}
+
+#[test]
+fn japanese_short_exclamations_are_interjections() {
+    assert_marked(Lang::Ja, "笑:)私の犬は、寒いのが大好きなので、実際に自分でベッドから降ります:)良かった！ :)", Label::Formal, &["ます"]);
+    assert_marked(Lang::Ja, "笑:)私の犬は、寒いのが大好きなので、実際に自分でベッドから降りる:)良かった！ :)", Label::Informal, &["った"]);
+}
+
+#[test]
+fn odd_inputs_do_not_panic() {
+    let odd = ["", " ", "?", "¿", "、", ",", "（", "）", "って", "るって", "ね、", "よ、、", "かな、", "！", "笑！", ":)", "だ", "ような", "ことさ", "M.", "M. I?",
+        "dai", "Dai,", "si goda", "se lo", "È", "è?", "Vaya", "vaya", "cuídate", "ís", "aras", "te", "toglitelo", "guarda", "Cosa"];
+    for lang in Lang::ALL {
+        for s in odd {
+            let a = analyze(lang, s);
+            for m in &a.markers {
+                assert_eq!(&s[m.start..m.end], m.text);
+            }
+            let _ = registro_register::repair::convert(lang, s, Register::Formal);
+            let _ = registro_register::repair::convert(lang, s, Register::Informal);
+        }
+    }
+}

@@ -10,7 +10,7 @@ pub const POLITE: &[&str] = &[
 ];
 /// Sonkeigo/kenjōgo stems.
 pub const RESPECTFUL: &[&str] = &[
-    "いらっしゃ", "召し上が", "おっしゃ", "ご覧", "なさい", "なさ", "拝見", "伺", "申し上げ", "申し", "参り", "おりま",
+    "いらっしゃ", "召し上が", "おっしゃ", "ご覧", "なさい", "なさ", "拝見", "伺", "申し上げ", "申し", "参り", "おりま", "ご存知", "ご存じ",
     "いたし", "致し", "存じ", "くださ", "お越し", "差し上げ", "頂", "いただ",
 ];
 /// Plain-form endings that close a clause informally; checked after the polite ones failed.
@@ -21,7 +21,9 @@ const PLAIN: &[&str] = &[
 /// Sentence-final particles and decorations stripped before looking at the predicate.
 const TRAILING: &[&str] = &[
     "けれども", "けれど", "けど", "が", "よね", "かな", "かね", "っけ", "ね", "よ", "な", "わ", "か", "さ", "ぞ", "ぜ", "の", "笑", "w", "ｗ", "～", "〜", "ー",
-    "…", "...", "・", ")", "）", "」", "』", "!", "！", "?", "？", " ", "　",
+    "…", "...", "・", ")", "）", "(", "（", "」", "』", "!", "！", "?", "？", " ", "　", "、", ",",
+    // A clause closed by から ("いいのだから") keeps the style of the predicate before it.
+    "から",
 ];
 
 fn is_boundary(c: char) -> bool {
@@ -29,7 +31,7 @@ fn is_boundary(c: char) -> bool {
 }
 
 /// Fixed expressions that stay polite in casual speech too.
-const SET_PHRASES: &[&str] = &["すみません", "ありがとうございます", "ありがとうございました", "おはようございます", "おめでとうございます", "いただきます", "ごちそうさまでした", "お願いします", "どうぞ", "ください"];
+const SET_PHRASES: &[&str] = &["すみません", "ありがとうございます", "ありがとうございました", "おはようございます", "おめでとうございます", "いただきます", "ごちそうさまでした", "お願いします", "どうぞ"];
 
 pub fn markers(text: &str) -> Vec<Marker> {
     let mut out = Vec::new();
@@ -55,10 +57,13 @@ pub fn markers(text: &str) -> Vec<Marker> {
         }
     }
     for (s, e) in clauses(text) {
-        if skip(e.saturating_sub(1).max(s), e) {
+        let end = strip_trailing(text, s, e);
+        // The predicate's last character decides: a clause ending inside 「…」 is someone else's words, one
+        // followed by an aside （笑） is not.
+        let last = text[s..end].char_indices().next_back().map(|(i, _)| s + i).unwrap_or(end);
+        if skip(last, end.max(last + 1)) {
             continue;
         }
-        let end = strip_trailing(text, s, e);
         let clause = &text[s..end];
         if clause.is_empty() || POLITE.iter().any(|p| clause.ends_with(p)) || ends_polite_stem(clause) {
             continue;
@@ -68,7 +73,22 @@ pub fn markers(text: &str) -> Vec<Marker> {
             let ms = end - p.len();
             // A lone kana ending after a katakana/latin word is a loanword, not a predicate.
             let prev = text[..ms].chars().next_back();
-            if p.chars().count() == 1 && prev.is_some_and(|c| is_katakana(c) || c.is_ascii_alphanumeric()) {
+            // だ after a katakana noun is still the copula ("ジョニー・デップだ").
+            if p.chars().count() == 1 && *p != "だ" && prev.is_some_and(|c| is_katakana(c) || c.is_ascii_alphanumeric()) {
+                continue;
+            }
+            // ような/のよう/たよう compare ("like …"); the volitional よう follows a verb stem.
+            let before_you = clause.strip_suffix("よう").and_then(|b| b.chars().next_back());
+            if before_you.is_some_and(|c| matches!(c, 'の' | 'た' | 'だ' | 'る' | 'な' | 'ん' | 'い')) {
+                continue;
+            }
+            // A one-word exclamation ("良かった！", "すごい！") is an interjection that polite speakers use too.
+            let exclaimed = text[end..e].contains(['！', '!']) || text[e..].starts_with(['！', '!']);
+            // Chat text runs sentences together behind emoticons and spaces ("降ります:)良かった！").
+            let word = clause.rsplit([' ', '　', ')', '）', '、', '笑']).next().unwrap_or(clause);
+            if exclaimed && word.chars().count() <= 5 {
+                let ms = if p.chars().count() == 1 { text[..ms].char_indices().next_back().map(|(i, _)| s.max(i)).unwrap_or(ms) } else { ms };
+                out.push(marker(text, ms, end, Register::Informal, MarkerKind::Ending, false));
                 continue;
             }
             let ms = if p.chars().count() == 1 { text[..ms].char_indices().next_back().map(|(i, _)| s.max(i)).unwrap_or(ms) } else { ms };
@@ -76,12 +96,47 @@ pub fn markers(text: &str) -> Vec<Marker> {
         } else if let Some(last) = clause.char_indices().next_back().map(|(i, _)| s + i) {
             // A bare noun question ("ドライブは？") or a sentence-final て-request ("守って。") is casual, though
             // weakly: polite speakers clip questions too.
-            if question || clause.ends_with('て') || clause.ends_with('で') {
+            if question || clause.ends_with('て') || clause.ends_with('で') && !clause.ends_with("ので") {
                 out.push(marker(text, last, end, Register::Informal, MarkerKind::Ending, false));
+            } else if let Some(w) = casual_particle(text, clause, end, e) {
+                out.push(marker(text, end, end + w, Register::Informal, MarkerKind::Ending, false));
             }
         }
     }
+    mid_sentence_plain(text, &skip, &mut out);
     out
+}
+
+/// "ことさ", "のさ", "んだぞ": the particles さ/ぞ/ぜ after a nominaliser only close casual speech. Returns the
+/// byte length of the particle.
+fn casual_particle(text: &str, clause: &str, end: usize, e: usize) -> Option<usize> {
+    let tail = &text[end..e];
+    let p = ["さ", "ぞ", "ぜ"].into_iter().find(|p| tail.starts_with(p))?;
+    (clause.ends_with("こと") || clause.ends_with('の') || clause.ends_with('ん')).then_some(p.len())
+}
+
+/// Plain predicates inside a sentence: before 、 ("しなければならない、", "痛くなってしまった、", "やめる、ママ")
+/// and before the colloquial quotative って ("訪問しているって書いてあった"). Polite speech puts ます/です there or
+/// uses と, but a plain form before 、 is also a subordinate clause in polite speech, so they are weak: they only
+/// label a sentence that has no polite ending at all. They are verbs for repair, which rewrites clause endings only.
+fn mid_sentence_plain(text: &str, skip: &dyn Fn(usize, usize) -> bool, out: &mut Vec<Marker>) {
+    const BEFORE_COMMA: &[&str] = &["ったので", "ないので", "ならない", "いけない", "ない", "だった", "った", "いた", "んだ", "だ", "る"];
+    for (i, _) in text.match_indices(['、', ',']) {
+        let before = &text[..i];
+        if let Some(p) = BEFORE_COMMA.iter().find(|p| before.ends_with(*p)) {
+            let s = i - p.len();
+            if !skip(s, i) && !POLITE.iter().any(|q| before.ends_with(q)) && !before.ends_with("たり") {
+                out.push(marker(text, s, i, Register::Informal, MarkerKind::Verb, false));
+            }
+        }
+    }
+    for (i, _) in text.match_indices("って") {
+        let prev = text[..i].chars().next_back();
+        if prev.is_some_and(|c| matches!(c, 'る' | 'た' | 'だ' | 'の')) && !skip(i, i + "って".len()) {
+            let s = text[..i].char_indices().next_back().map(|(j, _)| j).unwrap_or(i);
+            out.push(marker(text, s, i + "って".len(), Register::Informal, MarkerKind::Verb, false));
+        }
+    }
 }
 
 /// Clause-level "が、", "けど" before a polite clause are fine; a plain predicate before them is informal.
@@ -103,6 +158,12 @@ pub(crate) fn clauses(text: &str) -> Vec<(usize, usize)> {
                 more.push((s, s + i));
             }
         }
+        // A sentence-final particle before 、 closes an utterance in chat ("そうだね、…", "分かるかな、…").
+        for pat in ["ね、", "よ、", "かな、"] {
+            for (i, _) in seg.match_indices(pat) {
+                more.push((s, s + i + pat.len() - "、".len()));
+            }
+        }
     }
     out.extend(more);
     out
@@ -113,8 +174,9 @@ fn quoted_ranges(text: &str) -> Vec<(usize, usize)> {
     let mut open: Option<usize> = None;
     for (i, c) in text.char_indices() {
         match c {
-            '「' | '『' if open.is_none() => open = Some(i),
-            '」' | '』' => {
+            // A parenthetical aside ("（[完了]をクリックしてください）") is a note outside the conversation.
+            '「' | '『' | '（' if open.is_none() => open = Some(i),
+            '」' | '』' | '）' => {
                 if let Some(s) = open.take() {
                     out.push((s, i + c.len_utf8()));
                 }
