@@ -89,10 +89,12 @@ fn wrong_register_is_flagged_wrong() {
 }
 
 /// Accuracy reached on all CoCoA-MT training references (both the pool and the held-out part), measured with
-/// `cargo run -p registro-register --example analyzer_accuracy`; the floor sits 0.01 below it.
+/// `cargo run -p registro-register --example analyzer_accuracy`; the floor sits 0.01 below it. The held-out part
+/// (never used to write rules or the learned lexicon) must stay at the 0.97 goal on its own: with ~95 pairs a
+/// language it can lose at most two.
 #[test]
 fn accuracy_on_cocoa_mt_training_references() {
-    let measured = [(Lang::De, 0.9947), (Lang::Es, 0.9601), (Lang::Fr, 0.9858), (Lang::Hi, 0.9940), (Lang::It, 0.9545), (Lang::Ja, 0.9694)];
+    let measured = [(Lang::De, 0.9947), (Lang::Es, 0.9858), (Lang::Fr, 0.9858), (Lang::Hi, 0.9940), (Lang::It, 0.9943), (Lang::Ja, 0.9908)];
     for (lang, reached) in measured {
         let Some(dir) = data::cocoa_train_dir(lang) else {
             println!("skipped: no CoCoA-MT training data for {} (set REGISTRO_SHARED_DATA)", lang.code());
@@ -100,9 +102,12 @@ fn accuracy_on_cocoa_mt_training_references() {
         };
         let pairs = data::load_dir(&dir, lang).unwrap();
         let a = eval::accuracy(lang, &pairs);
-        println!("{}: {:.4} ({}/{})", lang.code(), a.accuracy(), a.correct, a.pairs);
+        let (_, held) = data::split(pairs);
+        let h = eval::accuracy(lang, &held);
+        println!("{}: {:.4} ({}/{}), held-out {:.4} ({}/{})", lang.code(), a.accuracy(), a.correct, a.pairs, h.accuracy(), h.correct, h.pairs);
         assert!(a.pairs > 300, "{}: only {} contrastive pairs loaded", lang.code(), a.pairs);
         assert!(a.accuracy() >= reached - 0.01, "{}: accuracy {:.4} fell below {:.4}", lang.code(), a.accuracy(), reached - 0.01);
+        assert!(h.accuracy() >= 0.97, "{}: held-out accuracy {:.4} below 0.97", lang.code(), h.accuracy());
     }
 }
 
