@@ -18,7 +18,7 @@ const NOT_TU_VERB: &[&str] = &["piace", "vi", "senti"];
 /// 2sg indicative forms that are also the Lei imperative/subjunctive ("pensi al suo iPhone").
 const AMBIGUOUS_TU: &[&str] = &[
     "pensi", "guardi", "compri", "ami", "usi", "provi", "lavori", "abiti", "ascolti", "ricordi", "senti", "giochi",
-    "diventi", "cerchi", "aspetti", "impari", "parli", "mangi", "passi", "trovi", "chiami", "pensi", "torni", "visiti",
+    "diventi", "cerchi", "aspetti", "impari", "parli", "mangi", "passi", "trovi", "chiami", "torni", "visiti",
 ];
 /// Words after which an -i word is a plural noun ("i suoi ricordi", "nei giochi", "questi abiti").
 const PLURAL_DETERMINERS: &[&str] = &[
