@@ -39,6 +39,7 @@
 //!   pooling + L2 normalisation as its sentence-transformers config says).
 //! * [`bert::SequenceClassifier`]: XLM-RoBERTa sequence classification (formality classifiers).
 //! * [`marian::Translator`]: Marian seq2seq (opus-mt) from safetensors + tokenizer files.
+mod alloc;
 pub mod bench;
 pub mod bert;
 pub mod chat;

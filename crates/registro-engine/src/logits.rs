@@ -7,6 +7,21 @@ pub trait LogitsProcessor {
     fn process(&mut self, row: usize, generated: &[u32], logits: &mut [f32]);
 }
 
+/// Bans every token that would complete an `n`-token sequence already present in `generated` (0 = off).
+pub fn ban_repeated_ngrams(generated: &[u32], n: usize, logits: &mut [f32]) {
+    if n == 0 || generated.len() < n {
+        return;
+    }
+    let tail = &generated[generated.len() + 1 - n..];
+    for w in generated.windows(n) {
+        if w[..n - 1] == *tail {
+            if let Some(l) = logits.get_mut(w[n - 1] as usize) {
+                *l = f32::NEG_INFINITY;
+            }
+        }
+    }
+}
+
 /// Leaves the logits alone.
 pub struct NoProcessor;
 
@@ -197,5 +212,19 @@ mod tests {
         assert_eq!(xs, ys);
         assert!(xs.iter().all(|&t| t == 1 || t == 2));
         assert!(xs.contains(&2) && xs.contains(&1));
+    }
+
+    #[test]
+    fn repeated_ngram_is_banned_and_others_are_not() {
+        // "a b c a b" → completing "a b c" again is banned; other continuations are untouched.
+        let mut l = vec![0.0; 5];
+        ban_repeated_ngrams(&[0, 1, 2, 0, 1], 3, &mut l);
+        assert_eq!(l, vec![0.0, 0.0, f32::NEG_INFINITY, 0.0, 0.0]);
+        let mut l = vec![0.0; 5];
+        ban_repeated_ngrams(&[0, 1, 2, 0, 1], 0, &mut l);
+        assert!(l.iter().all(|&x| x == 0.0), "0 turns the guard off");
+        let mut l = vec![0.0; 5];
+        ban_repeated_ngrams(&[0, 1], 3, &mut l);
+        assert!(l.iter().all(|&x| x == 0.0), "too short to repeat anything");
     }
 }

@@ -278,3 +278,23 @@ fn bad_files_give_clear_errors() {
         assert!(e.contains("no CUDA support"), "{e}");
     }
 }
+
+fn has_repeated_ngram(t: &[u32], n: usize) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    t.windows(n).any(|w| !seen.insert(w.to_vec()))
+}
+
+#[test]
+fn no_repeat_ngram_guard_holds_for_greedy_and_beam() {
+    let no = AtomicBool::new(false);
+    for arch in ARCHS {
+        let (_d, m) = load(arch);
+        let o = GenerateOptions { no_repeat_ngram: 3, ..opts(48) };
+        let g = m.generate(None, &[5, 6, 7], &o, &mut NoProcessor, &mut |_| {}, &no).unwrap();
+        assert_eq!(g.tokens.len(), 48, "{arch}");
+        assert!(!has_repeated_ngram(&g.tokens, 3), "{arch}: greedy repeated a trigram: {:?}", g.tokens);
+        for h in m.nbest(None, &[5, 6, 7], &o, 3, 3, &mut NoProcessor, &no).unwrap() {
+            assert!(!has_repeated_ngram(&h.tokens, 3), "{arch}: beam repeated a trigram: {:?}", h.tokens);
+        }
+    }
+}
