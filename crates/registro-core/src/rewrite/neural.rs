@@ -28,6 +28,8 @@ impl LlmBackend {
         let r = crate::models::resolve(id)?;
         let opts = LoadOptions { tokenizer: r.tokenizer_json.clone(), ..Default::default() };
         let model = Model::load(&r.main, &opts).with_context(|| format!("loading {id}"))?;
+        // Pay the kernels' one-time weight repacking while "loading" is shown, not in the first sentence.
+        model.warm_up().with_context(|| format!("warming up {id}"))?;
         Ok(Self { model, prefixes: HashMap::new(), cancel: AtomicBool::new(false) })
     }
 
@@ -57,7 +59,7 @@ impl LlmBackend {
         }
         let prompt = self.model.encode(rest)?;
         let sampling = if n <= 1 { Sampling::Greedy } else { Sampling::Sample { temperature: 0.7, top_p: 0.95, top_k: 40, seed: 17 } };
-        let opts = GenerateOptions { max_tokens, sampling, stop_strings: vec!["\n".into()], ..Default::default() };
+        let opts = GenerateOptions { max_tokens, sampling, stop_strings: vec!["\n".into()], no_repeat_ngram: 4, ..Default::default() };
         let prompts = vec![prompt; n.max(1)];
         let outs = self.model.generate_batch(prefix, &prompts, &opts, &mut NoProcessor, &mut |_| {}, &self.cancel)?;
         Ok(outs.into_iter().map(|g| g.text).collect())

@@ -87,6 +87,8 @@ impl EngineGenerator {
         let path = resolve_model(id_or_path)?;
         let opts = LoadOptions { tokenizer: find_tokenizer(&path), ..Default::default() };
         let model = Model::load(&path, &opts).with_context(|| format!("loading {}", path.display()))?;
+        // Pay the kernels' one-time weight repacking while "loading" is shown, not in the first sentence.
+        model.warm_up().with_context(|| format!("warming up {}", path.display()))?;
         Ok(Self::from_model(model, id_or_path))
     }
 
@@ -158,7 +160,8 @@ impl Generator for EngineGenerator {
         }
         let pre = self.prefixes.get(prefix).expect("prefix cached above").clone();
         let prompt = self.model.encode(turn)?;
-        let opts = GenerateOptions { max_tokens, stop_strings: self.format.stops(), ..Default::default() };
+        // A repeated 4-gram in one sentence is almost always a small model looping, never a translation.
+        let opts = GenerateOptions { max_tokens, stop_strings: self.format.stops(), no_repeat_ngram: 4, ..Default::default() };
         let mut bias = if constraints.is_empty() { None } else { Some(self.bias(constraints)?) };
         let mut none = NoProcessor;
         let proc: &mut dyn registro_engine::LogitsProcessor = match bias.as_mut() {
