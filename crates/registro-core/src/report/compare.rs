@@ -11,7 +11,8 @@ use registro_report::{Cell, Chart, Column, Table};
 use serde::{Deserialize, Serialize};
 
 use super::prepare::Prepared;
-use super::significance::{corpus_test, paired_bootstrap, PairedResult, Resamples, SigTest};
+use super::significance::{corpus_from_scores, corpus_test, paired_bootstrap, PairedResult, Resamples, SigTest};
+use registro_metrics::significance::Resampled;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
@@ -110,13 +111,57 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
     let base = data.baseline;
     let resamples = (opts.bootstrap > 0 && n > 1).then(|| Resamples::new(n, opts.bootstrap, opts.seed));
 
+    // Every resampled statistic (BLEU, chrF and TER under the bootstrap test, M-Acc, formality means) in one
+    // pass over the shared resample indices; the engine's test gives each metric's CIs and p-values from these.
+    let corpus_metrics: [&dyn Metric; 3] = [&prep.bleu_metric, &prep.chrf_metric, &prep.ter_metric];
+    let corpus_stats: [Vec<&registro_metrics::SegmentStats>; 3] = [
+        prep.systems.iter().map(|s| &s.bleu.stats).collect(),
+        prep.systems.iter().map(|s| &s.chrf.stats).collect(),
+        prep.systems.iter().map(|s| &s.ter.stats).collect(),
+    ];
+    let formality_real: Vec<Option<f64>> = prep.systems.iter().map(|s| finite_mean(&s.formality)).collect();
+    let formality_clean: Vec<Vec<f64>> =
+        prep.systems.iter().map(|s| s.formality.iter().map(|v| if v.is_finite() { *v } else { 0.0 }).collect()).collect();
+    let mut jobs: Vec<Resampled> = Vec::new();
+    // Where each system's result lies in `jobs`, per metric.
+    let mut corpus_at: [Vec<usize>; 3] = Default::default();
+    let mut macc_at: Vec<Option<usize>> = vec![None; k];
+    let mut formality_at: Vec<Option<usize>> = vec![None; k];
+    if resamples.is_some() {
+        if opts.test == SigTest::Bootstrap {
+            for (m, (metric, stats)) in corpus_metrics.iter().zip(&corpus_stats).enumerate() {
+                for s in stats {
+                    corpus_at[m].push(jobs.len());
+                    jobs.push(Resampled::Metric(*metric, s));
+                }
+            }
+        }
+        for i in 0..k {
+            if let (Some(m), Some((s, _))) = (&prep.macc_metrics[i], &prep.systems[i].macc) {
+                macc_at[i] = Some(jobs.len());
+                jobs.push(Resampled::Metric(m, &s.stats));
+            }
+        }
+        if formality_real.iter().all(|r| r.is_some()) {
+            for (i, clean) in formality_clean.iter().enumerate() {
+                formality_at[i] = Some(jobs.len());
+                jobs.push(Resampled::Mean(clean));
+            }
+        }
+    }
+    let mut boot: Vec<Option<Vec<f64>>> = match &resamples {
+        Some(r) if !jobs.is_empty() => r.many(&jobs).into_iter().map(Some).collect(),
+        _ => Vec::new(),
+    };
+    let mut take = |at: Option<usize>| at.and_then(|j| boot[j].take());
+
     // BLEU, chrF and TER: the engine's paired test over all systems at once.
     let nrefs = data.systems[base].refs.len();
-    let mut rows: Vec<MetricRow> = vec![
-        corpus_row("bleu", "BLEU", &prep.bleu_metric, prep.systems.iter().map(|s| &s.bleu.stats).collect(), base, opts, nrefs)?,
-        corpus_row("chrf", "chrF2", &prep.chrf_metric, prep.systems.iter().map(|s| &s.chrf.stats).collect(), base, opts, nrefs)?,
-        corpus_row("ter", "TER", &prep.ter_metric, prep.systems.iter().map(|s| &s.ter.stats).collect(), base, opts, nrefs)?,
-    ];
+    let mut rows: Vec<MetricRow> = Vec::with_capacity(5);
+    for (m, (key, label)) in [("bleu", "BLEU"), ("chrf", "chrF2"), ("ter", "TER")].into_iter().enumerate() {
+        let scores: Option<Vec<Vec<f64>>> = (!corpus_at[m].is_empty()).then(|| corpus_at[m].iter().map(|&j| take(Some(j)).expect("resampled")).collect());
+        rows.push(corpus_row(key, label, corpus_metrics[m], &corpus_stats[m], base, opts, nrefs, scores.as_deref())?);
+    }
     // M-Acc: each run is scored for its own register; the metric object only differs in that.
     if let Some(first) = prep.macc_metrics.iter().flatten().next() {
         let values: Vec<Option<(f64, Option<PairedResult>)>> = {
@@ -126,12 +171,7 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
                     _ => None,
                 })
                 .collect();
-            let boots: Vec<Option<Vec<f64>>> = (0..k)
-                .map(|i| match (&prep.macc_metrics[i], &prep.systems[i].macc, &resamples) {
-                    (Some(m), Some((s, _)), Some(r)) => Some(r.scores(m, &s.stats)),
-                    _ => None,
-                })
-                .collect();
+            let boots: Vec<Option<Vec<f64>>> = (0..k).map(|i| take(macc_at[i])).collect();
             (0..k)
                 .map(|i| {
                     let v = real[i]?;
@@ -151,15 +191,8 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
     }
     // Mean formality of the outputs (PT16 scale).
     {
-        let real: Vec<Option<f64>> = prep.systems.iter().map(|s| finite_mean(&s.formality)).collect();
-        let boots: Vec<Option<Vec<f64>>> = prep
-            .systems
-            .iter()
-            .map(|s| {
-                let clean: Vec<f64> = s.formality.iter().map(|v| if v.is_finite() { *v } else { 0.0 }).collect();
-                resamples.as_ref().filter(|_| real.iter().all(|r| r.is_some())).map(|r| r.means(&clean))
-            })
-            .collect();
+        let real = formality_real;
+        let boots: Vec<Option<Vec<f64>>> = (0..k).map(|i| take(formality_at[i])).collect();
         let values = (0..k)
             .map(|i| {
                 let v = real[i]?;
@@ -367,17 +400,25 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
     })
 }
 
+/// One corpus metric's row. `boot`: every system's resampled scores when the bootstrap test was batched with
+/// the other metrics (else the engine's test runs here: approximate randomization).
+#[allow(clippy::too_many_arguments)]
 fn corpus_row(
     key: &'static str,
     label: &str,
     metric: &dyn Metric,
-    stats: Vec<&registro_metrics::SegmentStats>,
+    stats: &[&registro_metrics::SegmentStats],
     base: usize,
     opts: &CompareOptions,
     nrefs: usize,
+    boot: Option<&[Vec<f64>]>,
 ) -> Result<MetricRow> {
     let n = stats.first().map_or(0, |s| s.len());
-    let tests = if opts.bootstrap > 0 && n > 1 { Some(corpus_test(metric, &stats, base, opts.test, opts.bootstrap, opts.seed)?) } else { None };
+    let tests = match boot {
+        Some(b) => Some(corpus_from_scores(metric, stats, base, b)),
+        None if opts.bootstrap > 0 && n > 1 => Some(corpus_test(metric, stats, base, opts.test, opts.bootstrap, opts.seed)?),
+        None => None,
+    };
     let values = (0..stats.len()).map(|i| Some((metric.score(&stats[i].sum()), tests.as_ref().map(|t| t[i])))).collect();
     Ok(MetricRow {
         key,

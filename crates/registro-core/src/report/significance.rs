@@ -5,7 +5,10 @@
 //! bootstrap p-value rule applied here.
 
 use anyhow::Result;
-use registro_metrics::significance::{bootstrap_indices, bootstrap_scores, estimate_ci, paired_ar, paired_bootstrap as engine_bootstrap};
+use registro_metrics::significance::{
+    bootstrap_indices, bootstrap_many, bootstrap_result, estimate_ci, paired_ar, paired_bootstrap as engine_bootstrap,
+    Resampled, TestResult,
+};
 use registro_metrics::{Metric, SegmentStats};
 use serde::{Deserialize, Serialize};
 
@@ -47,37 +50,51 @@ pub fn corpus_test(
     let mut rest = res[1..].iter();
     for i in 0..stats.len() {
         let r = if i == base { &res[0] } else { rest.next().expect("one result per system") };
-        let mean = r.mean.unwrap_or(r.score);
-        let half = r.ci.unwrap_or(0.0);
-        out.push(PairedResult { mean, ci: (mean - half, mean + half), p: r.p_value });
+        out.push(from_engine(r));
     }
     Ok(out)
 }
 
+fn from_engine(r: &TestResult) -> PairedResult {
+    let mean = r.mean.unwrap_or(r.score);
+    let half = r.ci.unwrap_or(0.0);
+    PairedResult { mean, ci: (mean - half, mean + half), p: r.p_value }
+}
+
+/// [`corpus_test`] under the bootstrap when every system's resampled scores (`boot[i]`, over [`Resamples`] with
+/// the same size and seed) are already known: the engine's CI and p-value rule on them, so results equal
+/// `corpus_test(…, SigTest::Bootstrap, …)` to the last bit.
+pub fn corpus_from_scores(metric: &dyn Metric, stats: &[&SegmentStats], base: usize, boot: &[Vec<f64>]) -> Vec<PairedResult> {
+    let bl_score = metric.score(&stats[base].sum());
+    (0..stats.len())
+        .map(|i| {
+            let baseline = (i != base).then(|| (bl_score, boot[base].as_slice()));
+            let score = if i == base { bl_score } else { metric.score(&stats[i].sum()) };
+            from_engine(&bootstrap_result(metric, score, &boot[i], baseline))
+        })
+        .collect()
+}
+
 /// The engine's resample indices, shared by the per-system paths below.
 pub struct Resamples {
-    pub n: usize,
     pub samples: usize,
     idx: Vec<u32>,
 }
 
 impl Resamples {
     pub fn new(n: usize, samples: usize, seed: u64) -> Self {
-        Resamples { n, samples, idx: if n == 0 { Vec::new() } else { bootstrap_indices(n, samples, seed) } }
+        Resamples { samples, idx: if n == 0 { Vec::new() } else { bootstrap_indices(n, samples, seed) } }
     }
 
-    pub fn scores(&self, metric: &dyn Metric, stats: &SegmentStats) -> Vec<f64> {
-        bootstrap_scores(metric, stats, &self.idx, self.samples)
+    /// Resampled scores of many statistics in one pass (see [`bootstrap_many`]), one result per job.
+    pub fn many(&self, jobs: &[Resampled<'_>]) -> Vec<Vec<f64>> {
+        bootstrap_many(jobs, &self.idx, self.samples)
     }
 
     /// Resampled means of a per-segment value (formality scores, …).
+    #[cfg(test)]
     pub fn means(&self, values: &[f64]) -> Vec<f64> {
-        (0..self.samples)
-            .map(|s| {
-                let idx = &self.idx[s * self.n..(s + 1) * self.n];
-                idx.iter().map(|&i| values[i as usize]).sum::<f64>() / idx.len().max(1) as f64
-            })
-            .collect()
+        self.many(&[Resampled::Mean(values)]).pop().expect("one job")
     }
 }
 
