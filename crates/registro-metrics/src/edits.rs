@@ -9,7 +9,9 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::distance::{levenshtein, token_levenshtein};
+use std::borrow::Cow;
+
+use crate::distance::{levenshtein, token_levenshtein_exceeds};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -151,6 +153,47 @@ fn collapse_runs(s: &str) -> String {
         i = j;
     }
     out
+}
+
+/// `collapse_runs(s) == t` over character streams, without building the collapsed string.
+fn collapses_to(s: impl Iterator<Item = char>, t: impl Iterator<Item = char>) -> bool {
+    let mut s = s.peekable();
+    let mut t = t.peekable();
+    while let Some(c) = s.next() {
+        let mut run = 1;
+        while s.next_if_eq(&c).is_some() {
+            run += 1;
+        }
+        let keep = if run >= 3 { 1 } else { run };
+        for _ in 0..keep {
+            if t.next() != Some(c) {
+                return false;
+            }
+        }
+    }
+    t.peek().is_none()
+}
+
+/// `str::to_lowercase` maps each character on its own except final-sigma handling of 'Σ'; without it, the
+/// lower-cased text is this stream and comparisons need not allocate.
+fn lower_stream(s: &str) -> Option<impl Iterator<Item = char> + '_> {
+    (!s.contains('Σ')).then(|| s.chars().flat_map(char::to_lowercase))
+}
+
+/// `a.to_lowercase() == b.to_lowercase()`.
+fn lower_eq(a: &str, b: &str) -> bool {
+    match (lower_stream(a), lower_stream(b)) {
+        (Some(x), Some(y)) => x.eq(y),
+        _ => a.to_lowercase() == b.to_lowercase(),
+    }
+}
+
+/// `collapse_runs(&a.to_lowercase()) == b.to_lowercase()`.
+fn lower_collapses_to(a: &str, b: &str) -> bool {
+    match (lower_stream(a), lower_stream(b)) {
+        (Some(x), Some(y)) => collapses_to(x, y),
+        _ => collapse_runs(&a.to_lowercase()) == b.to_lowercase(),
+    }
 }
 
 /// Informal abbreviations and their formal expansions, per language (lower case). Used for the normalisation
@@ -394,22 +437,35 @@ pub fn abbreviations(lang: &str) -> &'static [(&'static str, &'static str)] {
 }
 
 fn is_normalization(old: &str, new: &str, lang: &str) -> bool {
-    let (o, n) = (old.to_lowercase(), new.to_lowercase());
-    let lists: Vec<&[(&str, &str)]> = if lang.is_empty() {
-        vec![abbreviations("en")]
-    } else {
-        vec![abbreviations(lang), abbreviations("en")]
+    let in_list = |l: &[(&str, &str)]| {
+        // Most spans are no abbreviation at all: look the old side up before lower-casing the new one.
+        let o = old.to_lowercase();
+        if !l.iter().any(|(a, _)| *a == o) {
+            return false;
+        }
+        let n = new.to_lowercase();
+        l.iter().any(|(a, e)| *a == o && *e == n)
     };
-    lists
-        .iter()
-        .any(|l| l.iter().any(|(a, e)| *a == o && *e == n))
+    if lang.is_empty() {
+        in_list(abbreviations("en"))
+    } else {
+        in_list(abbreviations(lang)) || in_list(abbreviations("en"))
+    }
+}
+
+/// `v.join(" ")`, borrowed for a single token.
+fn joined<'a>(v: &[&'a str]) -> Cow<'a, str> {
+    match v {
+        [one] => Cow::Borrowed(one),
+        _ => Cow::Owned(v.join(" ")),
+    }
 }
 
 /// Type of one changed hunk (tokens `a` replaced by `b`); `next_new` is the token after the hunk in the new text.
 fn classify_hunk(a: &[&str], b: &[&str], next_new: Option<&str>, lang: &str) -> EditType {
-    let old = a.join(" ");
-    let new = b.join(" ");
-    if !a.is_empty() && !b.is_empty() && old != new && old.to_lowercase() == new.to_lowercase() {
+    let (old, new) = (joined(a), joined(b));
+    let (old, new) = (old.as_ref(), new.as_ref());
+    if !a.is_empty() && !b.is_empty() && old != new && lower_eq(old, new) {
         return if new == old.to_lowercase() {
             EditType::Lowercase
         } else {
@@ -423,16 +479,16 @@ fn classify_hunk(a: &[&str], b: &[&str], next_new: Option<&str>, lang: &str) -> 
         if ends && next_new.is_some_and(starts_upper) {
             return EditType::SplitSentences;
         }
-        if !a.is_empty() && !b.is_empty() && collapse_runs(&old) == new {
+        if !a.is_empty() && !b.is_empty() && collapses_to(old.chars(), new.chars()) {
             return EditType::Repetition;
         }
         return EditType::Punctuation;
     }
     if !a.is_empty() && !b.is_empty() {
-        if collapse_runs(&old) == new || collapse_runs(&old.to_lowercase()) == new.to_lowercase() {
+        if collapses_to(old.chars(), new.chars()) || lower_collapses_to(old, new) {
             return EditType::Repetition;
         }
-        if is_normalization(&old, &new, lang) {
+        if is_normalization(old, new, lang) {
             return EditType::Normalization;
         }
     }
@@ -586,12 +642,31 @@ fn lcs_pairs(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
 /// Word-level diff of `old` → `new` with every changed span labelled. Equal-length replacements are split into
 /// per-token edits so that, e.g., "u r" → "you are" shows two normalisations.
 pub fn diff(old: &str, new: &str, lang: &str) -> Vec<DiffOp> {
+    let mut ops: Vec<DiffOp> = Vec::new();
+    diff_spans(old, new, lang, |kind, sa, sb| {
+        ops.push(DiffOp {
+            kind,
+            old: old[sa.clone()].into(),
+            new: new[sb.clone()].into(),
+            old_range: sa,
+            new_range: sb,
+        })
+    });
+    ops
+}
+
+/// [`diff`]'s pieces as (kind, old byte range, new byte range), in order, without copying their text.
+fn diff_spans(
+    old: &str,
+    new: &str,
+    lang: &str,
+    mut emit: impl FnMut(Option<EditType>, Range<usize>, Range<usize>),
+) {
     let ta = tokens(old);
     let tb = tokens(new);
     let a: Vec<&str> = ta.iter().map(|t| t.text).collect();
     let b: Vec<&str> = tb.iter().map(|t| t.text).collect();
     let pairs = lcs_pairs(&a, &b);
-    let mut ops: Vec<DiffOp> = Vec::new();
     let span = |toks: &[Tok], r: Range<usize>, text_len: usize| -> Range<usize> {
         if r.is_empty() {
             // Insertion point: before the token at `r.start` (or the end of the text).
@@ -601,7 +676,9 @@ pub fn diff(old: &str, new: &str, lang: &str) -> Vec<DiffOp> {
             toks[r.start].span.start..toks[r.end - 1].span.end
         }
     };
-    let push_edit = |ops: &mut Vec<DiffOp>, ra: Range<usize>, rb: Range<usize>| {
+    let push_edit = |emit: &mut dyn FnMut(Option<EditType>, Range<usize>, Range<usize>),
+                     ra: Range<usize>,
+                     rb: Range<usize>| {
         let pieces: Vec<(Range<usize>, Range<usize>)> =
             split_hunk(&a[ra.clone()], &b[rb.clone()], lang)
                 .into_iter()
@@ -614,26 +691,13 @@ pub fn diff(old: &str, new: &str, lang: &str) -> Vec<DiffOp> {
                 .collect();
         for (ra, rb) in pieces {
             if ra.len() == 1 && rb.len() == 1 && a[ra.start] == b[rb.start] {
-                let (sa, sb) = (ta[ra.start].span.clone(), tb[rb.start].span.clone());
-                ops.push(DiffOp {
-                    kind: None,
-                    old: old[sa.clone()].into(),
-                    new: new[sb.clone()].into(),
-                    old_range: sa,
-                    new_range: sb,
-                });
+                emit(None, ta[ra.start].span.clone(), tb[rb.start].span.clone());
                 continue;
             }
             let kind = classify_hunk(&a[ra.clone()], &b[rb.clone()], b.get(rb.end).copied(), lang);
             let sa = span(&ta, ra, old.len());
             let sb = span(&tb, rb, new.len());
-            ops.push(DiffOp {
-                kind: Some(kind),
-                old: old[sa.clone()].into(),
-                new: new[sb.clone()].into(),
-                old_range: sa,
-                new_range: sb,
-            });
+            emit(Some(kind), sa, sb);
         }
     };
     let (mut i, mut j) = (0, 0);
@@ -641,7 +705,7 @@ pub fn diff(old: &str, new: &str, lang: &str) -> Vec<DiffOp> {
     while k <= pairs.len() {
         let (pi, pj) = pairs.get(k).copied().unwrap_or((a.len(), b.len()));
         if i < pi || j < pj {
-            push_edit(&mut ops, i..pi, j..pj);
+            push_edit(&mut emit, i..pi, j..pj);
         }
         if k == pairs.len() {
             break;
@@ -655,29 +719,28 @@ pub fn diff(old: &str, new: &str, lang: &str) -> Vec<DiffOp> {
         let (ei, ej) = (pairs[e].0 + 1, pairs[e].1 + 1);
         let sa = ta[si].span.start..ta[ei - 1].span.end;
         let sb = tb[sj].span.start..tb[ej - 1].span.end;
-        ops.push(DiffOp {
-            kind: None,
-            old: old[sa.clone()].into(),
-            new: new[sb.clone()].into(),
-            old_range: sa,
-            new_range: sb,
-        });
+        emit(None, sa, sb);
         i = ei;
         j = ej;
         k = e + 1;
     }
-    ops
 }
 
 /// Sentence-level XFORMAL edit categories of a rewrite: the types of all changed spans, and `paraphrase` whenever
 /// the whitespace-token edit distance exceeds 3.
 pub fn edit_types(old: &str, new: &str, lang: &str) -> BTreeSet<EditType> {
-    let mut set: BTreeSet<EditType> = diff(old, new, lang)
-        .into_iter()
-        .filter_map(|d| d.kind)
-        .collect();
+    let mut set: BTreeSet<EditType> = BTreeSet::new();
+    if old == new {
+        // No changed span, distance 0: nothing to count (what the full diff below finds too).
+        return set;
+    }
+    diff_spans(old, new, lang, |kind, _, _| {
+        if let Some(k) = kind {
+            set.insert(k);
+        }
+    });
     set.remove(&EditType::Paraphrase);
-    if token_levenshtein(old, new) > 3 {
+    if token_levenshtein_exceeds(old, new, 3) {
         set.insert(EditType::Paraphrase);
     } else if set.is_empty() && old != new {
         // Small rewordings still need a name.
@@ -689,8 +752,9 @@ pub fn edit_types(old: &str, new: &str, lang: &str) -> BTreeSet<EditType> {
 /// How many sentence pairs show each edit type (XFORMAL Table 3 style), in [`EditType::ALL`] order.
 pub fn edit_type_counts(pairs: &[(String, String)], lang: &str) -> Vec<(EditType, usize)> {
     let mut counts = [0usize; 8];
-    for (o, n) in pairs {
-        for t in edit_types(o, n, lang) {
+    // Pairs are independent: classify them on every core, count here.
+    for types in crate::metric::par_map(pairs.len(), |i| edit_types(&pairs[i].0, &pairs[i].1, lang)) {
+        for t in types {
             counts[EditType::ALL.iter().position(|x| *x == t).unwrap_or(7)] += 1;
         }
     }
@@ -768,6 +832,25 @@ mod tests {
             kinds("i dont care", "I do not care", "en")[0],
             ("i".into(), "I".into(), Capitalization)
         );
+    }
+
+    #[test]
+    fn streamed_comparisons_equal_the_allocating_ones() {
+        let words = [
+            "", "so", "sooo", "soo", "So", "SOOO", "!!!", "!", "aaab", "ab", "İstanbul", "istanbul", "i̇stanbul",
+            "ΣΟΦΟΣ", "σοφος", "σοφοσ", "σοφος", "Straße", "STRASSE", "ǅ", "ǆ", "日本", "x y",
+        ];
+        for a in words {
+            for b in words {
+                assert_eq!(collapses_to(a.chars(), b.chars()), collapse_runs(a) == b, "{a:?} {b:?}");
+                assert_eq!(lower_eq(a, b), a.to_lowercase() == b.to_lowercase(), "{a:?} {b:?}");
+                assert_eq!(
+                    lower_collapses_to(a, b),
+                    collapse_runs(&a.to_lowercase()) == b.to_lowercase(),
+                    "{a:?} {b:?}"
+                );
+            }
+        }
     }
 
     #[test]
