@@ -26,6 +26,8 @@ pub enum ScorerChoice {
     Surface,
     /// The shipped English lexical regressor (falls back to surface features for other languages).
     Lexical,
+    /// The shipped surface + all-MiniLM-L6-v2 embedding regressor (English; the best on PT16 tune; loads MiniLM).
+    Embedding,
     /// A weights file written by `registro rewrite train-scorer` (the embedding variant loads MiniLM too).
     File(PathBuf),
     /// A downloaded XLM-R formality classifier, by model id or folder (`xlmr:<id>`).
@@ -38,9 +40,10 @@ impl std::str::FromStr for ScorerChoice {
         match s {
             "surface" => Ok(ScorerChoice::Surface),
             "lexical" => Ok(ScorerChoice::Lexical),
+            "embedding" => Ok(ScorerChoice::Embedding),
             p if p.ends_with(".json") => Ok(ScorerChoice::File(PathBuf::from(p))),
             p if p.starts_with("xlmr:") && p.len() > 5 => Ok(ScorerChoice::Xlmr(p[5..].to_string())),
-            _ => Err(format!("scorer {s:?}: expected surface, lexical, a weights file (*.json) or xlmr:<model>")),
+            _ => Err(format!("scorer {s:?}: expected surface, lexical, embedding, a weights file (*.json) or xlmr:<model>")),
         }
     }
 }
@@ -50,6 +53,7 @@ pub fn load_scorer(choice: &ScorerChoice) -> anyhow::Result<Scorer> {
     Ok(match choice {
         ScorerChoice::Surface => Scorer::builtin(Variant::Surface)?,
         ScorerChoice::Lexical => Scorer::builtin(Variant::Lexical)?,
+        ScorerChoice::Embedding => Scorer::builtin(Variant::Embedding)?,
         ScorerChoice::File(p) => Scorer::load(p)?,
         ScorerChoice::Xlmr(id) => bail!("xlmr:{id} is a classifier, not a regressor weights file"),
     })
@@ -60,6 +64,7 @@ pub fn load_scorer(choice: &ScorerChoice) -> anyhow::Result<Scorer> {
 pub fn load_formality(choice: &ScorerChoice) -> anyhow::Result<Box<dyn Formality>> {
     Ok(match choice {
         ScorerChoice::Xlmr(id) => Box::new(neural::XlmrFormality::load(id)?),
+        ScorerChoice::Embedding => Box::new(neural::EmbeddingFormality::with_scorer(Scorer::builtin(Variant::Embedding)?)?),
         ScorerChoice::File(p) => {
             let s = Scorer::load(p)?;
             if s.model.variant == Variant::Embedding {

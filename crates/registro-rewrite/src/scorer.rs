@@ -144,6 +144,7 @@ pub struct Scorer {
 
 const BUILTIN_SURFACE: &str = include_str!("../data/scorer/surface.json");
 const BUILTIN_LEXICAL: &str = include_str!("../data/scorer/lexical.json");
+const BUILTIN_EMBEDDING: &str = include_str!("../data/scorer/embedding.json");
 
 impl Scorer {
     pub fn new(model: Model) -> Result<Self, ScorerError> {
@@ -159,7 +160,8 @@ impl Scorer {
         let (src, name) = match variant {
             Variant::Surface => (BUILTIN_SURFACE, "surface.json"),
             Variant::Lexical => (BUILTIN_LEXICAL, "lexical.json"),
-            Variant::Embedding => return Err(ScorerError::NeedsEmbedding("embedding (no built-in weights; load the trained file)")),
+            // Scoring with it still needs each sentence's all-MiniLM-L6-v2 embedding from the caller.
+            Variant::Embedding => (BUILTIN_EMBEDDING, "embedding.json"),
         };
         let model = serde_json::from_str(src).map_err(|source| ScorerError::Json { path: format!("builtin {name}"), source })?;
         Self::new(model)

@@ -59,7 +59,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const wF = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 1, 'data-testid': 'rewrite-weight-formality' });
   const wM = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 1, 'data-testid': 'rewrite-weight-meaning' });
   const wL = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 1, 'data-testid': 'rewrite-weight-fluency' });
-  const scorer = h('select', { class: 'input', 'data-testid': 'rewrite-scorer' }, h('option', { value: 'surface' }, 'surface scorer'), h('option', { value: 'lexical' }, 'lexical scorer (EN)'));
+  const scorer = h('select', { class: 'input', 'data-testid': 'rewrite-scorer' }, h('option', { value: 'surface' }, 'surface scorer'), h('option', { value: 'lexical' }, 'lexical scorer (EN)'), h('option', { value: 'embedding' }, 'embedding scorer (EN, MiniLM)'));
   const useDoc = h('input', { type: 'checkbox', 'data-testid': 'rewrite-use-document' });
   const input = h('textarea', {
     class: 'input grow',

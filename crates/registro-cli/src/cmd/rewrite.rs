@@ -73,7 +73,7 @@ struct RewriteOpts {
     /// Reranking weights formality,meaning,fluency
     #[arg(long, default_value = "1,1,1", value_parser = parse_weights)]
     weights: Weights,
-    /// Formality scorer: surface | lexical | a trained weights .json | xlmr:<model id or folder>
+    /// Formality scorer: surface | lexical | embedding (MiniLM) | a trained weights .json | xlmr:<model id or folder>
     #[arg(long, default_value = "surface", value_parser = parse_scorer)]
     scorer: ScorerChoice,
     /// Skip perplexity scoring (faster LLM runs)

@@ -113,9 +113,13 @@ pub struct EmbeddingFormality {
 
 impl EmbeddingFormality {
     pub fn load(weights: &Path) -> anyhow::Result<Self> {
-        let scorer = Scorer::load(weights)?;
+        Self::with_scorer(Scorer::load(weights)?)
+    }
+
+    /// Loads the sentence encoder the weights were trained with.
+    pub fn with_scorer(scorer: Scorer) -> anyhow::Result<Self> {
         let id = scorer.model.embedding_model.clone().unwrap_or_else(|| "all-minilm-l6-v2".into());
-        let r = crate::models::resolve(&id)?;
+        let r = crate::models::resolve(&id).with_context(|| format!("the embedding scorer needs {id}"))?;
         Ok(Self { scorer, encoder: SentenceEncoder::load(&r.dir, DeviceChoice::default())? })
     }
 }
