@@ -38,9 +38,6 @@ struct Fixture {
     greedy_text: String,
 }
 
-/// How close (in nats, under candle's own scoring) two candidates must be to count as a tie between engines.
-const NEAR_TIE_NATS: f64 = 0.1;
-
 #[test]
 fn qwen_1_5b_greedy_matches_llama_cpp_for_20_tokens() {
     let Some(path) = find("qwen2.5-coder-1.5b-instruct", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf") else {
@@ -56,19 +53,13 @@ fn qwen_1_5b_greedy_matches_llama_cpp_for_20_tokens() {
     let o = GenerateOptions { max_tokens: 20, ignore_eos: true, ..Default::default() };
     let g = m.generate(None, &fx.prompt_ids, &o, &mut NoProcessor, &mut |_| {}, &no).unwrap();
     if g.tokens != fx.greedy_ids {
-        let i = g.tokens.iter().zip(&fx.greedy_ids).position(|(a, b)| a != b).unwrap();
-        let mut ctx = fx.prompt_ids.clone();
-        ctx.extend(&g.tokens[..i]);
-        let ours = m.score_tokens(None, &ctx, &g.tokens[i..i + 1]).unwrap().total();
-        let theirs = m.score_tokens(None, &ctx, &fx.greedy_ids[i..i + 1]).unwrap().total();
-        // Two engines with different quantized kernels may only part ways where the top two tokens are a near
-        // tie; anything else (an early divergence or a clear preference for another token) is a real bug.
-        let near_tie = (ours - theirs).abs() < NEAR_TIE_NATS;
-        eprintln!(
-            "candle vs {}: first {i} tokens equal, then candle {} (logprob {ours:.4}) vs llama.cpp {} ({theirs:.4}); candle {:?} vs {:?}",
-            fx.engine, g.tokens[i], fx.greedy_ids[i], m.decode(&g.tokens).unwrap_or_default(), fx.greedy_text
+        let i = g.tokens.iter().zip(&fx.greedy_ids).position(|(a, b)| a != b).unwrap_or(g.tokens.len().min(fx.greedy_ids.len()));
+        panic!(
+            "candle's greedy output departs from {} at token {i}: candle {:?} vs {:?}",
+            fx.engine,
+            m.decode(&g.tokens).unwrap_or_default(),
+            fx.greedy_text
         );
-        assert!(i >= 5 && near_tie, "candle's greedy output departs from llama.cpp's at token {i} without a near tie");
     }
 }
 
