@@ -127,10 +127,12 @@ impl RewriteOutcome {
 }
 
 /// The engine-backed [`Neural`] implementation for round trip / LLM, resolved from a model id.
-/// Returns a clear error while no engine model can serve the method.
+/// Returns a clear error while no engine model can serve the method. With the rules a model is optional and only
+/// scores fluency (perplexity), so the three methods can be compared on the same metrics.
 pub fn neural_backend(method: Method, model: Option<&str>) -> anyhow::Result<Option<Box<dyn Neural>>> {
     match method {
-        Method::Rules => Ok(None),
+        Method::Rules if model.is_none() => Ok(None),
+        Method::Rules => neural::backend(method, model).map(Some),
         Method::Roundtrip | Method::Llm => neural::backend(method, model).map(Some),
     }
 }

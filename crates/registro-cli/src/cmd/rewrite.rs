@@ -61,7 +61,7 @@ struct RewriteOpts {
     /// LLM candidates per sentence
     #[arg(long, default_value_t = 3)]
     n: usize,
-    /// Model id for roundtrip / llm (see `registro models list`)
+    /// Model id for roundtrip / llm (see `registro models list`); with rules it only scores fluency (perplexity)
     #[arg(long)]
     model: Option<String>,
     /// Read sentences from this file (one per line)
