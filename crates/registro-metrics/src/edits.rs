@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use std::borrow::Cow;
 
-use crate::distance::{levenshtein, token_levenshtein_exceeds};
+use crate::distance::{levenshtein_exceeds, token_levenshtein_exceeds};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -436,6 +436,17 @@ pub fn abbreviations(lang: &str) -> &'static [(&'static str, &'static str)] {
     }
 }
 
+/// Whether `old` lower-cased is the informal side of some entry [`is_normalization`] consults.
+fn is_abbreviation(old: &str, lang: &str) -> bool {
+    let o = old.to_lowercase();
+    let hit = |l: &[(&str, &str)]| l.iter().any(|(a, _)| *a == o);
+    if lang.is_empty() {
+        hit(abbreviations("en"))
+    } else {
+        hit(abbreviations(lang)) || hit(abbreviations("en"))
+    }
+}
+
 fn is_normalization(old: &str, new: &str, lang: &str) -> bool {
     let in_list = |l: &[(&str, &str)]| {
         // Most spans are no abbreviation at all: look the old side up before lower-casing the new one.
@@ -497,13 +508,16 @@ fn classify_hunk(a: &[&str], b: &[&str], next_new: Option<&str>, lang: &str) -> 
         return EditType::Paraphrase;
     }
     if a.len() == 1 && b.len() == 1 {
-        let (x, y): (Vec<char>, Vec<char>) = (
-            a[0].to_lowercase().chars().collect(),
-            b[0].to_lowercase().chars().collect(),
-        );
-        let d = levenshtein(&x, &y);
+        let lower_chars = |t: &str| -> Vec<char> {
+            match lower_stream(t) {
+                Some(l) => l.collect(),
+                None => t.to_lowercase().chars().collect(),
+            }
+        };
+        let (x, y) = (lower_chars(a[0]), lower_chars(b[0]));
         let longest = x.len().max(y.len());
-        if d > 0 && d <= 2 && longest >= 3 && d * 3 <= longest {
+        // 0 < d ≤ 2 and d ≤ longest / 3, asked of a distance that stops as soon as it is over the bound.
+        if longest >= 3 && x != y && !levenshtein_exceeds(&x, &y, 2.min(longest / 3)) {
             return EditType::Spelling;
         }
     }
@@ -512,9 +526,17 @@ fn classify_hunk(a: &[&str], b: &[&str], next_new: Option<&str>, lang: &str) -> 
 
 /// Whether one old token and a short new span form a self-contained edit of a known kind (case, normalisation,
 /// repetition, spelling, or punctuation replaced by punctuation).
-fn related(a: &str, b: &[&str], lang: &str) -> bool {
+///
+/// `a_abbrev`: whether `a` lower-cased is an abbreviation of `lang` or English at all ([`is_abbreviation`]).
+fn related(a: &str, a_abbrev: bool, b: &[&str], lang: &str) -> bool {
     if is_punct_token(a) || b.iter().any(|t| is_punct_token(t)) {
         return b.len() == 1 && is_punct_token(a) && is_punct_token(b[0]);
+    }
+    if b.len() > 1 {
+        // One word against several: the joined new side holds a space that neither a case change nor a collapsed
+        // repetition of one token can produce, and spelling needs one token on each side, so only a
+        // normalisation is possible (what `classify_hunk` would conclude, without its work).
+        return a_abbrev && is_normalization(a, &b.join(" "), lang);
     }
     matches!(
         classify_hunk(&[a], b, None, lang),
@@ -535,6 +557,7 @@ fn split_hunk(a: &[&str], b: &[&str], lang: &str) -> Vec<(Range<usize>, Range<us
         return vec![(0..n, 0..m)];
     }
     const INF: u32 = u32::MAX / 2;
+    let abbrev: Vec<bool> = a.iter().map(|t| is_abbreviation(t, lang)).collect();
     // choice: 0 = delete, 1 = insert, 2 = substitute, 3 + L = related pair with a new span of L tokens
     let mut cost = vec![vec![INF; m + 1]; n + 1];
     let mut choice = vec![vec![0u8; m + 1]; n + 1];
@@ -547,7 +570,7 @@ fn split_hunk(a: &[&str], b: &[&str], lang: &str) -> Vec<(Range<usize>, Range<us
             let mut best = (INF, 0u8);
             if i < n && j < m {
                 for l in 1..=4.min(m - j) {
-                    if related(a[i], &b[j..j + l], lang) && cost[i + 1][j + l] < best.0 {
+                    if cost[i + 1][j + l] < best.0 && related(a[i], abbrev[i], &b[j..j + l], lang) {
                         best = (cost[i + 1][j + l], 3 + l as u8);
                     }
                 }
@@ -851,6 +874,37 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn related_shortcuts_agree_with_classify_hunk() {
+        let toks = [
+            "dont", "do", "not", "omg", "Oh", "my", "god", "u", "you", "sooo", "so", "realy", "really", "I", "i",
+            "thats", "that", "is", ",", ".", "!!!", "!", "hab", "habe", "kannste", "kannst", "du", "cat", "dog",
+        ];
+        for lang in ["en", "de", ""] {
+            for a in toks {
+                for l in 1..=3 {
+                    for w in toks.windows(l) {
+                        let reference = if is_punct_token(a) || w.iter().any(|t| is_punct_token(t)) {
+                            w.len() == 1 && is_punct_token(a) && is_punct_token(w[0])
+                        } else {
+                            matches!(
+                                classify_hunk(&[a], w, None, lang),
+                                EditType::Capitalization
+                                    | EditType::Lowercase
+                                    | EditType::Normalization
+                                    | EditType::Repetition
+                                    | EditType::Spelling
+                            )
+                        };
+                        assert_eq!(related(a, is_abbreviation(a, lang), w, lang), reference, "{a:?} {w:?} {lang}");
+                    }
+                }
+            }
+        }
+        // The multi-token case is reached: "dont" → "do not" is related.
+        assert!(related("dont", true, &["do", "not"], "en"));
     }
 
     #[test]
