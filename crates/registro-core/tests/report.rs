@@ -37,6 +37,37 @@ fn compare_builds_tables_with_cis_and_every_chart() {
 }
 
 #[test]
+fn markers_show_significance_levels_in_table_and_charts() {
+    let (store, ids) = fixture(6, 200);
+    let req = CompareRequest { runs: ids.clone(), baseline: None, reference: None };
+    let prep = report::prepare(report::load(&store, &req).unwrap()).unwrap();
+    let cmp = report::compare(&prep, &CompareOptions::default()).unwrap();
+    let corpus = cmp.table("corpus").unwrap();
+    let legend = registro_report::significance_legend(0.05);
+    assert!(legend.contains("** p < 0.01") && legend.contains("*** p < 0.001"), "{legend}");
+    assert!(corpus.notes.iter().any(|n| n.contains(&legend)), "{:?}", corpus.notes);
+    let mut seen = std::collections::BTreeSet::new();
+    for (ci, col) in corpus.columns.iter().enumerate() {
+        let Some(higher) = col.higher_is_better else { continue };
+        let base_v = corpus.rows[0].cells[ci].value;
+        for row in &corpus.rows[1..] {
+            let c = &row.cells[ci];
+            let (Some(p), Some(v), Some(b)) = (c.p, c.value, base_v) else { continue };
+            let better = if higher { v > b } else { v < b };
+            let want = registro_report::significance_marker(p, better, 0.05);
+            assert_eq!(c.marker.clone().unwrap_or_default(), want, "{} of {}: p = {p}", col.key, row.id);
+            seen.insert(want);
+        }
+    }
+    // The heavily damaged systems differ from the baseline at the strictest level.
+    assert!(seen.contains("†††"), "{seen:?}");
+    let bars = cmp.chart("bars_bleu").unwrap();
+    let json = serde_json::to_string(&bars.chart).unwrap();
+    assert!(json.contains("†††") && json.contains(&legend), "{json}");
+    assert!(bars.svg.as_ref().unwrap().contains("*** p &lt; 0.001"), "legend drawn");
+}
+
+#[test]
 fn runs_over_different_sources_are_refused_with_their_names() {
     let mut store = Store::open_in_memory().unwrap();
     let a = report::bench_fixture(&mut store, 1, 20).unwrap();

@@ -10,7 +10,7 @@ pub mod table;
 use std::path::PathBuf;
 
 pub use charts::{Chart, ImageFormat};
-pub use table::{Cell, Column, Row, Table};
+pub use table::{significance_legend, significance_marker, Cell, Column, Row, Table};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {

@@ -5,6 +5,29 @@ use serde::{Deserialize, Serialize};
 
 use crate::ReportError;
 
+/// Stricter significance levels after the chosen α: a marker gets one symbol per level its p-value is below.
+pub const STRICTER_LEVELS: [f64; 2] = [0.01, 0.001];
+
+fn levels(alpha: f64) -> Vec<f64> {
+    std::iter::once(alpha).chain(STRICTER_LEVELS.into_iter().filter(|l| *l < alpha)).collect()
+}
+
+/// The marker of a p-value against the baseline: nothing when `p ≥ alpha`, else `*` (better) or `†` (worse)
+/// repeated once per level passed — with α = 0.05: `*` p < 0.05, `**` p < 0.01, `***` p < 0.001.
+pub fn significance_marker(p: f64, better: bool, alpha: f64) -> String {
+    let n = levels(alpha).iter().filter(|l| p < **l).count();
+    (if better { "*" } else { "†" }).repeat(n)
+}
+
+/// What the markers mean, for table notes and chart legends: `* p < 0.05, ** p < 0.01, *** p < 0.001 (better
+/// than the baseline; † … worse)`.
+pub fn significance_legend(alpha: f64) -> String {
+    let lv = levels(alpha);
+    let star: Vec<String> = lv.iter().enumerate().map(|(i, l)| format!("{} p < {l}", "*".repeat(i + 1))).collect();
+    let dagger: Vec<String> = (1..=lv.len()).map(|i| "†".repeat(i)).collect();
+    format!("{} (better than the baseline; {} worse)", star.join(", "), dagger.join(" / "))
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Cell {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -12,7 +35,8 @@ pub struct Cell {
     /// 95% confidence interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci: Option<(f64, f64)>,
-    /// Significance marker against the baseline ("*" better, "†" worse), or empty.
+    /// Significance marker against the baseline ([`significance_marker`]: "*", "**", "***" better, "†", "††",
+    /// "†††" worse), or empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub marker: Option<String>,
     /// p-value of the significance test, when one was run.
@@ -392,6 +416,24 @@ mod tests {
     fn push_rejects_wrong_width() {
         let mut t = sample();
         assert!(t.push("x", vec![Cell::num(1.0)]).is_err());
+    }
+
+    #[test]
+    fn markers_show_significance_levels() {
+        assert_eq!(significance_marker(0.2, true, 0.05), "");
+        assert_eq!(significance_marker(0.05, true, 0.05), "");
+        assert_eq!(significance_marker(0.03, true, 0.05), "*");
+        assert_eq!(significance_marker(0.005, true, 0.05), "**");
+        assert_eq!(significance_marker(1.0 / 1001.0, true, 0.05), "***");
+        assert_eq!(significance_marker(0.005, false, 0.05), "††");
+        // A stricter α starts the scale there.
+        assert_eq!(significance_marker(0.03, true, 0.01), "");
+        assert_eq!(significance_marker(0.005, true, 0.01), "*");
+        assert_eq!(significance_marker(0.0005, true, 0.01), "**");
+        assert_eq!(
+            significance_legend(0.05),
+            "* p < 0.05, ** p < 0.01, *** p < 0.001 (better than the baseline; † / †† / ††† worse)"
+        );
     }
 
     #[test]

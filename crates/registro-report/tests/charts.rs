@@ -21,10 +21,16 @@ fn samples() -> Vec<(&'static str, Chart, Vec<&'static str>)> {
                 label: l.clone(),
                 value: 30.0 + i as f64,
                 ci: Some((29.0 + i as f64, 31.2 + i as f64)),
-                marker: (i == 2).then(|| "*".to_string()),
+                marker: match i {
+                    2 => Some("*".to_string()),
+                    3 => Some("***".to_string()),
+                    4 => Some("††".to_string()),
+                    _ => None,
+                },
                 baseline: i == 0,
             })
             .collect(),
+        legend: Some(registro_report::significance_legend(0.05)),
     });
     let scatter = Chart::Scatter(ScatterChart {
         title: "BLEU vs formality".into(),
@@ -77,7 +83,7 @@ fn samples() -> Vec<(&'static str, Chart, Vec<&'static str>)> {
             .collect(),
     });
     vec![
-        ("bars", bars, vec!["BLEU", "System", "umd-multi", "Corpus BLEU with 95% CI"]),
+        ("bars", bars, vec!["BLEU", "System", "umd-multi", "Corpus BLEU with 95% CI", "*** p &lt; 0.001", "33 ***", "34 ††"]),
         ("scatter", scatter, vec!["Formality score", "BLEU", "cocoa-ft", "perplexity"]),
         ("stacked", stacked, vec!["Segments (%)", "FORMAL", "OTHER", "ALL-informal"]),
         ("histogram", hist, vec!["Character edit distance", "Segments (%)", "umd-multi"]),
@@ -119,6 +125,7 @@ fn png_text_is_drawn_with_bundled_font() {
             x_label: String::new(),
             y_label: String::new(),
             bars: vec![Bar { label: "a".into(), value: 1.0, ci: None, marker: None, baseline: false }],
+            legend: None,
         })
     };
     let plain = mk("").to_png((400, 300)).unwrap();
@@ -138,7 +145,7 @@ fn json_round_trip_keeps_kind_tag() {
 
 #[test]
 fn bad_input_is_an_error_not_a_panic() {
-    let empty = Chart::Bars(BarChart { title: "t".into(), x_label: "x".into(), y_label: "y".into(), bars: vec![] });
+    let empty = Chart::Bars(BarChart { title: "t".into(), x_label: "x".into(), y_label: "y".into(), bars: vec![], legend: None });
     assert!(empty.to_svg(DEFAULT_SIZE).unwrap_err().to_string().contains("at least one bar"));
     let ragged = Chart::Heatmap(HeatmapChart {
         title: "t".into(),

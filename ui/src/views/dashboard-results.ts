@@ -17,7 +17,8 @@ function cellNode(c: Cell, decimals: number): Node {
   const span = h('span', {}, fmt(c.value, decimals));
   if (c.ci) span.append(h('span', { class: 'dash-ci' }, ` [${fmt(c.ci[0], decimals)}, ${fmt(c.ci[1], decimals)}]`));
   if (c.marker) {
-    const cls = c.marker === '*' ? 'dash-sig better' : c.marker === '†' ? 'dash-sig worse' : 'dash-sig';
+    // One symbol per level passed: * p < 0.05, ** p < 0.01, *** p < 0.001 (the table's note says so); † = worse.
+    const cls = c.marker.startsWith('*') ? 'dash-sig better' : c.marker.startsWith('†') ? 'dash-sig worse' : 'dash-sig';
     span.append(h('span', { class: cls, title: c.p !== undefined ? `p = ${c.p.toFixed(4)}` : '' }, ` ${c.marker}`));
   }
   return span;

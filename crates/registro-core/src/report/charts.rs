@@ -16,7 +16,8 @@ const LENGTH_BUCKETS: [(usize, usize, &str); 5] = [(0, 9, "<10"), (10, 19, "10â€
 /// At most this many systems are overlaid in one histogram; more would be unreadable.
 const MAX_OVERLAID: usize = 5;
 
-pub(super) fn build(prep: &Prepared, rows: &[Row], extra: &[String]) -> Result<Vec<(&'static str, Chart)>> {
+/// `alpha`: significance level of the bar markers (the same markers and levels as the corpus table).
+pub(super) fn build(prep: &Prepared, rows: &[Row], extra: &[String], alpha: f64) -> Result<Vec<(&'static str, Chart)>> {
     let data = &prep.data;
     let base = data.baseline;
     let labels: Vec<String> = data.systems.iter().map(|s| s.label.clone()).collect();
@@ -38,11 +39,9 @@ pub(super) fn build(prep: &Prepared, rows: &[Row], extra: &[String]) -> Result<V
             .enumerate()
             .filter_map(|(i, v)| {
                 let (val, res) = v.as_ref()?;
-                let marker = res.and_then(|r| r.p).filter(|p| *p < 0.05 && i != base).map(|_| {
-                    let b = values[base].as_ref().map(|x| x.0).unwrap_or(*val);
-                    let better = (*higher && *val > b) || (!*higher && *val < b);
-                    (if better { "*" } else { "â€ " }).to_string()
-                });
+                let base_v = values[base].as_ref().map(|x| x.0);
+                let marker = if i == base { None } else { Some(super::compare::marker(res, *val, base_v, *higher, alpha).0) };
+                let marker = marker.filter(|m| !m.is_empty());
                 Some(Bar { label: labels[i].clone(), value: *val, ci: res.map(|r| r.ci), marker, baseline: i == base })
             })
             .collect();
@@ -50,6 +49,7 @@ pub(super) fn build(prep: &Prepared, rows: &[Row], extra: &[String]) -> Result<V
             continue;
         }
         let arrow = if *higher { "higher is better" } else { "lower is better" };
+        let legend = values.iter().any(|v| v.as_ref().is_some_and(|(_, r)| r.is_some_and(|r| r.p.is_some())));
         charts.push((
             chart_key,
             Chart::Bars(BarChart {
@@ -57,6 +57,7 @@ pub(super) fn build(prep: &Prepared, rows: &[Row], extra: &[String]) -> Result<V
                 x_label: "System".into(),
                 y_label: label.to_string(),
                 bars,
+                legend: legend.then(|| format!("vs baseline {}: {}", labels[base], registro_report::significance_legend(alpha))),
             }),
         ));
     }

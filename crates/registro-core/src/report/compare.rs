@@ -93,11 +93,13 @@ struct MetricRow {
     signature: Option<String>,
 }
 
-fn marker(res: &Option<PairedResult>, value: f64, base: Option<f64>, higher: bool, alpha: f64) -> (String, Option<f64>) {
+/// The significance marker of a value against the baseline's (levels: `registro_report::significance_marker`)
+/// and the p-value shown with it.
+pub(super) fn marker(res: &Option<PairedResult>, value: f64, base: Option<f64>, higher: bool, alpha: f64) -> (String, Option<f64>) {
     match (res.and_then(|r| r.p), base) {
-        (Some(p), Some(b)) if p < alpha => {
+        (Some(p), Some(b)) => {
             let better = if higher { value > b } else { value < b };
-            ((if better { "*" } else { "†" }).to_string(), Some(p))
+            (registro_report::significance_marker(p, better, alpha), Some(p))
         }
         (p, _) => (String::new(), p),
     }
@@ -269,7 +271,7 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
     }
     if resamples.is_some() {
         corpus.notes.push(format!(
-            "95% CI from {} bootstrap resamples (seed {}); * / † = significantly better / worse than the baseline {} (paired {}, p < {}).",
+            "95% CI from {} bootstrap resamples (seed {}); significance against the baseline {} (paired {}): {}.",
             opts.bootstrap,
             opts.seed,
             data.systems[base].label,
@@ -277,7 +279,7 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
                 SigTest::Bootstrap => "bootstrap resampling",
                 SigTest::Randomization => "approximate randomization",
             },
-            opts.alpha
+            registro_report::significance_legend(opts.alpha)
         ));
     }
     let missing: Vec<String> =
@@ -358,7 +360,7 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
 
     // ---- charts
     let t2 = Instant::now();
-    let charts = super::charts::build(prep, &rows.iter().map(|r| (r.key, r.label.as_str(), r.higher_is_better, &r.values)).collect::<Vec<_>>(), &extra)?;
+    let charts = super::charts::build(prep, &rows.iter().map(|r| (r.key, r.label.as_str(), r.higher_is_better, &r.values)).collect::<Vec<_>>(), &extra, opts.alpha)?;
     let mut named = Vec::with_capacity(charts.len());
     for (key, chart) in charts {
         let svg = if opts.render_svg { Some(chart.to_svg(opts.chart_size)?) } else { None };

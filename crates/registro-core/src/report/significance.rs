@@ -130,6 +130,27 @@ mod tests {
     }
 
     #[test]
+    fn batched_bootstrap_equals_the_engines_test() {
+        // Three systems' chrF statistics (float32 resampling) from real-looking sentences.
+        let chrf = registro_metrics::Chrf::default();
+        let refs: Vec<String> = (0..40).map(|i| format!("Können Sie mir bitte mit Punkt {i} helfen?")).collect();
+        let prep = registro_metrics::prepare_refs(&chrf, &[refs.clone()]).unwrap();
+        let hyps = |f: &dyn Fn(usize, &str) -> String| refs.iter().enumerate().map(|(i, r)| f(i, r)).collect::<Vec<_>>();
+        let stats = [
+            registro_metrics::corpus_stats(&chrf, &hyps(&|_, r| r.to_string()), &prep).unwrap(),
+            registro_metrics::corpus_stats(&chrf, &hyps(&|i, r| if i % 3 == 0 { r.replace("bitte", "") } else { r.to_string() }), &prep).unwrap(),
+            registro_metrics::corpus_stats(&chrf, &hyps(&|i, r| if i % 2 == 0 { r.replace("Sie", "du") } else { r.to_string() }), &prep).unwrap(),
+        ];
+        let stats: Vec<&SegmentStats> = stats.iter().collect();
+        for base in 0..3 {
+            let engine = corpus_test(&chrf, &stats, base, SigTest::Bootstrap, 300, 12345).unwrap();
+            let r = Resamples::new(40, 300, 12345);
+            let boot = r.many(&stats.iter().map(|s| Resampled::Metric(&chrf, s)).collect::<Vec<_>>());
+            assert_eq!(corpus_from_scores(&chrf, &stats, base, &boot), engine);
+        }
+    }
+
+    #[test]
     fn clearly_better_system_is_significant() {
         let r = Resamples::new(100, 500, 1);
         let base: Vec<f64> = (0..100).map(|i| (i % 5) as f64).collect();

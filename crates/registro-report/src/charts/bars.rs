@@ -15,7 +15,7 @@ pub struct Bar {
     /// 95% confidence interval (low, high), drawn as a whisker.
     #[serde(default)]
     pub ci: Option<(f64, f64)>,
-    /// Significance marker against the baseline (e.g. "*"), drawn above the bar.
+    /// Significance marker against the baseline (e.g. "*", "**", "†"), drawn above the bar.
     #[serde(default)]
     pub marker: Option<String>,
     /// The baseline is drawn grey so the eye finds it.
@@ -29,6 +29,9 @@ pub struct BarChart {
     pub x_label: String,
     pub y_label: String,
     pub bars: Vec<Bar>,
+    /// What the markers mean (e.g. `* p < 0.05, ** p < 0.01, …`), drawn small in the bottom-left corner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legend: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -131,6 +134,11 @@ pub fn draw_bars<DB: DrawingBackend>(c: &BarChart, root: &DrawingArea<DB, Shift>
             Text::new(text, (i as f64, top + (hi - lo) * 0.01), top_style.clone())
         }))
         .map_err(draw_err)?;
+    if let Some(legend) = c.legend.as_deref().filter(|l| !l.is_empty()) {
+        let (_, h) = root.dim_in_pixel();
+        let style: TextStyle = ("sans-serif", 11).into_font().color(&RGBColor(80, 80, 80)).into();
+        root.draw_text(legend, &style.pos(Pos::new(HPos::Left, VPos::Bottom)), (6, h as i32 - 4)).map_err(draw_err)?;
+    }
     Ok(())
 }
 
