@@ -2,6 +2,11 @@
 
 /// Unit-cost edit distance between two sequences (two-row dynamic programme).
 pub fn levenshtein<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    // A common prefix or suffix never changes the distance: drop it (edited sentences mostly share both).
+    let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[pre..], &b[pre..]);
+    let suf = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[..a.len() - suf], &b[..b.len() - suf]);
     if a.is_empty() {
         return b.len();
     }
@@ -99,5 +104,9 @@ mod tests {
         assert_eq!(char_levenshtein("", "äö"), 2);
         assert_eq!(char_levenshtein("日本語", "日本"), 1);
         assert_eq!(token_levenshtein("i am here", "I am here now"), 2);
+        // Shared prefix and suffix around the edit, and overlapping ones.
+        assert_eq!(char_levenshtein("abcXdef", "abcYYdef"), 2);
+        assert_eq!(char_levenshtein("aaa", "aaaa"), 1);
+        assert_eq!(char_levenshtein("abab", "ab"), 2);
     }
 }

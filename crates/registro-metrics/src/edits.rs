@@ -438,8 +438,18 @@ pub fn abbreviations(lang: &str) -> &'static [(&'static str, &'static str)] {
 
 /// Whether `old` lower-cased is the informal side of some entry [`is_normalization`] consults.
 fn is_abbreviation(old: &str, lang: &str) -> bool {
-    let o = old.to_lowercase();
-    let hit = |l: &[(&str, &str)]| l.iter().any(|(a, _)| *a == o);
+    // ASCII text lower-cases byte by byte: compare without building the lower-cased copy.
+    let o = if old.is_ascii() { Cow::Borrowed(old) } else { Cow::Owned(old.to_lowercase()) };
+    let ascii = old.is_ascii();
+    let hit = |l: &[(&str, &str)]| {
+        l.iter().any(|(a, _)| {
+            if ascii {
+                a.len() == o.len() && a.bytes().eq(o.bytes().map(|c| c.to_ascii_lowercase()))
+            } else {
+                *a == o
+            }
+        })
+    };
     if lang.is_empty() {
         hit(abbreviations("en"))
     } else {
@@ -514,38 +524,66 @@ fn classify_hunk(a: &[&str], b: &[&str], next_new: Option<&str>, lang: &str) -> 
                 None => t.to_lowercase().chars().collect(),
             }
         };
-        let (x, y) = (lower_chars(a[0]), lower_chars(b[0]));
-        let longest = x.len().max(y.len());
-        // 0 < d ≤ 2 and d ≤ longest / 3, asked of a distance that stops as soon as it is over the bound.
-        if longest >= 3 && x != y && !levenshtein_exceeds(&x, &y, 2.min(longest / 3)) {
+        if spelling(&lower_chars(a[0]), &lower_chars(b[0])) {
             return EditType::Spelling;
         }
     }
     EditType::Paraphrase
 }
 
+/// A hunk token with what [`related`] asks of it, computed once per token instead of once per pair.
+struct Word<'a> {
+    text: &'a str,
+    punct: bool,
+    /// Lower-cased `text` is the informal side of an abbreviation entry ([`is_abbreviation`]).
+    abbrev: bool,
+    /// `text.to_lowercase()` as characters (the spelling distance's input).
+    lower: Vec<char>,
+}
+
+impl<'a> Word<'a> {
+    fn new(text: &'a str, lang: &str) -> Self {
+        let lower = match lower_stream(text) {
+            Some(l) => l.collect(),
+            None => text.to_lowercase().chars().collect(),
+        };
+        Word { text, punct: is_punct_token(text), abbrev: is_abbreviation(text, lang), lower }
+    }
+}
+
 /// Whether one old token and a short new span form a self-contained edit of a known kind (case, normalisation,
-/// repetition, spelling, or punctuation replaced by punctuation).
-///
-/// `a_abbrev`: whether `a` lower-cased is an abbreviation of `lang` or English at all ([`is_abbreviation`]).
-fn related(a: &str, a_abbrev: bool, b: &[&str], lang: &str) -> bool {
-    if is_punct_token(a) || b.iter().any(|t| is_punct_token(t)) {
-        return b.len() == 1 && is_punct_token(a) && is_punct_token(b[0]);
+/// repetition, spelling, or punctuation replaced by punctuation): `classify_hunk(&[a], b, …)` answering one of
+/// those, decided without its allocations.
+fn related(a: &Word, b: &[Word], lang: &str) -> bool {
+    if a.punct || b.iter().any(|t| t.punct) {
+        return b.len() == 1 && a.punct && b[0].punct;
     }
     if b.len() > 1 {
         // One word against several: the joined new side holds a space that neither a case change nor a collapsed
         // repetition of one token can produce, and spelling needs one token on each side, so only a
-        // normalisation is possible (what `classify_hunk` would conclude, without its work).
-        return a_abbrev && is_normalization(a, &b.join(" "), lang);
+        // normalisation is possible.
+        let joined: Vec<&str> = b.iter().map(|w| w.text).collect();
+        return a.abbrev && is_normalization(a.text, &joined.join(" "), lang);
     }
-    matches!(
-        classify_hunk(&[a], b, None, lang),
-        EditType::Capitalization
-            | EditType::Lowercase
-            | EditType::Normalization
-            | EditType::Repetition
-            | EditType::Spelling
-    )
+    // One word each, neither punctuation: `classify_hunk`'s checks in its order.
+    let (x, y) = (a.text, b[0].text);
+    if x != y && lower_eq(x, y) {
+        return true; // capitalisation or lowercase
+    }
+    if collapses_to(x.chars(), y.chars()) || lower_collapses_to(x, y) {
+        return true; // repetition
+    }
+    if a.abbrev && is_normalization(x, y, lang) {
+        return true;
+    }
+    spelling(&a.lower, &b[0].lower)
+}
+
+/// `classify_hunk`'s spelling rule on lower-cased characters: 0 < d ≤ 2 and d ≤ longest / 3, with a distance
+/// that stops as soon as it is over the bound.
+fn spelling(x: &[char], y: &[char]) -> bool {
+    let longest = x.len().max(y.len());
+    longest >= 3 && x != y && !levenshtein_exceeds(x, y, 2.min(longest / 3))
 }
 
 /// Splits a changed hunk into smaller edits: an alignment where each old token either maps to a related new span
@@ -557,7 +595,8 @@ fn split_hunk(a: &[&str], b: &[&str], lang: &str) -> Vec<(Range<usize>, Range<us
         return vec![(0..n, 0..m)];
     }
     const INF: u32 = u32::MAX / 2;
-    let abbrev: Vec<bool> = a.iter().map(|t| is_abbreviation(t, lang)).collect();
+    let wa: Vec<Word> = a.iter().map(|t| Word::new(t, lang)).collect();
+    let wb: Vec<Word> = b.iter().map(|t| Word::new(t, lang)).collect();
     // choice: 0 = delete, 1 = insert, 2 = substitute, 3 + L = related pair with a new span of L tokens
     let mut cost = vec![vec![INF; m + 1]; n + 1];
     let mut choice = vec![vec![0u8; m + 1]; n + 1];
@@ -570,7 +609,7 @@ fn split_hunk(a: &[&str], b: &[&str], lang: &str) -> Vec<(Range<usize>, Range<us
             let mut best = (INF, 0u8);
             if i < n && j < m {
                 for l in 1..=4.min(m - j) {
-                    if cost[i + 1][j + l] < best.0 && related(a[i], abbrev[i], &b[j..j + l], lang) {
+                    if cost[i + 1][j + l] < best.0 && related(&wa[i], &wb[j..j + l], lang) {
                         best = (cost[i + 1][j + l], 3 + l as u8);
                     }
                 }
@@ -619,7 +658,7 @@ fn split_hunk(a: &[&str], b: &[&str], lang: &str) -> Vec<(Range<usize>, Range<us
 }
 
 /// Longest-common-subsequence alignment of token texts: pairs of equal token indices, in order.
-fn lcs_pairs(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
+fn lcs_pairs<T: PartialEq>(a: &[T], b: &[T]) -> Vec<(usize, usize)> {
     let (n, m) = (a.len(), b.len());
     // Strip the common prefix and suffix first: sentences under rewriting mostly share them.
     let mut pre = 0;
@@ -689,7 +728,16 @@ fn diff_spans(
     let tb = tokens(new);
     let a: Vec<&str> = ta.iter().map(|t| t.text).collect();
     let b: Vec<&str> = tb.iter().map(|t| t.text).collect();
-    let pairs = lcs_pairs(&a, &b);
+    // Token ids: the alignment then compares integers, not strings.
+    let mut vocab: crate::fxhash::FxMap<&str, u32> = crate::fxhash::map_with_capacity(a.len() + b.len());
+    let (mut ia, mut ib) = (Vec::with_capacity(a.len()), Vec::with_capacity(b.len()));
+    for (toks, out) in [(&a, &mut ia), (&b, &mut ib)] {
+        for &t in toks.iter() {
+            let next = vocab.len() as u32;
+            out.push(*vocab.entry(t).or_insert(next));
+        }
+    }
+    let pairs = lcs_pairs(&ia, &ib);
     let span = |toks: &[Tok], r: Range<usize>, text_len: usize| -> Range<usize> {
         if r.is_empty() {
             // Insertion point: before the token at `r.start` (or the end of the text).
@@ -898,13 +946,14 @@ mod tests {
                                     | EditType::Spelling
                             )
                         };
-                        assert_eq!(related(a, is_abbreviation(a, lang), w, lang), reference, "{a:?} {w:?} {lang}");
+                        let ws: Vec<Word> = w.iter().map(|t| Word::new(t, lang)).collect();
+                        assert_eq!(related(&Word::new(a, lang), &ws, lang), reference, "{a:?} {w:?} {lang}");
                     }
                 }
             }
         }
         // The multi-token case is reached: "dont" → "do not" is related.
-        assert!(related("dont", true, &["do", "not"], "en"));
+        assert!(related(&Word::new("dont", "en"), &[Word::new("do", "en"), Word::new("not", "en")], "en"));
     }
 
     #[test]
