@@ -153,6 +153,11 @@ pub fn bench(ctx: &Ctx, args: BenchArgs) -> Result<()> {
         println!("    {k:<24}{v:8.1} ms");
     }
     println!("  first request total (load + prepare + compare): {first_click:.1} ms");
+    // Timings on a shared machine mean little without the load they were taken under.
+    if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
+        let load: Vec<&str> = load.split_whitespace().take(3).collect();
+        println!("  load average (1/5/15 min): {} on {} cores", load.join(" "), std::thread::available_parallelism().map_or(1, |n| n.get()));
+    }
     if ctx.json {
         println!(
             "{}",

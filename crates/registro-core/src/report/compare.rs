@@ -22,7 +22,7 @@ pub struct CompareOptions {
     pub seed: u64,
     /// Bootstrap or approximate randomization for BLEU/chrF/TER (M-Acc and formality always bootstrap).
     pub test: SigTest,
-    /// Significance level for the markers.
+    /// Significance level for the markers: `*` below it, `**` below 0.01, `***` below 0.001 (`†` … when worse).
     pub alpha: f64,
     /// Render every chart to SVG (the app shows them; `registro report` writes files).
     pub render_svg: bool,
