@@ -68,6 +68,24 @@ fn markers_show_significance_levels_in_table_and_charts() {
 }
 
 #[test]
+fn cached_edit_types_give_the_same_tables_after_a_baseline_change() {
+    let (store, ids) = fixture(4, 60);
+    let req = CompareRequest { runs: ids.clone(), baseline: None, reference: None };
+    let mut prep = report::prepare(report::load(&store, &req).unwrap()).unwrap();
+    let opts = CompareOptions { bootstrap: 100, render_svg: false, ..Default::default() };
+    let first = report::compare(&prep, &opts).unwrap();
+    prep.data.baseline = 2;
+    let other = report::compare(&prep, &opts).unwrap();
+    assert_ne!(first.table("edit_types"), other.table("edit_types"), "edits are from the baseline's output");
+    prep.data.baseline = 0;
+    let again = report::compare(&prep, &opts).unwrap();
+    assert_eq!(first.tables, again.tables);
+    prep.clear_caches();
+    let cold = report::compare(&prep, &opts).unwrap();
+    assert_eq!(first.tables, cold.tables);
+}
+
+#[test]
 fn runs_over_different_sources_are_refused_with_their_names() {
     let mut store = Store::open_in_memory().unwrap();
     let a = report::bench_fixture(&mut store, 1, 20).unwrap();

@@ -338,13 +338,22 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
             if !same_lang && i == base {
                 continue;
             }
-            let pairs: Vec<(String, String)> = (0..n)
-                .map(|j| {
-                    let old = if same_lang { data.sources[j].clone() } else { data.systems[base].outputs[j].clone() };
-                    (old, s.outputs[j].clone())
-                })
-                .collect();
-            let counts = edit_type_counts(&pairs, &data.target_lang);
+            let key = (if same_lang { None } else { Some(base) }, i);
+            let cached = prep.edit_types.lock().unwrap_or_else(|p| p.into_inner()).get(&key).cloned();
+            let counts = match cached {
+                Some(c) => c,
+                None => {
+                    let pairs: Vec<(String, String)> = (0..n)
+                        .map(|j| {
+                            let old = if same_lang { data.sources[j].clone() } else { data.systems[base].outputs[j].clone() };
+                            (old, s.outputs[j].clone())
+                        })
+                        .collect();
+                    let c = edit_type_counts(&pairs, &data.target_lang);
+                    prep.edit_types.lock().unwrap_or_else(|p| p.into_inner()).insert(key, c.clone());
+                    c
+                }
+            };
             let mut cells = vec![Cell::text(s.label.clone())];
             cells.extend(counts.iter().map(|(_, c)| Cell::num(100.0 * *c as f64 / n.max(1) as f64)));
             t.push(s.run.id.to_string(), cells)?;

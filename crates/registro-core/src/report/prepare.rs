@@ -72,6 +72,19 @@ pub struct Prepared {
     pub ter_metric: Ter,
     pub macc_metrics: Vec<Option<MatchedAccuracy>>,
     pub timings_ms: BTreeMap<String, f64>,
+    /// Edit-type counts already computed by [`compare`](super::compare), keyed by (from: the baseline's index for
+    /// translations, `None` for the inputs; to: the system's index): changing the baseline back, α, the test or
+    /// the resamples then costs nothing for this table. Counts only depend on the texts, which never change here.
+    pub(crate) edit_types: EditTypeCache,
+}
+
+pub(crate) type EditTypeCache = std::sync::Mutex<HashMap<(Option<usize>, usize), Vec<(registro_metrics::edits::EditType, usize)>>>;
+
+impl Prepared {
+    /// Forgets what [`compare`](super::compare) cached (for benchmarks that time a first comparison).
+    pub fn clear_caches(&self) {
+        self.edit_types.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
 }
 
 fn bleu_for(lang: &str) -> Bleu {
@@ -256,6 +269,7 @@ pub fn prepare(data: ComparisonData) -> Result<Prepared> {
         ter_metric: ter,
         macc_metrics,
         timings_ms: timings,
+        edit_types: Default::default(),
     })
 }
 
