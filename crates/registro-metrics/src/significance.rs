@@ -264,9 +264,10 @@ pub fn bootstrap_many(jobs: &[Resampled<'_>], idx: &[u32], samples: usize) -> Ve
         out
     });
     let total = stride;
-    jobs.iter()
-        .zip(&offsets)
-        .map(|(j, &off)| match j {
+    // Scoring the sums (logs and exponentials for BLEU, F-scores for chrF) is per job: on every core too.
+    par_map(jobs.len(), |ji| {
+        let (j, off) = (&jobs[ji], offsets[ji]);
+        match j {
             Resampled::Metric(metric, s) => {
                 let mut acc32 = vec![0.0f32; s.width];
                 (0..samples)
@@ -279,8 +280,8 @@ pub fn bootstrap_many(jobs: &[Resampled<'_>], idx: &[u32], samples: usize) -> Ve
                     .collect()
             }
             Resampled::Mean(_) => (0..samples).map(|k| sums[k * total + off] / n as f64).collect(),
-        })
-        .collect()
+        }
+    })
 }
 
 /// `a + b` element-wise, written so the compiler keeps the accumulators in vector registers.
