@@ -50,12 +50,20 @@ impl Translator {
         if ids.last() != Some(&self.cfg.eos_token_id) {
             ids.push(self.cfg.eos_token_id);
         }
+        // Positions are a fixed table of max_position_embeddings rows: a longer source used to fail inside candle
+        // with an opaque "index-select invalid index", so say what is wrong and what to do.
+        let max_pos = self.cfg.max_position_embeddings;
+        if ids.len() > max_pos {
+            bail!("source text too long for this Marian model: {} tokens, at most {max_pos}; split it into sentences", ids.len());
+        }
         let mut model = self.model.lock().map_err(|_| anyhow::anyhow!("marian model poisoned by a panic"))?;
         model.reset_kv_cache();
         let src = Tensor::new(ids.as_slice(), &self.device)?.unsqueeze(0)?;
         let enc = model.encoder().forward(&src, 0)?;
         let mut out = vec![self.cfg.decoder_start_token_id];
-        for step in 0..max_tokens {
+        // Step k feeds the decoder position k, so only max_pos steps exist; past them decoding used to fail with an
+        // index error and lose everything generated, where a length limit (like HF's max_length) is the answer.
+        for step in 0..max_tokens.min(max_pos) {
             if cancel.load(Ordering::Relaxed) {
                 break;
             }
