@@ -2,11 +2,14 @@
 // generates the permission manifests. The built ui/dist is embedded by `generate_context!`, so give a clear error
 // instead of tauri's "frontendDist doesn't exist" when the UI has not been built yet.
 fn main() {
-    let dist = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/dist/index.html");
+    // Read at run time: cargo names build-script artifacts without the checkout's path, so a compiled-in
+    // `env!` path can belong to another clone sharing the target dir (CI's cache) and point nowhere.
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR for build scripts");
+    let dist = std::path::Path::new(&manifest_dir).join("../ui/dist/index.html");
     println!("cargo:rerun-if-changed={}", dist.display());
     if !dist.exists() {
         eprintln!(
-            "error: {} is missing; build the web UI first: (cd ui && npm ci && npm run build)",
+            "error: {} is missing; build the web UI first: (cd ui && npm install && npm run build)",
             dist.display()
         );
         std::process::exit(1);
