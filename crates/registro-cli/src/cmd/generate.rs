@@ -62,6 +62,8 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     let json = ctx.json;
     let t0 = Instant::now();
     let model = load_model(&a.model, a.device, a.tokenizer.clone())?;
+    // Load time includes the kernels' one-time weight repacking, so the prompt rate below is the steady one.
+    model.warm_up()?;
     let load_secs = t0.elapsed().as_secs_f64();
     let prompt = if a.chat {
         model.encode_chat(&[registro_engine::chat::ChatMessage::user(&a.prompt)])?
