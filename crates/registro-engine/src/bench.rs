@@ -193,7 +193,8 @@ for s in a["segments"]:
         gen += 1
         if i + 1 >= a["seg_tokens"]: break
 doc = time.time() - t
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+# VmHWM, not ru_maxrss: Linux carries the parent's peak (this process is forked from a 4 GB one) across exec.
+rss = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")) / 1024.0
 print(json.dumps({"prompt_tokens": len(p), "prefill": best, "decode": decode, "doc_secs": doc, "generated": gen, "rss": rss}))
 "#;
     let threads = candle_core_threads();
