@@ -174,19 +174,7 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
                 })
                 .collect();
             let boots: Vec<Option<Vec<f64>>> = (0..k).map(|i| take(macc_at[i])).collect();
-            (0..k)
-                .map(|i| {
-                    let v = real[i]?;
-                    let res = boots[i].as_ref().map(|b| {
-                        let bp = match (i != base, real[base], boots[base].as_ref()) {
-                            (true, Some(br), Some(bb)) => Some((br, bb.as_slice())),
-                            _ => None,
-                        };
-                        paired_bootstrap(v, b, bp)
-                    });
-                    Some((v, res))
-                })
-                .collect()
+            against_baseline(&real, &boots, base)
         };
         let signature = prep.systems.iter().find_map(|s| s.macc.as_ref().map(|m| m.0.signature.clone()));
         rows.push(MetricRow { key: "macc", label: "M-Acc".into(), higher_is_better: first.higher_is_better(), decimals: 1, values, signature });
@@ -195,19 +183,7 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
     {
         let real = formality_real;
         let boots: Vec<Option<Vec<f64>>> = (0..k).map(|i| take(formality_at[i])).collect();
-        let values = (0..k)
-            .map(|i| {
-                let v = real[i]?;
-                let res = boots[i].as_ref().map(|b| {
-                    let bp = match (i != base, real[base], boots[base].as_ref()) {
-                        (true, Some(br), Some(bb)) => Some((br, bb.as_slice())),
-                        _ => None,
-                    };
-                    paired_bootstrap(v, b, bp)
-                });
-                Some((v, res))
-            })
-            .collect();
+        let values = against_baseline(&real, &boots, base);
         rows.push(MetricRow {
             key: "formality",
             label: "Formality".into(),
@@ -468,4 +444,21 @@ pub(super) fn label_counts(labels: &[registro_metrics::macc::Label]) -> [f64; 4]
         }] += 1.0;
     }
     c
+}
+
+/// Each system's real score with its CI, and a p-value against the baseline's resamples where both exist.
+fn against_baseline(real: &[Option<f64>], boots: &[Option<Vec<f64>>], base: usize) -> Vec<Option<(f64, Option<PairedResult>)>> {
+    (0..real.len())
+        .map(|i| {
+            let v = real[i]?;
+            let res = boots[i].as_ref().map(|b| {
+                let bp = match (i != base, real[base], boots[base].as_ref()) {
+                    (true, Some(br), Some(bb)) => Some((br, bb.as_slice())),
+                    _ => None,
+                };
+                paired_bootstrap(v, b, bp)
+            });
+            Some((v, res))
+        })
+        .collect()
 }
