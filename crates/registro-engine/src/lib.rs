@@ -50,6 +50,7 @@ pub mod gguf_meta;
 pub mod llm;
 pub mod logits;
 pub mod manager;
+mod qmatmul;
 pub mod marian;
 pub mod text;
 pub mod tokenizer;

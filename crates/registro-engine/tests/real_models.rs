@@ -94,8 +94,13 @@ fn all_three_llms_run_and_score_sensibly() {
         p.extend(m.encode("The capital of France is").unwrap());
         let g = m.generate(None, &p, &GenerateOptions { max_tokens: 6, ..Default::default() }, &mut NoProcessor, &mut |_| {}, &no).unwrap();
         if id.starts_with("gemma") {
-            // The 270M base model does not know; llama.cpp (llama-cpp-python 0.3.36) greedy gives the same text.
-            assert_eq!(g.text, " the capital of the country of", "{file}");
+            // The 270M base model does not know. llama.cpp (llama-cpp-python 0.3.36) greedy gives " the capital of
+            // the country of", but at the fifth token its three best are within 0.07 logits (" country" 16.056,
+            // " United" 16.025, " French" 15.988), closer than two correct implementations that sum in different
+            // orders agree (mean |Δlogit| 0.27 for ours vs llama.cpp on this prompt): that token may be any of them.
+            assert!(g.text.starts_with(" the capital of the"), "{file}: {:?}", g.text);
+            let fifth = m.decode(&g.tokens[4..5]).unwrap();
+            assert!([" country", " United", " French"].contains(&fifth.as_str()), "{file}: {:?}", g.text);
         } else {
             assert!(g.text.contains("Paris"), "{file}: {:?}", g.text);
         }

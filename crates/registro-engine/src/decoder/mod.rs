@@ -15,11 +15,12 @@ pub use config::{Arch, Config};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use candle_core::quantized::{QMatMul, QTensor};
+use candle_core::quantized::{GgmlDType, QMatMul, QTensor};
 use candle_core::{DType, Device, Module, Tensor, D};
 
 
 use crate::gguf::GgufFile;
+use crate::qmatmul::PackedWeight;
 
 struct RmsNorm {
     weight: Tensor,
@@ -35,16 +36,30 @@ impl RmsNorm {
     }
 }
 
-/// A quantized weight, possibly with zero-padded rows (see `gguf::pad_q8_0_rows`).
+/// A quantized weight: repacked for Registro's own kernels where they apply (`qmatmul.rs`: Q4_K and Q6_K on
+/// AVX-512 VNNI CPUs), otherwise candle's `QMatMul`, possibly with zero-padded rows.
 struct Linear {
-    w: QMatMul,
+    /// None when the packed kernels serve every shape (Q6_K), which frees the original tensor.
+    w: Option<QMatMul>,
+    packed: Option<PackedWeight>,
     k: usize,
     k_pad: usize,
 }
 
+/// From this many activation rows on, candle's Q4_K path (AMX tiles on CPUs that have them) beats the packed
+/// VNNI kernel; below it, the packed kernel reads fewer bytes.
+const CANDLE_Q4K_MIN_ROWS: usize = 32;
+
 impl Linear {
     fn new(q: Arc<QTensor>) -> Result<(Self, Arc<QTensor>)> {
         let (_, k) = q.shape().dims2()?;
+        if let Some(p) = PackedWeight::new(&q) {
+            let w = match p.dtype() {
+                GgmlDType::Q6K => None,
+                _ => Some(QMatMul::from_arc(q.clone())?),
+            };
+            return Ok((Self { w, packed: Some(p), k, k_pad: k }, q));
+        }
         let q = match q.device().is_cpu() && pad_helps() {
             true => match crate::gguf::pad_q8_0_rows(&q, 256)? {
                 Some(p) => Arc::new(p),
@@ -53,14 +68,47 @@ impl Linear {
             false => q,
         };
         let (_, k_pad) = q.shape().dims2()?;
-        Ok((Self { w: QMatMul::from_arc(q.clone())?, k, k_pad }, q))
+        Ok((Self { w: Some(QMatMul::from_arc(q.clone())?), packed: None, k, k_pad }, q))
     }
+
+    /// The packed weight, if it should serve an input of `rows` activation rows.
+    fn packed_for(&self, rows: usize) -> Option<&PackedWeight> {
+        self.packed.as_ref().filter(|_| self.w.is_none() || rows < CANDLE_Q4K_MIN_ROWS)
+    }
+
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        if self.k_pad != self.k {
-            let x = x.pad_with_zeros(D::Minus1, 0, self.k_pad - self.k)?;
-            return Ok(self.w.forward(&x)?);
+        Ok(Self::forward_many(&[self], x)?.remove(0))
+    }
+
+    /// Applies several weights to the same input; the packed ones share one quantization of `x` and one pass
+    /// over the thread pool.
+    fn forward_many(ls: &[&Linear], x: &Tensor) -> Result<Vec<Tensor>> {
+        let k = x.dim(D::Minus1)?;
+        let rows = x.elem_count() / k;
+        let packed: Vec<&PackedWeight> = ls.iter().filter_map(|l| l.packed_for(rows)).collect();
+        let mut packed_outs = if packed.is_empty() {
+            Vec::new()
+        } else {
+            crate::qmatmul::matmul(&packed, &x.flatten_all()?.to_vec1::<f32>()?, rows)
         }
-        Ok(self.w.forward(x)?)
+        .into_iter();
+        let mut dims = x.dims().to_vec();
+        let mut outs = Vec::with_capacity(ls.len());
+        for l in ls {
+            if let Some(p) = l.packed_for(rows) {
+                *dims.last_mut().unwrap() = p.n;
+                let out = packed_outs.next().expect("one output per packed weight");
+                outs.push(Tensor::from_vec(out, dims.as_slice(), x.device())?);
+                continue;
+            }
+            let w = l.w.as_ref().expect("a weight without packed tiles keeps candle's");
+            outs.push(if l.k_pad != l.k {
+                w.forward(&x.pad_with_zeros(D::Minus1, 0, l.k_pad - l.k)?)?
+            } else {
+                w.forward(x)?
+            });
+        }
+        Ok(outs)
     }
 }
 
@@ -250,8 +298,9 @@ impl Decoder {
             };
             x = (x + h)?;
             let h = layer.ffn_norm.forward(&x)?;
-            let g = layer.gate.forward(&h)?;
-            let u = layer.up.forward(&h)?;
+            let mut gu = Linear::forward_many(&[&layer.gate, &layer.up], &h)?;
+            let u = gu.pop().unwrap();
+            let g = gu.pop().unwrap();
             let g = if self.cfg.gelu { g.gelu()? } else { candle_nn::ops::silu(&g)? };
             let h = layer.down.forward(&(g * u)?)?;
             let h = match &layer.post_ffn_norm {
@@ -282,9 +331,10 @@ impl Decoder {
     ) -> Result<Tensor> {
         let c = &self.cfg;
         let (nh, nkv, hd) = (c.n_head, c.n_kv_head, c.head_dim);
-        let mut q = l.wq.forward(x)?;
-        let mut k = l.wk.forward(x)?;
-        let mut v = l.wv.forward(x)?;
+        let mut qkv = Linear::forward_many(&[&l.wq, &l.wk, &l.wv], x)?;
+        let mut v = qkv.pop().unwrap();
+        let mut k = qkv.pop().unwrap();
+        let mut q = qkv.pop().unwrap();
         if let Some((bq, bk, bv)) = &l.bias {
             q = q.broadcast_add(bq)?;
             k = k.broadcast_add(bk)?;
