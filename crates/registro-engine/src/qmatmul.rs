@@ -1,4 +1,4 @@
-//! Q4_K and Q6_K matrix products on AVX-512 VNNI CPUs, for decoding.
+//! Q4_K and Q6_K matrix products on AVX-512 VNNI CPUs, for every batch size (decode and prefill).
 //!
 //! candle 0.11.1 repacks Q4_K weights for decoding into tiles with f32 scales (6 bits per weight instead of
 //! 4.5) and runs Q6_K through a 256-bit dot product per row; decoding is bound by how many weight bytes cross
@@ -20,7 +20,7 @@ use candle_core::quantized::{GgmlDType, QTensor};
 pub(crate) const QK_K: usize = 256;
 const TILE: usize = 16;
 /// Activation rows processed together against one loaded tile (reuse of the unpacked weights).
-const MT: usize = 4;
+const MT: usize = 8;
 
 /// One super-block of activations quantized to 8 bits, as ggml's `block_q8_K`.
 #[derive(Clone, Copy)]
@@ -148,13 +148,6 @@ impl PackedWeight {
             _ => return None,
         };
         Some(Self { tiles, n, k })
-    }
-
-    pub(crate) fn dtype(&self) -> GgmlDType {
-        match self.tiles {
-            Tiles::Q4k(_) => GgmlDType::Q4K,
-            Tiles::Q6k(_) => GgmlDType::Q6K,
-        }
     }
 }
 
@@ -317,7 +310,7 @@ mod x86 {
     use super::*;
     use std::arch::x86_64::*;
 
-    /// Dot products of 16 weight rows (row group `nt`) with `mt` ≤ 4 activation rows.
+    /// Dot products of 16 weight rows (row group `nt`) with `mt` ≤ 8 activation rows.
     ///
     /// # Safety
     /// The CPU must support AVX-512 F/BW/VNNI.
@@ -336,7 +329,11 @@ mod x86 {
                     1 => q4k::<1>(t, acts, kb, acc),
                     2 => q4k::<2>(t, acts, kb, acc),
                     3 => q4k::<3>(t, acts, kb, acc),
-                    _ => q4k::<4>(t, acts, kb, acc),
+                    4 => q4k::<4>(t, acts, kb, acc),
+                    5 => q4k::<5>(t, acts, kb, acc),
+                    6 => q4k::<6>(t, acts, kb, acc),
+                    7 => q4k::<7>(t, acts, kb, acc),
+                    _ => q4k::<8>(t, acts, kb, acc),
                 }
             }
             Tiles::Q6k(t) => {
@@ -345,7 +342,11 @@ mod x86 {
                     1 => q6k::<1>(t, acts, kb, acc),
                     2 => q6k::<2>(t, acts, kb, acc),
                     3 => q6k::<3>(t, acts, kb, acc),
-                    _ => q6k::<4>(t, acts, kb, acc),
+                    4 => q6k::<4>(t, acts, kb, acc),
+                    5 => q6k::<5>(t, acts, kb, acc),
+                    6 => q6k::<6>(t, acts, kb, acc),
+                    7 => q6k::<7>(t, acts, kb, acc),
+                    _ => q6k::<8>(t, acts, kb, acc),
                 }
             }
         }
@@ -379,6 +380,8 @@ mod x86 {
             let a: [&BlockQ8K; R] = std::array::from_fn(|i| &acts[i * kb + b]);
             let mut iacc = [_mm512_setzero_si512(); R];
             for s in 0..8 {
+                // Two accumulators per row shorten the dpbusd dependency chains where few rows give little
+                // independent work (decoding); with more rows, one each keeps everything in registers.
                 let mut lo_sum = [_mm512_setzero_si512(); R];
                 let mut hi_sum = [_mm512_setzero_si512(); R];
                 for g in 0..4 {
@@ -388,12 +391,16 @@ mod x86 {
                     for i in 0..R {
                         let q = a[i].qs.as_ptr().add(s * 32 + g * 8);
                         lo_sum[i] = _mm512_dpbusd_epi32(lo_sum[i], lo, bcast4(q));
-                        hi_sum[i] = _mm512_dpbusd_epi32(hi_sum[i], hi, bcast4(q.add(4)));
+                        if R <= 4 {
+                            hi_sum[i] = _mm512_dpbusd_epi32(hi_sum[i], hi, bcast4(q.add(4)));
+                        } else {
+                            lo_sum[i] = _mm512_dpbusd_epi32(lo_sum[i], hi, bcast4(q.add(4)));
+                        }
                     }
                 }
                 let sc = _mm512_cvtepu8_epi32(_mm_loadu_si128(t.scales.as_ptr().add(s * TILE) as *const _));
                 for i in 0..R {
-                    iacc[i] = _mm512_add_epi32(iacc[i], _mm512_mullo_epi32(_mm512_add_epi32(lo_sum[i], hi_sum[i]), sc));
+                    iacc[i] = _mm512_add_epi32(iacc[i], _mm512_mullo_epi32(if R <= 4 { _mm512_add_epi32(lo_sum[i], hi_sum[i]) } else { lo_sum[i] }, sc));
                 }
             }
             let mut macc = [_mm512_setzero_si512(); R];

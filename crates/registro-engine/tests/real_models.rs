@@ -36,6 +36,8 @@ struct Fixture {
     prompt_ids: Vec<u32>,
     greedy_ids: Vec<u32>,
     greedy_text: String,
+    /// llama.cpp's best-minus-second logit at each step (the prompt was chosen so none is a near tie).
+    margins: Vec<f32>,
 }
 
 #[test]
@@ -55,8 +57,9 @@ fn qwen_1_5b_greedy_matches_llama_cpp_for_20_tokens() {
     if g.tokens != fx.greedy_ids {
         let i = g.tokens.iter().zip(&fx.greedy_ids).position(|(a, b)| a != b).unwrap_or(g.tokens.len().min(fx.greedy_ids.len()));
         panic!(
-            "candle's greedy output departs from {} at token {i}: candle {:?} vs {:?}",
+            "greedy output departs from {} at token {i} (where its own margin is {:?}): ours {:?} vs {:?}",
             fx.engine,
+            fx.margins.get(i),
             m.decode(&g.tokens).unwrap_or_default(),
             fx.greedy_text
         );
