@@ -13,7 +13,8 @@ pub struct GgufFile {
     pub path: PathBuf,
     pub content: gguf_file::Content,
     reader: BufReader<File>,
-    /// Convert Q5_0 → Q8_0 (bit-exact) when loading onto the CPU.
+    /// Convert Q5_0 → Q8_0 (bit-exact) when loading onto a CPU that lacks the packed Q5_0 kernel
+    /// (`qmatmul.rs`); where it has one, Q5_0 stays Q5_0 (5.5 bits per weight to read instead of 8.5).
     pub requantize: bool,
 }
 
@@ -94,11 +95,15 @@ impl GgufFile {
         self.content.tensor_infos.contains_key(name)
     }
 
-    /// Loads a tensor as stored (re-quantizing Q5_0 to Q8_0 on the CPU, see `q5_0_to_q8_0`).
+    /// Loads a tensor as stored (re-quantizing Q5_0 to Q8_0 on a CPU without the packed kernels, see
+    /// `q5_0_to_q8_0`).
     pub fn qtensor(&mut self, name: &str, device: &Device) -> Result<QTensor> {
         let path = self.path.display().to_string();
         let info = self.content.tensor_infos.get(name).with_context(|| format!("{path}: missing tensor {name}"))?;
-        let requant = self.requantize && device.is_cpu() && info.ggml_dtype == GgmlDType::Q5_0;
+        let requant = self.requantize
+            && device.is_cpu()
+            && info.ggml_dtype == GgmlDType::Q5_0
+            && !crate::qmatmul::available();
         let t = self
             .content
             .tensor(&mut self.reader, name, if requant { &Device::Cpu } else { device })
@@ -116,7 +121,8 @@ impl GgufFile {
 }
 
 /// Q5_0 and Q8_0 share the block size (32) and the f16 scale, and Q5_0's 5-bit values (-16..=15) fit in Q8_0's
-/// int8, so this conversion is exact; candle has SIMD kernels for Q8_0 but only scalar code for Q5_0.
+/// int8, so this conversion is exact; candle has SIMD kernels for Q8_0 but only scalar code for Q5_0. Used
+/// where Registro's packed kernels are unavailable or a weight's shape does not fit their tiles.
 pub fn q5_0_to_q8_0(t: &QTensor) -> Result<QTensor> {
     let src = t.data()?;
     const IN: usize = 22; // f16 d + u32 qh + 16 nibble bytes

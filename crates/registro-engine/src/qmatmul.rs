@@ -60,6 +60,55 @@ pub(crate) fn quantize_q8k(x: &[f32], out: &mut [BlockQ8K]) {
     }
 }
 
+pub(crate) const QK8_0: usize = 32;
+
+/// 32 activations quantized to 8 bits for Q8_0 / Q5_0 weights, as ggml's `block_q8_0` (whose scale is f16;
+/// `d` holds that f16 value) plus the sum of the quants, which takes the weights' offsets back out.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub(crate) struct BlockQ8_0 {
+    d: f32,
+    sum: i32,
+    qs: [i8; QK8_0],
+}
+
+impl BlockQ8_0 {
+    const ZERO: Self = Self { d: 0.0, sum: 0, qs: [0; QK8_0] };
+}
+
+/// ggml's x86 `quantize_row_q8_0`: d = max|x| / 127 kept as f16, quants rounded half to even from x · 127/max|x|.
+pub(crate) fn quantize_q8_0(x: &[f32], out: &mut [BlockQ8_0]) {
+    for (xb, y) in x.chunks_exact(QK8_0).zip(out.iter_mut()) {
+        let amax = xb.iter().fold(0f32, |m, v| m.max(v.abs()));
+        let id = if amax != 0.0 { 127.0 / amax } else { 0.0 };
+        for (q, &v) in y.qs.iter_mut().zip(xb) {
+            *q = ((v * id + 12582912.0).to_bits() as i32 & 0x007f_ffff).wrapping_sub(0x0040_0000) as i8;
+        }
+        y.sum = y.qs.iter().map(|&q| q as i32).sum();
+        y.d = half::f16::from_f32(amax / 127.0).to_f32();
+    }
+}
+
+/// 16 rows × 32 values of a Q8_0 weight, stored offset by +128 (unsigned, as `vpdpbusd` wants):
+/// [4-value group (8)][row (16)][4 bytes].
+#[derive(Clone, Copy)]
+#[repr(C)]
+struct Q8Tile {
+    qs: [u8; QK8_0 * TILE],
+    d: [u16; TILE],
+}
+
+/// 16 rows × 32 values of a Q5_0 weight, stored unsigned (q = v + 16, 0..31). `lo[p]` (p < 4) holds the low
+/// nibbles of 4-value groups p (low) and p + 4 (high), [row (16)][4 bytes]; bit g of byte (row, t) of `hi` is
+/// the fifth bit of group g's value t.
+#[derive(Clone, Copy)]
+#[repr(C)]
+struct Q5Tile {
+    lo: [u8; 4 * 64],
+    hi: [u8; 64],
+    d: [u16; TILE],
+}
+
 /// 16 rows × 256 values of a Q4_K weight. `qs`: [8-value group (32)][row (16)][4 bytes], byte j holding
 /// values 8g+j (low nibble) and 8g+j+4 (high nibble). `mins` is laid out in sub-block pairs
 /// [pair (4)][row (16)][2] so one `vpdpwssd` applies two sub-blocks' minimums.
@@ -88,6 +137,28 @@ struct Q6kTile {
 enum Tiles {
     Q4k(Vec<Q4kTile>),
     Q6k(Vec<Q6kTile>),
+    Q8_0(Vec<Q8Tile>),
+    Q5_0(Vec<Q5Tile>),
+}
+
+impl Tiles {
+    /// Values per block along k (the activations' block size).
+    fn block(&self) -> usize {
+        match self {
+            Tiles::Q4k(_) | Tiles::Q6k(_) => QK_K,
+            Tiles::Q8_0(_) | Tiles::Q5_0(_) => QK8_0,
+        }
+    }
+
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
+        match self {
+            Tiles::Q4k(v) => std::mem::size_of_val(v.as_slice()),
+            Tiles::Q6k(v) => std::mem::size_of_val(v.as_slice()),
+            Tiles::Q8_0(v) => std::mem::size_of_val(v.as_slice()),
+            Tiles::Q5_0(v) => std::mem::size_of_val(v.as_slice()),
+        }
+    }
 }
 
 /// A weight `(n, k)` repacked for the kernels below.
@@ -129,22 +200,31 @@ fn scale_min_k4(j: usize, s: &[u8]) -> (u8, u8) {
 
 const Q4K_BYTES: usize = 144;
 const Q6K_BYTES: usize = 210;
+const Q8_0_BYTES: usize = 34;
+const Q5_0_BYTES: usize = 22;
 
 impl PackedWeight {
-    /// Repacks a CPU Q4_K or Q6_K weight whose shape suits the tiles; None for anything else.
+    /// Repacks a CPU Q4_K, Q6_K, Q8_0 or Q5_0 weight whose shape suits the tiles; None for anything else.
     pub(crate) fn new(q: &QTensor) -> Option<Self> {
         if !available() || !q.device().is_cpu() {
             return None;
         }
         let (n, k) = q.shape().dims2().ok()?;
-        if n % TILE != 0 || k % QK_K != 0 || k == 0 {
+        let block = match q.dtype() {
+            GgmlDType::Q4K | GgmlDType::Q6K => QK_K,
+            GgmlDType::Q8_0 | GgmlDType::Q5_0 => QK8_0,
+            _ => return None,
+        };
+        if n % TILE != 0 || k % block != 0 || k == 0 {
             return None;
         }
         let data = q.data().ok()?;
-        let kb = k / QK_K;
+        let kb = k / block;
         let tiles = match q.dtype() {
             GgmlDType::Q4K if data.len() == n * kb * Q4K_BYTES => Tiles::Q4k(pack_q4k(&data, n, kb)),
             GgmlDType::Q6K if data.len() == n * kb * Q6K_BYTES => Tiles::Q6k(pack_q6k(&data, n, kb)),
+            GgmlDType::Q8_0 if data.len() == n * kb * Q8_0_BYTES => Tiles::Q8_0(pack_q8_0(&data, n, kb)),
+            GgmlDType::Q5_0 if data.len() == n * kb * Q5_0_BYTES => Tiles::Q5_0(pack_q5_0(&data, n, kb)),
             _ => return None,
         };
         Some(Self { tiles, n, k })
@@ -247,27 +327,57 @@ fn pack_q6k(data: &[u8], n: usize, kb: usize) -> Vec<Q6kTile> {
     out
 }
 
+fn pack_q8_0(data: &[u8], n: usize, kb: usize) -> Vec<Q8Tile> {
+    let mut out = tile_vec(Q8Tile { qs: [0; 512], d: [0; 16] }, n / TILE * kb);
+    for (i, tile) in out.iter_mut().enumerate() {
+        let (nt, b) = (i / kb, i % kb);
+        for r in 0..TILE {
+            let blk = &data[((nt * TILE + r) * kb + b) * Q8_0_BYTES..][..Q8_0_BYTES];
+            tile.d[r] = u16::from_le_bytes([blk[0], blk[1]]);
+            for (j, &q) in blk[2..].iter().enumerate() {
+                tile.qs[((j / 4) * TILE + r) * 4 + j % 4] = (q as i8 as i16 + 128) as u8;
+            }
+        }
+    }
+    out
+}
+
+fn pack_q5_0(data: &[u8], n: usize, kb: usize) -> Vec<Q5Tile> {
+    let mut out = tile_vec(Q5Tile { lo: [0; 256], hi: [0; 64], d: [0; 16] }, n / TILE * kb);
+    for (i, tile) in out.iter_mut().enumerate() {
+        let (nt, b) = (i / kb, i % kb);
+        for r in 0..TILE {
+            let blk = &data[((nt * TILE + r) * kb + b) * Q5_0_BYTES..][..Q5_0_BYTES];
+            tile.d[r] = u16::from_le_bytes([blk[0], blk[1]]);
+            let qh = u32::from_le_bytes([blk[2], blk[3], blk[4], blk[5]]);
+            // ggml: byte j holds values j (low nibble) and j + 16 (high); bit j of qh is value j's fifth bit.
+            let mut vals = [0u8; QK8_0];
+            for j in 0..16 {
+                vals[j] = (blk[6 + j] & 0x0F) | ((((qh >> j) & 1) as u8) << 4);
+                vals[j + 16] = (blk[6 + j] >> 4) | ((((qh >> (j + 16)) & 1) as u8) << 4);
+            }
+            for t in 0..4 {
+                let at = r * 4 + t;
+                for p in 0..4 {
+                    tile.lo[p * 64 + at] = (vals[p * 4 + t] & 0x0F) | ((vals[(p + 4) * 4 + t] & 0x0F) << 4);
+                }
+                tile.hi[at] = (0..8).map(|g| (vals[g * 4 + t] >> 4) << g).sum();
+            }
+        }
+    }
+    out
+}
+
 /// Computes `x · wᵀ` for every weight in `ws` (all with the same `k`), `x` being `m` rows of `k` floats; one
 /// activation quantization and one pass of the thread pool serve them all (Q/K/V, gate/up). Returns one
 /// row-major `(m, n)` buffer per weight.
 pub(crate) fn matmul(ws: &[&PackedWeight], x: &[f32], m: usize) -> Vec<Vec<f32>> {
     let k = ws[0].k;
     assert!(ws.iter().all(|w| w.k == k) && x.len() == m * k, "qmatmul: shapes disagree");
-    let kb = k / QK_K;
     let pool = candle_core::utils::barrier_pool();
-    let mut acts = vec![BlockQ8K::ZERO; m * kb];
-    if m == 1 {
-        quantize_q8k(x, &mut acts);
-    } else {
-        let acts_at = acts.as_mut_ptr() as usize;
-        pool.execute_chunked(m, |rows| {
-            for r in rows {
-                // SAFETY: each row r writes only its own kb blocks.
-                let out = unsafe { std::slice::from_raw_parts_mut((acts_at as *mut BlockQ8K).add(r * kb), kb) };
-                quantize_q8k(&x[r * k..(r + 1) * k], out);
-            }
-        });
-    }
+    let acts_k = ws.iter().any(|w| w.tiles.block() == QK_K).then(|| quantize_rows(x, m, k, QK_K, BlockQ8K::ZERO, quantize_q8k));
+    let acts_32 =
+        ws.iter().any(|w| w.tiles.block() == QK8_0).then(|| quantize_rows(x, m, k, QK8_0, BlockQ8_0::ZERO, quantize_q8_0));
     let mut outs: Vec<Vec<f32>> = ws.iter().map(|w| vec![0f32; m * w.n]).collect();
     // Work units: (weight, 16-row group); each unit handles all m rows so its weights are read once.
     let mut starts = Vec::with_capacity(ws.len());
@@ -277,19 +387,24 @@ pub(crate) fn matmul(ws: &[&PackedWeight], x: &[f32], m: usize) -> Vec<Vec<f32>>
         total += w.n / TILE;
     }
     let dsts: Vec<usize> = outs.iter_mut().map(|o| o.as_mut_ptr() as usize).collect();
-    let acts = &acts;
+    let (acts_k, acts_32) = (acts_k.as_deref().unwrap_or(&[]), acts_32.as_deref().unwrap_or(&[]));
     pool.execute_chunked(total, |units| {
         for unit in units {
             let wi = starts.iter().rposition(|&s| unit >= s).unwrap_or(0);
             let (w, nt) = (ws[wi], unit - starts[wi]);
+            let kb = k / w.tiles.block();
             let mut m0 = 0;
             while m0 < m {
                 let mt = (m - m0).min(MT);
                 let mut acc = [[0f32; TILE]; MT];
+                let rows = m0 * kb..(m0 + mt) * kb;
                 #[cfg(target_arch = "x86_64")]
                 // SAFETY: `available()` checked the CPU features when the weight was packed.
                 unsafe {
-                    x86::tile_row(&w.tiles, nt, kb, &acts[m0 * kb..(m0 + mt) * kb], mt, &mut acc)
+                    match w.tiles.block() {
+                        QK_K => x86::tile_row(&w.tiles, nt, kb, &acts_k[rows], &[], mt, &mut acc),
+                        _ => x86::tile_row(&w.tiles, nt, kb, &[], &acts_32[rows], mt, &mut acc),
+                    }
                 };
                 for (i, row) in acc.iter().take(mt).enumerate() {
                     // SAFETY: unit (wi, nt) owns columns nt*16..nt*16+16 of every row of output wi.
@@ -305,6 +420,25 @@ pub(crate) fn matmul(ws: &[&PackedWeight], x: &[f32], m: usize) -> Vec<Vec<f32>>
     outs
 }
 
+/// Quantizes `m` rows of `k` activations, rows in parallel when there are several.
+fn quantize_rows<B: Copy + Send + Sync>(x: &[f32], m: usize, k: usize, block: usize, zero: B, f: fn(&[f32], &mut [B])) -> Vec<B> {
+    let per_row = k / block;
+    let mut acts = vec![zero; m * per_row];
+    if m == 1 {
+        f(x, &mut acts);
+        return acts;
+    }
+    let at = acts.as_mut_ptr() as usize;
+    candle_core::utils::barrier_pool().execute_chunked(m, |rows| {
+        for r in rows {
+            // SAFETY: each row r writes only its own blocks.
+            let out = unsafe { std::slice::from_raw_parts_mut((at as *mut B).add(r * per_row), per_row) };
+            f(&x[r * k..(r + 1) * k], out);
+        }
+    });
+    acts
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::*;
@@ -314,41 +448,36 @@ mod x86 {
     ///
     /// # Safety
     /// The CPU must support AVX-512 F/BW/VNNI.
+    #[allow(clippy::too_many_arguments)]
     pub(super) unsafe fn tile_row(
         tiles: &Tiles,
         nt: usize,
         kb: usize,
-        acts: &[BlockQ8K],
+        acts_k: &[BlockQ8K],
+        acts_32: &[BlockQ8_0],
         mt: usize,
         acc: &mut [[f32; TILE]; MT],
     ) {
+        macro_rules! by_rows {
+            ($kernel:ident, $tiles:expr, $acts:expr) => {{
+                let t = &$tiles[nt * kb..(nt + 1) * kb];
+                match mt {
+                    1 => $kernel::<1>(t, $acts, kb, acc),
+                    2 => $kernel::<2>(t, $acts, kb, acc),
+                    3 => $kernel::<3>(t, $acts, kb, acc),
+                    4 => $kernel::<4>(t, $acts, kb, acc),
+                    5 => $kernel::<5>(t, $acts, kb, acc),
+                    6 => $kernel::<6>(t, $acts, kb, acc),
+                    7 => $kernel::<7>(t, $acts, kb, acc),
+                    _ => $kernel::<8>(t, $acts, kb, acc),
+                }
+            }};
+        }
         match tiles {
-            Tiles::Q4k(t) => {
-                let t = &t[nt * kb..(nt + 1) * kb];
-                match mt {
-                    1 => q4k::<1>(t, acts, kb, acc),
-                    2 => q4k::<2>(t, acts, kb, acc),
-                    3 => q4k::<3>(t, acts, kb, acc),
-                    4 => q4k::<4>(t, acts, kb, acc),
-                    5 => q4k::<5>(t, acts, kb, acc),
-                    6 => q4k::<6>(t, acts, kb, acc),
-                    7 => q4k::<7>(t, acts, kb, acc),
-                    _ => q4k::<8>(t, acts, kb, acc),
-                }
-            }
-            Tiles::Q6k(t) => {
-                let t = &t[nt * kb..(nt + 1) * kb];
-                match mt {
-                    1 => q6k::<1>(t, acts, kb, acc),
-                    2 => q6k::<2>(t, acts, kb, acc),
-                    3 => q6k::<3>(t, acts, kb, acc),
-                    4 => q6k::<4>(t, acts, kb, acc),
-                    5 => q6k::<5>(t, acts, kb, acc),
-                    6 => q6k::<6>(t, acts, kb, acc),
-                    7 => q6k::<7>(t, acts, kb, acc),
-                    _ => q6k::<8>(t, acts, kb, acc),
-                }
-            }
+            Tiles::Q4k(t) => by_rows!(q4k, t, acts_k),
+            Tiles::Q6k(t) => by_rows!(q6k, t, acts_k),
+            Tiles::Q8_0(t) => by_rows!(q8_0, t, acts_32),
+            Tiles::Q5_0(t) => by_rows!(q5_0, t, acts_32),
         }
     }
 
@@ -473,6 +602,83 @@ mod x86 {
             _mm512_storeu_ps(out[i].as_mut_ptr(), acc[i]);
         }
     }
+
+    /// Q8_0 weights (+128) against Q8_0 activations: one integer dot per 32-value block, scaled in f32 per
+    /// block as ggml's `vec_dot_q8_0_q8_0` does.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    unsafe fn q8_0<const R: usize>(tiles: &[Q8Tile], acts: &[BlockQ8_0], kb: usize, out: &mut [[f32; TILE]; MT]) {
+        let mut acc = [_mm512_setzero_ps(); R];
+        for (b, t) in tiles.iter().enumerate() {
+            prefetch_ahead(t);
+            let a: [&BlockQ8_0; R] = std::array::from_fn(|i| &acts[i * kb + b]);
+            let mut isum = [_mm512_setzero_si512(); R];
+            for g in 0..8 {
+                let w = _mm512_loadu_si512(t.qs.as_ptr().add(g * 64) as *const _);
+                for i in 0..R {
+                    isum[i] = _mm512_dpbusd_epi32(isum[i], w, bcast4(a[i].qs.as_ptr().add(g * 4)));
+                }
+            }
+            let d = _mm512_cvtph_ps(_mm256_loadu_si256(t.d.as_ptr() as *const _));
+            for i in 0..R {
+                let x = _mm512_sub_epi32(isum[i], _mm512_set1_epi32(128 * a[i].sum));
+                acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(x), _mm512_mul_ps(d, _mm512_set1_ps(a[i].d)), acc[i]);
+            }
+        }
+        for i in 0..R {
+            _mm512_storeu_ps(out[i].as_mut_ptr(), acc[i]);
+        }
+    }
+
+    /// Q5_0 weights (v + 16) against Q8_0 activations.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    unsafe fn q5_0<const R: usize>(tiles: &[Q5Tile], acts: &[BlockQ8_0], kb: usize, out: &mut [[f32; TILE]; MT]) {
+        let m4 = _mm512_set1_epi8(0x0F);
+        let bit4 = _mm512_set1_epi8(0x10);
+        let mut acc = [_mm512_setzero_ps(); R];
+        for (b, t) in tiles.iter().enumerate() {
+            prefetch_ahead(t);
+            let a: [&BlockQ8_0; R] = std::array::from_fn(|i| &acts[i * kb + b]);
+            let hi = _mm512_loadu_si512(t.hi.as_ptr() as *const _);
+            let mut isum = [_mm512_setzero_si512(); R];
+            for p in 0..4 {
+                let l = _mm512_loadu_si512(t.lo.as_ptr().add(p * 64) as *const _);
+                // Fifth bits of groups p and p + 4 moved to bit 4 of each byte (16-bit shifts only carry bits
+                // across bytes into positions the mask drops).
+                let h_lo = _mm512_and_si512(shift_to_bit4(hi, p), bit4);
+                let h_hi = _mm512_and_si512(shift_to_bit4(hi, p + 4), bit4);
+                let v_lo = _mm512_or_si512(_mm512_and_si512(l, m4), h_lo);
+                let v_hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(l, 4), m4), h_hi);
+                for i in 0..R {
+                    let q = a[i].qs.as_ptr();
+                    isum[i] = _mm512_dpbusd_epi32(isum[i], v_lo, bcast4(q.add(p * 4)));
+                    isum[i] = _mm512_dpbusd_epi32(isum[i], v_hi, bcast4(q.add((p + 4) * 4)));
+                }
+            }
+            let d = _mm512_cvtph_ps(_mm256_loadu_si256(t.d.as_ptr() as *const _));
+            for i in 0..R {
+                let x = _mm512_sub_epi32(isum[i], _mm512_set1_epi32(16 * a[i].sum));
+                acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(x), _mm512_mul_ps(d, _mm512_set1_ps(a[i].d)), acc[i]);
+            }
+        }
+        for i in 0..R {
+            _mm512_storeu_ps(out[i].as_mut_ptr(), acc[i]);
+        }
+    }
+
+    /// `h` shifted so bit `g` of every byte lands on bit 4.
+    #[inline(always)]
+    unsafe fn shift_to_bit4(h: __m512i, g: usize) -> __m512i {
+        match g {
+            0 => _mm512_slli_epi16(h, 4),
+            1 => _mm512_slli_epi16(h, 3),
+            2 => _mm512_slli_epi16(h, 2),
+            3 => _mm512_slli_epi16(h, 1),
+            4 => h,
+            5 => _mm512_srli_epi16(h, 1),
+            6 => _mm512_srli_epi16(h, 2),
+            _ => _mm512_srli_epi16(h, 3),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -496,16 +702,19 @@ mod tests {
         (0..m * k).map(|i| ((i * 37 % 101) as f32 - 50.0) / 25.0).collect()
     }
 
-    /// Exact reference: dequantized weights against the dequantized Q8_K activations, in f64.
+    /// Exact reference: dequantized weights against the dequantized 8-bit activations, in f64.
     fn reference(q: &QTensor, x: &[f32], m: usize) -> Vec<f32> {
         let (n, k) = q.shape().dims2().unwrap();
         let w = q.dequantize(&Device::Cpu).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap();
-        let mut acts = vec![BlockQ8K::ZERO; m * k / QK_K];
-        for r in 0..m {
-            quantize_q8k(&x[r * k..(r + 1) * k], &mut acts[r * k / QK_K..(r + 1) * k / QK_K]);
-        }
-        let xq: Vec<f64> =
-            acts.iter().flat_map(|b| b.qs.iter().map(move |&q| q as f64 * b.d as f64)).collect();
+        let xq: Vec<f64> = if matches!(q.dtype(), GgmlDType::Q4K | GgmlDType::Q6K) {
+            let mut acts = vec![BlockQ8K::ZERO; m * k / QK_K];
+            quantize_rows_ref(x, k, QK_K, &mut acts, quantize_q8k);
+            acts.iter().flat_map(|b| b.qs.iter().map(move |&q| q as f64 * b.d as f64)).collect()
+        } else {
+            let mut acts = vec![BlockQ8_0::ZERO; m * k / QK8_0];
+            quantize_rows_ref(x, k, QK8_0, &mut acts, quantize_q8_0);
+            acts.iter().flat_map(|b| b.qs.iter().map(move |&q| q as f64 * b.d as f64)).collect()
+        };
         let mut out = vec![0f32; m * n];
         for r in 0..m {
             for c in 0..n {
@@ -513,6 +722,12 @@ mod tests {
             }
         }
         out
+    }
+
+    fn quantize_rows_ref<B>(x: &[f32], k: usize, block: usize, out: &mut [B], f: fn(&[f32], &mut [B])) {
+        for (r, row) in x.chunks(k).enumerate() {
+            f(row, &mut out[r * k / block..(r + 1) * k / block]);
+        }
     }
 
     fn check(dtype: GgmlDType) {
@@ -523,7 +738,7 @@ mod tests {
         let (n, k) = (48, 512);
         let q = weight(dtype, n, k, 7);
         let w = PackedWeight::new(&q).expect("packs");
-        for m in [1, 3, 4, 7] {
+        for m in [1, 3, 4, 7, 9] {
             let x = activations(m, k);
             let got = &matmul(&[&w], &x, m)[0];
             let want = reference(&q, &x, m);
@@ -544,16 +759,40 @@ mod tests {
     }
 
     #[test]
+    fn q8_0_matches_the_dequantized_product() {
+        check(GgmlDType::Q8_0);
+    }
+
+    #[test]
+    fn q5_0_matches_the_dequantized_product() {
+        check(GgmlDType::Q5_0);
+    }
+
+    #[test]
+    fn q8_0_activations_are_ggmls() {
+        let x: Vec<f32> = (0..32).map(|i| (i as f32 - 20.0) * 0.25).collect();
+        let mut b = [BlockQ8_0::ZERO];
+        quantize_q8_0(&x, &mut b);
+        // max |x| = 5 (i = 0): d = 5/127 rounded to f16, -5 → -127, 0 → 0.
+        assert_eq!(b[0].qs[0], -127);
+        assert_eq!(b[0].qs[20], 0);
+        assert_eq!(b[0].d, half::f16::from_f32(5.0 / 127.0).to_f32());
+        assert_eq!(b[0].sum, b[0].qs.iter().map(|&q| q as i32).sum::<i32>());
+    }
+
+    #[test]
     fn fused_weights_equal_separate_calls() {
         if !available() {
             return;
         }
         let a = PackedWeight::new(&weight(GgmlDType::Q4K, 32, 256, 1)).unwrap();
         let b = PackedWeight::new(&weight(GgmlDType::Q6K, 64, 256, 2)).unwrap();
+        let c = PackedWeight::new(&weight(GgmlDType::Q5_0, 16, 256, 4)).unwrap();
         let x = activations(2, 256);
-        let both = matmul(&[&a, &b], &x, 2);
-        assert_eq!(both[0], matmul(&[&a], &x, 2)[0]);
-        assert_eq!(both[1], matmul(&[&b], &x, 2)[0]);
+        let all = matmul(&[&a, &b, &c], &x, 2);
+        assert_eq!(all[0], matmul(&[&a], &x, 2)[0]);
+        assert_eq!(all[1], matmul(&[&b], &x, 2)[0]);
+        assert_eq!(all[2], matmul(&[&c], &x, 2)[0]);
     }
 
     #[test]
@@ -573,7 +812,8 @@ mod tests {
 
     #[test]
     fn unsupported_weights_are_left_to_candle() {
-        assert!(PackedWeight::new(&weight(GgmlDType::Q8_0, 32, 256, 3)).is_none());
+        assert!(PackedWeight::new(&weight(GgmlDType::Q4_0, 32, 256, 3)).is_none());
+        assert!(PackedWeight::new(&weight(GgmlDType::Q8_0, 20, 64, 3)).is_none());
         assert!(PackedWeight::new(&weight(GgmlDType::Q4K, 20, 256, 3)).is_none());
     }
 }
@@ -587,15 +827,12 @@ mod throughput {
     #[test]
     #[ignore = "benchmark: prints weight bytes read per second"]
     fn weight_bandwidth() {
-        for (dtype, n, k) in [(GgmlDType::Q4K, 8960, 1536), (GgmlDType::Q6K, 1536, 8960), (GgmlDType::Q4K, 151936, 1536), (GgmlDType::Q6K, 151936, 1536)] {
+        for (dtype, n, k) in [(GgmlDType::Q4K, 8960, 1536), (GgmlDType::Q6K, 1536, 8960), (GgmlDType::Q4K, 151936, 1536), (GgmlDType::Q6K, 151936, 1536), (GgmlDType::Q8_0, 151936, 896), (GgmlDType::Q5_0, 151936, 896)] {
             let t = Tensor::randn(0f32, 0.1, (n, k), &Device::Cpu).unwrap();
             let q = QTensor::quantize(&t, dtype).unwrap();
             let w = PackedWeight::new(&q).unwrap();
             let x: Vec<f32> = (0..k).map(|i| (i as f32).sin()).collect();
-            let bytes = match &w.tiles {
-                Tiles::Q4k(v) => v.len() * std::mem::size_of::<Q4kTile>(),
-                Tiles::Q6k(v) => v.len() * std::mem::size_of::<Q6kTile>(),
-            };
+            let bytes = w.tiles.bytes();
             for m in [1, 4] {
                 let x: Vec<f32> = x.iter().cycle().take(m * k).copied().collect();
                 let reps = 20;

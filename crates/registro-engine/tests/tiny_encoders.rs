@@ -31,7 +31,7 @@ fn ones(n: usize) -> Tensor {
 fn encoder_weights(prefix: &str, vocab: usize, positions: usize) -> HashMap<String, Tensor> {
     let mut w = HashMap::new();
     let mut seed = 1;
-    let mut put = |w: &mut HashMap<String, Tensor>, name: String, t: Tensor| {
+    let put = |w: &mut HashMap<String, Tensor>, name: String, t: Tensor| {
         w.insert(format!("{prefix}{name}"), t);
     };
     let mut next = || {

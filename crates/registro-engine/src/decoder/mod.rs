@@ -15,7 +15,7 @@ pub use config::{Arch, Config};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use candle_core::quantized::{QMatMul, QTensor};
+use candle_core::quantized::{GgmlDType, QMatMul, QTensor};
 use candle_core::{DType, Device, Module, Tensor, D};
 
 
@@ -36,8 +36,8 @@ impl RmsNorm {
     }
 }
 
-/// A quantized weight: repacked for Registro's own kernels where they apply (`qmatmul.rs`: Q4_K and Q6_K on
-/// AVX-512 VNNI CPUs), otherwise candle's `QMatMul`, possibly with zero-padded rows. A packed weight keeps no
+/// A quantized weight: repacked for Registro's own kernels where they apply (`qmatmul.rs`: Q4_K, Q6_K, Q8_0
+/// and Q5_0 on AVX-512 VNNI CPUs), otherwise candle's `QMatMul`, possibly with zero-padded rows. A packed weight keeps no
 /// other copy: the packed kernels serve every batch size (they beat candle's AMX path on prefill too, 123 vs
 /// 105 tok/s on Qwen2.5-1.5B, and dropping candle's copies took peak memory from 3.5 to under 2 GB).
 struct Linear {
@@ -53,6 +53,11 @@ impl Linear {
         if let Some(p) = PackedWeight::new(&q) {
             return Ok((Self { w: None, packed: Some(p), k, k_pad: k }, q));
         }
+        // No packed kernel for this shape: candle's Q8_0 kernels beat its scalar Q5_0 code.
+        let q = match q.device().is_cpu() && q.dtype() == GgmlDType::Q5_0 {
+            true => Arc::new(crate::gguf::q5_0_to_q8_0(&q)?),
+            false => q,
+        };
         let q = match q.device().is_cpu() && pad_helps() {
             true => match crate::gguf::pad_q8_0_rows(&q, 256)? {
                 Some(p) => Arc::new(p),
