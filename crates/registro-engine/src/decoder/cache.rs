@@ -1,5 +1,7 @@
 //! Per-sequence attention state, separate from the weights so it can be cloned (a shared prefix computed once
 //! and reused by every segment), broadcast to several rows, and re-ordered (beam search).
+use std::sync::Arc;
+
 use anyhow::{bail, Result};
 use candle_core::Tensor;
 
@@ -11,10 +13,22 @@ pub(crate) struct RowState {
     pub has_padding: bool,
 }
 
-/// Keys and values of every layer for a batch of rows; cheap to clone (tensors are reference counted).
+/// One layer's keys and values, `(rows, kv_heads, capacity, head_dim)` buffers of which the first `len`
+/// columns are filled. Appending writes in place while this cache is the buffer's only holder; a clone shares
+/// the buffers (`owner` counts the holders) and the first append to either copies them. Concatenating
+/// instead copied the whole cache for every decoded token, quadratic in the context length.
+#[derive(Clone, Debug)]
+struct LayerKv {
+    k: Tensor,
+    v: Tensor,
+    len: usize,
+    owner: Arc<()>,
+}
+
+/// Keys and values of every layer for a batch of rows; cheap to clone (buffers are shared, copy-on-write).
 #[derive(Clone, Debug)]
 pub struct KvCache {
-    layers: Vec<Option<(Tensor, Tensor)>>,
+    layers: Vec<Option<LayerKv>>,
     pub(crate) rows: Vec<RowState>,
 }
 
@@ -53,12 +67,35 @@ impl KvCache {
     }
 
     pub(crate) fn append(&mut self, layer: usize, k: Tensor, v: Tensor) -> Result<(Tensor, Tensor)> {
-        let kv = match &self.layers[layer] {
-            None => (k, v),
-            Some((pk, pv)) => (Tensor::cat(&[pk, &k], 2)?, Tensor::cat(&[pv, &v], 2)?),
+        let s = k.dim(2)?;
+        let entry = match self.layers[layer].take() {
+            // A first block is kept as it is: one-shot scoring never appends again.
+            None => LayerKv { k: k.contiguous()?, v: v.contiguous()?, len: s, owner: Arc::new(()) },
+            Some(mut e) => {
+                let needed = e.len + s;
+                let cap = e.k.dim(2)?;
+                if needed > cap || Arc::strong_count(&e.owner) > 1 {
+                    // Half again the length on growth keeps the copies amortized O(1) per token.
+                    let new_cap = if needed > cap { needed + (needed / 2).max(16) } else { cap };
+                    let len = e.len;
+                    let grow = |buf: &Tensor| -> Result<Tensor> {
+                        let mut dims = buf.dims().to_vec();
+                        dims[2] = new_cap;
+                        let fresh = Tensor::zeros(dims, buf.dtype(), buf.device())?;
+                        fresh.slice_set(&buf.narrow(2, 0, len)?.contiguous()?, 2, 0)?;
+                        Ok(fresh)
+                    };
+                    e = LayerKv { k: grow(&e.k)?, v: grow(&e.v)?, len, owner: Arc::new(()) };
+                }
+                e.k.slice_set(&k.contiguous()?, 2, e.len)?;
+                e.v.slice_set(&v.contiguous()?, 2, e.len)?;
+                e.len = needed;
+                e
+            }
         };
-        self.layers[layer] = Some(kv.clone());
-        Ok(kv)
+        let filled = (entry.k.narrow(2, 0, entry.len)?, entry.v.narrow(2, 0, entry.len)?);
+        self.layers[layer] = Some(entry);
+        Ok(filled)
     }
 
     /// A cache whose rows are `idx` rows of this one (repeats allowed): beam re-ordering, dropping finished
@@ -79,22 +116,63 @@ impl KvCache {
             .iter()
             .map(|l| match l {
                 None => Ok(None),
-                Some((k, v)) => {
+                Some(e) => {
                     let ids: Vec<u32> = idx.iter().map(|&i| i as u32).collect();
-                    let ids = Tensor::new(ids.as_slice(), k.device())?;
-                    Ok(Some((k.index_select(&ids, 0)?, v.index_select(&ids, 0)?)))
+                    let ids = Tensor::new(ids.as_slice(), e.k.device())?;
+                    Ok(Some(LayerKv {
+                        k: e.k.index_select(&ids, 0)?,
+                        v: e.v.index_select(&ids, 0)?,
+                        len: e.len,
+                        owner: Arc::new(()),
+                    }))
                 }
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(KvCache { layers, rows: idx.iter().map(|&i| self.rows[i].clone()).collect() })
     }
 
-    /// Bytes held by keys and values.
+    /// Bytes held by keys and values (allocated capacity, shared buffers counted in every holder).
     pub fn bytes(&self) -> usize {
-        self.layers
-            .iter()
-            .flatten()
-            .map(|(k, v)| (k.elem_count() + v.elem_count()) * k.dtype().size_in_bytes())
-            .sum()
+        self.layers.iter().flatten().map(|e| (e.k.elem_count() + e.v.elem_count()) * e.k.dtype().size_in_bytes()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::{Device, Tensor};
+
+    fn block(value: f32, s: usize) -> Tensor {
+        Tensor::full(value, (1, 1, s, 2), &Device::Cpu).unwrap()
+    }
+
+    fn column_values(t: &Tensor) -> Vec<f32> {
+        t.narrow(3, 0, 1).unwrap().flatten_all().unwrap().to_vec1().unwrap()
+    }
+
+    #[test]
+    fn appends_in_place_and_clones_never_see_each_others_tokens() {
+        let mut a = KvCache::new(1, 1);
+        a.append(0, block(1.0, 3), block(-1.0, 3)).unwrap();
+        let mut b = a.clone();
+        for step in 0..40 {
+            a.append(0, block(2.0, 1), block(-2.0, 1)).unwrap();
+            let (k, _) = b.append(0, block(3.0, 1), block(-3.0, 1)).unwrap();
+            assert_eq!(k.dim(2).unwrap(), 4 + step);
+        }
+        let (ka, va) = a.append(0, block(4.0, 1), block(-4.0, 1)).unwrap();
+        let (kb, _) = b.append(0, block(5.0, 1), block(-5.0, 1)).unwrap();
+        let want_a: Vec<f32> = [1.0; 3].into_iter().chain([2.0; 40]).chain([4.0]).collect();
+        let want_b: Vec<f32> = [1.0; 3].into_iter().chain([3.0; 40]).chain([5.0]).collect();
+        assert_eq!(column_values(&ka), want_a);
+        assert_eq!(column_values(&va), want_a.iter().map(|x| -x).collect::<Vec<_>>());
+        assert_eq!(column_values(&kb), want_b);
+        // Rows selected from a grown buffer keep only the filled columns visible.
+        let sel = a.select(&[0, 0]).unwrap();
+        let mut sel2 = sel.clone();
+        let two = |v: f32| Tensor::full(v, (2, 1, 1, 2), &Device::Cpu).unwrap();
+        let (ks, _) = sel2.append(0, two(6.0), two(-6.0)).unwrap();
+        assert_eq!(ks.dims(), &[2, 1, 45, 2]);
+        assert_eq!(column_values(&ks.narrow(0, 1, 1).unwrap()), [want_a.clone(), vec![6.0]].concat());
     }
 }
