@@ -68,7 +68,7 @@ pub fn run(path: &Path, a: &BenchConfig) -> Result<BenchReport> {
     let doc_secs = t.elapsed().as_secs_f64();
     eprintln!("[bench] candle decode {decode:.1} tok/s, document {doc_secs:.1}s");
     let candle = Row {
-        engine: format!("candle ({})", model.info.device),
+        engine: format!("registro ({})", model.info.device),
         prompt_tokens: prompt.len(),
         prefill_tok_s: prefill,
         decode_tok_s: decode,
@@ -107,7 +107,7 @@ impl BenchReport {
         if self.rows.len() == 2 {
             let (c, l) = (&self.rows[0], &self.rows[1]);
             println!(
-                "candle / llama.cpp: prefill {:.2}x, decode {:.2}x, document {:.2}x",
+                "registro / llama.cpp: prefill {:.2}x, decode {:.2}x, document {:.2}x",
                 c.prefill_tok_s / l.prefill_tok_s,
                 c.decode_tok_s / l.decode_tok_s,
                 c.doc_segments_s / l.doc_segments_s
