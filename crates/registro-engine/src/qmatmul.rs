@@ -257,10 +257,21 @@ fn tile_vec<T: Copy>(zero: T, len: usize) -> Vec<T> {
     v
 }
 
+/// Fills every tile with `f(index, tile)` on the thread pool (packing a 1.5B model is ~1 GB of shuffling).
+fn fill_tiles<T: Send>(out: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
+    let at = out.as_mut_ptr() as usize;
+    candle_core::utils::barrier_pool().execute_chunked(out.len(), |range| {
+        for i in range {
+            // SAFETY: the pool hands out disjoint index ranges of `out`, which outlives the call.
+            f(i, unsafe { &mut *(at as *mut T).add(i) });
+        }
+    });
+}
+
 fn pack_q4k(data: &[u8], n: usize, kb: usize) -> Vec<Q4kTile> {
     let zero = Q4kTile { qs: [0; 1024 * 2], scales: [0; 128], mins: [0; 128], d: [0; 16], dmin: [0; 16] };
     let mut out = tile_vec(zero, n / TILE * kb);
-    for (i, tile) in out.iter_mut().enumerate() {
+    fill_tiles(&mut out, |i, tile| {
         let (nt, b) = (i / kb, i % kb);
         for r in 0..TILE {
             let blk = &data[((nt * TILE + r) * kb + b) * Q4K_BYTES..][..Q4K_BYTES];
@@ -286,14 +297,14 @@ fn pack_q4k(data: &[u8], n: usize, kb: usize) -> Vec<Q4kTile> {
                 }
             }
         }
-    }
+    });
     out
 }
 
 fn pack_q6k(data: &[u8], n: usize, kb: usize) -> Vec<Q6kTile> {
     let zero = Q6kTile { ql: [0; 2048], qh: [0; 1024], scales: [0; 256], d: [0; 16] };
     let mut out = tile_vec(zero, n / TILE * kb);
-    for (i, tile) in out.iter_mut().enumerate() {
+    fill_tiles(&mut out, |i, tile| {
         let (nt, b) = (i / kb, i % kb);
         for r in 0..TILE {
             let blk = &data[((nt * TILE + r) * kb + b) * Q6K_BYTES..][..Q6K_BYTES];
@@ -323,13 +334,13 @@ fn pack_q6k(data: &[u8], n: usize, kb: usize) -> Vec<Q6kTile> {
                 }
             }
         }
-    }
+    });
     out
 }
 
 fn pack_q8_0(data: &[u8], n: usize, kb: usize) -> Vec<Q8Tile> {
     let mut out = tile_vec(Q8Tile { qs: [0; 512], d: [0; 16] }, n / TILE * kb);
-    for (i, tile) in out.iter_mut().enumerate() {
+    fill_tiles(&mut out, |i, tile| {
         let (nt, b) = (i / kb, i % kb);
         for r in 0..TILE {
             let blk = &data[((nt * TILE + r) * kb + b) * Q8_0_BYTES..][..Q8_0_BYTES];
@@ -338,13 +349,13 @@ fn pack_q8_0(data: &[u8], n: usize, kb: usize) -> Vec<Q8Tile> {
                 tile.qs[((j / 4) * TILE + r) * 4 + j % 4] = (q as i8 as i16 + 128) as u8;
             }
         }
-    }
+    });
     out
 }
 
 fn pack_q5_0(data: &[u8], n: usize, kb: usize) -> Vec<Q5Tile> {
     let mut out = tile_vec(Q5Tile { lo: [0; 256], hi: [0; 64], d: [0; 16] }, n / TILE * kb);
-    for (i, tile) in out.iter_mut().enumerate() {
+    fill_tiles(&mut out, |i, tile| {
         let (nt, b) = (i / kb, i % kb);
         for r in 0..TILE {
             let blk = &data[((nt * TILE + r) * kb + b) * Q5_0_BYTES..][..Q5_0_BYTES];
@@ -364,7 +375,7 @@ fn pack_q5_0(data: &[u8], n: usize, kb: usize) -> Vec<Q5Tile> {
                 tile.hi[at] = (0..8).map(|g| (vals[g * 4 + t] >> 4) << g).sum();
             }
         }
-    }
+    });
     out
 }
 
