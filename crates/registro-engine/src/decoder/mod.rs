@@ -79,6 +79,10 @@ impl Linear {
         let k = x.dim(D::Minus1)?;
         let rows = x.elem_count() / k;
         let packed: Vec<&PackedWeight> = ls.iter().filter_map(|l| l.packed.as_ref()).collect();
+        if let Some(p) = packed.iter().find(|p| p.k != k) {
+            // A malformed file (candle's own path reports the same as a shape error).
+            bail!("a {}×{} weight cannot take activations {} wide; the model file's shapes disagree", p.n, p.k, k);
+        }
         let mut packed_outs = if packed.is_empty() {
             Vec::new()
         } else {
