@@ -562,9 +562,7 @@ mod x86 {
                 acc[i] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(macc[i]), _mm512_mul_ps(dmin, ad), acc[i]);
             }
         }
-        for i in 0..R {
-            _mm512_storeu_ps(out[i].as_mut_ptr(), acc[i]);
-        }
+        store_rows(&acc, out);
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
@@ -609,9 +607,7 @@ mod x86 {
                 acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(iacc[i]), _mm512_mul_ps(d, _mm512_set1_ps(a[i].d)), acc[i]);
             }
         }
-        for i in 0..R {
-            _mm512_storeu_ps(out[i].as_mut_ptr(), acc[i]);
-        }
+        store_rows(&acc, out);
     }
 
     /// Q8_0 weights (+128) against Q8_0 activations: one integer dot per 32-value block, scaled in f32 per
@@ -629,15 +625,9 @@ mod x86 {
                     isum[i] = _mm512_dpbusd_epi32(isum[i], w, bcast4(a[i].qs.as_ptr().add(g * 4)));
                 }
             }
-            let d = _mm512_cvtph_ps(_mm256_loadu_si256(t.d.as_ptr() as *const _));
-            for i in 0..R {
-                let x = _mm512_sub_epi32(isum[i], _mm512_set1_epi32(128 * a[i].sum));
-                acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(x), _mm512_mul_ps(d, _mm512_set1_ps(a[i].d)), acc[i]);
-            }
+            add_block(&mut acc, &isum, 128, &t.d, &a);
         }
-        for i in 0..R {
-            _mm512_storeu_ps(out[i].as_mut_ptr(), acc[i]);
-        }
+        store_rows(&acc, out);
     }
 
     /// Q5_0 weights (v + 16) against Q8_0 activations.
@@ -665,12 +655,30 @@ mod x86 {
                     isum[i] = _mm512_dpbusd_epi32(isum[i], v_hi, bcast4(q.add((p + 4) * 4)));
                 }
             }
-            let d = _mm512_cvtph_ps(_mm256_loadu_si256(t.d.as_ptr() as *const _));
-            for i in 0..R {
-                let x = _mm512_sub_epi32(isum[i], _mm512_set1_epi32(16 * a[i].sum));
-                acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(x), _mm512_mul_ps(d, _mm512_set1_ps(a[i].d)), acc[i]);
-            }
+            add_block(&mut acc, &isum, 16, &t.d, &a);
         }
+        store_rows(&acc, out);
+    }
+
+    /// Adds one 32-value block's integer sums, less `offset` × the activations' sum (the weights are stored
+    /// unsigned, offset by that much), scaled by the weights' and activations' block scales.
+    #[inline(always)]
+    unsafe fn add_block<const R: usize>(
+        acc: &mut [__m512; R],
+        isum: &[__m512i; R],
+        offset: i32,
+        d: &[u16; TILE],
+        a: &[&BlockQ8_0; R],
+    ) {
+        let d = _mm512_cvtph_ps(_mm256_loadu_si256(d.as_ptr() as *const _));
+        for i in 0..R {
+            let x = _mm512_sub_epi32(isum[i], _mm512_set1_epi32(offset * a[i].sum));
+            acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(x), _mm512_mul_ps(d, _mm512_set1_ps(a[i].d)), acc[i]);
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn store_rows<const R: usize>(acc: &[__m512; R], out: &mut [[f32; TILE]; MT]) {
         for i in 0..R {
             _mm512_storeu_ps(out[i].as_mut_ptr(), acc[i]);
         }
