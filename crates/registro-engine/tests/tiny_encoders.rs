@@ -1,32 +1,18 @@
 //! BERT sentence embeddings and XLM-R classification on tiny random-weight safetensors folders written by the
 //! test, and all-MiniLM-L6-v2 against recorded reference embeddings when the real files are present.
 mod common;
+use common::{ones, rnd};
 
 use std::collections::HashMap;
 use std::path::Path;
 
-use candle_core::{Device, Tensor};
+use candle_core::Tensor;
 use registro_engine::bert::{SentenceEncoder, SequenceClassifier};
 use registro_engine::DeviceChoice;
 
 const H: usize = 32;
 const WORDS: &[&str] = &["hello", "world", "how", "are", "you", "please", "send", "the", "report", "thanks", "sir", "hey"];
 
-fn rnd(shape: &[usize], seed: u64, scale: f32) -> Tensor {
-    let n: usize = shape.iter().product();
-    let mut s = seed.wrapping_mul(2862933555777941757).wrapping_add(3037000493);
-    let v: Vec<f32> = (0..n)
-        .map(|_| {
-            s = s.wrapping_mul(2862933555777941757).wrapping_add(3037000493);
-            ((s >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale
-        })
-        .collect();
-    Tensor::from_vec(v, shape, &Device::Cpu).unwrap()
-}
-
-fn ones(n: usize) -> Tensor {
-    Tensor::ones(n, candle_core::DType::F32, &Device::Cpu).unwrap()
-}
 
 fn encoder_weights(prefix: &str, vocab: usize, positions: usize) -> HashMap<String, Tensor> {
     let mut w = HashMap::new();

@@ -1,6 +1,9 @@
 //! Marian (opus-mt) translation on a tiny random-weight folder written by the test: the same files a user would
 //! point the app at (`config.json`, `model.safetensors`, `tokenizer.json`, `tokenizer_target.json`), with the
 //! tensor names candle-transformers' `marian` loader reads.
+mod common;
+use common::{ones, rnd};
+
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -24,21 +27,6 @@ const EOS: usize = 0;
 const PAD: usize = SOURCE.len() + 2;
 const VOCAB: usize = SOURCE.len() + 3;
 
-fn rnd(shape: &[usize], seed: u64, scale: f32) -> Tensor {
-    let n: usize = shape.iter().product();
-    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    let v: Vec<f32> = (0..n)
-        .map(|_| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((s >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale
-        })
-        .collect();
-    Tensor::from_vec(v, shape, &Device::Cpu).unwrap()
-}
-
-fn ones(n: usize) -> Tensor {
-    Tensor::ones(n, candle_core::DType::F32, &Device::Cpu).unwrap()
-}
 
 /// `bias` is `final_logits_bias`: tests steer generation through it (e.g. towards <pad> or </s>).
 fn weights(bias: &[(usize, f32)]) -> HashMap<String, Tensor> {

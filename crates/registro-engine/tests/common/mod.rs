@@ -41,13 +41,18 @@ fn rand_vec(n: usize, seed: u64, scale: f32) -> Vec<f32> {
         .collect()
 }
 
-fn t(shape: &[usize], seed: u64, scale: f32) -> Tensor {
+/// A tensor of deterministic pseudo-random values in [-scale, scale].
+pub fn rnd(shape: &[usize], seed: u64, scale: f32) -> Tensor {
     let n = shape.iter().product();
     Tensor::from_vec(rand_vec(n, seed, scale), shape, &Device::Cpu).unwrap()
 }
 
+pub fn ones(n: usize) -> Tensor {
+    Tensor::ones(n, candle_core::DType::F32, &Device::Cpu).unwrap()
+}
+
 fn q(shape: &[usize], seed: u64, scale: f32, dtype: GgmlDType) -> QTensor {
-    QTensor::quantize(&t(shape, seed, scale), dtype).unwrap()
+    QTensor::quantize(&rnd(shape, seed, scale), dtype).unwrap()
 }
 
 fn norm_of(len: usize, seed: u64) -> QTensor {
