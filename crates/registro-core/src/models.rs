@@ -1,12 +1,13 @@
 //! Models for the app and the CLI: resolve what the user picked (a model id or a path to a `.gguf` file or model
 //! folder), list what is cached with its state, and fetch / verify / import / remove with progress and
-//! cancellation. Everything goes through the engine's [`ModelManager`]; other modules resolve models only here.
+//! cancellation. Everything goes through [`ModelManager`] (crate `registro-models`); other modules resolve models
+//! only here.
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
 use crate::progress::{CancelToken, Progress};
-pub use registro_engine::manager::{
+pub use registro_models::{
     default_root, human_bytes, FetchEvent, FileState, FileStatus, Manifest, ModelFormat, ModelManager, ModelState,
     ModelStatus, ResolvedModel, Role, Stage, VerifyOutcome, VerifyReport,
 };

@@ -49,7 +49,6 @@ pub mod gguf;
 pub mod gguf_meta;
 pub mod llm;
 pub mod logits;
-pub mod manager;
 mod qmatmul;
 pub mod marian;
 pub mod text;

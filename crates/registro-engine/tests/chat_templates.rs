@@ -1,7 +1,7 @@
 //! Chat templates render exactly the prompt strings the model families were trained on.
 use registro_engine::chat::{render, ChatMessage, ChatTemplate, TemplateOrigin, GEMMA3_TEMPLATE, LLAMA3_TEMPLATE, QWEN2_TEMPLATE};
 use registro_engine::gguf_meta::GgufMeta;
-use registro_engine::manager::default_root;
+use registro_models::default_root;
 
 fn conversation() -> Vec<ChatMessage> {
     vec![

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use candle_core::quantized::gguf_file::{self, Value};
 use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
-use registro_engine::manager::default_root;
+use registro_models::default_root;
 use registro_engine::tokenizer;
 
 const SAMPLE: &[&str] = &[
@@ -182,7 +182,7 @@ fn damaged_gguf_files_get_clear_errors_naming_the_file() {
     let err = format!("{:#}", tokenizer::from_gguf_file(&odd).err().unwrap());
     assert!(err.contains("odd.gguf") && err.contains("unsupported GGUF tokenizer model"), "{err}");
     // Opening any of them through the manager's resolve reports the same.
-    let mgr = registro_engine::manager::ModelManager::new(tmp.path().join("cache"));
+    let mgr = registro_models::ModelManager::new(tmp.path().join("cache"));
     let err = format!("{:#}", mgr.resolve(cut.to_str().unwrap()).unwrap_err());
     assert!(err.contains("cut.gguf") && err.contains("truncated"), "{err}");
     let ok = mgr.resolve(good.to_str().unwrap()).unwrap();
@@ -194,18 +194,18 @@ fn import_a_gguf_then_resolve_and_remove_it() {
     let tmp = tempfile::tempdir().unwrap();
     let src = tmp.path().join("My-Tiny-Model.Q4.gguf");
     write_gguf(&src, &tiny_llama_metadata());
-    let mgr = registro_engine::manager::ModelManager::new(tmp.path().join("cache"));
+    let mgr = registro_models::ModelManager::new(tmp.path().join("cache"));
     let m = mgr.import(&src, None, &mut |_| {}, &std::sync::atomic::AtomicBool::new(false)).unwrap();
     assert_eq!(m.id, "my-tiny-model.q4");
     // A fresh manager sees the imported manifest.
-    let mgr = registro_engine::manager::ModelManager::new(tmp.path().join("cache"));
+    let mgr = registro_models::ModelManager::new(tmp.path().join("cache"));
     let r = mgr.resolve("my-tiny-model.q4").unwrap();
     assert_eq!(r.architecture, "llama");
     assert_eq!(std::fs::read(&r.main).unwrap(), std::fs::read(&src).unwrap());
-    assert_eq!(mgr.status("my-tiny-model.q4").unwrap().state, registro_engine::manager::ModelState::Ready);
+    assert_eq!(mgr.status("my-tiny-model.q4").unwrap().state, registro_models::ModelState::Ready);
     let freed = mgr.remove("my-tiny-model.q4").unwrap();
     assert!(freed >= std::fs::metadata(&src).unwrap().len());
-    assert!(registro_engine::manager::ModelManager::new(tmp.path().join("cache")).resolve("my-tiny-model.q4").is_err());
+    assert!(registro_models::ModelManager::new(tmp.path().join("cache")).resolve("my-tiny-model.q4").is_err());
     // Importing a foreign file under a shipped id is refused.
     let err = mgr.import(&src, Some("gemma-3-270m"), &mut |_| {}, &std::sync::atomic::AtomicBool::new(false)).unwrap_err();
     assert!(err.to_string().contains("does not match model gemma-3-270m"), "{err}");

@@ -3,6 +3,7 @@
 //! before an atomic rename, each failed source reported before the next is tried).
 mod events;
 mod fetch;
+mod gguf;
 mod http;
 mod lock;
 mod manifest;

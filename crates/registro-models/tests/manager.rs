@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use registro_engine::manager::{FetchEvent, FileState, Manifest, ModelManager, ModelState, VerifyOutcome};
+use registro_models::{FetchEvent, FileState, Manifest, ModelManager, ModelState, VerifyOutcome};
 use sha2::{Digest, Sha256};
 
 fn sha(data: &[u8]) -> String {
@@ -342,7 +342,7 @@ fn unknown_ids_and_missing_models_say_what_to_do() {
 
 #[test]
 fn shipped_manifests_parse_and_the_local_ones_are_verified() {
-    let all: Vec<Manifest> = registro_engine::manager::builtin();
+    let all: Vec<Manifest> = registro_models::builtin();
     let ids: Vec<&str> = all.iter().map(|m| m.id.as_str()).collect();
     for want in [
         "qwen2.5-coder-1.5b-instruct",

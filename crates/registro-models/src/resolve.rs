@@ -12,7 +12,6 @@ use super::events::{FetchEvent, Meter, Stage};
 use super::http::hex;
 use super::manifest::{check_id, FileSpec, Manifest, Role, Source};
 use super::{fetch, FileState, Lock, ModelManager, ModelState, USER_MANIFEST};
-use crate::gguf_meta::GgufMeta;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -122,14 +121,14 @@ fn resolve_path(path: &Path) -> Result<ResolvedModel> {
     }
     match path.extension().and_then(|e| e.to_str()) {
         Some("gguf") => {
-            let meta = GgufMeta::read(path)?;
-            let arch = meta.architecture()?;
+            let meta = crate::gguf::identify(path)?;
+            let arch = meta.architecture;
             let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
             let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
             let beside = dir.join("tokenizer.json");
             Ok(ResolvedModel {
                 id: stem.clone(),
-                name: meta.name().unwrap_or(stem),
+                name: meta.name.unwrap_or(stem),
                 family: arch.clone(),
                 architecture: arch,
                 role: Role::Llm,

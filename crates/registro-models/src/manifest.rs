@@ -192,17 +192,17 @@ fn check_relative(name: &str) -> Result<()> {
 /// The manifests shipped in `models/` of the repository, compiled into the binary so an installed app knows them.
 pub fn builtin() -> Vec<Manifest> {
     const FILES: &[(&str, &str)] = &[
-        ("qwen2.5-coder-1.5b-instruct.toml", include_str!("../../../../models/qwen2.5-coder-1.5b-instruct.toml")),
-        ("qwen2.5-coder-0.5b-instruct.toml", include_str!("../../../../models/qwen2.5-coder-0.5b-instruct.toml")),
-        ("gemma-3-270m.toml", include_str!("../../../../models/gemma-3-270m.toml")),
-        ("all-minilm-l6-v2.toml", include_str!("../../../../models/all-minilm-l6-v2.toml")),
-        ("qwen3-tokenizer.toml", include_str!("../../../../models/qwen3-tokenizer.toml")),
-        ("gemma3-tokenizer.toml", include_str!("../../../../models/gemma3-tokenizer.toml")),
-        ("qwen2.5-1.5b-instruct.toml", include_str!("../../../../models/qwen2.5-1.5b-instruct.toml")),
-        ("qwen2.5-7b-instruct.toml", include_str!("../../../../models/qwen2.5-7b-instruct.toml")),
-        ("gemma-3-4b-it.toml", include_str!("../../../../models/gemma-3-4b-it.toml")),
-        ("gemma-3-12b-it.toml", include_str!("../../../../models/gemma-3-12b-it.toml")),
-        ("translategemma-4b-it.toml", include_str!("../../../../models/translategemma-4b-it.toml")),
+        ("qwen2.5-coder-1.5b-instruct.toml", include_str!("../../../models/qwen2.5-coder-1.5b-instruct.toml")),
+        ("qwen2.5-coder-0.5b-instruct.toml", include_str!("../../../models/qwen2.5-coder-0.5b-instruct.toml")),
+        ("gemma-3-270m.toml", include_str!("../../../models/gemma-3-270m.toml")),
+        ("all-minilm-l6-v2.toml", include_str!("../../../models/all-minilm-l6-v2.toml")),
+        ("qwen3-tokenizer.toml", include_str!("../../../models/qwen3-tokenizer.toml")),
+        ("gemma3-tokenizer.toml", include_str!("../../../models/gemma3-tokenizer.toml")),
+        ("qwen2.5-1.5b-instruct.toml", include_str!("../../../models/qwen2.5-1.5b-instruct.toml")),
+        ("qwen2.5-7b-instruct.toml", include_str!("../../../models/qwen2.5-7b-instruct.toml")),
+        ("gemma-3-4b-it.toml", include_str!("../../../models/gemma-3-4b-it.toml")),
+        ("gemma-3-12b-it.toml", include_str!("../../../models/gemma-3-12b-it.toml")),
+        ("translategemma-4b-it.toml", include_str!("../../../models/translategemma-4b-it.toml")),
     ];
     FILES
         .iter()
