@@ -213,13 +213,35 @@ enum Op {
 /// Beam edit distance from a hypothesis (rows) to the fixed reference (columns). sacrebleu caches rows by
 /// hypothesis prefix; here a candidate shift reuses the rows of the unshifted hypothesis for the shared prefix,
 /// which gives the same numbers because all candidates have the same length.
+///
+/// sacrebleu computes only the cells within the beam around the (length-ratio) diagonal but allocates every row at
+/// full reference width, so memory is O(hypothesis × reference) words: a 30k-word segment pair needs gigabytes.
+/// Rows here hold only their beam (`Band`), every cell outside it reading as sacrebleu's untouched (∞, undefined),
+/// so the numbers are the same and memory is O(hypothesis × beam).
 struct BeamEditDistance<'a> {
     refw: &'a [u32],
     ratio: f64,
     beam: i64,
 }
 
-type Row = Vec<(i64, Op)>;
+/// Cells `lo..lo + cells.len()` of one matrix row.
+#[derive(Clone, Debug)]
+struct Band<T> {
+    lo: usize,
+    cells: Vec<T>,
+}
+
+impl<T: Copy> Band<T> {
+    fn get(&self, j: usize, outside: T) -> T {
+        j.checked_sub(self.lo)
+            .and_then(|k| self.cells.get(k))
+            .copied()
+            .unwrap_or(outside)
+    }
+}
+
+type Row = Band<(i64, Op)>;
+const OUTSIDE: (i64, Op) = (INF, Op::Undef);
 
 impl<'a> BeamEditDistance<'a> {
     fn new(refw: &'a [u32], n_hyp: usize) -> Self {
@@ -237,16 +259,17 @@ impl<'a> BeamEditDistance<'a> {
     }
 
     fn initial_row(&self) -> Row {
-        (0..=self.refw.len()).map(|j| (j as i64, Op::Ins)).collect()
+        Band {
+            lo: 0,
+            cells: (0..=self.refw.len()).map(|j| (j as i64, Op::Ins)).collect(),
+        }
     }
 
     /// Fills rows `start+1..=n` of `dist` (which must hold rows `0..=start`).
     fn fill(&self, h: &[u32], dist: &mut Vec<Row>, start: usize) {
-        let nr = self.refw.len();
         dist.truncate(start + 1);
         for i in start + 1..=h.len() {
-            let mut row: Row = vec![(INF, Op::Undef); nr + 1];
-            self.fill_row(h, i, &dist[i - 1], &mut row);
+            let row = self.fill_row(h, i, &dist[i - 1]);
             dist.push(row);
         }
     }
@@ -258,32 +281,39 @@ impl<'a> BeamEditDistance<'a> {
         h: &[u32],
         start_row: &Row,
         start: usize,
-        bufs: &mut (Vec<i64>, Vec<i64>),
+        bufs: &mut (Band<i64>, Band<i64>),
     ) -> i64 {
         let n = h.len();
         let nr = self.refw.len();
         if start == n {
-            return start_row[nr].0;
+            return start_row.get(nr, OUTSIDE).0;
         }
         let (prev, row) = bufs;
-        prev.clear();
-        prev.extend(start_row.iter().map(|x| x.0));
-        row.resize(nr + 1, INF);
+        prev.lo = start_row.lo;
+        prev.cells.clear();
+        prev.cells.extend(start_row.cells.iter().map(|x| x.0));
         for i in start + 1..=n {
-            row.fill(INF);
             let (min_j, max_j) = self.beam_range(i, n);
+            row.lo = min_j;
+            row.cells.clear();
+            row.cells.resize(max_j.saturating_sub(min_j), INF);
             let w = h[i - 1];
             for j in min_j..max_j {
-                if j == 0 {
-                    row[0] = prev[0] + 1;
+                row.cells[j - min_j] = if j == 0 {
+                    prev.get(0, INF) + 1
                 } else {
-                    let sub = prev[j - 1] + i64::from(w != self.refw[j - 1]);
-                    row[j] = sub.min(prev[j] + 1).min(row[j - 1] + 1).min(INF);
-                }
+                    let sub = prev.get(j - 1, INF) + i64::from(w != self.refw[j - 1]);
+                    let left = if j > min_j {
+                        row.cells[j - 1 - min_j]
+                    } else {
+                        INF
+                    };
+                    sub.min(prev.get(j, INF) + 1).min(left + 1).min(INF)
+                };
             }
             std::mem::swap(prev, row);
         }
-        prev[nr]
+        prev.get(nr, INF)
     }
 
     fn beam_range(&self, i: usize, n: usize) -> (usize, usize) {
@@ -298,50 +328,50 @@ impl<'a> BeamEditDistance<'a> {
         (min_j, max_j)
     }
 
-    fn fill_row(&self, h: &[u32], i: usize, prev: &Row, row: &mut Row) {
-        let n = h.len();
-        let nr = self.refw.len();
-        let pd = ((i as f64) * self.ratio).floor() as i64;
-        let min_j = (pd - self.beam).max(0) as usize;
-        let mut max_j = ((pd + self.beam).min(nr as i64 + 1)).max(0) as usize;
-        if i == n {
-            max_j = nr + 1;
-        }
+    fn fill_row(&self, h: &[u32], i: usize, prev: &Row) -> Row {
+        let (min_j, max_j) = self.beam_range(i, h.len());
+        let mut row = Band {
+            lo: min_j,
+            cells: vec![OUTSIDE; max_j.saturating_sub(min_j)],
+        };
         for j in min_j..max_j {
+            let k = j - min_j;
             if j == 0 {
-                row[0] = (prev[0].0 + 1, Op::Del);
+                row.cells[k] = (prev.get(0, OUTSIDE).0 + 1, Op::Del);
             } else {
                 let (cs, os) = if h[i - 1] == self.refw[j - 1] {
                     (0, Op::Nop)
                 } else {
                     (1, Op::Sub)
                 };
+                let left = if k > 0 { row.cells[k - 1].0 } else { INF };
                 let ops = [
-                    (prev[j - 1].0 + cs, os),
-                    (prev[j].0 + 1, Op::Del),
-                    (row[j - 1].0 + 1, Op::Ins),
+                    (prev.get(j - 1, OUTSIDE).0 + cs, os),
+                    (prev.get(j, OUTSIDE).0 + 1, Op::Del),
+                    (left + 1, Op::Ins),
                 ];
                 for (c, o) in ops {
-                    if row[j].0 > c {
-                        row[j] = (c, o);
+                    if row.cells[k].0 > c {
+                        row.cells[k] = (c, o);
                     }
                 }
             }
         }
+        row
     }
 
     /// Distance and the trace of operations (hypothesis → reference), like sacrebleu's `__call__`.
-    fn full(&self, h: &[u32]) -> (i64, Vec<Vec<(i64, Op)>>) {
+    fn full(&self, h: &[u32]) -> (i64, Vec<Row>) {
         let mut dist = vec![self.initial_row()];
         self.fill(h, &mut dist, 0);
-        (dist[h.len()][self.refw.len()].0, dist)
+        (dist[h.len()].get(self.refw.len(), OUTSIDE).0, dist)
     }
 
     fn trace(&self, dist: &[Row], n: usize) -> Vec<Op> {
         let mut trace = Vec::new();
         let (mut i, mut j) = (n, self.refw.len());
         while i > 0 || j > 0 {
-            let op = dist[i][j].1;
+            let op = dist[i].get(j, OUTSIDE).1;
             trace.push(op);
             match op {
                 Op::Sub | Op::Nop => {
@@ -440,13 +470,22 @@ fn shift(
     };
     // (score gain, length, -start_h, -idx) compared lexicographically, as sacrebleu's candidate tuples.
     let mut best: Option<(ShiftRank, Vec<u32>)> = None;
-    let mut scratch: (Vec<i64>, Vec<i64>) = (Vec::new(), Vec::new());
+    let mut scratch = (
+        Band {
+            lo: 0,
+            cells: Vec::new(),
+        },
+        Band {
+            lo: 0,
+            cells: Vec::new(),
+        },
+    );
     let (nh, nr) = (h.len(), r.len());
     'pairs: for start_h in 0..nh {
-        for start_r in 0..nr {
-            if start_r.abs_diff(start_h) > MAX_SHIFT_DIST {
-                continue;
-            }
+        // sacrebleu visits every start_r and skips those too far away; visiting only the near ones keeps the same
+        // order (so the same candidate limit and ties) without O(hypothesis × reference) steps per shift.
+        for start_r in start_h.saturating_sub(MAX_SHIFT_DIST)..nr.min(start_h + MAX_SHIFT_DIST + 1)
+        {
             let mut length = 0;
             while h[start_h + length] == r[start_r + length] && length < MAX_SHIFT_SIZE {
                 length += 1;
