@@ -1,21 +1,76 @@
 //! Documents, their segments and per-segment references. A document is written with all its segments and
-//! references in one transaction, so an import is either complete or absent.
+//! references in one transaction, so an import is either complete or absent. Each document carries a sha256 of its
+//! segments and references (`content_hash`), so code that wants "the same test set" finds it by contents, never by
+//! a name or a size that two different test sets can share.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rusqlite::{params, OptionalExtension, Row};
+use rusqlite::{params, OptionalExtension, Row, Transaction};
+use sha2::{Digest, Sha256};
 
 use crate::{Document, DocumentId, NewDocument, ProjectId, Reference, Result, Segment, Store, StoreError};
 
 const SELECT: &str = "SELECT d.id, d.project_id, d.name, d.source_lang, d.target_lang, d.origin, d.format,
-        d.created_at,
+        d.created_at, coalesce(d.content_hash, ''),
         (SELECT count(*) FROM segments s WHERE s.document_id = d.id),
         (SELECT group_concat(name, char(31)) FROM
             (SELECT DISTINCT name FROM refs r WHERE r.document_id = d.id ORDER BY name))
     FROM documents d";
 
+/// Hashes segments in order, each with its references sorted by name. Lengths are hashed before every string so
+/// no two different documents share an encoding.
+fn hash_content<'a>(segments: impl Iterator<Item = (&'a str, BTreeMap<&'a str, &'a str>)>) -> String {
+    let mut h = Sha256::new();
+    let mut put = |s: &str| {
+        h.update((s.len() as u64).to_le_bytes());
+        h.update(s.as_bytes());
+    };
+    put("registro document v1");
+    for (text, refs) in segments {
+        put(text);
+        put(&refs.len().to_string());
+        for (name, r) in refs {
+            put(name);
+            put(r);
+        }
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The content hash a document gets when stored. References are keyed by name per segment, so a repeated name
+/// counts once with its last text, as the insert stores it.
+pub fn content_hash(doc: &NewDocument) -> String {
+    hash_content(doc.segments.iter().map(|s| {
+        let refs: BTreeMap<&str, &str> = s.references.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+        (s.text.as_str(), refs)
+    }))
+}
+
+/// Migration 2: the hash of every document stored before documents had one.
+pub(crate) fn fill_content_hashes(tx: &Transaction) -> rusqlite::Result<()> {
+    let ids: Vec<i64> = tx.prepare("SELECT id FROM documents")?.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    let mut segs = tx.prepare("SELECT text FROM segments WHERE document_id = ?1 ORDER BY idx")?;
+    let mut refs = tx.prepare("SELECT segment_idx, name, text FROM refs WHERE document_id = ?1")?;
+    let mut set = tx.prepare("UPDATE documents SET content_hash = ?2 WHERE id = ?1")?;
+    for id in ids {
+        let texts: Vec<String> = segs.query_map([id], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        let rows: Vec<(i64, String, String)> =
+            refs.query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
+        let mut by_seg: Vec<BTreeMap<&str, &str>> = vec![BTreeMap::new(); texts.len()];
+        for (i, name, text) in &rows {
+            if let Some(m) = usize::try_from(*i).ok().and_then(|i| by_seg.get_mut(i)) {
+                m.insert(name.as_str(), text.as_str());
+            }
+        }
+        let hash = hash_content(texts.iter().map(String::as_str).zip(by_seg));
+        set.execute(params![id, hash])?;
+    }
+    Ok(())
+}
+
 fn from_row(r: &Row) -> rusqlite::Result<Document> {
-    let names: Option<String> = r.get(9)?;
+    let names: Option<String> = r.get(10)?;
     Ok(Document {
         id: r.get(0)?,
         project_id: r.get(1)?,
@@ -25,7 +80,8 @@ fn from_row(r: &Row) -> rusqlite::Result<Document> {
         origin: r.get(5)?,
         format: r.get(6)?,
         created_at: r.get(7)?,
-        segments: r.get(8)?,
+        content_hash: r.get(8)?,
+        segments: r.get(9)?,
         reference_names: names.map(|n| n.split('\u{1f}').map(str::to_string).collect()).unwrap_or_default(),
     })
 }
@@ -59,8 +115,8 @@ impl Store {
         let mut ids = Vec::with_capacity(docs.len());
         {
             let mut ins_doc = tx.prepare(
-                "INSERT INTO documents (project_id, name, source_lang, target_lang, origin, format)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO documents (project_id, name, source_lang, target_lang, origin, format, content_hash)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?;
             let mut ins_seg = tx.prepare("INSERT INTO segments (document_id, idx, text, lang) VALUES (?1, ?2, ?3, ?4)")?;
             let mut ins_ref =
@@ -69,7 +125,7 @@ impl Store {
                 if cancel.is_some_and(|c| c.load(Ordering::SeqCst)) {
                     return Err(StoreError::Cancelled);
                 }
-                ins_doc.execute(params![project, d.name, d.source_lang, d.target_lang, d.origin, d.format])?;
+                ins_doc.execute(params![project, d.name, d.source_lang, d.target_lang, d.origin, d.format, content_hash(d)])?;
                 let id = tx.last_insert_rowid();
                 for (i, s) in d.segments.iter().enumerate() {
                     ins_seg.execute(params![id, i as i64, s.text, d.source_lang])?;
@@ -86,6 +142,19 @@ impl Store {
         }
         tx.commit()?;
         Ok(ids)
+    }
+
+    /// The document of `project` in `format` with exactly the segments and references of `doc`, if one is stored
+    /// (the oldest, when several are).
+    pub fn find_document_by_content(&self, project: ProjectId, doc: &NewDocument) -> Result<Option<DocumentId>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id FROM documents WHERE project_id = ?1 AND content_hash = ?2 AND format = ?3 ORDER BY id LIMIT 1",
+                params![project, content_hash(doc), doc.format],
+                |r| r.get(0),
+            )
+            .optional()?)
     }
 
     /// Documents of a project, in import order.

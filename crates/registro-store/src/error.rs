@@ -17,6 +17,16 @@ pub enum StoreError {
          upgrade Registro or use another --db"
     )]
     TooNew { path: PathBuf, found: i64, supported: i64 },
+    #[error(
+        "{path} is {what}; Registro keeps its own store and left this file untouched: choose another file \
+         (--db or REGISTRO_DB)"
+    )]
+    NotAStore { path: PathBuf, what: String },
+    #[error(
+        "the store at {path} is damaged: {what}; it was left untouched: restore a backup or choose another file \
+         (--db or REGISTRO_DB)"
+    )]
+    Damaged { path: PathBuf, what: String },
     #[error("migration to schema version {version} failed: {source}")]
     Migration { version: i64, source: rusqlite::Error },
     #[error("{what} {id} not found")]

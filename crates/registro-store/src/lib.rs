@@ -22,6 +22,7 @@ mod metrics;
 mod model;
 mod outputs;
 mod projects;
+mod ownership;
 mod runs;
 mod schema;
 mod worker;
@@ -35,6 +36,8 @@ pub use error::{ImportError, StoreError};
 pub use judgments::JudgmentFilter;
 pub use model::*;
 pub use schema::SCHEMA_VERSION;
+pub use documents::content_hash;
+pub use ownership::APPLICATION_ID;
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
@@ -48,6 +51,39 @@ pub struct Store {
     conn: Connection,
     path: PathBuf,
 }
+    /// Names the database for the in-process registry of executing runs (see `worker.rs`): the canonical path,
+    /// or a unique name per in-memory store.
+    key: String,
+    /// Runs this store started and has not finished. Dropping the store ends them `failed`: the operation that
+    /// owned it returned or panicked without finishing them, so nothing executes them any more.
+    started: std::cell::RefCell<std::collections::BTreeSet<RunId>>,
+    /// Unique per `Store` value in this process: which store the registry says executes a run.
+    token: u64,
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        let why = if std::thread::panicking() {
+            "crashed: the operation writing this run panicked (an internal error in Registro)"
+        } else {
+            "interrupted: the operation writing this run ended without finishing it"
+        };
+        for id in std::mem::take(self.started.get_mut()) {
+            if !worker::unregister(&self.key, id, Some(self.token)) {
+                continue;
+            }
+            // Best effort: a drop cannot report errors, and the next open's recovery catches what this misses.
+            let _ = self.conn.execute(
+                &format!(
+                    "UPDATE runs SET status = 'failed', worker = NULL, finished_at = {NOW},
+                        error = printf('%s; %d of %d segments were saved', ?2,
+                                       (SELECT count(*) FROM outputs o WHERE o.run_id = runs.id), total_segments)
+                     WHERE id = ?1 AND status = 'running' AND worker IS ?3"
+                ),
+                rusqlite::params![id, why, worker::current()],
+            );
+        }
+    }
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -67,13 +103,16 @@ pub fn default_db_path() -> Result<PathBuf> {
 
 impl Store {
     /// Opens (creating if needed) the database at `path`, applies pending migrations and recovers runs left
-    /// `running` by a dead process.
+    /// `running` by a dead process. A file that is not a Registro store (another application's database, a newer
+    /// or damaged store, not SQLite at all) is refused before anything is written to it, so it stays
+    /// byte-identical; the error says what the file is.
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
         let path = path.as_ref().to_path_buf();
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir { path: dir.to_path_buf(), source })?;
         }
         let conn = Connection::open(&path).map_err(|source| StoreError::Open { path: path.clone(), source })?;
+        ownership::check(&path)?;
         Self::setup(conn, path, true)
     }
 
@@ -99,6 +138,12 @@ impl Store {
 
     fn setup(mut conn: Connection, path: PathBuf, wal: bool) -> Result<Store> {
         let open_err = |source| StoreError::Open { path: path.clone(), source };
+        static IN_MEMORY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let key = if wal {
+            std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()).display().to_string()
+        } else {
+            format!(":memory:{}", IN_MEMORY.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+        };
         conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
         if wal {
             // journal_mode returns a row, so it cannot go through execute_batch's no-rows path.
@@ -110,7 +155,9 @@ impl Store {
         // NORMAL is durable against process crashes in WAL mode; only an OS crash can lose the last commits.
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;").map_err(open_err)?;
         schema::migrate(&mut conn, &path)?;
-        let store = Store { conn, path };
+        static TOKENS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let token = TOKENS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let store = Store { conn, path, key, started: Default::default(), token };
         store.recover_interrupted_runs()?;
         Ok(store)
     }

@@ -31,6 +31,8 @@ pub struct Document {
     /// The import format (`text`, `tsv`, `csv`, `jsonl`, `cocoa`, `xformal`, `inline`).
     pub format: String,
     pub created_at: String,
+    /// sha256 (hex) of the segments and their references: equal hashes mean the same test set.
+    pub content_hash: String,
     pub segments: i64,
     /// Names of the references this document carries (e.g. `formal`, `informal.annotated`, `ref0`), sorted.
     pub reference_names: Vec<String>,

@@ -150,6 +150,8 @@ impl Store {
         if n == 0 {
             return Err(StoreError::NotFound { what: "run", id: id.to_string() });
         }
+        worker::register(&self.key, id, self.token);
+        self.started.borrow_mut().insert(id);
         Ok(())
     }
 
@@ -162,6 +164,8 @@ impl Store {
             &format!("UPDATE runs SET status = ?2, error = ?3, worker = NULL, finished_at = {NOW} WHERE id = ?1"),
             params![id, status.as_str(), error],
         )?;
+        worker::unregister(&self.key, id, None);
+        self.started.borrow_mut().remove(&id);
         if n == 0 {
             return Err(StoreError::NotFound { what: "run", id: id.to_string() });
         }
@@ -198,8 +202,12 @@ impl Store {
         let run = self.run(id)?;
         if run.status == RunStatus::Running {
             let w: Option<String> = self.conn.query_row("SELECT worker FROM runs WHERE id = ?1", [id], |r| r.get(0))?;
-            if let Some(w) = w.filter(|w| worker::is_alive(w) && *w != worker::current()) {
-                return Err(StoreError::Invalid(format!("run {id} is being written by another process ({w})")));
+            if let Some(w) = w.filter(|w| worker::is_alive(w, &self.key, id)) {
+                return Err(StoreError::Invalid(if *w == worker::current() {
+                    format!("run {id} is still being written by this process; wait for it to finish or cancel it")
+                } else {
+                    format!("run {id} is being written by another process ({w})")
+                }));
             }
         }
         if run.status != RunStatus::Done {
@@ -217,12 +225,12 @@ impl Store {
             stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
         let mut recovered = Vec::new();
         for (id, w) in running {
-            if w.as_deref().is_some_and(worker::is_alive) {
+            if w.as_deref().is_some_and(|w| worker::is_alive(w, &self.key, id)) {
                 continue;
             }
             let run = self.run(id)?;
             let msg = format!(
-                "interrupted: the process writing this run ({}) stopped; {} of {} segments were saved, resume to continue",
+                "interrupted: the process writing this run ({}) stopped; {} of {} segments were saved",
                 w.as_deref().unwrap_or("unknown"),
                 run.completed_segments,
                 run.total_segments

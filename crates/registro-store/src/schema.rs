@@ -1,10 +1,11 @@
-//! Versioned migrations. `PRAGMA user_version` holds the number of migrations applied; each migration runs in its
-//! own transaction, so a crash mid-migration leaves the previous version intact. Append new migrations to the end;
-//! never edit one that has shipped.
+//! Versioned migrations. `PRAGMA user_version` holds the number of migrations applied and `PRAGMA application_id`
+//! marks the file as Registro's (see `ownership.rs`, which checks both before anything is written). Append new
+//! migrations to the end; never edit one that has shipped.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use crate::error::StoreError;
+use crate::ownership::APPLICATION_ID;
 
 const MIGRATIONS: &[&str] = &[
     // 1: the initial schema.
@@ -109,25 +110,57 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX judgments_run ON judgments(run_id, segment_idx);
     "#,
+    // 2: documents are identified by their contents (filled for existing rows by `after_migration`).
+    r#"
+    ALTER TABLE documents ADD COLUMN content_hash TEXT;
+    CREATE INDEX documents_content ON documents(project_id, content_hash);
+    "#,
 ];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-/// Applies pending migrations; refuses a database written by a newer Registro.
+/// Applies pending migrations and stamps Registro's application id; refuses a database written by a newer
+/// Registro. All pending steps run in one IMMEDIATE transaction that re-reads the version, so two processes
+/// opening a new file at once do not both migrate it, and a crash leaves the previous version intact.
 pub(crate) fn migrate(conn: &mut Connection, path: &std::path::Path) -> Result<(), StoreError> {
-    let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let read = |c: &Connection| -> rusqlite::Result<(i64, i32)> {
+        Ok((c.query_row("PRAGMA user_version", [], |r| r.get(0))?, c.query_row("PRAGMA application_id", [], |r| r.get(0))?))
+    };
+    let (current, app) = read(conn)?;
+    if current == SCHEMA_VERSION && app == APPLICATION_ID {
+        return Ok(());
+    }
+    let step = |version: i64| move |source| StoreError::Migration { version, source };
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(step(current + 1))?;
+    let (current, app) = read(&*tx)?;
     if current > SCHEMA_VERSION {
         return Err(StoreError::TooNew { path: path.to_path_buf(), found: current, supported: SCHEMA_VERSION });
     }
+    if current < 0 {
+        return Err(StoreError::Damaged {
+            path: path.to_path_buf(),
+            what: format!("schema version {current} (negative; Registro never writes that)"),
+        });
+    }
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
         let version = i as i64 + 1;
-        let tx = conn.transaction().map_err(|source| StoreError::Migration { version, source })?;
-        tx.execute_batch(sql).map_err(|source| StoreError::Migration { version, source })?;
-        // user_version cannot be bound as a parameter; the value is our own integer.
-        tx.execute_batch(&format!("PRAGMA user_version = {version}"))
-            .map_err(|source| StoreError::Migration { version, source })?;
-        tx.commit().map_err(|source| StoreError::Migration { version, source })?;
+        tx.execute_batch(sql).map_err(step(version))?;
+        after_migration(&tx, version).map_err(step(version))?;
+    }
+    // Neither pragma can take a bound parameter; both values are our own integers.
+    if app != APPLICATION_ID {
+        tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}")).map_err(step(SCHEMA_VERSION))?;
+    }
+    tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}")).map_err(step(SCHEMA_VERSION))?;
+    tx.commit().map_err(step(SCHEMA_VERSION))?;
+    Ok(())
+}
+
+/// Data steps SQL alone cannot do.
+fn after_migration(tx: &Transaction, version: i64) -> rusqlite::Result<()> {
+    if version == 2 {
+        crate::documents::fill_content_hashes(tx)?;
     }
     Ok(())
 }
