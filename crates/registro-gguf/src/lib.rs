@@ -485,10 +485,12 @@ impl<R: Read> Parser<R> {
         match version {
             1 => self.len_size = 4,
             2 | 3 => {}
-            v if (1..=3).contains(&v.swap_bytes()) => return Err(Error::new(format!(
+            v if (1..=3).contains(&v.swap_bytes()) => {
+                return Err(Error::new(format!(
                 "big-endian GGUF file (version {}); Registro reads little-endian GGUF files, as llama.cpp writes them",
                 v.swap_bytes()
-            ))),
+            )))
+            }
             v => return Err(Error::new(format!("unsupported GGUF version {v} (Registro reads versions 1 to 3)"))),
         }
         let n_tensors = self.len(&|| "the tensor count".into())?;

@@ -16,6 +16,8 @@ pub struct Writer {
 #[derive(Clone, Debug)]
 pub struct Kv {
     pub key: String,
+    /// Written instead of the key's true length.
+    pub key_len: Option<u64>,
     /// GGUF value type id, then the value's bytes as they appear after it.
     pub ty: u32,
     pub value: Vec<u8>,
@@ -52,7 +54,7 @@ impl Writer {
                 k.ty = ty;
                 k.value = value;
             }
-            None => self.kv.push(Kv { key: key.into(), ty, value }),
+            None => self.kv.push(Kv { key: key.into(), key_len: None, ty, value }),
         }
         self
     }
@@ -124,7 +126,7 @@ impl Writer {
         len(&mut out, nt);
         len(&mut out, nk);
         for kv in &self.kv {
-            len(&mut out, kv.key.len() as u64);
+            len(&mut out, kv.key_len.unwrap_or(kv.key.len() as u64));
             out.extend_from_slice(kv.key.as_bytes());
             out.extend_from_slice(&kv.ty.to_le_bytes());
             out.extend_from_slice(&kv.value);
@@ -153,27 +155,52 @@ impl Writer {
 /// Widths of [`tiny_decoder`].
 pub const TINY_VOCAB: u64 = 32;
 pub const TINY_HIDDEN: u64 = 16;
-pub const TINY_FFN: u64 = 32;
-pub const TINY_HEADS: u64 = 2;
-pub const TINY_KV_HEADS: u64 = 1;
-pub const TINY_HEAD_DIM: u64 = 8;
 
-/// A valid two-layer decoder of `arch` (`qwen2`, `qwen3`, `llama`, `gemma3`) with small deterministic F32
-/// weights: every tensor the engine loads for that architecture, with the metadata that describes them.
+/// The widths of a generated decoder.
+#[derive(Clone, Copy, Debug)]
+pub struct TinyDims {
+    pub vocab: u64,
+    pub hidden: u64,
+    pub ffn: u64,
+    pub heads: u64,
+    pub kv_heads: u64,
+    pub head_dim: u64,
+    pub layers: u64,
+}
+
+impl TinyDims {
+    /// Two layers, hidden 16, two heads of 8 sharing one KV head, vocabulary 32.
+    pub const TINY: TinyDims =
+        TinyDims { vocab: TINY_VOCAB, hidden: TINY_HIDDEN, ffn: 32, heads: 2, kv_heads: 1, head_dim: 8, layers: 2 };
+    /// The smallest decoder there is (under 2 KB): the fuzzer's seed.
+    pub const MINIMAL: TinyDims =
+        TinyDims { vocab: 4, hidden: 2, ffn: 2, heads: 1, kv_heads: 1, head_dim: 2, layers: 1 };
+}
+
+/// A valid decoder of `arch` (`qwen2`, `qwen3`, `llama`, `gemma3`) with [`TinyDims::TINY`] widths and small
+/// deterministic F32 weights: every tensor the engine loads for that architecture, and the metadata that
+/// describes them.
 pub fn tiny_decoder(arch: &str) -> Writer {
+    tiny_decoder_with(arch, TinyDims::TINY)
+}
+
+pub fn tiny_decoder_with(arch: &str, d: TinyDims) -> Writer {
     let mut w = Writer::default();
-    let layers = 2u64;
-    let (h, f, hd) = (TINY_HIDDEN, TINY_FFN, TINY_HEAD_DIM);
-    let (q, kv) = (TINY_HEADS * hd, TINY_KV_HEADS * hd);
+    let layers = d.layers;
+    let (h, f, hd) = (d.hidden, d.ffn, d.head_dim);
+    let (q, kv) = (d.heads * hd, d.kv_heads * hd);
     w.string("general.architecture", arch).string("general.name", &format!("tiny-{arch}"));
     w.u32(&format!("{arch}.block_count"), layers as u32)
         .u32(&format!("{arch}.embedding_length"), h as u32)
         .u32(&format!("{arch}.feed_forward_length"), f as u32)
-        .u32(&format!("{arch}.attention.head_count"), TINY_HEADS as u32)
-        .u32(&format!("{arch}.attention.head_count_kv"), TINY_KV_HEADS as u32)
+        .u32(&format!("{arch}.attention.head_count"), d.heads as u32)
+        .u32(&format!("{arch}.attention.head_count_kv"), d.kv_heads as u32)
         .u32(&format!("{arch}.context_length"), 256)
         .f32(&format!("{arch}.attention.layer_norm_rms_epsilon"), 1e-6)
         .f32(&format!("{arch}.rope.freq_base"), 10_000.0);
+    if hd * d.heads != h {
+        w.u32(&format!("{arch}.attention.key_length"), hd as u32);
+    }
     let mut seed = 1u64;
     let mut values = |n: u64, scale: f32| -> Vec<f32> {
         (0..n)
@@ -184,10 +211,11 @@ pub fn tiny_decoder(arch: &str) -> Writer {
             .collect()
     };
     let ones = |n: u64| vec![1.0f32; n as usize];
-    w.f32_tensor("token_embd.weight", &[h, TINY_VOCAB], &values(h * TINY_VOCAB, 1.0));
+    let vocab = d.vocab;
+    w.f32_tensor("token_embd.weight", &[h, vocab], &values(h * vocab, 1.0));
     w.f32_tensor("output_norm.weight", &[h], &ones(h));
     if arch != "qwen2" {
-        w.f32_tensor("output.weight", &[h, TINY_VOCAB], &values(h * TINY_VOCAB, 0.5));
+        w.f32_tensor("output.weight", &[h, vocab], &values(h * vocab, 0.5));
     }
     for l in 0..layers {
         let p = |n: &str| format!("blk.{l}.{n}");
