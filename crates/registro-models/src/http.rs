@@ -10,16 +10,9 @@ use anyhow::{anyhow, bail, Context, Result};
 use sha2::{Digest, Sha256};
 
 use super::events::{FetchEvent, Meter, Stage};
+use super::net::Network;
 
 const ATTEMPTS: usize = 3;
-
-fn agent() -> ureq::Agent {
-    ureq::AgentBuilder::new()
-        .timeout_connect(Duration::from_secs(20))
-        .timeout_read(Duration::from_secs(60))
-        .user_agent(concat!("registro/", env!("CARGO_PKG_VERSION")))
-        .build()
-}
 
 fn request(agent: &ureq::Agent, url: &str) -> ureq::Request {
     let mut req = agent.get(url);
@@ -35,19 +28,19 @@ pub(crate) fn hf_endpoint() -> String {
     std::env::var("HF_ENDPOINT").unwrap_or_else(|_| "https://huggingface.co".into()).trim_end_matches('/').to_string()
 }
 
-fn describe(err: ureq::Error) -> anyhow::Error {
+fn describe(net: &Network, url: &str, err: ureq::Error) -> anyhow::Error {
     match err {
         ureq::Error::Status(code, resp) => anyhow!("HTTP {code} {} from {}", resp.status_text().to_string(), resp.get_url()),
-        ureq::Error::Transport(t) => anyhow!("network error: {t}"),
+        ureq::Error::Transport(t) => anyhow!("{}", net.explain(url, &t)),
     }
 }
 
-pub(crate) fn get_json(url: &str) -> Result<serde_json::Value> {
-    get_json_accept(url, "application/json")
+pub(crate) fn get_json(net: &Network, url: &str) -> Result<serde_json::Value> {
+    get_json_accept(net, url, "application/json")
 }
 
-pub(crate) fn get_json_accept(url: &str, accept: &str) -> Result<serde_json::Value> {
-    let resp = request(&agent(), url).set("Accept", accept).call().map_err(describe)?;
+pub(crate) fn get_json_accept(net: &Network, url: &str, accept: &str) -> Result<serde_json::Value> {
+    let resp = request(&net.agent(url)?, url).set("Accept", accept).call().map_err(|e| describe(net, url, e))?;
     let text = resp.into_string().with_context(|| format!("reading {url}"))?;
     serde_json::from_str(&text).with_context(|| format!("{url} did not return JSON"))
 }
@@ -55,6 +48,7 @@ pub(crate) fn get_json_accept(url: &str, accept: &str) -> Result<serde_json::Val
 /// Downloads `url` into `part`, continuing whatever `part` already holds. Returns the sha256 of the whole file
 /// (the existing prefix is hashed first) and its length.
 pub(crate) fn download(
+    net: &Network,
     url: &str,
     part: &Path,
     label: &str,
@@ -62,13 +56,13 @@ pub(crate) fn download(
     sink: &mut dyn FnMut(FetchEvent),
     cancel: &AtomicBool,
 ) -> Result<(String, u64)> {
-    let agent = agent();
+    let agent = net.agent(url)?;
     let mut last_err = None;
     for attempt in 0..ATTEMPTS {
         if attempt > 0 {
             std::thread::sleep(Duration::from_secs(2 * attempt as u64));
         }
-        match download_once(&agent, url, part, label, expected, sink, cancel) {
+        match download_once(net, &agent, url, part, label, expected, sink, cancel) {
             Ok(r) => return Ok(r),
             Err(e) if cancel.load(Ordering::Relaxed) => return Err(e),
             Err(e) => {
@@ -94,6 +88,7 @@ impl std::fmt::Display for Retryable {
 impl std::error::Error for Retryable {}
 
 fn download_once(
+    net: &Network,
     agent: &ureq::Agent,
     url: &str,
     part: &Path,
@@ -124,8 +119,10 @@ fn download_once(
             std::fs::remove_file(part)?;
             return Err(Retryable("server refused to resume; restarting".into()).into());
         }
-        Err(ureq::Error::Transport(t)) => return Err(Retryable(format!("network error: {t}")).into()),
-        Err(e) => return Err(describe(e)),
+        // A refused certificate will be refused again: say how to fix it instead of retrying.
+        Err(ureq::Error::Transport(t)) if crate::net::is_certificate_error(&t) => bail!("{}", net.explain(url, &t)),
+        Err(ureq::Error::Transport(t)) => return Err(Retryable(net.explain(url, &t)).into()),
+        Err(e) => return Err(describe(net, url, e)),
     };
     let resumed = resp.status() == 206;
     if !resumed {

@@ -1,16 +1,23 @@
 //! The model manager: which models exist (manifests), what is in the cache (`$REGISTRO_MODELS` or
 //! `~/.cache/registro/models/<id>/<file>`), and getting files there safely (resumable downloads, sha256 checked
-//! before an atomic rename, each failed source reported before the next is tried).
+//! before an atomic rename, each failed source reported before the next is tried), one fetch of a model at a time
+//! (a second waits for the first), and never handing out a file that is not known to be intact: a file is hashed
+//! before its first load and one that failed verification is refused until it is fetched again.
 mod events;
 mod fetch;
 mod gguf;
 mod http;
 mod lock;
 mod manifest;
+pub mod net;
 mod resolve;
 
+use std::fs::File;
+use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Serialize;
@@ -18,6 +25,7 @@ use serde::Serialize;
 pub use events::{human_bytes, FetchEvent, Stage};
 pub use lock::{Lock, LockEntry};
 pub use manifest::{builtin, check_id, FileSpec, Manifest, Role, Source};
+pub use net::{describe_network, Network, Trust};
 pub use resolve::{ModelFormat, ResolvedModel};
 
 use fetch::{FetchCtx, Fetched};
@@ -33,9 +41,10 @@ pub enum FileState {
     Partial { bytes: u64 },
     /// Present, with its hash checked (now or at fetch time, and unchanged since).
     Verified,
-    /// Present with the right size but never hashed here (copied in by hand, or hashed before it changed).
+    /// Present with the right size but not hashed since it last changed (copied in by hand, touched, or from an
+    /// older cache); it is hashed before it is loaded.
     Unverified,
-    /// Present but not the manifest's size, or its recorded hash differs from the manifest's.
+    /// Present but not the manifest's size, or its hash was found wrong: never loaded until fetched again.
     Damaged { reason: String },
 }
 
@@ -108,6 +117,9 @@ pub struct ModelManager {
     root: PathBuf,
     manifests: Vec<(Manifest, bool)>,
     local_dirs: Vec<PathBuf>,
+    /// Certificates and proxy; the process's settings from the environment unless given.
+    network: Option<Arc<Network>>,
+    network_only: bool,
 }
 
 impl ModelManager {
@@ -127,7 +139,7 @@ impl ModelManager {
                 }
             }
         }
-        Self { root, manifests, local_dirs: Vec::new() }
+        Self { root, manifests, local_dirs: Vec::new(), network: None, network_only: false }
     }
 
     /// `$REGISTRO_MODELS` or the platform cache dir (`~/.cache/registro/models`); local directories from
@@ -157,6 +169,27 @@ impl ModelManager {
         self.manifests.retain(|(b, _)| b.id != m.id);
         self.manifests.push((m, true));
         self
+    }
+
+    /// Downloads through `network` instead of the settings read from the environment.
+    pub fn with_network(mut self, network: Network) -> Self {
+        self.network = Some(Arc::new(network));
+        self
+    }
+
+    /// Ignores every copy already on this machine (local sources, wheelhouses, archives downloaded earlier), so a
+    /// fetch proves that the download path works.
+    pub fn network_only(mut self, yes: bool) -> Self {
+        self.network_only = yes;
+        self
+    }
+
+    /// The certificates and proxy downloads use.
+    pub fn network(&self) -> Result<Arc<Network>> {
+        match &self.network {
+            Some(n) => Ok(n.clone()),
+            None => net::global(),
+        }
     }
 
     pub fn root(&self) -> &Path {
@@ -219,17 +252,22 @@ impl ModelManager {
 
     /// Brings every file of `id` into the cache; returns the path of its main file. Files already verified are
     /// left alone; an interrupted download is continued.
+    /// Two fetches of one model (two windows, two terminals) take turns: the second waits, then finds the files
+    /// in place.
     pub fn fetch(&self, id: &str, sink: &mut dyn FnMut(FetchEvent), cancel: &AtomicBool) -> Result<PathBuf> {
         let m = self.known(id)?.clone();
+        let net = self.network()?;
+        let _turn = self.take_turn(id, sink, cancel)?;
         let dir = self.model_dir(id);
         let mut lock = Lock::load(&dir);
+        let local_dirs: &[PathBuf] = if self.network_only { &[] } else { &self.local_dirs };
         for spec in &m.files {
             let dest = dir.join(&spec.name);
             if matches!(file_state(spec, &dest, &lock), FileState::Verified) {
                 sink(FetchEvent::AlreadyPresent { file: spec.name.clone() });
                 continue;
             }
-            let recorded = lock.files.get(&spec.name).map(|e| e.sha256.clone());
+            let recorded = lock.trusted_sha(&spec.name);
             if dest.exists() {
                 // Present but unverified or damaged: hash it rather than download again.
                 let sha = http::hash_existing(&dest, &spec.name, sink, cancel)?;
@@ -244,7 +282,14 @@ impl ModelManager {
                 std::fs::remove_file(&dest).with_context(|| format!("cannot replace damaged {}", dest.display()))?;
             }
             let Fetched { sha256, bytes, source } = {
-                let mut ctx = FetchCtx { local_dirs: &self.local_dirs, downloads: self.downloads_dir(), sink: &mut *sink, cancel };
+                let mut ctx = FetchCtx {
+                    local_dirs,
+                    downloads: self.downloads_dir(),
+                    sink: &mut *sink,
+                    cancel,
+                    net: &net,
+                    network_only: self.network_only,
+                };
                 fetch::fetch_file(&mut ctx, spec, &dest, recorded.as_deref()).with_context(|| format!("fetching model {id}"))?
             };
             lock.record(&spec.name, &dest, &sha256, &source);
@@ -258,9 +303,21 @@ impl ModelManager {
         Ok(dir.join(&m.main_file().name))
     }
 
-    /// Rehashes every file of `id` and compares with the manifest (or the hash recorded on first download).
+    /// Rehashes every file of `id` and compares with the manifest (or the hash recorded on first download). A
+    /// mismatch is recorded: the model is then refused until `fetch` repairs it.
     pub fn verify(&self, id: &str, sink: &mut dyn FnMut(FetchEvent), cancel: &AtomicBool) -> Result<VerifyReport> {
+        self.check_files(id, false, sink, cancel)
+    }
+
+    /// Hashes the files of `id` that changed or were never hashed here (the rest keep their recorded result),
+    /// so that a model is known intact before it is loaded.
+    pub fn verify_pending(&self, id: &str, sink: &mut dyn FnMut(FetchEvent), cancel: &AtomicBool) -> Result<VerifyReport> {
+        self.check_files(id, true, sink, cancel)
+    }
+
+    fn check_files(&self, id: &str, pending_only: bool, sink: &mut dyn FnMut(FetchEvent), cancel: &AtomicBool) -> Result<VerifyReport> {
         let m = self.known(id)?.clone();
+        let _turn = self.take_turn(id, sink, cancel)?;
         let dir = self.model_dir(id);
         let mut lock = Lock::load(&dir);
         let start = std::time::Instant::now();
@@ -277,20 +334,39 @@ impl ModelManager {
                 files.push((spec.name.clone(), VerifyOutcome::WrongSize { expected: spec.bytes, actual: md.len() }, shown));
                 continue;
             }
+            if pending_only {
+                match file_state(spec, &path, &lock) {
+                    FileState::Verified => {
+                        files.push((spec.name.clone(), VerifyOutcome::Ok, shown));
+                        continue;
+                    }
+                    FileState::Unverified => {}
+                    // Damaged stays damaged until fetched again; nothing to learn from hashing it.
+                    _ => {
+                        let (actual, expected) = lock
+                            .fresh(&spec.name, &path)
+                            .map(|e| (e.sha256.clone(), e.expected.clone()))
+                            .unwrap_or_default();
+                        files.push((spec.name.clone(), VerifyOutcome::Mismatch { expected, actual }, shown));
+                        continue;
+                    }
+                }
+            }
             let sha = http::hash_existing(&path, &spec.name, sink, cancel)?;
             hashed += md.len();
-            let recorded = lock.files.get(&spec.name).map(|e| e.sha256.clone());
-            let want = if spec.sha256.is_empty() { recorded } else { Some(spec.sha256.clone()) };
+            let want = if spec.sha256.is_empty() { lock.trusted_sha(&spec.name) } else { Some(spec.sha256.clone()) };
             let outcome = match want {
                 Some(w) if w.eq_ignore_ascii_case(&sha) => VerifyOutcome::Ok,
                 Some(w) => VerifyOutcome::Mismatch { expected: w, actual: sha.clone() },
                 None => VerifyOutcome::Recorded,
             };
-            if matches!(outcome, VerifyOutcome::Ok | VerifyOutcome::Recorded) {
-                let source = lock.files.get(&spec.name).map(|e| e.source.clone()).unwrap_or_else(|| "verified in cache".into());
-                lock.record(&spec.name, &path, &sha, &source);
-            } else {
-                lock.files.remove(&spec.name);
+            match &outcome {
+                VerifyOutcome::Mismatch { expected, actual } => lock.record_failure(&spec.name, &path, actual, expected),
+                _ => {
+                    let source =
+                        lock.files.get(&spec.name).map(|e| e.source.clone()).unwrap_or_else(|| "verified in cache".into());
+                    lock.record(&spec.name, &path, &sha, &source);
+                }
             }
             files.push((spec.name.clone(), outcome, shown));
         }
@@ -298,9 +374,52 @@ impl ModelManager {
         Ok(VerifyReport { id: id.to_string(), files, bytes_hashed: hashed, seconds: start.elapsed().as_secs_f64() })
     }
 
+    /// An exclusive lock on `<cache>/.locks/<id>.lock` for as long as the returned file lives. When another
+    /// process (or thread) holds it, says so and waits, checking `cancel`.
+    fn take_turn(&self, id: &str, sink: &mut dyn FnMut(FetchEvent), cancel: &AtomicBool) -> Result<ModelTurn> {
+        let dir = self.root.join(".locks");
+        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let path = dir.join(format!("{id}.lock"));
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .with_context(|| format!("cannot open the lock file {}", path.display()))?;
+        let mut told = false;
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) => {}
+                // A file system without locks (some network mounts): go ahead as before locks existed.
+                Err(std::fs::TryLockError::Error(e)) if e.kind() == std::io::ErrorKind::Unsupported => {
+                    return Ok(ModelTurn(None));
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(e).with_context(|| format!("cannot lock {}", path.display()));
+                }
+            }
+            if !told {
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                sink(FetchEvent::Waiting { id: id.to_string(), holder: holder.trim().to_string(), lock: path.clone() });
+                told = true;
+            }
+            if cancel.load(Ordering::Relaxed) {
+                bail!("cancelled while waiting for another fetch of {id} to finish");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        // Who holds it, for the message a waiting process shows.
+        let _ = file.set_len(0).and_then(|_| file.rewind()).and_then(|_| write!(file, "process {}", std::process::id()));
+        Ok(ModelTurn(Some(file)))
+    }
+
     /// Deletes a model's cache directory (files, partial downloads, lock, imported manifest); returns bytes freed.
     pub fn remove(&self, id: &str) -> Result<u64> {
         check_id(id)?;
+        let _turn = self.take_turn(id, &mut |_| {}, &AtomicBool::new(false))?;
         let dir = self.model_dir(id);
         if !dir.is_dir() {
             bail!("model {id} is not in the cache ({})", dir.display());
@@ -316,11 +435,20 @@ impl ModelManager {
         resolve::import(self, path, id, sink, cancel)
     }
 
-    /// A model id, or a path to a `.gguf` file / model directory, ready to load.
+    /// A model id, or a path to a `.gguf` file / model directory, ready to load. A cached model's files that were
+    /// never hashed here (or changed since) are hashed first; one that fails is refused.
     pub fn resolve(&self, id_or_path: &str) -> Result<ResolvedModel> {
-        resolve::resolve(self, id_or_path)
+        self.resolve_with(id_or_path, &mut |_| {}, &AtomicBool::new(false))
+    }
+
+    /// [`resolve`](Self::resolve) reporting the hashing progress.
+    pub fn resolve_with(&self, id_or_path: &str, sink: &mut dyn FnMut(FetchEvent), cancel: &AtomicBool) -> Result<ResolvedModel> {
+        resolve::resolve(self, id_or_path, sink, cancel)
     }
 }
+
+/// Holds a model's lock file (released when dropped, or when the process dies).
+struct ModelTurn(#[allow(dead_code)] Option<File>);
 
 trait OptEq {
     fn is_none_or_eq(&self, sha: &str) -> bool;
@@ -349,9 +477,13 @@ fn file_state(spec: &FileSpec, path: &Path, lock: &Lock) -> FileState {
     if spec.bytes > 0 && bytes != spec.bytes {
         return FileState::Damaged { reason: format!("{bytes} bytes, expected {}", spec.bytes) };
     }
-    match lock.fresh_sha(&spec.name, path) {
-        Some(sha) if spec.sha256.is_empty() || sha.eq_ignore_ascii_case(&spec.sha256) => FileState::Verified,
-        Some(sha) => FileState::Damaged { reason: format!("sha256 {sha} recorded, manifest expects {}", spec.sha256) },
+    match lock.fresh(&spec.name, path) {
+        Some(e) if !e.ok => {
+            let want = if e.expected.is_empty() { "another" } else { e.expected.as_str() };
+            FileState::Damaged { reason: format!("failed verification: sha256 {}, expected {want}", e.sha256) }
+        }
+        Some(e) if spec.sha256.is_empty() || e.sha256.eq_ignore_ascii_case(&spec.sha256) => FileState::Verified,
+        Some(e) => FileState::Damaged { reason: format!("sha256 {} recorded, manifest expects {}", e.sha256, spec.sha256) },
         None => FileState::Unverified,
     }
 }

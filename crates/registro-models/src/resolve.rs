@@ -43,7 +43,7 @@ pub struct ResolvedModel {
     pub manifest: Option<Manifest>,
 }
 
-pub(super) fn resolve(mgr: &ModelManager, what: &str) -> Result<ResolvedModel> {
+pub(super) fn resolve(mgr: &ModelManager, what: &str, sink: &mut dyn FnMut(FetchEvent), cancel: &AtomicBool) -> Result<ResolvedModel> {
     let path = fetch::expand_home(what);
     if path.exists() {
         return resolve_path(&path);
@@ -55,22 +55,7 @@ pub(super) fn resolve(mgr: &ModelManager, what: &str) -> Result<ResolvedModel> {
         let ids: Vec<&str> = mgr.manifests().map(|m| m.id.as_str()).collect();
         bail!("{what:?} is neither a file nor a known model id (known: {})", ids.join(", "));
     };
-    let status = mgr.status(what)?;
-    match status.state {
-        ModelState::Ready | ModelState::Unverified => {}
-        ModelState::Damaged => {
-            let bad: Vec<String> = status
-                .files
-                .iter()
-                .filter_map(|f| match &f.state {
-                    FileState::Damaged { reason } => Some(format!("{}: {reason}", f.path.display())),
-                    _ => None,
-                })
-                .collect();
-            bail!("model {what} is damaged in the cache ({}); run `registro models fetch {what}` to repair it", bad.join("; "));
-        }
-        _ => bail!("model {what} is not downloaded yet; run `registro models fetch {what}`"),
-    }
+    let status = intact(mgr, what, sink, cancel)?;
     let main = status.dir.join(&m.main_file().name);
     let format = match &m.role {
         Role::Tokenizer => ModelFormat::Tokenizer,
@@ -81,7 +66,14 @@ pub(super) fn resolve(mgr: &ModelManager, what: &str) -> Result<ResolvedModel> {
     let tokenizer_json = if beside.is_file() {
         Some(beside)
     } else {
-        m.tokenizer.as_ref().map(|t| mgr.file_path(t, "tokenizer.json")).filter(|p| p.is_file())
+        match m.tokenizer.as_deref() {
+            // The companion tokenizer is loaded too: the same rule applies to it.
+            Some(t) if mgr.manifest(t).is_some() && mgr.file_path(t, "tokenizer.json").is_file() => {
+                intact(mgr, t, sink, cancel).with_context(|| format!("{what} uses the tokenizer of model {t}"))?;
+                Some(mgr.file_path(t, "tokenizer.json"))
+            }
+            _ => None,
+        }
     };
     let config = status.dir.join("config.json");
     Ok(ResolvedModel {
@@ -97,6 +89,32 @@ pub(super) fn resolve(mgr: &ModelManager, what: &str) -> Result<ResolvedModel> {
         config_json: config.is_file().then_some(config),
         manifest: Some(m.clone()),
     })
+}
+
+/// The cache state of a model whose every file is known intact: files never hashed here (or changed since) are
+/// hashed now; a damaged, partial or missing model is an error saying what to run.
+fn intact(mgr: &ModelManager, id: &str, sink: &mut dyn FnMut(FetchEvent), cancel: &AtomicBool) -> Result<super::ModelStatus> {
+    let mut status = mgr.status(id)?;
+    if status.state == ModelState::Unverified {
+        mgr.verify_pending(id, sink, cancel)?;
+        status = mgr.status(id)?;
+    }
+    match status.state {
+        ModelState::Ready => Ok(status),
+        ModelState::Damaged | ModelState::Unverified => {
+            let bad: Vec<String> = status
+                .files
+                .iter()
+                .filter_map(|f| match &f.state {
+                    FileState::Damaged { reason } => Some(format!("{}: {reason}", f.path.display())),
+                    FileState::Unverified => Some(format!("{}: could not be verified", f.path.display())),
+                    _ => None,
+                })
+                .collect();
+            bail!("model {id} is damaged in the cache ({}); run `registro models fetch {id}` to repair it", bad.join("; "))
+        }
+        _ => bail!("model {id} is not downloaded yet; run `registro models fetch {id}`"),
+    }
 }
 
 fn resolve_path(path: &Path) -> Result<ResolvedModel> {

