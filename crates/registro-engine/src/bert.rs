@@ -38,7 +38,8 @@ fn load_tokenizer(dir: &Path) -> Result<tokenizers::Tokenizer> {
 
 fn weights(dir: &Path, device: &Device) -> Result<VarBuilder<'static>> {
     let p = need(dir, "model.safetensors")?;
-    // Safety of mmap: the file is opened read-only and the engine never writes model files while loaded.
+    // SAFETY: the mmap is of a file opened read-only that Registro never writes while a model is loaded; the model
+    // manager replaces files by rename, which leaves an existing mapping intact.
     unsafe { VarBuilder::from_mmaped_safetensors(&[&p], DType::F32, device) }
         .map_err(|e| anyhow::anyhow!("{}: cannot read weights: {e}", p.display()))
 }

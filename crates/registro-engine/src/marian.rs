@@ -36,7 +36,8 @@ impl Translator {
         if !w.exists() {
             bail!("{}: missing model.safetensors", dir.display());
         }
-        // Safety of mmap: the file is opened read-only and not modified while loaded.
+        // SAFETY: the mmap is of a file opened read-only that Registro never writes while a model is loaded; the model
+        // manager replaces files by rename, which leaves an existing mapping intact.
         let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[&w], DType::F32, &device) }?;
         let model = marian::MTModel::new(&cfg, vb).with_context(|| format!("{}: weights do not match config", dir.display()))?;
         let source = tokenizer(&dir.join("tokenizer.json"))?;

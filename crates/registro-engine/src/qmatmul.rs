@@ -458,7 +458,9 @@ mod x86 {
     /// Dot products of 16 weight rows (row group `nt`) with `mt` ≤ 8 activation rows.
     ///
     /// # Safety
-    /// The CPU must support AVX-512 F/BW/VNNI.
+    /// The CPU must support AVX-512 F/BW/VNNI. `tiles` must hold at least `(nt + 1) * kb` tiles (slicing checks
+    /// it), and `acts_k`/`acts_32` (whichever the format uses) `mt * kb` blocks, `mt` ≤ `MT`: the kernels index
+    /// activation row `i` at `i * kb + b` without bounds checks beyond the slice accesses.
     #[allow(clippy::too_many_arguments)]
     pub(super) unsafe fn tile_row(
         tiles: &Tiles,
@@ -495,6 +497,10 @@ mod x86 {
     /// Asks for the next tile (the next row group's, past the end of this one) while this one is computed: the
     /// hardware prefetcher alone kept the Q6_K output projection at 13-14 GB/s of the 32 this machine streams
     /// with two threads, one tile ahead 23 (two, four or eight ahead did no better).
+    ///
+    /// # Safety
+    /// The CPU must support SSE (every x86_64 does). Prefetching is only a hint: an address past the end of the
+    /// tiles is never dereferenced, which is why the pointer arithmetic uses `wrapping_add`.
     #[inline(always)]
     unsafe fn prefetch_ahead<T>(t: &T) {
         const AHEAD: usize = 1;
@@ -506,11 +512,23 @@ mod x86 {
         }
     }
 
+    /// Four consecutive activation bytes broadcast to every 32-bit lane.
+    ///
+    /// # Safety
+    /// AVX-512 F must be available, and `p..p + 4` must lie inside one activation block (callers index at most
+    /// `qs[len - 4..]`); the read is unaligned on purpose.
     #[inline(always)]
     unsafe fn bcast4(p: *const i8) -> __m512i {
         _mm512_set1_epi32(std::ptr::read_unaligned(p as *const i32))
     }
 
+    /// Weights in the Q4_K tile layout against Q8_K activations.
+    ///
+    /// # Safety
+    /// AVX-512 F/BW/VNNI must be available (checked once by `available()` before any weight is packed for these
+    /// kernels). `tiles` holds `kb` consecutive blocks of one row group and `acts` `R` rows of `kb` blocks each
+    /// (`R` ≤ `MT`), so every offset used below stays inside the fixed-size arrays of one tile or block. Aligned
+    /// loads (`_mm512_load_si512`) are used only on the `align(64)` tile types, on offsets that are multiples of 64.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     unsafe fn q4k<const R: usize>(tiles: &[Q4kTile], acts: &[BlockQ8K], kb: usize, out: &mut [[f32; TILE]; MT]) {
         let mask = _mm512_set1_epi8(0x0F);
@@ -565,6 +583,13 @@ mod x86 {
         store_rows(&acc, out);
     }
 
+    /// Weights in the Q6_K tile layout against Q8_K activations.
+    ///
+    /// # Safety
+    /// AVX-512 F/BW/VNNI must be available (checked once by `available()` before any weight is packed for these
+    /// kernels). `tiles` holds `kb` consecutive blocks of one row group and `acts` `R` rows of `kb` blocks each
+    /// (`R` ≤ `MT`), so every offset used below stays inside the fixed-size arrays of one tile or block. Aligned
+    /// loads (`_mm512_load_si512`) are used only on the `align(64)` tile types, on offsets that are multiples of 64.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     unsafe fn q6k<const R: usize>(tiles: &[Q6kTile], acts: &[BlockQ8K], kb: usize, out: &mut [[f32; TILE]; MT]) {
         let m4 = _mm512_set1_epi8(0x0F);
@@ -612,6 +637,12 @@ mod x86 {
 
     /// Q8_0 weights (+128) against Q8_0 activations: one integer dot per 32-value block, scaled in f32 per
     /// block as ggml's `vec_dot_q8_0_q8_0` does.
+    ///
+    /// # Safety
+    /// AVX-512 F/BW/VNNI must be available (checked once by `available()` before any weight is packed for these
+    /// kernels). `tiles` holds `kb` consecutive blocks of one row group and `acts` `R` rows of `kb` blocks each
+    /// (`R` ≤ `MT`), so every offset used below stays inside the fixed-size arrays of one tile or block. These tiles
+    /// are not 64-byte aligned, so only unaligned loads are used.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     unsafe fn q8_0<const R: usize>(tiles: &[Q8Tile], acts: &[BlockQ8_0], kb: usize, out: &mut [[f32; TILE]; MT]) {
         let mut acc = [_mm512_setzero_ps(); R];
@@ -631,6 +662,12 @@ mod x86 {
     }
 
     /// Q5_0 weights (v + 16) against Q8_0 activations.
+    ///
+    /// # Safety
+    /// AVX-512 F/BW/VNNI must be available (checked once by `available()` before any weight is packed for these
+    /// kernels). `tiles` holds `kb` consecutive blocks of one row group and `acts` `R` rows of `kb` blocks each
+    /// (`R` ≤ `MT`), so every offset used below stays inside the fixed-size arrays of one tile or block. These tiles
+    /// are not 64-byte aligned, so only unaligned loads are used.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     unsafe fn q5_0<const R: usize>(tiles: &[Q5Tile], acts: &[BlockQ8_0], kb: usize, out: &mut [[f32; TILE]; MT]) {
         let m4 = _mm512_set1_epi8(0x0F);
@@ -662,6 +699,9 @@ mod x86 {
 
     /// Adds one 32-value block's integer sums, less `offset` × the activations' sum (the weights are stored
     /// unsigned, offset by that much), scaled by the weights' and activations' block scales.
+    ///
+    /// # Safety
+    /// AVX-512 F must be available; only reads its arguments' fixed-size arrays.
     #[inline(always)]
     unsafe fn add_block<const R: usize>(
         acc: &mut [__m512; R],
@@ -677,6 +717,8 @@ mod x86 {
         }
     }
 
+    /// # Safety
+    /// AVX-512 F must be available; `R` ≤ `MT`, so each store writes 16 floats inside `out[i]`.
     #[inline(always)]
     unsafe fn store_rows<const R: usize>(acc: &[__m512; R], out: &mut [[f32; TILE]; MT]) {
         for i in 0..R {
@@ -685,6 +727,9 @@ mod x86 {
     }
 
     /// `h` shifted so bit `g` of every byte lands on bit 4.
+    ///
+    /// # Safety
+    /// AVX-512 BW must be available (pure register arithmetic, no memory access).
     #[inline(always)]
     unsafe fn shift_to_bit4(h: __m512i, g: usize) -> __m512i {
         match g {

@@ -31,6 +31,9 @@ impl RmsNorm {
     fn load(f: &mut GgufFile, name: &str, eps: f32, device: &Device) -> Result<Self> {
         Ok(Self { weight: f.dequantized(name, device)?, eps })
     }
+    fn load_optional(f: &mut GgufFile, name: &str, eps: f32, device: &Device) -> Result<Option<Self>> {
+        if f.has_tensor(name) { Ok(Some(Self::load(f, name, eps, device)?)) } else { Ok(None) }
+    }
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
         Ok(candle_nn::ops::rms_norm(&x.contiguous()?, &self.weight, self.eps)?)
     }
@@ -125,7 +128,9 @@ fn pad_helps() -> bool {
     }
 }
 
-struct Layer {
+/// Self-attention of one layer: Q/K/V projections (one pass over the thread pool), optional biases and q/k norms,
+/// RoPE, grouped-query attention over the layer's slot of the external KV cache, output projection.
+struct Attention {
     wq: Linear,
     wk: Linear,
     wv: Linear,
@@ -133,14 +138,154 @@ struct Layer {
     bias: Option<(Tensor, Tensor, Tensor)>,
     q_norm: Option<RmsNorm>,
     k_norm: Option<RmsNorm>,
-    attn_norm: RmsNorm,
-    post_attn_norm: Option<RmsNorm>,
-    ffn_norm: RmsNorm,
-    post_ffn_norm: Option<RmsNorm>,
+    n_head: usize,
+    n_kv_head: usize,
+    head_dim: usize,
+    rope_neox: bool,
+    scale: f64,
+}
+
+impl Attention {
+    fn new(f: &mut GgufFile, prefix: &str, cfg: &Config, device: &Device) -> Result<Self> {
+        let bias = if f.has_tensor(&format!("{prefix}.attn_q.bias")) {
+            Some((
+                f.dequantized(&format!("{prefix}.attn_q.bias"), device)?,
+                f.dequantized(&format!("{prefix}.attn_k.bias"), device)?,
+                f.dequantized(&format!("{prefix}.attn_v.bias"), device)?,
+            ))
+        } else {
+            None
+        };
+        Ok(Self {
+            wq: qmatmul(f, &format!("{prefix}.attn_q.weight"), device)?,
+            wk: qmatmul(f, &format!("{prefix}.attn_k.weight"), device)?,
+            wv: qmatmul(f, &format!("{prefix}.attn_v.weight"), device)?,
+            wo: qmatmul(f, &format!("{prefix}.attn_output.weight"), device)?,
+            bias,
+            q_norm: RmsNorm::load_optional(f, &format!("{prefix}.attn_q_norm.weight"), cfg.eps, device)?,
+            k_norm: RmsNorm::load_optional(f, &format!("{prefix}.attn_k_norm.weight"), cfg.eps, device)?,
+            n_head: cfg.n_head,
+            n_kv_head: cfg.n_kv_head,
+            head_dim: cfg.head_dim,
+            rope_neox: cfg.rope_neox,
+            scale: cfg.attn_scale,
+        })
+    }
+
+    /// `x` is `(b, s, hidden)`; the new keys and values are appended to row-aligned slot `layer` of `cache`, whose
+    /// length after the append is `t`. `mask` is `(b, s, t)` or None when nothing needs masking.
+    fn forward(&self, x: &Tensor, layer: usize, cache: &mut KvCache, rope: (&Tensor, &Tensor), mask: Option<&Tensor>, t: usize) -> Result<Tensor> {
+        let (b, s, _) = x.dims3()?;
+        let (nh, nkv, hd) = (self.n_head, self.n_kv_head, self.head_dim);
+        let (cos, sin) = rope;
+        let mut qkv = Linear::forward_many(&[&self.wq, &self.wk, &self.wv], x)?;
+        let mut v = qkv.pop().unwrap();
+        let mut k = qkv.pop().unwrap();
+        let mut q = qkv.pop().unwrap();
+        if let Some((bq, bk, bv)) = &self.bias {
+            q = q.broadcast_add(bq)?;
+            k = k.broadcast_add(bk)?;
+            v = v.broadcast_add(bv)?;
+        }
+        let mut q = q.reshape((b, s, nh, hd))?.transpose(1, 2)?.contiguous()?;
+        let mut k = k.reshape((b, s, nkv, hd))?.transpose(1, 2)?.contiguous()?;
+        let v = v.reshape((b, s, nkv, hd))?.transpose(1, 2)?.contiguous()?;
+        if let Some(n) = &self.q_norm {
+            q = n.forward(&q)?;
+        }
+        if let Some(n) = &self.k_norm {
+            k = n.forward(&k)?;
+        }
+        let (q, k) = if self.rope_neox {
+            (candle_nn::rotary_emb::rope(&q, cos, sin)?, candle_nn::rotary_emb::rope(&k, cos, sin)?)
+        } else {
+            (candle_nn::rotary_emb::rope_i(&q, cos, sin)?, candle_nn::rotary_emb::rope_i(&k, cos, sin)?)
+        };
+        let (q, k, v) = if f16_attention() { (round_f16(&q)?, round_f16(&k)?, round_f16(&v)?) } else { (q, k, v) };
+        let (k, v) = cache.append(layer, k, v)?;
+        // Grouped-query attention without copying K/V per query head: the g query heads of one KV head are
+        // adjacent, so they fold into the sequence axis of one matmul.
+        let g = nh / nkv;
+        let q = q.reshape((b, nkv, g * s, hd))?;
+        let scores = (q.matmul(&k.t()?)? * self.scale)?;
+        let scores = match mask {
+            Some(m) => scores.reshape((b, nkv, g, s, t))?.broadcast_add(&m.unsqueeze(1)?.unsqueeze(1)?)?.reshape((b, nkv, g * s, t))?,
+            None => scores,
+        };
+        let p = candle_nn::ops::softmax_last_dim(&scores)?;
+        let p = if f16_attention() { round_f16(&p)? } else { p };
+        let y = p.matmul(&v)?; // (b, nkv, g*s, hd)
+        let y = y.reshape((b, nh, s, hd))?.transpose(1, 2)?.reshape((b, s, nh * hd))?;
+        self.wo.forward(&y)
+    }
+}
+
+/// The gated feed-forward block: `down(act(gate(x)) * up(x))`, SiLU or (Gemma) GELU; gate and up share one pass.
+struct Mlp {
     gate: Linear,
     up: Linear,
     down: Linear,
+    gelu: bool,
+}
+
+impl Mlp {
+    fn new(f: &mut GgufFile, prefix: &str, cfg: &Config, device: &Device) -> Result<Self> {
+        Ok(Self {
+            gate: qmatmul(f, &format!("{prefix}.ffn_gate.weight"), device)?,
+            up: qmatmul(f, &format!("{prefix}.ffn_up.weight"), device)?,
+            down: qmatmul(f, &format!("{prefix}.ffn_down.weight"), device)?,
+            gelu: cfg.gelu,
+        })
+    }
+
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        let mut gu = Linear::forward_many(&[&self.gate, &self.up], x)?;
+        let u = gu.pop().unwrap();
+        let g = gu.pop().unwrap();
+        let g = if self.gelu { g.gelu()? } else { candle_nn::ops::silu(&g)? };
+        self.down.forward(&(g * u)?)
+    }
+}
+
+/// One transformer block: pre-norm attention and MLP with residuals, plus Gemma 3's post-norms where present.
+struct DecoderLayer {
+    attn_norm: RmsNorm,
+    attn: Attention,
+    post_attn_norm: Option<RmsNorm>,
+    ffn_norm: RmsNorm,
+    mlp: Mlp,
+    post_ffn_norm: Option<RmsNorm>,
     sliding: bool,
+}
+
+impl DecoderLayer {
+    fn new(f: &mut GgufFile, index: usize, cfg: &Config, device: &Device) -> Result<Self> {
+        let p = format!("blk.{index}");
+        Ok(Self {
+            attn_norm: RmsNorm::load(f, &format!("{p}.attn_norm.weight"), cfg.eps, device)?,
+            attn: Attention::new(f, &p, cfg, device)?,
+            post_attn_norm: RmsNorm::load_optional(f, &format!("{p}.post_attention_norm.weight"), cfg.eps, device)?,
+            ffn_norm: RmsNorm::load(f, &format!("{p}.ffn_norm.weight"), cfg.eps, device)?,
+            mlp: Mlp::new(f, &p, cfg, device)?,
+            post_ffn_norm: RmsNorm::load_optional(f, &format!("{p}.post_ffw_norm.weight"), cfg.eps, device)?,
+            sliding: cfg.is_sliding(index),
+        })
+    }
+
+    fn forward(&self, x: Tensor, index: usize, cache: &mut KvCache, rope: (&Tensor, &Tensor), mask: Option<&Tensor>, t: usize) -> Result<Tensor> {
+        let h = self.attn.forward(&self.attn_norm.forward(&x)?, index, cache, rope, mask, t)?;
+        let h = match &self.post_attn_norm {
+            Some(n) => n.forward(&h)?,
+            None => h,
+        };
+        let x = (x + h)?;
+        let h = self.mlp.forward(&self.ffn_norm.forward(&x)?)?;
+        let h = match &self.post_ffn_norm {
+            Some(n) => n.forward(&h)?,
+            None => h,
+        };
+        Ok((x + h)?)
+    }
 }
 
 /// The weights of one GGUF decoder; immutable and shared between threads (`Arc`), all per-sequence state is in
@@ -148,7 +293,7 @@ struct Layer {
 pub struct Decoder {
     pub cfg: Config,
     embed: Arc<QTensor>,
-    layers: Vec<Layer>,
+    layers: Vec<DecoderLayer>,
     norm: RmsNorm,
     output: Linear,
     rope: (Tensor, Tensor),
@@ -186,40 +331,7 @@ impl Decoder {
             Linear::new(embed)?
         };
         let norm = RmsNorm::load(f, "output_norm.weight", cfg.eps, device)?;
-        let mut layers = Vec::with_capacity(cfg.n_layer);
-        for i in 0..cfg.n_layer {
-            let p = format!("blk.{i}");
-            let opt_norm = |f: &mut GgufFile, n: &str| -> Result<Option<RmsNorm>> {
-                let name = format!("{p}.{n}.weight");
-                if f.has_tensor(&name) { Ok(Some(RmsNorm::load(f, &name, cfg.eps, device)?)) } else { Ok(None) }
-            };
-            let bias = if f.has_tensor(&format!("{p}.attn_q.bias")) {
-                Some((
-                    f.dequantized(&format!("{p}.attn_q.bias"), device)?,
-                    f.dequantized(&format!("{p}.attn_k.bias"), device)?,
-                    f.dequantized(&format!("{p}.attn_v.bias"), device)?,
-                ))
-            } else {
-                None
-            };
-            layers.push(Layer {
-                wq: qmatmul(f, &format!("{p}.attn_q.weight"), device)?,
-                wk: qmatmul(f, &format!("{p}.attn_k.weight"), device)?,
-                wv: qmatmul(f, &format!("{p}.attn_v.weight"), device)?,
-                wo: qmatmul(f, &format!("{p}.attn_output.weight"), device)?,
-                bias,
-                q_norm: opt_norm(f, "attn_q_norm")?,
-                k_norm: opt_norm(f, "attn_k_norm")?,
-                attn_norm: RmsNorm::load(f, &format!("{p}.attn_norm.weight"), cfg.eps, device)?,
-                post_attn_norm: opt_norm(f, "post_attention_norm")?,
-                ffn_norm: RmsNorm::load(f, &format!("{p}.ffn_norm.weight"), cfg.eps, device)?,
-                post_ffn_norm: opt_norm(f, "post_ffw_norm")?,
-                gate: qmatmul(f, &format!("{p}.ffn_gate.weight"), device)?,
-                up: qmatmul(f, &format!("{p}.ffn_up.weight"), device)?,
-                down: qmatmul(f, &format!("{p}.ffn_down.weight"), device)?,
-                sliding: cfg.is_sliding(i),
-            });
-        }
+        let layers = (0..cfg.n_layer).map(|i| DecoderLayer::new(f, i, &cfg, device)).collect::<Result<Vec<_>>>()?;
         let rope = rope_table(cfg.rope_dim, cfg.rope_base, cfg.max_pos, device)?;
         let rope_local = match cfg.rope_base_local {
             Some(b) if cfg.sliding_window.is_some() => Some(rope_table(cfg.rope_dim, b, cfg.max_pos, device)?),
@@ -287,86 +399,12 @@ impl Decoder {
             let local = layer.sliding && self.rope_local.is_some();
             let (cos, sin) = if local { ropes.1.as_ref().unwrap() } else { &ropes.0 };
             let mask = if layer.sliding { masks.1.as_ref() } else { masks.0.as_ref() };
-            let h = layer.attn_norm.forward(&x)?;
-            let h = self.attention(layer, li, &h, cache, cos, sin, mask, b, s, t_new)?;
-            let h = match &layer.post_attn_norm {
-                Some(n) => n.forward(&h)?,
-                None => h,
-            };
-            x = (x + h)?;
-            let h = layer.ffn_norm.forward(&x)?;
-            let mut gu = Linear::forward_many(&[&layer.gate, &layer.up], &h)?;
-            let u = gu.pop().unwrap();
-            let g = gu.pop().unwrap();
-            let g = if self.cfg.gelu { g.gelu()? } else { candle_nn::ops::silu(&g)? };
-            let h = layer.down.forward(&(g * u)?)?;
-            let h = match &layer.post_ffn_norm {
-                Some(n) => n.forward(&h)?,
-                None => h,
-            };
-            x = (x + h)?;
+            x = layer.forward(x, li, cache, (cos, sin), mask, t_new)?;
         }
         let x = if all_positions { x } else { x.narrow(1, s - 1, 1)?.squeeze(1)? };
         let x = self.norm.forward(&x)?;
         let logits = self.output.forward(&x)?;
         Ok(logits.to_dtype(DType::F32)?)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn attention(
-        &self,
-        l: &Layer,
-        li: usize,
-        x: &Tensor,
-        cache: &mut KvCache,
-        cos: &Tensor,
-        sin: &Tensor,
-        mask: Option<&Tensor>,
-        b: usize,
-        s: usize,
-        t: usize,
-    ) -> Result<Tensor> {
-        let c = &self.cfg;
-        let (nh, nkv, hd) = (c.n_head, c.n_kv_head, c.head_dim);
-        let mut qkv = Linear::forward_many(&[&l.wq, &l.wk, &l.wv], x)?;
-        let mut v = qkv.pop().unwrap();
-        let mut k = qkv.pop().unwrap();
-        let mut q = qkv.pop().unwrap();
-        if let Some((bq, bk, bv)) = &l.bias {
-            q = q.broadcast_add(bq)?;
-            k = k.broadcast_add(bk)?;
-            v = v.broadcast_add(bv)?;
-        }
-        let mut q = q.reshape((b, s, nh, hd))?.transpose(1, 2)?.contiguous()?;
-        let mut k = k.reshape((b, s, nkv, hd))?.transpose(1, 2)?.contiguous()?;
-        let v = v.reshape((b, s, nkv, hd))?.transpose(1, 2)?.contiguous()?;
-        if let Some(n) = &l.q_norm {
-            q = n.forward(&q)?;
-        }
-        if let Some(n) = &l.k_norm {
-            k = n.forward(&k)?;
-        }
-        let (q, k) = if c.rope_neox {
-            (candle_nn::rotary_emb::rope(&q, cos, sin)?, candle_nn::rotary_emb::rope(&k, cos, sin)?)
-        } else {
-            (candle_nn::rotary_emb::rope_i(&q, cos, sin)?, candle_nn::rotary_emb::rope_i(&k, cos, sin)?)
-        };
-        let (q, k, v) = if f16_attention() { (round_f16(&q)?, round_f16(&k)?, round_f16(&v)?) } else { (q, k, v) };
-        let (k, v) = cache.append(li, k, v)?;
-        // Grouped-query attention without copying K/V per query head: the g query heads of one KV head are
-        // adjacent, so they fold into the sequence axis of one matmul.
-        let g = nh / nkv;
-        let q = q.reshape((b, nkv, g * s, hd))?;
-        let scores = (q.matmul(&k.t()?)? * c.attn_scale)?;
-        let scores = match mask {
-            Some(m) => scores.reshape((b, nkv, g, s, t))?.broadcast_add(&m.unsqueeze(1)?.unsqueeze(1)?)?.reshape((b, nkv, g * s, t))?,
-            None => scores,
-        };
-        let p = candle_nn::ops::softmax_last_dim(&scores)?;
-        let p = if f16_attention() { round_f16(&p)? } else { p };
-        let y = p.matmul(&v)?; // (b, nkv, g*s, hd)
-        let y = y.reshape((b, nh, s, hd))?.transpose(1, 2)?.reshape((b, s, nh * hd))?;
-        Ok(l.wo.forward(&y)?)
     }
 
     /// Additive masks `(b, s, t)` for global and sliding-window layers, or None where nothing is masked.
