@@ -50,6 +50,15 @@ pub enum StoreError {
 pub enum ImportError {
     #[error("cannot read {path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
+    #[error("{path} is a {kind}; Registro reads regular files only (save the data to a file first)")]
+    NotRegularFile { path: PathBuf, kind: &'static str },
+    #[error(
+        "{path} is larger than the input limit of {limit_mb} MiB; raise it with --max-input-mb N \
+         or REGISTRO_MAX_INPUT_MB=N if the file is really meant to be read"
+    )]
+    TooLarge { path: PathBuf, limit_mb: u64 },
+    #[error("{0} is not a valid input limit; give a whole number of MiB above 0 (e.g. 2048)")]
+    BadInputLimit(String),
     #[error("{path} is empty: nothing to import")]
     Empty { path: PathBuf },
     #[error("{path} looks like a binary file (NUL byte at line {line}, byte offset {byte_offset}); expected UTF-8 text")]

@@ -28,6 +28,9 @@ pub struct Args {
     /// Document name (default: the file name or the source file's stem)
     #[arg(long)]
     name: Option<String>,
+    /// Refuse files larger than this many MiB [default: $REGISTRO_MAX_INPUT_MB, else 512]
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
+    max_input_mb: Option<u64>,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
@@ -39,6 +42,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         target_lang: args.target_lang,
         column: args.column,
         name: args.name,
+        max_input_mb: args.max_input_mb,
     };
     let summary =
         projects::import_path(&mut store, project.id, &args.path, &opts, &mut |_| {}, &CancelToken::new())?;

@@ -76,6 +76,20 @@ pub(super) fn parse(
             names.insert(name);
         }
     }
+    let cap = opts.max_input_mb;
+    parse_names(dir, names, only, layout, opts, &mut |p| lines::read_lines_capped(p, cap))
+}
+
+/// The folder parse over a known set of file names; `read` gives the checked lines of one file (from disk, or from
+/// memory for tests and fuzzing).
+pub(super) fn parse_names(
+    dir: &Path,
+    names: BTreeSet<String>,
+    only: Option<&str>,
+    layout: Option<Format>,
+    opts: &ImportOptions,
+    read: &mut dyn FnMut(&Path) -> Result<Vec<String>, ImportError>,
+) -> Result<(Vec<NewDocument>, Vec<PathBuf>), ImportError> {
     let dir_name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut used = BTreeSet::new();
     let mut plans = Vec::new();
@@ -174,7 +188,7 @@ pub(super) fn parse(
 
     let mut docs = Vec::with_capacity(plans.len());
     for plan in plans {
-        docs.push(read_plan(plan, opts)?);
+        docs.push(read_plan(plan, opts, read)?);
     }
     let ignored = if only.is_some() {
         Vec::new()
@@ -184,12 +198,16 @@ pub(super) fn parse(
     Ok((docs, ignored))
 }
 
-fn read_plan(plan: Plan, opts: &ImportOptions) -> Result<NewDocument, ImportError> {
-    let sources = lines::read_lines(&plan.source)?;
+fn read_plan(
+    plan: Plan,
+    opts: &ImportOptions,
+    read: &mut dyn FnMut(&Path) -> Result<Vec<String>, ImportError>,
+) -> Result<NewDocument, ImportError> {
+    let sources = read(&plan.source)?;
     let mut segments: Vec<NewSegment> =
         sources.into_iter().map(|text| NewSegment { text, references: Vec::new() }).collect();
     for (name, path) in &plan.refs {
-        let refs = lines::read_lines(path)?;
+        let refs = read(path)?;
         if refs.len() != segments.len() {
             return Err(ImportError::LineCountMismatch {
                 source_path: plan.source.clone(),

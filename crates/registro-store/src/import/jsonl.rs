@@ -8,10 +8,9 @@ use serde_json::Value;
 use super::{lines, ImportOptions};
 use crate::{ImportError, NewDocument, NewSegment};
 
-pub(super) fn parse(path: &Path, opts: &ImportOptions) -> Result<NewDocument, ImportError> {
-    let text = lines::read_text(path)?;
+pub(super) fn parse(path: &Path, text: &str, opts: &ImportOptions) -> Result<NewDocument, ImportError> {
     let mut segments = Vec::new();
-    for (i, line) in lines::split_lines(&text).iter().enumerate() {
+    for (i, line) in lines::split_lines(text).iter().enumerate() {
         let err = |message: String| ImportError::Parse { path: path.to_path_buf(), line: i + 1, message };
         if line.trim().is_empty() {
             continue;

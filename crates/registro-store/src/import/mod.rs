@@ -23,7 +23,8 @@ pub use lines::MAX_LINE_BYTES;
 
 use crate::{ImportError, NewDocument, NewSegment};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(rename = "ImportFormat")]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     Text,
@@ -69,7 +70,8 @@ impl std::fmt::Display for Format {
 }
 
 /// Options of an import; all optional.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(optional_fields = nullable)]
 pub struct ImportOptions {
     /// Force a format instead of detecting it.
     pub format: Option<Format>,
@@ -81,6 +83,9 @@ pub struct ImportOptions {
     pub column: Option<String>,
     /// Document name (default: the file name, or the source stem in a folder; a prefix when a folder gives several).
     pub name: Option<String>,
+    /// The largest file read, in MiB (default: `REGISTRO_MAX_INPUT_MB`, else [`lines::DEFAULT_MAX_INPUT_MB`]).
+    #[serde(default)]
+    pub max_input_mb: Option<u64>,
 }
 
 /// The result of parsing: documents ready to insert, and files in a folder that were not used.
@@ -114,10 +119,10 @@ pub fn parse_path(path: &Path, opts: &ImportOptions) -> Result<ParsedImport, Imp
     };
     let single = |doc: NewDocument| ParsedImport { documents: vec![named(doc, opts)], ignored: Vec::new() };
     match format {
-        Format::Text => Ok(single(parse_text_file(path, opts)?)),
-        Format::Tsv => Ok(single(table::parse(path, opts, true)?)),
-        Format::Csv => Ok(single(table::parse(path, opts, false)?)),
-        Format::Jsonl => Ok(single(jsonl::parse(path, opts)?)),
+        Format::Text | Format::Tsv | Format::Csv | Format::Jsonl => {
+            let bytes = lines::read_capped(path, opts.max_input_mb)?;
+            Ok(single(parse_bytes(path, bytes, format, opts)?))
+        }
         Format::Cocoa | Format::Xformal => {
             let (dir, only) = if path.is_dir() {
                 (path.to_path_buf(), None)
@@ -133,9 +138,42 @@ pub fn parse_path(path: &Path, opts: &ImportOptions) -> Result<ParsedImport, Imp
     }
 }
 
-fn parse_text_file(path: &Path, opts: &ImportOptions) -> Result<NewDocument, ImportError> {
-    let text = lines::read_text(path)?;
-    let mut doc = document_from_text(&file_name(path), &text, opts.source_lang.as_deref().unwrap_or("en"));
+/// Parses the contents of one file already in memory (`path` only names it in the document and in errors), with
+/// every check a file on disk gets. The paired folder formats need [`parse_paired_files`] instead.
+pub fn parse_bytes(path: &Path, bytes: Vec<u8>, format: Format, opts: &ImportOptions) -> Result<NewDocument, ImportError> {
+    let text = lines::check_bytes(path, bytes)?;
+    match format {
+        Format::Text => parse_text(path, &text, opts),
+        Format::Tsv => table::parse(path, &text, opts, true),
+        Format::Csv => table::parse(path, &text, opts, false),
+        Format::Jsonl => jsonl::parse(path, &text, opts),
+        Format::Cocoa | Format::Xformal => Err(ImportError::Layout {
+            path: path.to_path_buf(),
+            message: format!("the {format} format is a folder of paired files, not one file"),
+        }),
+    }
+}
+
+/// A paired folder (CoCoA-MT/IWSLT or XFORMAL/GYAFC layout) given as file name → contents, parsed as
+/// [`parse_path`] parses the folder `dir` holding those files; returns the documents and the unused names.
+pub fn parse_paired_files(
+    dir: &Path,
+    files: &std::collections::BTreeMap<String, Vec<u8>>,
+    layout: Option<Format>,
+    opts: &ImportOptions,
+) -> Result<ParsedImport, ImportError> {
+    let names = files.keys().filter(|n| !n.starts_with('.')).cloned().collect();
+    let mut read = |p: &Path| -> Result<Vec<String>, ImportError> {
+        let name = file_name(p);
+        let bytes = files.get(&name).cloned().unwrap_or_default();
+        Ok(lines::split_lines(&lines::check_bytes(p, bytes)?))
+    };
+    let (documents, ignored) = folder::parse_names(dir, names, None, layout, opts, &mut read)?;
+    Ok(ParsedImport { documents, ignored })
+}
+
+fn parse_text(path: &Path, text: &str, opts: &ImportOptions) -> Result<NewDocument, ImportError> {
+    let mut doc = document_from_text(&file_name(path), text, opts.source_lang.as_deref().unwrap_or("en"));
     doc.target_lang = opts.target_lang.clone();
     doc.origin = Some(path.display().to_string());
     doc.format = Format::Text.as_str().into();

@@ -3,14 +3,13 @@
 
 use std::path::Path;
 
-use super::{is_reference_name, lines, ImportOptions};
+use super::{is_reference_name, ImportOptions};
 use crate::{ImportError, NewDocument, NewSegment};
 
 /// Header names tried, in order, when no column is given.
 const TEXT_COLUMNS: &[&str] = &["text", "source", "src", "sentence", "segment", "input"];
 
-pub(super) fn parse(path: &Path, opts: &ImportOptions, tab: bool) -> Result<NewDocument, ImportError> {
-    let text = lines::read_text(path)?;
+pub(super) fn parse(path: &Path, text: &str, opts: &ImportOptions, tab: bool) -> Result<NewDocument, ImportError> {
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(if tab { b'\t' } else { b',' })
         // TSV files carry quotes as ordinary characters; only CSV uses quoting.
