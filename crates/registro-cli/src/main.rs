@@ -1,7 +1,9 @@
 //! `registro`: the headless face of Registro. Each subcommand lives in its own module under `cmd/` and only
 //! parses arguments, calls `registro-core` (or a focused crate) and prints; no logic of its own.
+#![forbid(unsafe_code)]
 
 mod cmd;
+mod term;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,10 +1,16 @@
 //! registro-core: the use cases of Registro, shared by the CLI and the Tauri app. It wires the focused crates
 //! (store, metrics, engine, register, rewrite, report) together so that the app and the CLI stay thin.
+#![forbid(unsafe_code)]
 
 pub mod eval;
 pub mod models;
 pub mod progress;
 pub mod projects;
 pub mod report;
+pub mod resume;
 pub mod rewrite;
 pub mod translate;
+
+/// Where the shared test data lives (`$REGISTRO_SHARED_DATA`, else `../shared/data` beside the checkout); one
+/// lookup for every use case and face.
+pub use registro_register::data::shared_data_dir;

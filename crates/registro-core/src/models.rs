@@ -8,8 +8,8 @@ use anyhow::Result;
 
 use crate::progress::{CancelToken, Progress};
 pub use registro_models::{
-    default_root, human_bytes, FetchEvent, FileState, FileStatus, Manifest, ModelFormat, ModelManager, ModelState,
-    ModelStatus, ResolvedModel, Role, Stage, VerifyOutcome, VerifyReport,
+    default_root, describe_network, human_bytes, FetchEvent, FileState, FileStatus, Manifest, ModelFormat, ModelManager, ModelState,
+    ModelStatus, Network, ResolvedModel, Role, Stage, Trust, VerifyOutcome, VerifyReport,
 };
 /// Tokenizers from GGUF metadata or tokenizer.json, and chat templates, for callers that only see core.
 pub use registro_engine::{chat, tokenizer};
@@ -20,9 +20,15 @@ pub fn manager(extra_dirs: &[PathBuf]) -> ModelManager {
     extra_dirs.iter().fold(ModelManager::from_env(), |m, d| m.with_local_dir(d))
 }
 
-/// A model id or a path, ready to load; errors say what to run when the model is not downloaded.
+/// A model id or a path, ready to load; errors say what to run when the model is not downloaded or damaged.
+/// Cached files never hashed here (or changed since) are hashed first.
 pub fn resolve(id_or_path: &str) -> Result<ResolvedModel> {
     manager(&[]).resolve(id_or_path)
+}
+
+/// [`resolve`] showing the hashing of files about to be loaded for the first time (a 1 GB model takes seconds).
+pub fn resolve_with(id_or_path: &str, progress: &mut dyn FnMut(Progress), cancel: &CancelToken) -> Result<ResolvedModel> {
+    manager(&[]).resolve_with(id_or_path, &mut forward(progress), cancel.flag())
 }
 
 /// Every known model (shipped manifests and imports) with its cache state; nothing is hashed.
@@ -51,6 +57,10 @@ pub fn describe(ev: &FetchEvent) -> String {
             format!("{file}: ok ({}, {how}: {sha256})", human_bytes(*bytes))
         }
         FetchEvent::AlreadyPresent { file } => format!("{file}: already in the cache and verified"),
+        FetchEvent::Waiting { id, holder, lock } => {
+            let who = if holder.is_empty() { String::new() } else { format!(" ({holder})") };
+            format!("{id}: another fetch of this model is running{who}; waiting for it to finish (lock {})", lock.display())
+        }
     }
 }
 
@@ -66,7 +76,19 @@ fn forward<'a>(progress: &'a mut dyn FnMut(Progress)) -> impl FnMut(FetchEvent) 
 
 /// Downloads (or assembles from local wheels) every file of `id`; returns the main file's path.
 pub fn fetch(id: &str, extra_dirs: &[PathBuf], progress: &mut dyn FnMut(Progress), cancel: &CancelToken) -> Result<PathBuf> {
-    manager(extra_dirs).fetch(id, &mut forward(progress), cancel.flag())
+    fetch_with(id, extra_dirs, false, progress, cancel)
+}
+
+/// [`fetch`]; with `network_only`, every copy already on this machine (local sources, wheelhouses, archives kept
+/// from earlier downloads) is ignored, which proves that downloading works.
+pub fn fetch_with(
+    id: &str,
+    extra_dirs: &[PathBuf],
+    network_only: bool,
+    progress: &mut dyn FnMut(Progress),
+    cancel: &CancelToken,
+) -> Result<PathBuf> {
+    manager(extra_dirs).network_only(network_only).fetch(id, &mut forward(progress), cancel.flag())
 }
 
 pub fn verify(id: &str, progress: &mut dyn FnMut(Progress), cancel: &CancelToken) -> Result<VerifyReport> {
@@ -80,4 +102,32 @@ pub fn import(path: &Path, id: Option<&str>, progress: &mut dyn FnMut(Progress),
 /// Deletes a model from the cache; returns the bytes freed.
 pub fn remove(id: &str) -> Result<u64> {
     manager(&[]).remove(id)
+}
+
+/// The model Translate, Rewrite and the benchmarks use when none is chosen: the one `scripts/run.sh` fetches
+/// (`REGISTRO_DEFAULT_MODEL` overrides it for both faces).
+pub const DEFAULT_MODEL: &str = "qwen2.5-coder-1.5b-instruct";
+
+/// The model to use when the user named none: `REGISTRO_DEFAULT_MODEL`, else [`DEFAULT_MODEL`].
+pub fn default_model() -> String {
+    std::env::var("REGISTRO_DEFAULT_MODEL").ok().filter(|m| !m.trim().is_empty()).unwrap_or_else(|| DEFAULT_MODEL.to_string())
+}
+
+/// A GGUF language model (id or path) resolved through the model manager — so a missing, damaged or unverified
+/// file gets the manager's error and advice — with its companion tokenizer.json when there is one.
+pub fn resolve_llm(id_or_path: &str) -> Result<ResolvedModel> {
+    let r = resolve(id_or_path)?;
+    anyhow::ensure!(r.format == ModelFormat::Gguf, "{id_or_path}: {} is not a GGUF language model", r.main.display());
+    Ok(r)
+}
+
+/// Loads a GGUF language model for generation and pays the kernels' one-time weight repacking now (while the
+/// caller shows "loading"), not in the first sentence. Every use case and face loads its LLM here.
+pub fn load_llm(id_or_path: &str, device: registro_engine::DeviceChoice, tokenizer: Option<PathBuf>) -> Result<registro_engine::Model> {
+    use anyhow::Context;
+    let r = resolve_llm(id_or_path)?;
+    let opts = registro_engine::LoadOptions { device, tokenizer: tokenizer.or(r.tokenizer_json), ..Default::default() };
+    let model = registro_engine::Model::load(&r.main, &opts).with_context(|| format!("loading {}", r.main.display()))?;
+    model.warm_up().with_context(|| format!("warming up {}", r.main.display()))?;
+    Ok(model)
 }

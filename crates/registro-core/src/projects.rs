@@ -26,6 +26,16 @@ pub fn create_project(store: &Store, name: &str) -> Result<Project> {
     Ok(store.create_project(name)?)
 }
 
+/// The project called `name` (or with that id), created when there is none — what every use case that stores a
+/// run under a project name does. Only "not found" creates: a store error is reported, not papered over.
+pub fn find_or_create_project(store: &Store, name: &str) -> Result<Project> {
+    match store.find_project(name) {
+        Ok(p) => Ok(p),
+        Err(registro_store::StoreError::NotFound { .. }) => Ok(store.create_project(name)?),
+        Err(e) => Err(e.into()),
+    }
+}
+
 pub fn list_projects(store: &Store) -> Result<Vec<Project>> {
     Ok(store.list_projects()?)
 }
@@ -41,7 +51,7 @@ pub fn delete_project(store: &Store, id: ProjectId) -> Result<()> {
 }
 
 /// What an import did.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
 pub struct ImportSummary {
     pub project: Project,
     pub documents: Vec<Document>,
@@ -96,7 +106,7 @@ pub fn delete_document(store: &Store, id: DocumentId) -> Result<()> {
 }
 
 /// A segment with its references, as the UI lists it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
 pub struct SegmentRow {
     pub index: i64,
     pub text: String,
@@ -127,11 +137,13 @@ pub fn list_runs(store: &Store, filter: &RunFilter) -> Result<Vec<Run>> {
 }
 
 /// A run with everything `runs show` and the app's run view display.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
 pub struct RunDetail {
     pub run: Run,
     pub document: Option<Document>,
     pub missing_segments: Vec<i64>,
+    /// Why the missing segments cannot be produced by `registro runs resume`, if they cannot.
+    pub resume_blocker: Option<String>,
     pub corpus_metrics: Vec<MetricResult>,
 }
 
@@ -140,6 +152,7 @@ pub fn get_run(store: &Store, id: RunId) -> Result<RunDetail> {
     Ok(RunDetail {
         document: run.document_id.map(|d| store.document(d)).transpose()?,
         missing_segments: store.missing_segments(id)?,
+        resume_blocker: crate::resume::resume_blocker(&run),
         corpus_metrics: store.corpus_metrics(id)?,
         run,
     })
@@ -203,6 +216,30 @@ pub fn import_run_outputs(
     }
     store.finish_run(id, RunStatus::Done, None)?;
     Ok(store.run(id)?)
+}
+
+/// Runs `body`, the execution of run `id` (already started), so that a panic inside it cannot leave the run
+/// `running`: the run ends `failed` with the panic's message and the caller gets an error instead of the panic
+/// (the app stays up; the segments stored so far stay). A body that returns normally has finished the run itself.
+pub fn catch_run_panic<T>(store: &mut Store, id: RunId, body: impl FnOnce(&mut Store) -> Result<T>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&mut *store))) {
+        Ok(result) => result,
+        Err(payload) => {
+            let error = crash_message(payload.as_ref());
+            store.finish_run(id, RunStatus::Failed, Some(&error)).with_context(|| format!("run {id} {error}"))?;
+            anyhow::bail!("run {id} {error}")
+        }
+    }
+}
+
+/// What a run's error says when its execution panicked (`payload` from `catch_unwind`).
+pub fn crash_message(payload: &(dyn std::any::Any + Send)) -> String {
+    let message = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    format!("crashed: {message} (an internal error in Registro; the segments saved so far are kept)")
 }
 
 /// Resolves a path relative to the current directory for messages and origins.

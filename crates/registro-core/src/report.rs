@@ -20,7 +20,7 @@ mod prepare;
 mod runs;
 mod significance;
 
-pub use bench::bench_fixture;
+pub use bench::{bench_fixture, time_dashboard, DashboardTimings};
 pub use compare::{compare, CompareOptions, Comparison, NamedChart, SystemInfo};
 pub use data::{load, CompareRequest, ComparisonData, SystemData};
 pub use drilldown::{drilldown, DrillOptions, DrillPage, DrillSegment, DrillSort, OutputView, Token, TokenClass};
@@ -31,5 +31,5 @@ pub use human::{
 };
 pub use prepare::{prepare, Prepared, SentenceMetric};
 pub use runs::{list_runs, RunQuery, RunSummary};
-pub use significance::{PairedResult, SigTest};
+pub use significance::{PairedResult, PairedTest};
 pub use registro_report::{Chart, ImageFormat, Table};

@@ -77,7 +77,7 @@ pub fn load_formality(choice: &ScorerChoice) -> anyhow::Result<Box<dyn Formality
     })
 }
 
-pub use neural::DEFAULT_MODEL;
+pub use crate::models::DEFAULT_MODEL;
 
 #[derive(Clone, Debug, serde::Deserialize)]
 pub struct RewriteRequest {
@@ -94,7 +94,7 @@ pub struct RewriteRequest {
     pub document_id: Option<i64>,
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, ts_rs::TS)]
 pub struct Summary {
     pub sentences: usize,
     pub formality_before: f64,
@@ -107,7 +107,7 @@ pub struct Summary {
     pub seconds_per_sentence: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
 pub struct RewriteOutcome {
     pub run_id: Option<RunId>,
     pub lang: Lang,
@@ -187,22 +187,31 @@ pub fn rewrite_with(
     let mut formalizer = Formalizer::new();
     let mut results = Vec::with_capacity(req.sentences.len());
     let mut failure: Option<anyhow::Error> = None;
-    for (i, s) in req.sentences.iter().enumerate() {
-        if cancel.is_cancelled() {
-            break;
-        }
-        let r = match registro_rewrite::pipeline::rewrite_sentence(s, opts, &mut formalizer, formality, neural.as_mut().map(|n| &mut **n as &mut dyn Neural)) {
-            Ok(r) => r,
-            Err(e) => {
-                failure = Some(anyhow::anyhow!("sentence {}: {e}", i + 1));
+    // A panic or a store error must not leave the run `running`: both end it `failed` below.
+    let looped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> anyhow::Result<()> {
+        for (i, s) in req.sentences.iter().enumerate() {
+            if cancel.is_cancelled() {
                 break;
             }
-        };
-        if let (Some(st), Some(run)) = (store.as_deref_mut(), run_id) {
-            st.put_output(run, &output_of(i, &r))?;
+            let r = match registro_rewrite::pipeline::rewrite_sentence(s, opts, &mut formalizer, formality, neural.as_mut().map(|n| &mut **n as &mut dyn Neural)) {
+                Ok(r) => r,
+                Err(e) => {
+                    failure = Some(anyhow::anyhow!("sentence {}: {e}", i + 1));
+                    break;
+                }
+            };
+            if let (Some(st), Some(run)) = (store.as_deref_mut(), run_id) {
+                st.put_output(run, &output_of(i, &r))?;
+            }
+            results.push(r);
+            progress(Progress { done: i as u64 + 1, total, message: format!("rewrote sentence {}/{}", i + 1, total) });
         }
-        results.push(r);
-        progress(Progress { done: i as u64 + 1, total, message: format!("rewrote sentence {}/{}", i + 1, total) });
+        Ok(())
+    }));
+    match looped {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => failure = Some(e),
+        Err(p) => failure = Some(anyhow::anyhow!("sentence {}: {}", results.len() + 1, crate::projects::crash_message(p.as_ref()))),
     }
     let summary = summarize(&results, t0.elapsed().as_secs_f64());
     if let (Some(st), Some(run)) = (store, run_id) {
@@ -211,8 +220,13 @@ pub fn rewrite_with(
             (None, true) => (RunStatus::Cancelled, None),
             (None, false) => (RunStatus::Done, None),
         };
+        let rows = metrics_of(&results, &summary);
         if failure.is_none() {
-            st.put_metric_results(run, &metrics_of(&results, &summary))?;
+            st.put_metric_results(run, &rows)?;
+        } else {
+            // Per-sentence values stay true for the sentences done; `registro runs resume` adds the rest and the
+            // corpus values.
+            st.put_metric_results(run, &rows.into_iter().filter(|m| m.segment_index.is_some()).collect::<Vec<_>>())?;
         }
         st.finish_run(run, status, err.as_deref())?;
     }
@@ -232,10 +246,7 @@ pub fn rewrite_with(
 }
 
 fn start_run(st: &mut Store, req: &RewriteRequest, project: &str, scorer: &str) -> anyhow::Result<RunId> {
-    let p = match st.find_project(project) {
-        Ok(p) => p,
-        Err(_) => st.create_project(project).with_context(|| format!("creating project {project:?}"))?,
-    };
+    let p = crate::projects::find_or_create_project(st, project).with_context(|| format!("project {project:?}"))?;
     let o = &req.options;
     let system = match &req.model {
         Some(m) if o.method != Method::Rules => format!("{}:{m}", o.method.name()),
@@ -245,6 +256,8 @@ fn start_run(st: &mut Store, req: &RewriteRequest, project: &str, scorer: &str) 
     run.model_id = req.model.clone().filter(|_| o.method != Method::Rules);
     run.params = serde_json::json!({
         "method": o.method, "n": o.n, "weights": o.weights, "fluency": o.fluency, "scorer": scorer,
+        // What `registro runs resume` reloads; `scorer` is only its display name.
+        "scorer_choice": req.scorer,
         "gm": "weighted geometric mean of formality (−3…3 → 0…1), chrF/100 to the input and 1 − ln(ppl)/ln(1000)",
     });
     run.source_lang = Some(o.lang.code().into());
@@ -257,7 +270,7 @@ fn start_run(st: &mut Store, req: &RewriteRequest, project: &str, scorer: &str) 
     Ok(id)
 }
 
-fn output_of(i: usize, r: &SentenceResult) -> Output {
+pub(crate) fn output_of(i: usize, r: &SentenceResult) -> Output {
     let best = r.candidates.first();
     let mut o = Output::new(i as i64, best.map_or(r.input.as_str(), |c| c.candidate.text.as_str()));
     o.candidates = serde_json::json!(r.candidates.iter().map(|c| &c.candidate).collect::<Vec<_>>());
@@ -266,7 +279,7 @@ fn output_of(i: usize, r: &SentenceResult) -> Output {
     o
 }
 
-fn metrics_of(results: &[SentenceResult], s: &Summary) -> Vec<NewMetric> {
+pub(crate) fn metrics_of(results: &[SentenceResult], s: &Summary) -> Vec<NewMetric> {
     let mut m = vec![
         NewMetric::corpus("formality", s.formality_after),
         NewMetric::corpus("formality.input", s.formality_before),

@@ -104,6 +104,7 @@ impl std::str::FromStr for Controls {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Gender {
     Masculine,
@@ -123,12 +124,33 @@ impl std::str::FromStr for Gender {
 
 /// The system that produces the translation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase", tag = "kind")]
 pub enum SystemKind {
     /// The control layer with the given steps (none = generic translation).
     Controlled,
     /// MTFC pivot: generic translation, then the rule formalizer (`registro-rewrite`) for formal requests.
     Pivot,
+}
+
+impl SystemKind {
+    pub const ALL: [SystemKind; 2] = [SystemKind::Controlled, SystemKind::Pivot];
+    pub fn name(&self) -> &'static str {
+        match self {
+            SystemKind::Controlled => "controlled",
+            SystemKind::Pivot => "pivot",
+        }
+    }
+}
+
+impl std::str::FromStr for SystemKind {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> anyhow::Result<Self> {
+        SystemKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s.trim())
+            .with_context(|| format!("unknown system {s:?} (expected controlled or pivot)"))
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -179,7 +201,7 @@ impl Options {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct CandidateOut {
     pub text: String,
     pub logprob: f32,
@@ -192,7 +214,7 @@ pub struct CandidateOut {
     pub chosen: bool,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct SegmentOut {
     pub index: usize,
     pub source: String,
@@ -287,7 +309,7 @@ impl<'g> Translator<'g> {
             let constraints =
                 if controlled && o.controls.has(Control::Constrain) { constrain::for_register(o.lang, register) } else { Constraints::default() };
             let spec = prompt::PromptSpec { lang: o.lang, register, instruct: controlled && o.controls.has(Control::Prompt), gender: o.gender, shots: &shots };
-            let p = prompt::build(self.gen.chat_format(), &spec, source);
+            let p = prompt::build(&self.gen.chat_format(), &spec, source)?;
             let gens = if source.trim().is_empty() {
                 vec![Generated { text: String::new(), logprob: 0.0, tokens: 0 }]
             } else {
@@ -405,6 +427,29 @@ pub fn translate_contrastive(
     Ok(f.into_iter().zip(i).map(|(formal, informal)| ContrastivePair { formal, informal }).collect())
 }
 
+/// Contrastive mode, stored: one run per side of the T-V distinction over the same sources — the formal (or, when
+/// asked, respectful) run first, then the informal one — each with its own outputs, flags and status, so both show
+/// in the runs table and the Dashboard. Progress counts both passes; a cancel during the first pass skips the second.
+pub fn translate_contrastive_and_store(
+    store: &mut Store,
+    target: &RunTarget,
+    tr: &mut Translator<'_>,
+    sources: &[String],
+    opts: &Options,
+    progress: ProgressFn<'_>,
+    cancel: &CancelToken,
+) -> anyhow::Result<(Vec<RunId>, Vec<ContrastivePair>)> {
+    let formal_reg = if opts.register == Register::Respectful { Register::Respectful } else { Register::Formal };
+    let n = sources.len() as u64;
+    let (formal_run, formal) = translate_and_store(store, target, tr, sources, None, &Options { register: formal_reg, ..opts.clone() }, &mut |p| progress(Progress { total: 2 * n, ..p }), cancel)?;
+    if cancel.is_cancelled() {
+        return Ok((vec![formal_run], Vec::new()));
+    }
+    let (informal_run, informal) = translate_and_store(store, target, tr, sources, None, &Options { register: Register::Informal, ..opts.clone() }, &mut |p| progress(Progress { done: n + p.done, total: 2 * n, ..p }), cancel)?;
+    let pairs = formal.into_iter().zip(informal).map(|(formal, informal)| ContrastivePair { formal, informal }).collect();
+    Ok((vec![formal_run, informal_run], pairs))
+}
+
 /// What a stored translation run is about.
 pub struct RunTarget {
     pub project_id: i64,
@@ -473,12 +518,16 @@ pub fn translate_and_store(
     store.start_run(id)?;
     let total = sources.len() as u64;
     let mut done = 0u64;
-    let result = tr.translate_mixed(sources, registers, opts, cancel.flag(), &mut |seg| {
-        store.put_output(id, &to_output(seg))?;
-        done += 1;
-        progress(Progress { done, total, message: if seg.flagged { format!("segment {} flagged", seg.index + 1) } else { format!("segment {}", seg.index + 1) } });
-        Ok(())
-    });
+    // A panic must not leave the run `running`: it ends `failed` below like any error.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        tr.translate_mixed(sources, registers, opts, cancel.flag(), &mut |seg| {
+            store.put_output(id, &to_output(seg))?;
+            done += 1;
+            progress(Progress { done, total, message: if seg.flagged { format!("segment {} flagged", seg.index + 1) } else { format!("segment {}", seg.index + 1) } });
+            Ok(())
+        })
+    }))
+    .unwrap_or_else(|p| Err(anyhow::anyhow!(crate::projects::crash_message(p.as_ref()))));
     match result {
         Ok(segs) => {
             let status = if cancel.is_cancelled() && segs.len() < sources.len() { RunStatus::Cancelled } else { RunStatus::Done };
@@ -494,10 +543,7 @@ pub fn translate_and_store(
 
 /// The id of the project called `name`, created when missing.
 pub fn project_id(store: &Store, name: &str) -> anyhow::Result<i64> {
-    match store.find_project(name) {
-        Ok(p) => Ok(p.id),
-        Err(_) => Ok(store.create_project(name)?.id),
-    }
+    Ok(crate::projects::find_or_create_project(store, name)?.id)
 }
 
 /// Re-analyses a translation the user edited (or picked among the candidates) and stores it in place of the
@@ -519,7 +565,7 @@ pub fn store_edit(store: &mut Store, run: RunId, segment: usize, lang: Lang, reg
 }
 
 /// The analysis of one text against a requested register, as the view shows it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
 pub struct SegmentCheck {
     pub analysis: Analysis,
     pub verdict: Verdict,

@@ -145,6 +145,39 @@ fn cancelled_run_keeps_what_was_done_and_ends_cancelled() {
 }
 
 #[test]
+fn contrastive_mode_stores_one_run_per_register_with_every_segment() {
+    let (_d, mut gen) = tiny();
+    let mut t = tr::Translator::new(&mut gen, None);
+    let mut store = Store::open_in_memory().unwrap();
+    let project = tr::project_id(&store, "t").unwrap();
+    let opts = Options { controls: Controls::default(), max_tokens: 12, ..Options::new(Lang::De, Register::Formal) };
+    let mut last = (0, 0);
+    let (runs, pairs) = tr::translate_contrastive_and_store(
+        &mut store,
+        &tr::RunTarget { project_id: project, document_id: None },
+        &mut t,
+        &sources(),
+        &opts,
+        &mut |p| last = (p.done, p.total),
+        &CancelToken::new(),
+    )
+    .unwrap();
+    assert_eq!(pairs.len(), 3);
+    assert_eq!(last, (6, 6), "progress counts both passes");
+    assert_eq!(runs.len(), 2);
+    let registers: Vec<Option<String>> = runs.iter().map(|&r| store.run(r).unwrap().register).collect();
+    assert_eq!(registers, [Some("formal".to_string()), Some("informal".to_string())]);
+    for (side, &run) in runs.iter().enumerate() {
+        assert_eq!(store.run(run).unwrap().status, RunStatus::Done);
+        let outs = store.outputs(run).unwrap();
+        assert_eq!(outs.len(), 3);
+        for (o, p) in outs.iter().zip(&pairs) {
+            assert_eq!(&o.text, if side == 0 { &p.formal.text } else { &p.informal.text });
+        }
+    }
+}
+
+#[test]
 fn per_sentence_register_overrides_reach_the_segments_and_the_run() {
     let (_d, mut gen) = tiny();
     let mut t = tr::Translator::new(&mut gen, None);
@@ -181,7 +214,8 @@ fn controls_parse_in_pipeline_order() {
 fn prompts_spell_out_the_register_and_show_contrastive_examples() {
     let shots = tr::Pool::default_for(Lang::It).map(|p| p.retrieve("Do you like jazz?", 2, Register::Formal, None)).unwrap_or_default();
     let spec = prompt::PromptSpec { lang: Lang::It, register: Register::Formal, instruct: true, gender: Some(tr::Gender::Feminine), shots: &shots };
-    let p = prompt::build(prompt::ChatFormat::ChatMl, &spec, "Do you like jazz?");
+    let qwen = prompt::ChatFormat::Template(registro_engine::chat::ChatTemplate::builtin("qwen2"));
+    let p = prompt::build(&qwen, &spec, "Do you like jazz?").unwrap();
     assert!(p.prefix.contains("Lei") && p.prefix.contains("Italian"), "{}", p.prefix);
     assert!(p.prefix.contains("woman"));
     assert!(p.turn.ends_with("<|im_start|>assistant\n"));
@@ -192,8 +226,38 @@ fn prompts_spell_out_the_register_and_show_contrastive_examples() {
         assert!(p.prefix.contains("formal (use)") && p.prefix.contains("informal (avoid)"));
         assert!(p.prefix.contains('['), "markers are shown in brackets");
     }
-    let generic = prompt::build(prompt::ChatFormat::ChatMl, &prompt::PromptSpec { instruct: false, shots: &[], ..spec }, "Hi");
+    let generic = prompt::build(&qwen, &prompt::PromptSpec { instruct: false, shots: &[], ..spec }, "Hi").unwrap();
     assert!(!generic.prefix.contains("Lei"), "the generic prompt says nothing about register");
+}
+
+#[test]
+fn prompts_are_rendered_by_the_models_own_chat_template() {
+    use registro_engine::chat::{ChatMessage, ChatTemplate};
+    let shots = [tr::fewshot::Shot {
+        source: "Are you coming?".into(),
+        wanted: "Kommen Sie?".into(),
+        wanted_marked: "Kommen [Sie]?".into(),
+        avoid_marked: "Kommst [du]?".into(),
+    }];
+    let spec = prompt::PromptSpec { lang: Lang::De, register: Register::Formal, instruct: true, gender: None, shots: &shots };
+    for family in ["qwen2", "gemma3", "llama"] {
+        let t = ChatTemplate::builtin(family);
+        let p = prompt::build(&prompt::ChatFormat::Template(t.clone()), &spec, "Do you like jazz?").unwrap();
+        let messages = [
+            ChatMessage::system(&prompt::system_text(&spec)),
+            ChatMessage::user("Are you coming?"),
+            ChatMessage::assistant("Kommen Sie?"),
+            ChatMessage::user("Do you like jazz?"),
+        ];
+        let whole = t.render(&messages, true).unwrap();
+        // BOS is the generator's to add; everything else is the template's rendering, split where the segment's
+        // turn starts so the few-shot prefix is shared by every segment.
+        assert_eq!(format!("{}{}{}", t.bos_token, p.prefix, p.turn), whole, "{family}");
+        assert!(p.prefix.contains("Kommen Sie?") && !p.turn.contains("Kommen Sie?"), "{family}: the example turns are in the prefix");
+        let stops = prompt::ChatFormat::Template(t).stops();
+        let end = ["<|im_end|>", "<end_of_turn>", "<|eot_id|>"];
+        assert!(stops.iter().any(|s| end.contains(&s.as_str())), "{family}: the end-of-turn marker stops generation: {stops:?}");
+    }
 }
 
 #[test]

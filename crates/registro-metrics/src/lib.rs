@@ -4,6 +4,7 @@
 //! corpus scores and resampling tests aggregate those, and a signature string makes every score reproducible.
 //! BLEU, chrF and TER reproduce sacrebleu 2.6.0 to the last printed digit. Model-based scores (formality,
 //! similarity, fluency) plug in through the traits in [`style`].
+#![forbid(unsafe_code)]
 
 pub mod bleu;
 pub mod chrf;

@@ -6,6 +6,7 @@
 //! `tú`, `usted`; JA `ます`) and *weak* when they are ambiguous with a third person (ES `su`, IT `suo`, a
 //! sentence-initial DE `Sie`). Weak markers only decide the label when no strong marker is present, and a weak
 //! marker alone never makes a translation "wrong" (see [`Analysis::verdict`]) so repair never rewrites a "his".
+#![forbid(unsafe_code)]
 
 pub mod data;
 pub mod eval;
@@ -17,6 +18,7 @@ mod tokens;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Lang {
     De,
@@ -69,12 +71,16 @@ impl std::str::FromStr for Lang {
 }
 
 /// The register a user asks for, or that a marker signals.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Register {
+    #[cfg_attr(feature = "clap", value(alias = "f"))]
     Formal,
+    #[cfg_attr(feature = "clap", value(alias = "i"))]
     Informal,
     /// Japanese sonkeigo/kenjōgo; also counts as formal.
+    #[cfg_attr(feature = "clap", value(alias = "honorific"))]
     Respectful,
 }
 
@@ -111,7 +117,7 @@ impl std::str::FromStr for Register {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Label {
     Formal,
@@ -131,7 +137,7 @@ impl Label {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum MarkerKind {
     Pronoun,
@@ -146,7 +152,7 @@ pub enum MarkerKind {
 
 /// One register marker. Offsets are given both in bytes (Rust slicing) and in Unicode scalar values (for the UI,
 /// which indexes `Array.from(text)`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Marker {
     pub start: usize,
     pub end: usize,
@@ -158,7 +164,7 @@ pub struct Marker {
     pub strong: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Analysis {
     pub label: Label,
     pub markers: Vec<Marker>,
@@ -167,7 +173,7 @@ pub struct Analysis {
 }
 
 /// Whether a text satisfies a requested register.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// The markers agree with the request.

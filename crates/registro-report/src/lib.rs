@@ -1,6 +1,7 @@
 //! registro-report: what the Dashboard and `registro report` show, computed from plain data: charts (plotters,
 //! SVG and PNG), inter-rater agreement statistics, and table exports (CSV, JSON, LaTeX, one-file HTML).
 //! No store, no models: callers hand in numbers, so everything here is testable on hand-made inputs.
+#![forbid(unsafe_code)]
 
 pub mod agreement;
 pub mod charts;

@@ -1,6 +1,7 @@
 //! registro-rewrite: informal → formal rewriting without ML. [`rules`] is the XFORMAL/RT18 rule-based formalizer
 //! (every change recorded with its type and span); [`scorer`] is a formality regressor trained on PT16 with
 //! language-independent surface features plus per-language lexicons, so it applies zero-shot beyond English.
+#![forbid(unsafe_code)]
 
 pub mod bench;
 pub mod features;

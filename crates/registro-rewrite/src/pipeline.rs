@@ -11,7 +11,8 @@ use crate::rules::{Edit, Formalizer};
 use crate::scorer::{Scorer, ScorerError};
 use crate::Lang;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
     Rules,
@@ -80,21 +81,21 @@ pub struct Options {
 
 /// A piece of the side-by-side view. Concatenating `old` gives the input, `new` the candidate, exactly; `kind`
 /// is `None` for unchanged text and an edit label otherwise.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Piece {
     pub kind: Option<String>,
     pub old: String,
     pub new: String,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct CandidateView {
     #[serde(flatten)]
     pub candidate: Candidate,
     pub pieces: Vec<Piece>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
 pub struct SentenceResult {
     pub input: String,
     pub formality_before: f32,

@@ -12,6 +12,7 @@
 //! - a run left `running` by a process that no longer exists is marked `failed` with an `interrupted: …` error
 //!   when a store is opened (see [`Store::recover_interrupted_runs`]); its stored outputs stay, and
 //!   [`Store::resume_run`] returns the segments still to do.
+#![forbid(unsafe_code)]
 
 mod documents;
 mod error;
@@ -21,8 +22,8 @@ mod judgments;
 mod metrics;
 mod model;
 mod outputs;
-mod projects;
 mod ownership;
+mod projects;
 mod runs;
 mod schema;
 mod worker;
@@ -35,9 +36,9 @@ use rusqlite::Connection;
 pub use error::{ImportError, StoreError};
 pub use judgments::JudgmentFilter;
 pub use model::*;
-pub use schema::SCHEMA_VERSION;
 pub use documents::content_hash;
 pub use ownership::APPLICATION_ID;
+pub use schema::SCHEMA_VERSION;
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
@@ -50,7 +51,6 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Store {
     conn: Connection,
     path: PathBuf,
-}
     /// Names the database for the in-process registry of executing runs (see `worker.rs`): the canonical path,
     /// or a unique name per in-memory store.
     key: String,
@@ -84,6 +84,7 @@ impl Drop for Store {
             );
         }
     }
+}
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -111,8 +112,8 @@ impl Store {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir { path: dir.to_path_buf(), source })?;
         }
-        let conn = Connection::open(&path).map_err(|source| StoreError::Open { path: path.clone(), source })?;
         ownership::check(&path)?;
+        let conn = Connection::open(&path).map_err(|source| StoreError::Open { path: path.clone(), source })?;
         Self::setup(conn, path, true)
     }
 
@@ -137,13 +138,13 @@ impl Store {
     }
 
     fn setup(mut conn: Connection, path: PathBuf, wal: bool) -> Result<Store> {
-        let open_err = |source| StoreError::Open { path: path.clone(), source };
         static IN_MEMORY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let key = if wal {
             std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()).display().to_string()
         } else {
             format!(":memory:{}", IN_MEMORY.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
         };
+        let open_err = |source| StoreError::Open { path: path.clone(), source };
         conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
         if wal {
             // journal_mode returns a row, so it cannot go through execute_batch's no-rows path.

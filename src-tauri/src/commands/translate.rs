@@ -8,13 +8,16 @@ use registro_store::{DocumentId, ProjectId, RunId};
 use tauri::ipc::Channel;
 use tauri::AppHandle;
 
+use super::files;
 use crate::error::{CmdError, CmdResult};
 use crate::state::blocking;
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, ts_rs::TS)]
+#[ts(optional_fields = nullable)]
 pub struct TranslateArgs {
     /// Pasted text, one segment per line (ignored when `document_id` is set).
     #[serde(default)]
+    #[ts(optional = nullable)]
     pub text: String,
     pub document_id: Option<DocumentId>,
     pub lang: String,
@@ -22,6 +25,7 @@ pub struct TranslateArgs {
     pub register: String,
     /// Per-segment overrides (index → register).
     #[serde(default)]
+    #[ts(optional = nullable)]
     pub overrides: std::collections::HashMap<usize, String>,
     pub model: Option<String>,
     /// `prompt,fewshot,constrain,rerank,repair`, `all` or `none`.
@@ -32,7 +36,7 @@ pub struct TranslateArgs {
     pub gender: Option<String>,
 }
 
-#[derive(serde::Serialize)]
+#[derive(serde::Serialize, ts_rs::TS)]
 pub struct TranslateOutcome {
     pub run_id: RunId,
     pub segments: Vec<SegmentOut>,
@@ -58,10 +62,10 @@ pub async fn translate_text(
     let lang: Lang = parse(&args.lang)?;
     let register: Register = parse(&args.register)?;
     let controls: Controls = args.controls.as_deref().unwrap_or("all").parse().map_err(CmdError::from)?;
-    let system = match args.system.as_deref().unwrap_or("controlled") {
-        "controlled" => SystemKind::Controlled,
-        "pivot" => SystemKind::Pivot,
-        s => return Err(CmdError::msg(format!("unknown system {s:?} (expected controlled or pivot)"))),
+    let system: SystemKind = args.system.as_deref().unwrap_or("controlled").parse().map_err(CmdError::from)?;
+    let model = match args.model.as_deref().map(str::trim).filter(|m| !m.is_empty()) {
+        Some(m) => files::model_id(m)?,
+        None => registro_core::models::default_model(),
     };
     let gender: Option<Gender> = args.gender.as_deref().filter(|g| !g.is_empty()).map(parse).transpose()?;
     blocking(app, move |state| {
@@ -80,7 +84,6 @@ pub async fn translate_text(
             *slot = parse(r)?;
         }
         let opts = Options { controls, system, n_best: args.n_best.unwrap_or(4).clamp(1, 8), gender, ..Options::new(lang, register) };
-        let model = args.model.clone().unwrap_or_else(|| "qwen2.5-coder-1.5b-instruct".into());
         let mut gen = core::EngineGenerator::load(&model)?;
         let mut tr = core::Translator::new(&mut gen, core::Pool::default_for(lang));
         let mut progress = |p: Progress| {
@@ -121,12 +124,8 @@ pub fn repair_translation(lang: String, register: String, text: String) -> CmdRe
     Ok(core::analyzer::repair::convert(lang, &text, parse(&register)?).text)
 }
 
-/// Writes the translated document to `path` (a path the user picked in the save dialog).
-#[tauri::command(async)]
-pub fn export_translation(path: String, text: String) -> CmdResult<()> {
-    let path = path.trim();
-    if path.is_empty() {
-        return Err(CmdError::msg("choose where to save the translation"));
-    }
-    std::fs::write(path, text).map_err(|e| CmdError::msg(format!("cannot write {path}: {e}")))
+/// Writes the translated document to the file the user picked in the save dialog (`file`: its token).
+#[tauri::command]
+pub async fn export_translation(app: AppHandle, file: String, text: String) -> CmdResult<String> {
+    blocking(app, move |state| super::write_text(&state.files.redeem(&file, files::SAVE_TEXT)?, &text)).await
 }

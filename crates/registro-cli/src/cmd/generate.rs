@@ -1,11 +1,10 @@
 //! `registro generate` (text from a local GGUF model) and `registro bench engine` (candle vs llama.cpp).
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use anyhow::{bail, Result};
-use registro_engine::{DeviceChoice, GenerateOptions, LoadOptions, Model, NoProcessor, Sampling};
+use anyhow::Result;
+use registro_engine::{DeviceChoice, GenerateOptions, NoProcessor, Sampling};
 
 use super::Ctx;
 
@@ -44,26 +43,11 @@ pub struct Args {
     tokenizer: Option<PathBuf>,
 }
 
-/// A model id known to the model manager, or a path; returns the GGUF file and its companion tokenizer.json.
-pub fn resolve_model(spec: &str) -> Result<(PathBuf, Option<PathBuf>)> {
-    let r = registro_engine::manager::ModelManager::from_env().resolve(spec)?;
-    if r.format != registro_engine::manager::ModelFormat::Gguf {
-        bail!("{spec}: {} is not a GGUF language model", r.main.display());
-    }
-    Ok((r.main, r.tokenizer_json))
-}
-
-pub fn load_model(spec: &str, device: DeviceChoice, tokenizer: Option<PathBuf>) -> Result<Model> {
-    let (path, companion) = resolve_model(spec)?;
-    Model::load(&path, &LoadOptions { device, tokenizer: tokenizer.or(companion), keep_q5_0: false })
-}
-
 pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     let json = ctx.json;
     let t0 = Instant::now();
-    let model = load_model(&a.model, a.device, a.tokenizer.clone())?;
     // Load time includes the kernels' one-time weight repacking, so the prompt rate below is the steady one.
-    model.warm_up()?;
+    let model = registro_core::models::load_llm(&a.model, a.device, a.tokenizer.clone())?;
     let load_secs = t0.elapsed().as_secs_f64();
     let prompt = if a.chat {
         model.encode_chat(&[registro_engine::chat::ChatMessage::user(&a.prompt)])?
@@ -78,10 +62,12 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         Sampling::Greedy
     };
     let opts = GenerateOptions { max_tokens: a.max_tokens, sampling, stop_strings: a.stop.clone(), ..Default::default() };
-    let cancel = AtomicBool::new(false);
+    // Ctrl-C stops generation at the next token and prints what was generated so far.
+    let cancel_token = crate::term::cancel_on_ctrl_c();
+    let cancel = cancel_token.flag();
     if let Some(beam) = a.beam {
         let t = Instant::now();
-        let hyps = model.nbest(None, &prompt, &opts, beam, beam, &mut NoProcessor, &cancel)?;
+        let hyps = model.nbest(None, &prompt, &opts, beam, beam, &mut NoProcessor, cancel)?;
         let secs = t.elapsed().as_secs_f64();
         if json {
             println!("{}", serde_json::json!({"model": model.info.path, "beam": beam, "hypotheses": hyps, "secs": secs}));
@@ -100,7 +86,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
             let _ = out.flush();
         }
     };
-    let g = model.generate(None, &prompt, &opts, &mut NoProcessor, &mut on_token, &cancel)?;
+    let g = model.generate(None, &prompt, &opts, &mut NoProcessor, &mut on_token, cancel)?;
     let prefill_tps = g.prompt_tokens as f64 / g.prefill_secs.max(1e-9);
     // The first generated token comes from the prefill logits; decode time covers the rest.
     let decode_tps = g.tokens.len().saturating_sub(1) as f64 / g.decode_secs.max(1e-9);
@@ -148,7 +134,8 @@ pub struct BenchArgs {
 }
 
 pub fn bench(ctx: &Ctx, a: BenchArgs) -> Result<()> {
-    let (path, tokenizer) = resolve_model(&a.model)?;
+    let model = registro_core::models::resolve_llm(&a.model)?;
+    let (path, tokenizer) = (model.main, model.tokenizer_json);
     let cfg = registro_engine::bench::BenchConfig {
         segments: a.segments,
         segment_tokens: a.segment_tokens,

@@ -1,10 +1,9 @@
 //! `registro report`: the Dashboard's comparison written to a folder; `registro bench dashboard`: how long a
 //! comparison of many runs takes.
 use std::path::PathBuf;
-use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
-use registro_core::report::{self, CompareOptions, CompareRequest, SigTest};
+use anyhow::{Context, Result};
+use registro_core::report::{self, CompareOptions, CompareRequest, PairedTest};
 use registro_store::Store;
 
 use super::Ctx;
@@ -26,9 +25,9 @@ pub struct Args {
     /// Bootstrap resamples for CIs and significance (0 = none)
     #[arg(long, default_value_t = 1000)]
     bootstrap: usize,
-    /// Significance test for BLEU/chrF/TER: bs (paired bootstrap) or ar (approximate randomization)
-    #[arg(long, default_value = "bs")]
-    test: String,
+    /// Significance test for BLEU/chrF/TER (bs = paired bootstrap, ar = approximate randomization)
+    #[arg(long, value_enum, default_value_t = PairedTest::Bootstrap)]
+    test: PairedTest,
     #[arg(long, default_value_t = 12345)]
     seed: u64,
     /// Chart formats, comma-separated: svg, png
@@ -37,14 +36,6 @@ pub struct Args {
     /// Include the human evaluation (ratings stored for these runs)
     #[arg(long)]
     human: bool,
-}
-
-fn parse_test(s: &str) -> Result<SigTest> {
-    match s {
-        "bs" | "bootstrap" => Ok(SigTest::Bootstrap),
-        "ar" | "randomization" => Ok(SigTest::Randomization),
-        o => bail!("unknown --test {o:?}: expected bs or ar"),
-    }
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
@@ -58,7 +49,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let opts = CompareOptions {
         bootstrap: args.bootstrap,
         seed: args.seed,
-        test: parse_test(&args.test)?,
+        test: args.test,
         render_svg: false,
         ..Default::default()
     };
@@ -109,69 +100,37 @@ pub fn bench(ctx: &Ctx, args: BenchArgs) -> Result<()> {
     } else {
         (Store::open_or_default(ctx.db.as_deref())?, args.run_ids.clone())
     };
-    let req = CompareRequest { runs: ids.clone(), baseline: None, reference: None };
-    let opts = CompareOptions { bootstrap: args.bootstrap, ..Default::default() };
-
-    let t = Instant::now();
-    let data = report::load(&store, &req)?;
-    let load_ms = t.elapsed().as_secs_f64() * 1e3;
-    let t = Instant::now();
-    let prep = report::prepare(data)?;
-    let prepare_ms = t.elapsed().as_secs_f64() * 1e3;
-    let mut times = Vec::new();
-    let mut last = None;
-    for _ in 0..args.repeat.max(1) {
-        // Each repetition is a first comparison: nothing cached from the one before.
-        prep.clear_caches();
-        let t = Instant::now();
-        let cmp = report::compare(&prep, &opts)?;
-        times.push(t.elapsed().as_secs_f64() * 1e3);
-        last = Some(cmp);
-    }
-    // The app's next comparison of the same runs (other α, test or resamples; a baseline seen before).
-    let t = Instant::now();
-    report::compare(&prep, &opts)?;
-    let again_ms = t.elapsed().as_secs_f64() * 1e3;
-    let cmp = last.context("no repetition ran")?;
+    let t = report::time_dashboard(&store, &ids, args.bootstrap, args.repeat)?;
     if let Some(dir) = &tmp_dir {
         let _ = std::fs::remove_dir_all(dir);
     }
-    times.sort_by(f64::total_cmp);
-    let median = times[times.len() / 2];
-    let first_click = load_ms + prepare_ms + times[0];
+    // Timings on a shared machine mean little without the load they were taken under.
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load: Vec<&str> = load.split_whitespace().take(3).collect();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if ctx.json {
+        println!("{}", serde_json::json!({ "timings": t, "loadavg": load, "cores": cores }));
+        return Ok(());
+    }
     println!(
         "dashboard bench: {} runs × {} segments, bootstrap {} ({} tables, {} charts rendered to SVG)",
-        ids.len(),
-        prep.data.segments(),
-        args.bootstrap,
-        cmp.tables.len(),
-        cmp.charts.len()
+        t.runs, t.segments, t.bootstrap, t.tables, t.charts
     );
-    println!("  load from store      {load_ms:8.1} ms");
-    println!("  prepare (per segment){prepare_ms:8.1} ms");
+    println!("  load from store      {:8.1} ms", t.load_ms);
+    println!("  prepare (per segment){:8.1} ms", t.prepare_ms);
     println!(
-        "  compare (tables+charts, once loaded): median {median:.1} ms, min {:.1} ms, max {:.1} ms over {} runs (goal < 200 ms)",
-        times[0],
-        times[times.len() - 1],
-        times.len()
+        "  compare (tables+charts, once loaded): median {:.1} ms, min {:.1} ms, max {:.1} ms over {} runs (goal < 200 ms)",
+        t.compare_ms_median,
+        t.compare_ms[0],
+        t.compare_ms[t.compare_ms.len() - 1],
+        t.compare_ms.len()
     );
-    for (k, v) in &cmp.timings_ms {
+    for (k, v) in &t.breakdown_ms {
         println!("    {k:<24}{v:8.1} ms");
     }
-    println!("  compare again, same baseline (edit types cached): {again_ms:.1} ms");
-    println!("  first request total (load + prepare + compare): {first_click:.1} ms");
-    // Timings on a shared machine mean little without the load they were taken under.
-    if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
-        let load: Vec<&str> = load.split_whitespace().take(3).collect();
-        println!("  load average (1/5/15 min): {} on {} cores", load.join(" "), std::thread::available_parallelism().map_or(1, |n| n.get()));
-    }
-    if ctx.json {
-        println!(
-            "{}",
-            serde_json::json!({"runs": ids.len(), "segments": prep.data.segments(), "load_ms": load_ms, "prepare_ms": prepare_ms,
-                "compare_ms_median": median, "compare_ms": times, "compare_again_ms": again_ms, "timings_ms": cmp.timings_ms})
-        );
-    }
+    println!("  compare again, same baseline (edit types cached): {:.1} ms", t.compare_again_ms);
+    println!("  first request total (load + prepare + compare): {:.1} ms", t.first_request_ms);
+    println!("  load average (1/5/15 min): {} on {cores} cores", load.join(" "));
     Ok(())
 }
 

@@ -6,7 +6,6 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use registro_core::progress::CancelToken;
 use registro_core::rewrite::{self as rw, Lang, Method, Options, RewriteRequest, ScorerChoice, Weights};
 
 use super::Ctx;
@@ -53,10 +52,10 @@ enum Sub {
 #[derive(clap::Args, Clone)]
 struct RewriteOpts {
     /// Language of the text
-    #[arg(long, default_value = "en", value_parser = parse_lang)]
+    #[arg(long, value_enum, default_value_t = Lang::En)]
     lang: Lang,
-    /// rules | roundtrip | llm
-    #[arg(long, default_value = "rules", value_parser = parse_method)]
+    /// Rewriting method
+    #[arg(long, value_enum, default_value_t = Method::Rules)]
     method: Method,
     /// LLM candidates per sentence
     #[arg(long, default_value_t = 3)]
@@ -87,13 +86,6 @@ struct RewriteOpts {
     no_store: bool,
 }
 
-fn parse_lang(s: &str) -> Result<Lang, String> {
-    s.parse().map_err(|e: rw::UnknownLang| e.to_string())
-}
-
-fn parse_method(s: &str) -> Result<Method, String> {
-    s.parse()
-}
 fn parse_weights(s: &str) -> Result<Weights, String> {
     s.parse()
 }
@@ -131,14 +123,6 @@ fn open_store(ctx: &Ctx, o: &RewriteOpts) -> anyhow::Result<Option<registro_stor
     Ok(Some(registro_store::Store::open_or_default(ctx.db.as_deref())?))
 }
 
-fn progress(json: bool) -> impl FnMut(registro_core::progress::Progress) {
-    move |p| {
-        if !json && p.total > 20 && (p.done % 20 == 0 || p.done == p.total) {
-            eprintln!("{}/{}", p.done, p.total);
-        }
-    }
-}
-
 pub fn run(ctx: &Ctx, args: Args) -> anyhow::Result<()> {
     match args.sub {
         None => rewrite(ctx, &args.opts, &args.text),
@@ -152,7 +136,13 @@ fn rewrite(ctx: &Ctx, o: &RewriteOpts, text: &[String]) -> anyhow::Result<()> {
     let sentences = read_input(o, text)?;
     let mut store = open_store(ctx, o)?;
     let mut neural = rw::neural_backend(o.method, o.model.as_deref())?;
-    let out = rw::rewrite(store.as_mut(), &request(o, sentences), neural.as_mut().map(|n| &mut **n as &mut dyn rw::Neural), &CancelToken::new(), &mut progress(ctx.json))?;
+    let cancel = crate::term::cancel_on_ctrl_c();
+    let bar = crate::term::Bar::new(ctx.json, "sentences");
+    let out = rw::rewrite(store.as_mut(), &request(o, sentences), neural.as_mut().map(|n| &mut **n as &mut dyn rw::Neural), &cancel, &mut bar.sink())?;
+    drop(bar);
+    if cancel.is_cancelled() {
+        eprintln!("cancelled: {} sentences finished{}", out.sentences.len(), out.run_id.map_or(String::new(), |id| format!(" and kept in run {id}")));
+    }
     if let Some(p) = &o.output {
         let mut text = out.best_texts().join("\n");
         text.push('\n');
@@ -189,7 +179,10 @@ fn rewrite(ctx: &Ctx, o: &RewriteOpts, text: &[String]) -> anyhow::Result<()> {
 fn eval(ctx: &Ctx, o: &RewriteOpts, dir: &std::path::Path) -> anyhow::Result<()> {
     let mut store = open_store(ctx, o)?;
     let mut neural = rw::neural_backend(o.method, o.model.as_deref())?;
-    let r = rw::evaluate_xformal(store.as_mut(), dir, request(o, Vec::new()), neural.as_mut().map(|n| &mut **n as &mut dyn rw::Neural), &CancelToken::new(), &mut progress(ctx.json))?;
+    let cancel = crate::term::cancel_on_ctrl_c();
+    let bar = crate::term::Bar::new(ctx.json, "sentences");
+    let r = rw::evaluate_xformal(store.as_mut(), dir, request(o, Vec::new()), neural.as_mut().map(|n| &mut **n as &mut dyn rw::Neural), &cancel, &mut bar.sink())?;
+    drop(bar);
     if ctx.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
         return Ok(());
@@ -242,7 +235,7 @@ fn score(ctx: &Ctx, o: &RewriteOpts, text: &[String]) -> anyhow::Result<()> {
 #[derive(clap::Args)]
 pub struct BenchArgs {
     /// Language of the corpus
-    #[arg(long, default_value = "en", value_parser = parse_lang)]
+    #[arg(long, value_enum, default_value_t = Lang::En)]
     lang: Lang,
     /// Corpus: a text file (one sentence a line) or a PT16 csv; default PT16 train when found, else built-in
     /// chat sentences
@@ -253,10 +246,6 @@ pub struct BenchArgs {
     seconds: f64,
 }
 
-fn shared_data() -> PathBuf {
-    std::env::var_os("REGISTRO_SHARED_DATA").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("../shared/data"))
-}
-
 pub fn bench(ctx: &Ctx, args: BenchArgs) -> anyhow::Result<()> {
     let (corpus, name) = match &args.input {
         Some(p) if p.extension().is_some_and(|e| e == "csv") => {
@@ -264,8 +253,8 @@ pub fn bench(ctx: &Ctx, args: BenchArgs) -> anyhow::Result<()> {
         }
         Some(p) => (rw::read_sentences(p)?, p.display().to_string()),
         None => {
-            let p = shared_data().join("pt16/train.csv");
-            if p.exists() && args.lang == Lang::En {
+            let p = registro_core::shared_data_dir().map(|d| d.join("pt16/train.csv"));
+            if let Some(p) = p.filter(|p| p.exists() && args.lang == Lang::En) {
                 (registro_rewrite_pt16(&p)?, p.display().to_string())
             } else {
                 (rw::bench::sample_corpus(args.lang), "built-in chat sentences".to_string())

@@ -6,26 +6,25 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use registro_core::progress::CancelToken;
 use registro_core::translate::{self as tr, ablation, Controls, Gender, Lang, Options, Register, SystemKind, Verdict};
 
 use super::Ctx;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Target language: de, es, fr, hi, it, ja
-    #[arg(long)]
+    /// Target language
+    #[arg(long, value_enum)]
     lang: Lang,
-    /// formal | informal | respectful (Japanese keigo)
-    #[arg(long, default_value = "formal")]
+    /// Requested register (respectful: Japanese keigo)
+    #[arg(long, value_enum, default_value_t = Register::Formal)]
     register: Register,
-    /// Model id (see `registro models list`) or a .gguf path
-    #[arg(long, default_value = "qwen2.5-coder-1.5b-instruct")]
-    model: String,
+    /// Model id (see `registro models list`) or a .gguf path [default: $REGISTRO_DEFAULT_MODEL, else the default model]
+    #[arg(long)]
+    model: Option<String>,
     /// Read English segments from this file (one per line; default: the arguments, else stdin)
     #[arg(long)]
     input: Option<PathBuf>,
-    /// Write the translations here, one per line
+    /// Write the translations here, one per line (with --contrastive: formal<TAB>informal per line)
     #[arg(long)]
     output: Option<PathBuf>,
     /// Candidates per segment for reranking
@@ -34,14 +33,14 @@ pub struct Args {
     /// Control steps: prompt,fewshot,constrain,rerank,repair | all | none (generic translation)
     #[arg(long, default_value = "all")]
     controls: Controls,
-    /// controlled | pivot (MTFC: generic translation, then the rule formalizer)
-    #[arg(long, default_value = "controlled")]
-    system: String,
-    /// Translate in both registers side by side
+    /// controlled: the control layer; pivot (MTFC): generic translation, then the rule formalizer
+    #[arg(long, value_enum, default_value_t = SystemKind::Controlled)]
+    system: SystemKind,
+    /// Translate in both registers side by side (stored as two runs, formal and informal)
     #[arg(long)]
     contrastive: bool,
-    /// Grammatical gender of the addressee: masculine | feminine
-    #[arg(long)]
+    /// Grammatical gender of the addressee
+    #[arg(long, value_enum)]
     gender: Option<Gender>,
     /// Retrieve few-shot examples per sentence instead of once per document
     #[arg(long)]
@@ -72,11 +71,7 @@ fn read_input(a: &Args) -> anyhow::Result<Vec<String>> {
 }
 
 fn options(a: &Args) -> anyhow::Result<Options> {
-    let system = match a.system.as_str() {
-        "controlled" => SystemKind::Controlled,
-        "pivot" => SystemKind::Pivot,
-        s => anyhow::bail!("unknown system {s:?} (expected controlled or pivot)"),
-    };
+    let system = a.system.clone();
     anyhow::ensure!(a.register != Register::Respectful || a.lang == Lang::Ja, "the respectful register exists for Japanese only");
     Ok(Options {
         controls: a.controls.clone(),
@@ -101,44 +96,64 @@ fn print_segment(s: &tr::SegmentOut) {
     eprintln!("{note}");
 }
 
+fn write_lines(path: &std::path::Path, lines: impl Iterator<Item = String>) -> anyhow::Result<()> {
+    let mut text = lines.collect::<Vec<_>>().join("\n");
+    text.push('\n');
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
 pub fn run(ctx: &Ctx, a: Args) -> anyhow::Result<()> {
     let sources = read_input(&a)?;
     let opts = options(&a)?;
-    let mut gen = tr::EngineGenerator::load(&a.model)?;
+    let model = a.model.clone().unwrap_or_else(registro_core::models::default_model);
+    let mut gen = tr::EngineGenerator::load(&model)?;
     let pool = tr::Pool::default_for(a.lang);
     if pool.is_none() && opts.controls.has(tr::Control::Fewshot) {
         eprintln!("note: CoCoA-MT training data not found (set REGISTRO_SHARED_DATA); the fewshot control is skipped");
     }
     let mut t = tr::Translator::new(&mut gen, pool);
-    let cancel = CancelToken::new();
+    let cancel = crate::term::cancel_on_ctrl_c();
+    let bar = crate::term::Bar::new(ctx.json, "segments");
     if a.contrastive {
-        let pairs = tr::translate_contrastive(&mut t, &sources, &opts, cancel.flag())?;
+        let (run_ids, pairs) = if a.no_store {
+            (Vec::new(), tr::translate_contrastive(&mut t, &sources, &opts, cancel.flag())?)
+        } else {
+            let mut store = registro_store::Store::open_or_default(ctx.db.as_deref())?;
+            let project = tr::project_id(&store, &a.project)?;
+            let target = tr::RunTarget { project_id: project, document_id: None };
+            tr::translate_contrastive_and_store(&mut store, &target, &mut t, &sources, &opts, &mut bar.sink(), &cancel)?
+        };
+        drop(bar);
+        if let Some(p) = &a.output {
+            write_lines(p, pairs.iter().map(|p| format!("{}\t{}", p.formal.text, p.informal.text)))?;
+        }
         if ctx.json {
-            println!("{}", serde_json::to_string_pretty(&pairs)?);
+            println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "run_ids": run_ids, "pairs": pairs }))?);
         } else {
             for p in &pairs {
                 println!("{}\n  formal:   {}{}\n  informal: {}{}", p.formal.source, p.formal.text, flag_mark(&p.formal), p.informal.text, flag_mark(&p.informal));
             }
+            if !run_ids.is_empty() {
+                let ids: Vec<String> = run_ids.iter().map(|id| id.to_string()).collect();
+                eprintln!("stored as runs {}{}", ids.join(" (formal) and "), if run_ids.len() == 2 { " (informal)" } else { " (cancelled before the informal pass)" });
+            }
         }
         return Ok(());
     }
-    let mut progress = |p: registro_core::progress::Progress| {
-        if !ctx.json && p.total > 1 {
-            eprintln!("{}/{} {}", p.done, p.total, p.message);
-        }
-    };
     let (run_id, segs) = if a.no_store {
         (None, t.translate(&sources, &opts, cancel.flag(), &mut |_| Ok(()))?)
     } else {
         let mut store = registro_store::Store::open_or_default(ctx.db.as_deref())?;
         let project = tr::project_id(&store, &a.project)?;
-        let (id, segs) = tr::translate_and_store(&mut store, &tr::RunTarget { project_id: project, document_id: None }, &mut t, &sources, None, &opts, &mut progress, &cancel)?;
+        let (id, segs) = tr::translate_and_store(&mut store, &tr::RunTarget { project_id: project, document_id: None }, &mut t, &sources, None, &opts, &mut bar.sink(), &cancel)?;
         (Some(id), segs)
     };
+    drop(bar);
+    if cancel.is_cancelled() {
+        eprintln!("cancelled: {} of {} segments finished{}", segs.len(), sources.len(), run_id.map_or(String::new(), |id| format!(" and kept in run {id}")));
+    }
     if let Some(p) = &a.output {
-        let mut text = segs.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join("\n");
-        text.push('\n');
-        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+        write_lines(p, segs.iter().map(|s| s.text.clone()))?;
     }
     if ctx.json {
         println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "run_id": run_id, "segments": segs }))?);
@@ -166,20 +181,26 @@ fn flag_mark(s: &tr::SegmentOut) -> String {
     s.flag_reason.as_ref().map_or(String::new(), |r| format!("  ⚑ {r}"))
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum BenchWhat {
+    Ablation,
+    Analyzer,
+}
+
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// What to measure: `ablation` (needs a model) or `analyzer` (register analyzer accuracy, no model)
-    #[arg(default_value = "ablation")]
-    what: String,
+    /// What to measure: the control-layer ablation (needs a model) or the register analyzer's accuracy (no model)
+    #[arg(value_enum, default_value_t = BenchWhat::Ablation)]
+    what: BenchWhat,
     /// CoCoA-MT / IWSLT-style folder (default: the CoCoA-MT training folder of --lang, held-out part)
     #[arg(long)]
     dir: Option<PathBuf>,
     /// Target language(s), comma-separated
-    #[arg(long, default_value = "de")]
-    lang: String,
-    /// Model id or .gguf path
-    #[arg(long, default_value = "qwen2.5-coder-1.5b-instruct")]
-    model: String,
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "de")]
+    lang: Vec<Lang>,
+    /// Model id or .gguf path [default: $REGISTRO_DEFAULT_MODEL, else the default model]
+    #[arg(long)]
+    model: Option<String>,
     /// Sources to translate (a subset spread over the folder; CPU time)
     #[arg(long, default_value_t = 20)]
     limit: usize,
@@ -199,12 +220,11 @@ pub struct BenchArgs {
 }
 
 pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
-    let langs: Vec<Lang> = a.lang.split(',').map(|l| l.parse()).collect::<Result<_, _>>()?;
-    if a.what == "analyzer" {
+    let langs = a.lang.clone();
+    if a.what == BenchWhat::Analyzer {
         return bench_analyzer(ctx, &langs);
     }
-    anyhow::ensure!(a.what == "ablation", "unknown benchmark {:?} (expected ablation or analyzer)", a.what);
-    let mut gen = tr::EngineGenerator::load(&a.model)?;
+    let mut gen = tr::EngineGenerator::load(&a.model.clone().unwrap_or_else(registro_core::models::default_model))?;
     let mut reports = Vec::new();
     for lang in langs {
         let (dir, held_out) = match &a.dir {
@@ -226,14 +246,11 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
             shots: a.shots,
             respectful: false,
         };
-        let cancel = CancelToken::new();
-        let r = ablation::run(&mut gen, tr::Pool::default_for(lang), &o, &mut |p| {
-            if !ctx.json {
-                eprint!("\r{}/{} {:<40}", p.done, p.total, p.message);
-            }
-        }, cancel.flag())?;
+        let cancel = crate::term::cancel_on_ctrl_c();
+        let bar = crate::term::Bar::new(ctx.json, "translations");
+        let r = ablation::run(&mut gen, tr::Pool::default_for(lang), &o, &mut bar.sink(), cancel.flag())?;
+        drop(bar);
         if !ctx.json {
-            eprintln!();
             println!("{}", ablation::table(&r));
         }
         reports.push(r);

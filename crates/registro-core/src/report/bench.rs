@@ -10,10 +10,7 @@ use registro_report::agreement::SplitMix64;
 use registro_store::{NewDocument, NewRun, NewSegment, Output, RunId, RunStatus, Store, Task};
 
 fn shared_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("REGISTRO_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    let d = base.join("iwslt2022-umd/en-de");
+    let d = crate::shared_data_dir()?.join("iwslt2022-umd/en-de");
     d.is_dir().then_some(d)
 }
 
@@ -94,10 +91,7 @@ fn damage(text: &str, rate: f64, rng: &mut SplitMix64) -> String {
 /// Creates project `dashboard-bench` with one `segments`-long document and `runs` finished runs over it.
 pub fn bench_fixture(store: &mut Store, runs: usize, segments: usize) -> Result<Vec<RunId>> {
     let ts = test_set(segments.max(1));
-    let project = match store.find_project("dashboard-bench") {
-        Ok(p) => p,
-        Err(_) => store.create_project("dashboard-bench")?,
-    };
+    let project = crate::projects::find_or_create_project(store, "dashboard-bench")?;
     let doc = NewDocument {
         name: format!("bench test set ({segments} segments)"),
         source_lang: "en".into(),
@@ -143,4 +137,67 @@ pub fn bench_fixture(store: &mut Store, runs: usize, segments: usize) -> Result<
         ids.push(id);
     }
     Ok(ids)
+}
+
+/// What `registro bench dashboard` measures: each phase of the Dashboard's first request, and repeated comparisons.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DashboardTimings {
+    pub runs: usize,
+    pub segments: usize,
+    pub bootstrap: usize,
+    pub tables: usize,
+    pub charts: usize,
+    pub load_ms: f64,
+    pub prepare_ms: f64,
+    /// Every timed comparison, sorted (each starts with the caches cleared, as a first comparison would).
+    pub compare_ms: Vec<f64>,
+    pub compare_ms_median: f64,
+    /// The app's next comparison of the same runs (edit types cached for a baseline seen before).
+    pub compare_again_ms: f64,
+    /// What the user waits for on the first click: load + prepare + the fastest compare.
+    pub first_request_ms: f64,
+    /// The last comparison's own breakdown (`prepare.*`, tables, bootstrap, charts).
+    pub breakdown_ms: std::collections::BTreeMap<String, f64>,
+}
+
+/// Times load, prepare and `repeat` comparisons of `runs` (with `bootstrap` resamples) from `store`.
+pub fn time_dashboard(store: &Store, runs: &[RunId], bootstrap: usize, repeat: usize) -> Result<DashboardTimings> {
+    use std::time::Instant;
+    let req = super::CompareRequest { runs: runs.to_vec(), baseline: None, reference: None };
+    let opts = super::CompareOptions { bootstrap, ..Default::default() };
+    let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    let data = super::load(store, &req)?;
+    let load_ms = ms(t);
+    let t = Instant::now();
+    let prep = super::prepare(data)?;
+    let prepare_ms = ms(t);
+    let mut compare_ms = Vec::new();
+    let mut last = None;
+    for _ in 0..repeat.max(1) {
+        prep.clear_caches();
+        let t = Instant::now();
+        let cmp = super::compare(&prep, &opts)?;
+        compare_ms.push(ms(t));
+        last = Some(cmp);
+    }
+    let t = Instant::now();
+    super::compare(&prep, &opts)?;
+    let compare_again_ms = ms(t);
+    let cmp = last.expect("at least one repetition ran");
+    compare_ms.sort_by(f64::total_cmp);
+    Ok(DashboardTimings {
+        runs: runs.len(),
+        segments: prep.data.segments(),
+        bootstrap,
+        tables: cmp.tables.len(),
+        charts: cmp.charts.len(),
+        load_ms,
+        prepare_ms,
+        compare_ms_median: compare_ms[compare_ms.len() / 2],
+        first_request_ms: load_ms + prepare_ms + compare_ms[0],
+        compare_ms,
+        compare_again_ms,
+        breakdown_ms: cmp.timings_ms,
+    })
 }

@@ -11,31 +11,37 @@ use registro_report::{Cell, Chart, Column, Table};
 use serde::{Deserialize, Serialize};
 
 use super::prepare::Prepared;
-use super::significance::{corpus_from_scores, corpus_test, paired_bootstrap, PairedResult, Resamples, SigTest};
+use super::significance::{corpus_from_scores, corpus_test, paired_bootstrap, PairedResult, Resamples, PairedTest};
 use registro_metrics::significance::Resampled;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 pub struct CompareOptions {
     /// Bootstrap resamples (sacrebleu's default is 1000); 0 skips CIs and significance.
+    #[ts(optional = nullable)]
     pub bootstrap: usize,
+    #[ts(optional = nullable)]
     pub seed: u64,
     /// Bootstrap or approximate randomization for BLEU/chrF/TER (M-Acc and formality always bootstrap).
-    pub test: SigTest,
+    #[ts(optional = nullable)]
+    pub test: PairedTest,
     /// Significance level for the markers: `*` below it, `**` below 0.01, `***` below 0.001 (`†` … when worse).
+    #[ts(optional = nullable)]
     pub alpha: f64,
     /// Render every chart to SVG (the app shows them; `registro report` writes files).
+    #[ts(optional = nullable)]
     pub render_svg: bool,
+    #[ts(optional = nullable)]
     pub chart_size: (u32, u32),
 }
 
 impl Default for CompareOptions {
     fn default() -> Self {
-        CompareOptions { bootstrap: 1000, seed: 12345, test: SigTest::Bootstrap, alpha: 0.05, render_svg: true, chart_size: registro_report::charts::DEFAULT_SIZE }
+        CompareOptions { bootstrap: 1000, seed: 12345, test: PairedTest::Bootstrap, alpha: 0.05, render_svg: true, chart_size: registro_report::charts::DEFAULT_SIZE }
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct SystemInfo {
     pub run_id: i64,
     pub label: String,
@@ -50,7 +56,7 @@ pub struct SystemInfo {
     pub baseline: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct NamedChart {
     pub key: String,
     pub title: String,
@@ -59,7 +65,7 @@ pub struct NamedChart {
     pub svg: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct Comparison {
     pub document: String,
     pub segments: usize,
@@ -130,7 +136,7 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
     let mut macc_at: Vec<Option<usize>> = vec![None; k];
     let mut formality_at: Vec<Option<usize>> = vec![None; k];
     if resamples.is_some() {
-        if opts.test == SigTest::Bootstrap {
+        if opts.test == PairedTest::Bootstrap {
             for (m, (metric, stats)) in corpus_metrics.iter().zip(&corpus_stats).enumerate() {
                 for s in stats {
                     corpus_at[m].push(jobs.len());
@@ -252,8 +258,8 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
             opts.seed,
             data.systems[base].label,
             match opts.test {
-                SigTest::Bootstrap => "bootstrap resampling",
-                SigTest::Randomization => "approximate randomization",
+                PairedTest::Bootstrap => "bootstrap resampling",
+                PairedTest::Randomization => "approximate randomization",
             },
             registro_report::significance_legend(opts.alpha)
         ));
@@ -422,8 +428,8 @@ fn sig_resampling(opts: &CompareOptions) -> registro_metrics::SigResampling {
         return Default::default();
     }
     match opts.test {
-        SigTest::Bootstrap => registro_metrics::SigResampling { bs: Some(opts.bootstrap), ar: None, seed: Some(opts.seed.to_string()) },
-        SigTest::Randomization => registro_metrics::SigResampling { bs: Some(opts.bootstrap), ar: Some(opts.bootstrap), seed: Some(opts.seed.to_string()) },
+        PairedTest::Bootstrap => registro_metrics::SigResampling { bs: Some(opts.bootstrap), ar: None, seed: Some(opts.seed.to_string()) },
+        PairedTest::Randomization => registro_metrics::SigResampling { bs: Some(opts.bootstrap), ar: Some(opts.bootstrap), seed: Some(opts.seed.to_string()) },
     }
 }
 

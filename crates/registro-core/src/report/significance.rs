@@ -12,13 +12,18 @@ use registro_metrics::significance::{
 use registro_metrics::{Metric, SegmentStats};
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+/// Which paired test marks a system as different from the baseline (the sample count travels separately, in
+/// `CompareOptions`; `registro_metrics::SigTest` is the metric engine's own form with the count inside).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default, ts_rs::TS)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
-pub enum SigTest {
+pub enum PairedTest {
     /// Paired bootstrap resampling (sacrebleu `--paired-bs`).
     #[default]
+    #[cfg_attr(feature = "clap", value(alias = "bs"))]
     Bootstrap,
     /// Paired approximate randomization (sacrebleu `--paired-ar`); CIs still come from the bootstrap.
+    #[cfg_attr(feature = "clap", value(alias = "ar"))]
     Randomization,
 }
 
@@ -36,14 +41,14 @@ pub fn corpus_test(
     metric: &dyn Metric,
     stats: &[&SegmentStats],
     base: usize,
-    test: SigTest,
+    test: PairedTest,
     samples: usize,
     seed: u64,
 ) -> Result<Vec<PairedResult>> {
     let others: Vec<&SegmentStats> = stats.iter().enumerate().filter(|(i, _)| *i != base).map(|(_, s)| *s).collect();
     let res = match test {
-        SigTest::Bootstrap => engine_bootstrap(metric, stats[base], &others, samples, seed)?,
-        SigTest::Randomization => paired_ar(metric, stats[base], &others, samples.max(1), samples, seed)?,
+        PairedTest::Bootstrap => engine_bootstrap(metric, stats[base], &others, samples, seed)?,
+        PairedTest::Randomization => paired_ar(metric, stats[base], &others, samples.max(1), samples, seed)?,
     };
     // The engine answers baseline first, then the others in order.
     let mut out = Vec::with_capacity(stats.len());
@@ -63,7 +68,7 @@ fn from_engine(r: &TestResult) -> PairedResult {
 
 /// [`corpus_test`] under the bootstrap when every system's resampled scores (`boot[i]`, over [`Resamples`] with
 /// the same size and seed) are already known: the engine's CI and p-value rule on them, so results equal
-/// `corpus_test(…, SigTest::Bootstrap, …)` to the last bit.
+/// `corpus_test(…, PairedTest::Bootstrap, …)` to the last bit.
 pub fn corpus_from_scores(metric: &dyn Metric, stats: &[&SegmentStats], base: usize, boot: &[Vec<f64>]) -> Vec<PairedResult> {
     let bl_score = metric.score(&stats[base].sum());
     (0..stats.len())
@@ -143,7 +148,7 @@ mod tests {
         ];
         let stats: Vec<&SegmentStats> = stats.iter().collect();
         for base in 0..3 {
-            let engine = corpus_test(&chrf, &stats, base, SigTest::Bootstrap, 300, 12345).unwrap();
+            let engine = corpus_test(&chrf, &stats, base, PairedTest::Bootstrap, 300, 12345).unwrap();
             let r = Resamples::new(40, 300, 12345);
             let boot = r.many(&stats.iter().map(|s| Resampled::Metric(&chrf, s)).collect::<Vec<_>>());
             assert_eq!(corpus_from_scores(&chrf, &stats, base, &boot), engine);

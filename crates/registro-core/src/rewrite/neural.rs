@@ -9,12 +9,11 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Context;
 use registro_engine::bert::{SentenceEncoder, SequenceClassifier};
 use registro_engine::chat::ChatMessage;
-use registro_engine::{DeviceChoice, GenerateOptions, LoadOptions, Model, NoProcessor, Prefix, Sampling};
+use registro_engine::{DeviceChoice, GenerateOptions, Model, NoProcessor, Prefix, Sampling};
 
 use super::{Formality, Lang, Method, Neural, Scorer};
 
 /// The chat model used when `--model` is not given: the instruction-tuned model the setup downloads.
-pub const DEFAULT_MODEL: &str = "qwen2.5-coder-1.5b-instruct";
 
 pub struct LlmBackend {
     model: Model,
@@ -25,11 +24,7 @@ pub struct LlmBackend {
 
 impl LlmBackend {
     pub fn load(id: &str) -> anyhow::Result<Self> {
-        let r = crate::models::resolve(id)?;
-        let opts = LoadOptions { tokenizer: r.tokenizer_json.clone(), ..Default::default() };
-        let model = Model::load(&r.main, &opts).with_context(|| format!("loading {id}"))?;
-        // Pay the kernels' one-time weight repacking while "loading" is shown, not in the first sentence.
-        model.warm_up().with_context(|| format!("warming up {id}"))?;
+        let model = crate::models::load_llm(id, Default::default(), None)?;
         Ok(Self { model, prefixes: HashMap::new(), cancel: AtomicBool::new(false) })
     }
 
@@ -100,8 +95,8 @@ fn guess_lang(messages: &[(&'static str, String)]) -> Option<Lang> {
 }
 
 pub fn backend(method: Method, model: Option<&str>) -> anyhow::Result<Box<dyn Neural>> {
-    let id = model.unwrap_or(DEFAULT_MODEL);
-    let b = LlmBackend::load(id).with_context(|| format!("--method {} needs a chat model", method.name()))?;
+    let id = model.map_or_else(crate::models::default_model, str::to_string);
+    let b = LlmBackend::load(&id).with_context(|| format!("--method {} needs a chat model", method.name()))?;
     Ok(Box::new(b))
 }
 

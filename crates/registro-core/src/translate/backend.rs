@@ -2,11 +2,9 @@
 //! optional constraints. [`EngineGenerator`] is the candle engine; the trait keeps the control layer testable and
 //! open to other backends.
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use anyhow::Context;
-use registro_engine::{GenerateOptions, LoadOptions, Model, NoProcessor, Prefix, SequenceBias};
+use registro_engine::{GenerateOptions, Model, NoProcessor, Prefix, SequenceBias};
 
 use super::constrain::Constraints;
 use super::prompt::ChatFormat;
@@ -43,57 +41,14 @@ pub struct EngineGenerator {
     bias_cache: HashMap<String, SequenceBias>,
 }
 
-/// Where a model id lives: a `.gguf` path as given, else the first `.gguf` under
-/// `$REGISTRO_MODELS/<id>/` or `~/.cache/registro/models/<id>/`.
-pub fn resolve_model(id_or_path: &str) -> anyhow::Result<PathBuf> {
-    let p = Path::new(id_or_path);
-    if p.extension().is_some_and(|e| e == "gguf") {
-        anyhow::ensure!(p.is_file(), "model file {} not found", p.display());
-        return Ok(p.to_path_buf());
-    }
-    let root = models_root();
-    let dir = root.join(id_or_path);
-    let found = std::fs::read_dir(&dir)
-        .with_context(|| format!("model {id_or_path:?}: no folder {} (fetch it with `registro models fetch {id_or_path}`)", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.extension().is_some_and(|e| e == "gguf"));
-    found.with_context(|| format!("model {id_or_path:?}: no .gguf file in {}", dir.display()))
-}
-
-pub fn models_root() -> PathBuf {
-    std::env::var_os("REGISTRO_MODELS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| dirs_home().join(".cache/registro/models"))
-}
-
-fn dirs_home() -> PathBuf {
-    std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."))
-}
-
-/// tokenizer.json beside the model, else the shared tokenizer of its family in the model cache.
-fn find_tokenizer(model: &Path) -> Option<PathBuf> {
-    let beside = model.with_file_name("tokenizer.json");
-    if beside.is_file() {
-        return Some(beside);
-    }
-    let name = model.file_name()?.to_string_lossy().to_lowercase();
-    let family = if name.contains("qwen") { "qwen3-tokenizer" } else if name.contains("gemma") { "gemma3-tokenizer" } else { return None };
-    let p = models_root().join(family).join("tokenizer.json");
-    p.is_file().then_some(p)
-}
-
 impl EngineGenerator {
     pub fn load(id_or_path: &str) -> anyhow::Result<Self> {
-        let path = resolve_model(id_or_path)?;
-        let opts = LoadOptions { tokenizer: find_tokenizer(&path), ..Default::default() };
-        let model = Model::load(&path, &opts).with_context(|| format!("loading {}", path.display()))?;
-        // Pay the kernels' one-time weight repacking while "loading" is shown, not in the first sentence.
-        model.warm_up().with_context(|| format!("warming up {}", path.display()))?;
+        let model = crate::models::load_llm(id_or_path, Default::default(), None)?;
         Ok(Self::from_model(model, id_or_path))
     }
 
     pub fn from_model(model: Model, id: &str) -> Self {
-        let format = ChatFormat::detect(model.info.chat_template.as_deref());
+        let format = ChatFormat::for_model(&model.info);
         EngineGenerator { model, id: id.to_string(), format, prefixes: HashMap::new(), bias_cache: HashMap::new() }
     }
 
@@ -144,7 +99,7 @@ impl Generator for EngineGenerator {
     }
 
     fn chat_format(&self) -> ChatFormat {
-        self.format
+        self.format.clone()
     }
 
     fn generate(&mut self, prefix: &str, turn: &str, n: usize, max_tokens: usize, constraints: &Constraints, cancel: &AtomicBool) -> anyhow::Result<Vec<Generated>> {

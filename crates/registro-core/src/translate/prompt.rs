@@ -1,5 +1,6 @@
 //! Prompt templates per language and register, and chat rendering. The system prompt and the few-shot turns form
 //! the prefix that the engine computes once and reuses for every segment of a document.
+use registro_engine::chat::{ChatMessage, ChatTemplate};
 use registro_register::{Lang, Register};
 
 use super::fewshot::Shot;
@@ -33,35 +34,51 @@ pub struct Prompt {
     pub turn: String,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How a prompt becomes model input.
+#[derive(Clone, Debug)]
 pub enum ChatFormat {
-    /// `<|im_start|>role … <|im_end|>` (Qwen).
-    ChatMl,
-    /// `<start_of_turn>user … <end_of_turn>` (Gemma).
-    Gemma,
+    /// The model's own chat template (the GGUF's `tokenizer.chat_template`): the system text and the few-shot
+    /// examples become real system/user/assistant turns, rendered exactly as the model was trained to see them.
+    Template(ChatTemplate),
     /// Plain "English: … / German: …" lines for base models without a chat template.
     Plain,
 }
 
 impl ChatFormat {
-    pub fn detect(template: Option<&str>) -> Self {
-        match template {
-            Some(t) if t.contains("<|im_start|>") => ChatFormat::ChatMl,
-            Some(t) if t.contains("<start_of_turn>") => ChatFormat::Gemma,
-            _ => ChatFormat::Plain,
+    /// The template a model file carries, else plain lines (a base model).
+    pub fn for_model(info: &registro_engine::ModelInfo) -> Self {
+        match info.chat_template {
+            Some(_) => ChatFormat::Template(info.chat.clone()),
+            None => ChatFormat::Plain,
         }
     }
+
     /// Stop strings for a one-segment answer.
-    pub fn stops(self) -> Vec<String> {
+    pub fn stops(&self) -> Vec<String> {
         // Small chat models like to add alternatives ("… Or: …"); the first rendering is the translation.
         let mut v = vec!["\n".to_string(), " Or:".to_string(), " or:".to_string(), " (Or".to_string(), " Alternatively".to_string()];
         match self {
-            ChatFormat::ChatMl => v.push("<|im_end|>".into()),
-            ChatFormat::Gemma => v.push("<end_of_turn>".into()),
+            ChatFormat::Template(t) => {
+                v.extend(end_of_turn(t));
+                if !t.eos_token.is_empty() {
+                    v.push(t.eos_token.clone());
+                }
+            }
             ChatFormat::Plain => v.push("English:".into()),
         }
+        v.dedup();
         v
     }
+}
+
+/// The marker a template closes an assistant turn with (`<|im_end|>`, `<end_of_turn>`, `<|eot_id|>`…), read off a
+/// rendering rather than known per family, so a model with its own template stops where it means to.
+fn end_of_turn(t: &ChatTemplate) -> Option<String> {
+    const ANSWER: &str = "\u{2}answer\u{2}";
+    let text = t.render(&[ChatMessage::user("\u{1}question\u{1}"), ChatMessage::assistant(ANSWER)], false).ok()?;
+    let after = &text[text.find(ANSWER)? + ANSWER.len()..];
+    let marker = after.split('\n').next().unwrap_or("").trim();
+    (!marker.is_empty()).then(|| marker.to_string())
 }
 
 pub struct PromptSpec<'a> {
@@ -95,24 +112,30 @@ pub fn system_text(spec: &PromptSpec<'_>) -> String {
     s
 }
 
-pub fn build(format: ChatFormat, spec: &PromptSpec<'_>, source: &str) -> Prompt {
+/// The prompt for one segment. With a chat template, the shared part (system text + few-shot turns) is the
+/// rendering of the conversation without the segment's turn, so that `prefix + turn` is byte-identical to the
+/// template's rendering of the whole conversation and the prefix's KV cache can be reused for every segment.
+pub fn build(format: &ChatFormat, spec: &PromptSpec<'_>, source: &str) -> anyhow::Result<Prompt> {
     let system = system_text(spec);
     let lang = spec.lang.name();
-    match format {
-        ChatFormat::ChatMl => {
-            let mut prefix = format!("<|im_start|>system\n{system}<|im_end|>\n");
+    Ok(match format {
+        ChatFormat::Template(t) => {
+            let mut messages = vec![ChatMessage::system(&system)];
             for shot in spec.shots {
-                prefix.push_str(&format!("<|im_start|>user\n{}<|im_end|>\n<|im_start|>assistant\n{}<|im_end|>\n", shot.source, shot.wanted));
+                messages.push(ChatMessage::user(&shot.source));
+                messages.push(ChatMessage::assistant(&shot.wanted));
             }
-            Prompt { prefix, turn: format!("<|im_start|>user\n{source}<|im_end|>\n<|im_start|>assistant\n") }
-        }
-        ChatFormat::Gemma => {
-            // Gemma has no system role: the instructions open the first user turn.
-            let mut prefix = format!("<start_of_turn>user\n{system}\n");
-            for shot in spec.shots {
-                prefix.push_str(&format!("{}<end_of_turn>\n<start_of_turn>model\n{}<end_of_turn>\n<start_of_turn>user\n", shot.source, shot.wanted));
+            messages.push(ChatMessage::user(source));
+            let full = t.render(&messages, true)?;
+            let head = t.render(&messages[..messages.len() - 1], false)?;
+            // The generator puts the model's BOS token first itself.
+            let strip_bos = |s: &str| -> String { s.strip_prefix(t.bos_token.as_str()).filter(|_| !t.bos_token.is_empty()).unwrap_or(s).to_string() };
+            match full.strip_prefix(head.as_str()) {
+                // A template that rewrites earlier turns (Gemma folds the system text into the first user turn)
+                // may render the head as a mere BOS: then nothing is shared, which is still correct.
+                Some(turn) => Prompt { prefix: strip_bos(&head), turn: turn.to_string() },
+                None => Prompt { prefix: String::new(), turn: strip_bos(&full) },
             }
-            Prompt { prefix, turn: format!("{source}<end_of_turn>\n<start_of_turn>model\n") }
         }
         ChatFormat::Plain => {
             let mut prefix = format!("{system}\n\n");
@@ -121,5 +144,5 @@ pub fn build(format: ChatFormat, spec: &PromptSpec<'_>, source: &str) -> Prompt 
             }
             Prompt { prefix, turn: format!("English: {source}\n{lang}:") }
         }
-    }
+    })
 }
