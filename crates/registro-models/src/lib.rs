@@ -256,7 +256,7 @@ impl ModelManager {
     /// in place.
     pub fn fetch(&self, id: &str, sink: &mut dyn FnMut(FetchEvent), cancel: &AtomicBool) -> Result<PathBuf> {
         let m = self.known(id)?.clone();
-        let net = self.network()?;
+        let net = self.network().map_err(|e| format!("{e:#}"));
         let _turn = self.take_turn(id, sink, cancel)?;
         let dir = self.model_dir(id);
         let mut lock = Lock::load(&dir);
@@ -287,7 +287,7 @@ impl ModelManager {
                     downloads: self.downloads_dir(),
                     sink: &mut *sink,
                     cancel,
-                    net: &net,
+                    net: net.clone(),
                     network_only: self.network_only,
                 };
                 fetch::fetch_file(&mut ctx, spec, &dest, recorded.as_deref()).with_context(|| format!("fetching model {id}"))?
@@ -419,11 +419,12 @@ impl ModelManager {
     /// Deletes a model's cache directory (files, partial downloads, lock, imported manifest); returns bytes freed.
     pub fn remove(&self, id: &str) -> Result<u64> {
         check_id(id)?;
-        let _turn = self.take_turn(id, &mut |_| {}, &AtomicBool::new(false))?;
         let dir = self.model_dir(id);
         if !dir.is_dir() {
             bail!("model {id} is not in the cache ({})", dir.display());
         }
+        // Not while a fetch or verification of it is writing there.
+        let _turn = self.take_turn(id, &mut |_| {}, &AtomicBool::new(false))?;
         let bytes = dir_size(&dir);
         std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;
         Ok(bytes)

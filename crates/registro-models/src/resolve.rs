@@ -236,6 +236,11 @@ pub(super) fn import(
         check_id(id)?;
     }
     let resolved = resolve_path(path).with_context(|| format!("importing {}", path.display()))?;
+    // An imported GGUF is listed as a ready model, so it must be one the engine can run: a supported decoder whose
+    // layer count and sizes agree with its tensors (else the app would fail, or abort, only later on Translate).
+    if resolved.format == ModelFormat::Gguf {
+        registro_gguf::read_file(&resolved.main).and_then(|g| registro_gguf::check_decoder(&g))?;
+    }
     // The files that make the model: one GGUF, or the folder's weights with their JSON/vocab companions.
     let files: Vec<(PathBuf, String)> = match resolved.format {
         ModelFormat::Gguf | ModelFormat::Tokenizer => {

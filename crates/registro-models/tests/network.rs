@@ -212,7 +212,7 @@ fn a_certificate_this_machine_does_not_trust_is_refused_with_the_fix_named() {
         assert!(err.contains(want), "missing {want:?} in: {err}");
     }
     // Not retried: a refused certificate is refused again, so the user hears at once.
-    assert!(start.elapsed() < Duration::from_secs(2), "took {:?}", start.elapsed());
+    assert!(start.elapsed() < Duration::from_secs(5), "took {:?}", start.elapsed());
     assert!(!tmp.path().join("cache/net-demo/tokenizer.json").exists());
 }
 
