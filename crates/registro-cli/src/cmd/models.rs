@@ -135,7 +135,10 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         }
         Cmd::Tokenize { model, text, json_tokenizer } => tokenize(ctx, &model, &text, json_tokenizer),
         Cmd::Show { model } => {
-            let r = models::resolve_with(&model, &mut printer(), &cancel)?;
+            // Hashing progress (a model never verified here) stays on one line; clear it before the answer or error.
+            let r = models::resolve_with(&model, &mut printer(), &cancel);
+            eprint!("\r\x1b[K");
+            let r = r?;
             if ctx.json {
                 println!("{}", serde_json::to_string_pretty(&r)?);
             } else {
