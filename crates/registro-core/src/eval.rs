@@ -305,7 +305,7 @@ pub fn run_eval_with(
             Err(registro_store::StoreError::NotFound { .. }) => store.create_project(project)?,
             Err(e) => return Err(e.into()),
         };
-        let mut docs: BTreeMap<usize, i64> = BTreeMap::new();
+        let mut docs: BTreeMap<usize, Option<i64>> = BTreeMap::new();
         for (k, (sys, rep)) in loaded.systems.iter().zip(&reports).enumerate() {
             if cancel.is_cancelled() {
                 bail!(
@@ -315,20 +315,18 @@ pub fn run_eval_with(
                 );
             }
             let ts_ptr = Arc::as_ptr(&sys.test_set) as usize;
-            let doc = match (docs.get(&ts_ptr), &sys.test_set.source) {
-                (Some(&d), _) => Some(d),
-                (None, Some(src)) => {
+            let doc = match docs.get(&ts_ptr) {
+                Some(&d) => d,
+                None => {
                     let d = store_document(
                         store,
                         project.id,
                         &sys.test_set,
-                        src,
                         loaded.lang.as_deref().or(Some(cfg.lang.as_str())),
                     )?;
                     docs.insert(ts_ptr, d);
-                    Some(d)
+                    d
                 }
-                _ => None,
             };
             let id = store_run(store, project.id, doc, sys, rep, &loaded.origins[k], cfg)?;
             run_ids.push(id);
@@ -342,22 +340,35 @@ pub fn run_eval_with(
     Ok(EvalOutcome { reports, run_ids })
 }
 
-/// Reuses a document with the same name and size in the project, else stores the test set as one.
+/// The format of an eval document stored without a source file: its segments are empty and the test set is
+/// identified by its references alone. The Dashboard compares runs over one such document, never across two.
+pub const REFERENCES_ONLY: &str = "eval-refs";
+
+/// Stores the test set as a document, or reuses the one in the project with exactly the same segments and
+/// references (by content hash: two test sets may share a file name and a line count). Without a source file the
+/// segments are empty and the references identify the test set, so runs scored against the same references can
+/// still be compared. `None` when there is nothing to store (no source and no references).
 fn store_document(
     store: &mut Store,
     project: i64,
     ts: &TestSet,
-    src: &[String],
     lang: Option<&str>,
-) -> Result<i64> {
-    let name = format!("eval: {}", ts.key);
-    if let Some(d) = store
-        .list_documents(project)?
-        .into_iter()
-        .find(|d| d.name == name && d.segments == src.len() as i64)
-    {
-        return Ok(d.id);
-    }
+) -> Result<Option<i64>> {
+    let (src, name, format) = match &ts.source {
+        Some(src) => (src.clone(), format!("eval: {}", ts.key), "eval"),
+        None => {
+            let n = ts
+                .refs
+                .first()
+                .map(|(_, l)| l.len())
+                .or(ts.formal_annotated.as_ref().map(Vec::len))
+                .or(ts.informal_annotated.as_ref().map(Vec::len));
+            let Some(n) = n.filter(|&n| n > 0) else {
+                return Ok(None);
+            };
+            (vec![String::new(); n], format!("eval: {} (references only)", ts.key), REFERENCES_ONLY)
+        }
+    };
     let mut refs: Vec<(String, &Vec<String>)> =
         ts.refs.iter().map(|(n, l)| (n.clone(), l)).collect();
     if let Some(f) = &ts.formal_annotated {
@@ -371,7 +382,7 @@ fn store_document(
         source_lang: "en".into(),
         target_lang: lang.filter(|l| !l.is_empty()).map(str::to_string),
         origin: None,
-        format: "eval".into(),
+        format: format.into(),
         segments: src
             .iter()
             .enumerate()
@@ -384,7 +395,10 @@ fn store_document(
             })
             .collect(),
     };
-    Ok(store.insert_document(project, &doc)?)
+    if let Some(id) = store.find_document_by_content(project, &doc)? {
+        return Ok(Some(id));
+    }
+    Ok(Some(store.insert_document(project, &doc)?))
 }
 
 fn sig_detail(s: &Option<registro_metrics::evaluate::Significance>) -> serde_json::Value {

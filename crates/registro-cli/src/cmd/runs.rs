@@ -52,6 +52,9 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Finish a failed, cancelled or interrupted rewrite/translate run: produce its missing segments with the
+    /// parameters it was started with (the segments already done are kept, none is written twice)
+    Resume { id: i64 },
     /// Delete a run with its outputs, metrics and judgments
     Delete {
         id: i64,
@@ -130,7 +133,14 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             println!("  params:    {}", r.params);
             println!("  segments:  {} of {} done", r.completed_segments, r.total_segments);
             if !d.missing_segments.is_empty() && r.status != RunStatus::Running {
-                println!("  missing:   {} segment(s); the run can be resumed", d.missing_segments.len());
+                match &d.resume_blocker {
+                    None => println!(
+                        "  missing:   {} segment(s); `registro runs resume {}` produces them",
+                        d.missing_segments.len(),
+                        r.id
+                    ),
+                    Some(why) => println!("  missing:   {} segment(s); cannot be resumed: {why}", d.missing_segments.len()),
+                }
             }
             println!("  created:   {}   finished: {}", r.created_at, r.finished_at.as_deref().unwrap_or("-"));
             if !d.corpus_metrics.is_empty() {
@@ -156,6 +166,26 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
                 } else {
                     println!("wrote {n} rows to {}", out.display());
                 }
+            }
+        }
+        Command::Resume { id } => {
+            let mut store = store;
+            let json = ctx.json;
+            let mut progress = |p: registro_core::progress::Progress| {
+                if !json {
+                    eprintln!("{}/{} {}", p.done, p.total, p.message);
+                }
+            };
+            let cancel = registro_core::progress::CancelToken::new();
+            let out = registro_core::resume::resume_run(&mut store, id, &mut progress, &cancel)?;
+            if ctx.json {
+                println!("{}", serde_json::to_string_pretty(&out)?);
+            } else {
+                let r = &out.run;
+                println!(
+                    "run {}: produced {} segment(s); {} of {} done  [{}]",
+                    r.id, out.produced, r.completed_segments, r.total_segments, r.status
+                );
             }
         }
         Command::Delete { id, yes } => {

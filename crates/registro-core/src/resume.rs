@@ -1,0 +1,189 @@
+//! Finishing an unfinished run (failed, cancelled, interrupted by a crash) with the parameters it was started
+//! with: only the segments without an output are produced, so no segment ends with two outputs and the ones done
+//! stay as they were. Rewrite and translate runs over a stored document can be resumed; the rest say why not.
+
+use anyhow::{bail, ensure, Context, Result};
+use registro_store::{NewMetric, Run, RunId, RunStatus, Store, Task};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::progress::{CancelToken, Progress, ProgressFn};
+use crate::projects::catch_run_panic;
+
+/// Why `run` cannot be resumed, or `None` when it can (its missing segments may still be none).
+pub fn resume_blocker(run: &Run) -> Option<String> {
+    match run.task {
+        Task::Rewrite | Task::Translate => {}
+        Task::Eval | Task::Import => {
+            return Some(format!("{} runs are stored in one step, not segment by segment: run it again", run.task))
+        }
+    }
+    if run.document_id.is_none() {
+        return Some("its input was not a stored document, so its source text was not kept: run it again".into());
+    }
+    if run.task == Task::Rewrite && run.params.get("scorer_choice").is_none() {
+        return Some("it was stored before Registro recorded its formality scorer: run it again".into());
+    }
+    None
+}
+
+/// What a resume did.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResumeOutcome {
+    pub run: Run,
+    /// How many segments this resume produced.
+    pub produced: usize,
+}
+
+/// Produces the missing segments of run `id` and ends it `done` (or `cancelled` / `failed` like a fresh run).
+pub fn resume_run(store: &mut Store, id: RunId, progress: ProgressFn, cancel: &CancelToken) -> Result<ResumeOutcome> {
+    let run = store.run(id)?;
+    if let Some(why) = resume_blocker(&run) {
+        bail!("run {id} cannot be resumed: {why}");
+    }
+    let missing = store.missing_segments(id)?;
+    if missing.is_empty() && run.status == RunStatus::Done {
+        return Ok(ResumeOutcome { run, produced: 0 });
+    }
+    let doc = run.document_id.unwrap_or_default();
+    let sources = store.segment_texts(doc)?;
+    ensure!(
+        sources.len() as i64 == run.total_segments,
+        "run {id} has {} segments but its document {doc} now has {}: it cannot be resumed",
+        run.total_segments,
+        sources.len()
+    );
+    // Refuses a run that is still executing here or in another process; marks it running in this one.
+    store.resume_run(id)?;
+    let result = catch_run_panic(store, id, |store| {
+        let produced = match run.task {
+            Task::Rewrite => rewrite(store, &run, &sources, &missing, progress, cancel),
+            _ => translate(store, &run, &sources, &missing, progress, cancel),
+        };
+        let (status, err) = match &produced {
+            Err(e) => (RunStatus::Failed, Some(format!("{e:#}"))),
+            Ok(_) if store.missing_segments(id)?.is_empty() => (RunStatus::Done, None),
+            Ok(_) if cancel.is_cancelled() => (RunStatus::Cancelled, None),
+            Ok(_) => (RunStatus::Failed, Some("resumed, but some segments are still missing".to_string())),
+        };
+        store.finish_run(id, status, err.as_deref())?;
+        produced
+    });
+    let produced = result?;
+    Ok(ResumeOutcome { run: store.run(id)?, produced })
+}
+
+fn param<T: DeserializeOwned>(run: &Run, key: &str) -> Result<T> {
+    let v = run.params.get(key).cloned().with_context(|| format!("run {} has no {key:?} parameter to resume with", run.id))?;
+    serde_json::from_value(v).with_context(|| format!("run {}: parameter {key:?}", run.id))
+}
+
+fn rewrite(
+    store: &mut Store,
+    run: &Run,
+    sources: &[String],
+    missing: &[i64],
+    progress: ProgressFn,
+    cancel: &CancelToken,
+) -> Result<usize> {
+    use crate::rewrite::{self as rw, Lang, Method, Options, RewriteRequest, ScorerChoice};
+    let code = run.source_lang.as_deref().unwrap_or_default();
+    let lang = Lang::ALL.into_iter().find(|l| l.code() == code).with_context(|| format!("run {}: unknown language {code:?}", run.id))?;
+    let method: Method = param(run, "method")?;
+    let options = Options { lang, method, n: param(run, "n")?, weights: param(run, "weights")?, fluency: param(run, "fluency")? };
+    let scorer: ScorerChoice = param(run, "scorer_choice")?;
+    let mut formality = rw::load_formality(&scorer)?;
+    let mut neural = rw::neural_backend(method, run.model_id.as_deref())?;
+    let total = missing.len() as u64;
+    let mut produced = 0;
+    for &i in missing {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let req = RewriteRequest {
+            sentences: vec![sources[i as usize].clone()],
+            options: options.clone(),
+            model: run.model_id.clone(),
+            scorer: scorer.clone(),
+            project: None,
+            document_id: None,
+        };
+        let n = neural.as_mut().map(|n| &mut **n as &mut dyn rw::Neural);
+        let out = rw::rewrite_with(None, &req, formality.as_mut(), n, cancel, &mut |_| {})?;
+        let Some(r) = out.sentences.first() else { break };
+        store.put_output(run.id, &rw::output_of(i as usize, r))?;
+        let rows: Vec<NewMetric> = rw::metrics_of(&out.sentences, &out.summary)
+            .into_iter()
+            .filter(|m| m.segment_index.is_some())
+            .map(|m| NewMetric { segment_index: Some(i), ..m })
+            .collect();
+        store.put_metric_results(run.id, &rows)?;
+        produced += 1;
+        progress(Progress { done: produced as u64, total, message: format!("rewrote sentence {}", i + 1) });
+    }
+    corpus_means(store, run)?;
+    Ok(produced)
+}
+
+/// The rewrite run's corpus metrics over all its segments (the stored ones and the resumed ones), computed from
+/// the per-segment values as `rewrite` computes them from its sentences.
+fn corpus_means(store: &mut Store, run: &Run) -> Result<()> {
+    let n = run.total_segments.max(1) as f64;
+    let mut rows = Vec::new();
+    for metric in ["formality", "formality.input", "chrf.input", "gm"] {
+        let values = store.segment_metrics(run.id, metric, None)?;
+        rows.push(NewMetric::corpus(metric, values.iter().map(|m| m.value).sum::<f64>() / n));
+    }
+    let ppl = store.segment_metrics(run.id, "perplexity", None)?;
+    if !ppl.is_empty() {
+        let mean_ln = ppl.iter().map(|m| m.value.max(1.0).ln()).sum::<f64>() / ppl.len() as f64;
+        rows.push(NewMetric::corpus("perplexity", mean_ln.exp()));
+    }
+    store.put_metric_results(run.id, &rows)?;
+    Ok(())
+}
+
+fn translate(
+    store: &mut Store,
+    run: &Run,
+    sources: &[String],
+    missing: &[i64],
+    progress: ProgressFn,
+    cancel: &CancelToken,
+) -> Result<usize> {
+    use crate::translate::{self as tr, Lang, Options, Register};
+    let code = run.target_lang.as_deref().unwrap_or_default();
+    let lang: Lang = code.parse().with_context(|| format!("run {}: unknown target language {code:?}", run.id))?;
+    let register: Register = run.register.as_deref().unwrap_or("formal").parse()?;
+    let defaults = Options::new(lang, register);
+    let shots: usize = param(run, "shots")?;
+    let opts = Options {
+        controls: tr::Controls(param(run, "controls")?),
+        system: param(run, "system")?,
+        n_best: param(run, "n_best")?,
+        gender: param(run, "gender")?,
+        // 0 records that no example pool was found then; one may be there now.
+        shots: if shots == 0 { defaults.shots } else { shots },
+        shots_per_sentence: param(run, "shots_per_sentence")?,
+        max_tokens: param(run, "max_tokens")?,
+        ..defaults
+    };
+    let overrides: std::collections::BTreeMap<String, Register> = param(run, "register_overrides").unwrap_or_default();
+    let registers: Vec<Register> =
+        missing.iter().map(|i| overrides.get(&i.to_string()).copied().unwrap_or(register)).collect();
+    let subset: Vec<String> = missing.iter().map(|&i| sources[i as usize].clone()).collect();
+    let model = run.model_id.clone().with_context(|| format!("run {} has no model recorded", run.id))?;
+    let mut gen = tr::EngineGenerator::load(&model)?;
+    let mut t = tr::Translator::new(&mut gen, tr::Pool::default_for(lang));
+    let total = subset.len() as u64;
+    let mut produced = 0u64;
+    t.translate_mixed(&subset, &registers, &opts, cancel.flag(), &mut |seg| {
+        let mut o = tr::to_output(seg);
+        o.segment_index = missing[seg.index];
+        store.put_output(run.id, &o)?;
+        produced += 1;
+        progress(Progress { done: produced, total, message: format!("segment {}", o.segment_index + 1) });
+        Ok(())
+    })?;
+    Ok(produced as usize)
+}
