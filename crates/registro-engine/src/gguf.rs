@@ -1,7 +1,7 @@
 //! Reading GGUF files with errors a user can act on, and load-time re-quantization of tensor types that have
 //! no fast CPU kernel in candle.
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -11,6 +11,8 @@ use candle_core::Device;
 /// An opened GGUF file: parsed header plus a reader positioned anywhere.
 pub struct GgufFile {
     pub path: PathBuf,
+    /// The header as `registro_gguf` checked it: every count, length, offset and shape is known to be sane.
+    pub header: registro_gguf::Gguf,
     pub content: gguf_file::Content,
     reader: BufReader<File>,
     /// Convert Q5_0 → Q8_0 (bit-exact) when loading onto a CPU that lacks the packed Q5_0 kernel
@@ -20,37 +22,18 @@ pub struct GgufFile {
 
 impl GgufFile {
     pub fn open(path: &Path) -> Result<Self> {
+        // Checked before candle parses it: candle's reader divides by a zero alignment, overflows on offsets near
+        // 2^64 and sizes buffers from unchecked header values, which panics or aborts the whole app.
+        let header = registro_gguf::read_file(path)?;
         let file = File::open(path).with_context(|| format!("cannot open model file {}", path.display()))?;
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
         let mut reader = BufReader::new(file);
-        let mut magic = [0u8; 4];
-        if len < 4 || reader.read_exact(&mut magic).is_err() {
-            bail!("{}: file is empty or truncated (no GGUF header)", path.display());
-        }
-        if &magic != b"GGUF" {
-            bail!(
-                "{}: not a GGUF file (magic bytes {:?}, expected \"GGUF\")",
-                path.display(),
-                String::from_utf8_lossy(&magic)
-            );
-        }
-        reader.seek(SeekFrom::Start(0))?;
         let content = gguf_file::Content::read(&mut reader)
             .map_err(|e| anyhow::anyhow!("{}: corrupt GGUF header: {e}", path.display()))?;
-        // A truncated download parses fine (the header is at the front) and only fails on first use of the last
-        // tensor; check the extent of the data up front instead.
-        let mut needed = content.tensor_data_offset;
-        for info in content.tensor_infos.values() {
-            let bytes = info.shape.elem_count() / info.ggml_dtype.block_size() * info.ggml_dtype.type_size();
-            needed = needed.max(content.tensor_data_offset + info.offset + bytes as u64);
+        // Both readers must place the data identically, or the checked extents would not be the ones read.
+        if content.tensor_data_offset != header.data_offset || content.tensor_infos.len() != header.tensors.len() {
+            bail!("{}: the GGUF header changed while it was being read; try again", path.display());
         }
-        if needed > len {
-            bail!(
-                "{}: truncated GGUF file ({len} bytes, its tensors need {needed}); download it again",
-                path.display()
-            );
-        }
-        Ok(Self { path: path.to_path_buf(), content, reader, requantize: true })
+        Ok(Self { path: path.to_path_buf(), header, content, reader, requantize: true })
     }
 
     pub fn architecture(&self) -> Result<String> {
@@ -65,14 +48,22 @@ impl GgufFile {
         self.content.metadata.contains_key(key)
     }
 
+    /// An integer of any width that fits in a u32 (ids, sizes): a negative or larger value is an error naming
+    /// it, never truncated.
     pub fn u32(&self, key: &str) -> Result<usize> {
-        let v = self.content.metadata.get(key).with_context(|| self.missing(key))?;
-        Ok(v.to_u32().or_else(|_| v.to_u64().map(|x| x as u32)).or_else(|_| v.to_i32().map(|x| x as u32))? as usize)
+        let v = self.header.get(key).with_context(|| self.missing(key))?;
+        let n = v.as_u64().and_then(|n| u32::try_from(n).ok()).with_context(|| {
+            format!("{}: {key} is {}, expected an integer from 0 to {}", self.path.display(), v.describe(), u32::MAX)
+        })?;
+        Ok(n as usize)
     }
 
     pub fn f32(&self, key: &str) -> Result<f32> {
-        let v = self.content.metadata.get(key).with_context(|| self.missing(key))?;
-        Ok(v.to_f32().or_else(|_| v.to_f64().map(|x| x as f32))?)
+        let v = self.header.get(key).with_context(|| self.missing(key))?;
+        let x = v
+            .as_f64()
+            .with_context(|| format!("{}: {key} is {}, expected a number", self.path.display(), v.describe()))?;
+        Ok(x as f32)
     }
 
     pub fn u32_or(&self, key: &str, default: usize) -> usize {
@@ -100,10 +91,8 @@ impl GgufFile {
     pub fn qtensor(&mut self, name: &str, device: &Device) -> Result<QTensor> {
         let path = self.path.display().to_string();
         let info = self.content.tensor_infos.get(name).with_context(|| format!("{path}: missing tensor {name}"))?;
-        let requant = self.requantize
-            && device.is_cpu()
-            && info.ggml_dtype == GgmlDType::Q5_0
-            && !crate::qmatmul::available();
+        let requant =
+            self.requantize && device.is_cpu() && info.ggml_dtype == GgmlDType::Q5_0 && !crate::qmatmul::available();
         let t = self
             .content
             .tensor(&mut self.reader, name, if requant { &Device::Cpu } else { device })

@@ -1,53 +1,31 @@
 //! GGUF metadata without the tensors: enough to identify a file a user opens by path (architecture, name,
 //! tokenizer, chat template) and to reject damaged files with an error that names them.
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use candle_core::quantized::gguf_file::{self, Value};
 
 /// The parsed header of a GGUF file.
 pub struct GgufMeta {
     pub path: PathBuf,
+    /// The header as `registro_gguf` checked it (counts, lengths, alignment, tensor extents).
+    pub header: registro_gguf::Gguf,
     pub content: gguf_file::Content,
     pub file_len: u64,
 }
 
 impl GgufMeta {
-    /// Reads the header and checks that the file is long enough to hold every tensor it declares: a truncated
-    /// download parses fine (the header is at the front) and would otherwise fail only when the last tensor is
-    /// first used.
+    /// Checks the header with `registro_gguf` (so a damaged or hostile file is an error, not a panic or an abort in
+    /// candle's reader, and a truncated download is caught here rather than when its last tensor is first used),
+    /// then parses it with candle for the tokenizer and chat template readers.
     pub fn read(path: &Path) -> Result<Self> {
+        let header = registro_gguf::read_file(path)?;
         let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-        let file_len = file.metadata().map(|m| m.len()).unwrap_or(0);
-        let mut reader = BufReader::new(file);
-        let mut magic = [0u8; 4];
-        if file_len < 4 || reader.read_exact(&mut magic).is_err() {
-            bail!("{}: empty or truncated file (no GGUF header)", path.display());
-        }
-        if &magic != b"GGUF" {
-            bail!(
-                "{}: not a GGUF file (starts with {:?}, expected \"GGUF\")",
-                path.display(),
-                String::from_utf8_lossy(&magic)
-            );
-        }
-        reader.seek(SeekFrom::Start(0))?;
-        let content = gguf_file::Content::read(&mut reader)
+        let content = gguf_file::Content::read(&mut BufReader::new(file))
             .map_err(|e| anyhow!("{}: damaged or truncated GGUF header: {e}", path.display()))?;
-        let mut needed = content.tensor_data_offset;
-        for info in content.tensor_infos.values() {
-            let bytes = info.shape.elem_count() / info.ggml_dtype.block_size() * info.ggml_dtype.type_size();
-            needed = needed.max(content.tensor_data_offset + info.offset + bytes as u64);
-        }
-        if needed > file_len {
-            bail!(
-                "{}: truncated GGUF file ({file_len} bytes, but its tensors need {needed}); download it again",
-                path.display()
-            );
-        }
-        Ok(Self { path: path.to_path_buf(), content, file_len })
+        Ok(Self { path: path.to_path_buf(), file_len: header.file_len, header, content })
     }
 
     pub fn get(&self, key: &str) -> Option<&Value> {
@@ -74,7 +52,7 @@ impl GgufMeta {
 
     /// Number of parameters (elements over all tensors), for display.
     pub fn parameter_count(&self) -> u64 {
-        self.content.tensor_infos.values().map(|t| t.shape.elem_count() as u64).sum()
+        self.header.parameter_count()
     }
 }
 

@@ -1,5 +1,5 @@
 //! Hyper-parameters of each supported GGUF architecture, read from the file's metadata.
-use anyhow::{bail, Result};
+use anyhow::Result;
 
 use crate::gguf::GgufFile;
 
@@ -61,56 +61,55 @@ pub struct Config {
 const MAX_POSITIONS: usize = 32768;
 
 impl Config {
+    /// Every size comes from `registro_gguf::check_decoder`, which derives it from (and checks it against) the
+    /// tensors in the file: nothing here indexes a shape or sizes a buffer from an unchecked header value.
     pub fn from_gguf(f: &GgufFile) -> Result<Self> {
-        let arch_name = f.architecture()?;
-        let arch = super::ensure_arch(&arch_name)?;
-        let p = arch_name.as_str();
+        let d = registro_gguf::check_decoder(&f.header)?;
+        let arch = super::ensure_arch(&d.architecture)?;
+        let p = d.architecture.as_str();
         let key = |k: &str| format!("{p}.{k}");
-        let n_head = f.u32(&key("attention.head_count"))?;
-        let n_kv_head = f.u32_or(&key("attention.head_count_kv"), n_head);
-        let hidden = f.u32(&key("embedding_length"))?;
-        let head_dim = f.u32_or(&key("attention.key_length"), hidden / n_head.max(1));
-        let n_layer = f.u32(&key("block_count"))?;
-        let eps = f.f32_or(&key("attention.layer_norm_rms_epsilon"), 1e-6);
-        let rope_dim = f.u32_or(&key("rope.dimension_count"), head_dim);
-        if rope_dim != head_dim {
-            bail!("{}: partial rotary embeddings (rope dim {rope_dim} < head dim {head_dim}) are not supported", f.path.display());
-        }
-        if n_head == 0 || n_kv_head == 0 || n_head % n_kv_head != 0 {
-            bail!("{}: {n_head} attention heads cannot share {n_kv_head} KV heads", f.path.display());
-        }
-        let ctx = f.u32_or(&key("context_length"), 4096);
-        let info = f
-            .content
-            .tensor_infos
-            .get("token_embd.weight")
-            .ok_or_else(|| anyhow::anyhow!("{}: missing tensor token_embd.weight", f.path.display()))?;
-        let vocab = info.shape.dims()[0];
         let gemma = arch == Arch::Gemma3;
         let sliding_window = if gemma { Some(f.u32_or(&key("attention.sliding_window"), 512)) } else { None };
         Ok(Self {
             arch,
-            n_layer,
-            n_head,
-            n_kv_head,
-            head_dim,
-            hidden,
-            vocab,
-            eps,
-            rope_dim,
+            n_layer: d.n_layer,
+            n_head: d.n_head,
+            n_kv_head: d.n_kv_head,
+            head_dim: d.head_dim,
+            hidden: d.hidden,
+            vocab: d.vocab,
+            eps: f.f32_or(&key("attention.layer_norm_rms_epsilon"), 1e-6),
+            // check_decoder refuses a rope.dimension_count other than the head size.
+            rope_dim: d.head_dim,
             rope_base: f.f32_or(&key("rope.freq_base"), if gemma { 1_000_000.0 } else { 10_000.0 }),
             rope_base_local: gemma.then(|| f.f32_or(&key("rope.local_freq_base"), 10_000.0)),
             rope_neox: arch != Arch::Llama,
             sliding_window,
             sliding_pattern: f.u32_or(&key("attention.sliding_window_type"), 6),
-            max_pos: ctx.min(MAX_POSITIONS),
-            embed_scale: gemma.then(|| (hidden as f32).sqrt()),
+            max_pos: d.context_length.unwrap_or(4096).min(MAX_POSITIONS),
+            embed_scale: gemma.then(|| (d.hidden as f32).sqrt()),
             gelu: gemma,
-            attn_scale: 1.0 / (head_dim as f64).sqrt(),
+            attn_scale: 1.0 / (d.head_dim as f64).sqrt(),
         })
     }
 
     pub fn is_sliding(&self, layer: usize) -> bool {
         self.sliding_window.is_some() && (layer + 1) % self.sliding_pattern.max(1) != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Arch;
+
+    /// The validator that runs at import and the decoder must agree on what loads.
+    #[test]
+    fn validator_and_decoder_support_the_same_architectures() {
+        for name in registro_gguf::SUPPORTED_ARCHITECTURES {
+            assert!(Arch::parse(name).is_some(), "{name} passes validation but the decoder cannot run it");
+        }
+        for arch in [Arch::Qwen2, Arch::Qwen3, Arch::Llama, Arch::Gemma3] {
+            assert!(registro_gguf::SUPPORTED_ARCHITECTURES.contains(&arch.name()), "{arch:?} is refused at import");
+        }
     }
 }
