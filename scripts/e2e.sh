@@ -4,7 +4,8 @@
 # what it started. Screenshots land in tests/e2e/screenshots/. Needs scripts/setup-system.sh to have run.
 #
 # Environment: CARGO_TARGET_DIR (see scripts/env.sh), REGISTRO_E2E_PORT (default 4444; WebKitWebDriver gets +1),
-# REGISTRO_E2E_SKIP_BUILD=1 to reuse the current ui/dist and app binary.
+# REGISTRO_E2E_SKIP_BUILD=1 to reuse the current ui/dist and app binary, REGISTRO_E2E_TEST=<file> (e.g. security) to
+# run one test file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -63,7 +64,7 @@ curl -s -o /dev/null "http://127.0.0.1:$PORT/status" || { log "tauri-driver did 
 log "running the WebDriver tests"
 status=0
 REGISTRO_E2E_REQUIRED=1 REGISTRO_E2E_DRIVER="http://127.0.0.1:$PORT" \
-  cargo test -p registro-e2e -- --test-threads=1 --nocapture || status=$?
+  cargo test -p registro-e2e ${REGISTRO_E2E_TEST:+--test "$REGISTRO_E2E_TEST"} -- --test-threads=1 --nocapture || status=$?
 if [ $status -ne 0 ]; then
   log "failed; tauri-driver log tail:"
   tail -n 40 "$LOG_DIR/tauri-driver.log" >&2 || true

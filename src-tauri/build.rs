@@ -1,5 +1,6 @@
 // tauri-build reads tauri.conf.json (a link to the one at the repository top level) and capabilities/, and
-// generates the permission manifests. The built ui/dist is embedded by `generate_context!`, so give a clear error
+// generates the permission manifests, including `allow-<command>` for each of the app's own commands (declaring
+// them switches on Tauri's ACL for app commands: one not granted in capabilities/ is refused). The built ui/dist is embedded by `generate_context!`, so give a clear error
 // instead of tauri's "frontendDist doesn't exist" when the UI has not been built yet.
 fn main() {
     // Read at run time: cargo names build-script artifacts without the checkout's path, so a compiled-in
@@ -14,5 +15,12 @@ fn main() {
         );
         std::process::exit(1);
     }
-    tauri_build::build()
+    println!("cargo:rerun-if-changed=src/command_list.rs");
+    let manifest = tauri_build::AppManifest::new().commands(COMMANDS);
+    if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
+        eprintln!("error: tauri-build failed: {e:#}");
+        std::process::exit(1);
+    }
 }
+
+include!("src/command_list.rs");

@@ -10,12 +10,20 @@
 //! - long operations take an `op_id: String` chosen by the UI and a `tauri::ipc::Channel<Progress>`; they register
 //!   the id with [`ops::Operations::start`] and check the token between segments; `cancel_operation(op_id)` flips it.
 //!
+//! - commands never take a file path from the page: files come from dialogs the backend opens (`choose_file`,
+//!   see [`files`]) as one-time tokens; models and scorers are named by id.
+//!
 //! To add a module: create `commands/<name>.rs`, add `pub mod <name>;` to `commands/mod.rs` and its commands to the
-//! `generate_handler!` list below.
+//! `generate_handler!` list below. To add a command: list it here, in `src/command_list.rs` (which `build.rs`
+//! turns into an `allow-<command>` permission) and grant it in `capabilities/default.json`; a command that is not
+//! granted is refused by Tauri's ACL (the `command_list` test checks the three lists agree).
 
+pub mod command_list;
 pub mod commands;
 pub mod error;
+pub mod files;
 pub mod ops;
+pub mod startup;
 pub mod state;
 
 use std::path::PathBuf;
@@ -39,15 +47,38 @@ fn db_path_from_args() -> anyhow::Result<PathBuf> {
 }
 
 pub fn run() -> anyhow::Result<()> {
-    let db_path = db_path_from_args()?;
-    let state = state::AppState::open(db_path)?;
+    let mut startup = Vec::new();
+    let answers = files::dialog_answers_from_args().unwrap_or_else(|e| {
+        startup.push(startup::Problem {
+            level: startup::Level::Error,
+            message: format!("{e:#}"),
+            fix: "Fix the --e2e-dialog-answers file; until then every file dialog is refused.".into(),
+        });
+        Some(Vec::new())
+    });
+    if answers.is_some() {
+        eprintln!("registro-app: file dialogs are pre-answered (--e2e-dialog-answers / REGISTRO_E2E_DIALOG_ANSWERS)");
+        startup.push(startup::Problem {
+            level: startup::Level::Info,
+            message: "Test mode: file dialogs are answered from --e2e-dialog-answers.".into(),
+            fix: "Start Registro without --e2e-dialog-answers (and REGISTRO_E2E_DIALOG_ANSWERS) to use the real dialogs.".into(),
+        });
+    }
+    let files = files::FileChoices::new(files::TOKEN_TTL, answers);
+    // A database that cannot be opened still opens the window, which shows why (see `startup_status`).
+    let state = state::AppState::open(db_path_from_args(), files, startup);
+    if let Some(p) = state.startup_problems().first().filter(|p| p.level == startup::Level::Error) {
+        eprintln!("registro-app: {}", p.message);
+    }
 
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(state)
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
+            commands::startup_status,
             commands::cancel_operation,
+            commands::files::choose_file,
             commands::projects::list_projects,
             commands::projects::create_project,
             commands::projects::rename_project,

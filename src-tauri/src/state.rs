@@ -1,5 +1,6 @@
 //! What the window keeps between commands: the store (one shared connection for quick commands), its path (long
-//! operations open their own connection) and the operations in flight.
+//! operations open their own connection), the operations in flight, the files the user picked in dialogs, and
+//! what went wrong at start-up.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -9,35 +10,60 @@ use registro_store::Store;
 use tauri::{AppHandle, Manager};
 
 use crate::error::{CmdError, CmdResult};
+use crate::files::FileChoices;
 use crate::ops::Operations;
+use crate::startup::Problem;
 
 pub struct AppState {
     db_path: PathBuf,
-    store: Mutex<Store>,
+    /// The open store, or why it could not be opened: the window still opens and says so (an app started from a
+    /// desktop menu has no terminal to print to).
+    store: Result<Mutex<Store>, String>,
     pub ops: Operations,
+    pub files: FileChoices,
+    startup: Vec<Problem>,
 }
 
 impl AppState {
-    /// Opens (creating and migrating if needed) the database before the window appears, so a broken or locked
-    /// database is reported on the terminal with its path instead of as an empty window.
-    pub fn open(db_path: PathBuf) -> anyhow::Result<AppState> {
-        let store = Store::open(&db_path).with_context(|| format!("cannot open the database {}", db_path.display()))?;
-        Ok(AppState { db_path, store: Mutex::new(store), ops: Operations::default() })
+    /// Opens (creating and migrating if needed) the database before the window appears. A failure is kept and
+    /// shown in the window; every command that needs the store returns it.
+    pub fn open(db_path: anyhow::Result<PathBuf>, files: FileChoices, mut startup: Vec<Problem>) -> AppState {
+        let (db_path, store) = match db_path {
+            Ok(p) => {
+                let store = Store::open(&p).with_context(|| format!("cannot open the database {}", p.display()));
+                (p, store.map(Mutex::new).map_err(|e| format!("{e:#}")))
+            }
+            Err(e) => (PathBuf::new(), Err(format!("no database to open: {e:#}"))),
+        };
+        if let Err(e) = &store {
+            startup.insert(0, Problem::database(e.clone()));
+        }
+        AppState { db_path, store, ops: Operations::default(), files, startup }
     }
 
     pub fn db_path(&self) -> &Path {
         &self.db_path
     }
 
+    /// Problems found while starting (the model check is added by the command that reports them).
+    pub fn startup_problems(&self) -> &[Problem] {
+        &self.startup
+    }
+
     /// Runs `f` on the shared connection. Keep `f` short (one query or one small transaction).
     pub fn with_store<T, E: Into<CmdError>>(&self, f: impl FnOnce(&mut Store) -> Result<T, E>) -> CmdResult<T> {
-        let mut store = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        let store = self.store.as_ref().map_err(|e| CmdError::msg(e.clone()))?;
+        let mut store = store.lock().unwrap_or_else(|p| p.into_inner());
         f(&mut store).map_err(Into::into)
     }
 
     /// A fresh connection to the same database, for long operations run off the shared one.
     pub fn open_store(&self) -> CmdResult<Store> {
-        Ok(Store::open(&self.db_path).with_context(|| format!("cannot open the database {}", self.db_path.display()))?)
+        if let Err(e) = &self.store {
+            return Err(CmdError::msg(e.clone()));
+        }
+        Ok(Store::open(&self.db_path)
+            .with_context(|| format!("cannot open the database {}", self.db_path.display()))?)
     }
 }
 

@@ -7,113 +7,39 @@
 
 import { Channel, invoke } from '@tauri-apps/api/core';
 
-// ---- data types (mirror registro-store / registro-core serde types; snake_case as Rust serializes them) ----
+// ---- data types: generated from the Rust types (ui/src/bindings/, `cargo test -p registro-app --test ts_bindings`;
+// CI fails when they are stale). Only names for the UI's convenience are written here. ----
 
+import type { Chosen, Problem, ProgressNotice, Purpose } from './bindings';
+export type {
+  AppInfo,
+  Document,
+  ImportFormat,
+  ImportOptions,
+  ImportSummary,
+  MetricResult,
+  Project,
+  Register,
+  Run,
+  RunDetail,
+  RunStatus,
+  SegmentRow,
+  Task,
+} from './bindings';
+
+/** Row ids (i64 in Rust) cross the IPC as JSON numbers. */
 export type Id = number;
-
-export interface Project {
-  id: Id;
-  name: string;
-  created_at: string;
-  documents: number;
-  runs: number;
-}
-
-export interface Document {
-  id: Id;
-  project_id: Id;
-  name: string;
-  source_lang: string;
-  target_lang: string | null;
-  origin: string | null;
-  /** text | tsv | csv | jsonl | cocoa | xformal | inline */
-  format: string;
-  created_at: string;
-  segments: number;
-  reference_names: string[];
-}
-
-export interface SegmentRow {
-  index: number;
-  text: string;
-  lang: string;
-  /** reference name → text */
-  references: Record<string, string>;
-}
-
-export type Task = 'rewrite' | 'translate' | 'import' | 'eval';
-export type RunStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
-export type Register = 'formal' | 'informal' | 'respectful';
-
-export interface Run {
-  id: Id;
-  project_id: Id;
-  document_id: Id | null;
-  task: Task;
-  system: string;
-  model_id: string | null;
-  model_sha256: string | null;
-  params: unknown;
-  source_lang: string | null;
-  target_lang: string | null;
-  register: string | null;
-  status: RunStatus;
-  error: string | null;
-  total_segments: number;
-  completed_segments: number;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-export interface MetricResult {
-  id: Id;
-  run_id: Id;
-  metric: string;
-  reference: string | null;
-  segment_index: number | null;
-  value: number;
-  signature: string | null;
-  detail: unknown;
-  created_at: string;
-}
-
-export interface RunDetail {
-  run: Run;
-  document: Document | null;
-  missing_segments: number[];
-  corpus_metrics: MetricResult[];
-}
-
-export type ImportFormat = 'text' | 'tsv' | 'csv' | 'jsonl' | 'cocoa' | 'xformal';
-
-/** registro_store::import::ImportOptions; every field optional (auto-detected). */
-export interface ImportOptions {
-  format?: ImportFormat | null;
-  source_lang?: string | null;
-  target_lang?: string | null;
-  column?: string | null;
-  name?: string | null;
-}
-
-export interface ImportSummary {
-  project: Project;
-  documents: Document[];
-  ignored: string[];
-  segments: number;
-}
-
 /** registro_core::progress::Progress */
-export interface Progress {
-  done: number;
-  total: number;
-  message: string;
-}
-
-export interface AppInfo {
-  version: string;
-  db_path: string;
-}
+export type Progress = ProgressNotice;
+/** What a file is picked for (src-tauri/src/files.rs `Purpose`): it decides the dialog and which command may use it. */
+export type FilePurpose = Purpose;
+/**
+ * A file the user picked in a dialog the backend opened. File commands take `token` (single use, expires after 15
+ * minutes), never a path: the page cannot name a file the user did not choose.
+ */
+export type ChosenFile = Chosen;
+/** A start-up problem (database cannot open, default model missing), shown in a banner above the views. */
+export type StartupProblem = Problem;
 
 // ---- calling commands ----
 
@@ -171,6 +97,11 @@ export function startOperation<T>(
 // ---- projects, documents, runs (src-tauri/src/commands/projects.rs) ----
 
 export const appInfo = () => call<AppInfo>('app_info');
+export const startupStatus = () => call<StartupProblem[]>('startup_status');
+
+/** Opens the native dialog for `purpose`; `null` when the user cancelled. `defaultName` pre-fills a save dialog. */
+export const chooseFile = (purpose: FilePurpose, defaultName?: string) =>
+  call<ChosenFile | null>('choose_file', { purpose, defaultName: defaultName ?? null });
 
 export const listProjects = () => call<Project[]>('list_projects');
 export const createProject = (name: string) => call<Project>('create_project', { name });
@@ -183,13 +114,13 @@ export const documentSegments = (id: Id, offset = 0, limit = 200) =>
   call<SegmentRow[]>('document_segments', { id, offset, limit });
 export const deleteDocument = (id: Id) => call<void>('delete_document', { id });
 
-/** Imports a file or paired folder (a path the user picked or typed). */
+/** Imports the file or paired folder the user picked (`file` from `chooseFile('import' | 'import-folder')`). */
 export const importDocument = (
   projectId: Id,
-  path: string,
+  file: ChosenFile,
   options: ImportOptions,
   onProgress: (p: Progress) => void,
-): Operation<ImportSummary> => startOperation<ImportSummary>('import_document', { projectId, path, options }, onProgress);
+): Operation<ImportSummary> => startOperation<ImportSummary>('import_document', { projectId, file: file.token, options }, onProgress);
 
 export interface RunQuery {
   documentId?: Id;

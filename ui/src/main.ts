@@ -13,14 +13,19 @@
 //   takes `op_id: String` + `on_progress: Channel<Progress>` (see src-tauri/src/lib.rs). Show them with
 //   `new ProgressPanel(testid)` from src/components.ts: `panel.update` as onProgress, `panel.attach(op)` wires its
 //   Cancel button to the backend, `panel.done()` removes it.
+// - Files: never a path from the page. `chooseFile(purpose, defaultName?)` asks the backend to open the native dialog
+//   and returns a one-time token (plus the path to show); file commands take the token. The web view has no dialog,
+//   fs or http permission, and only the commands in src-tauri/src/command_list.rs are granted.
+// - Start-up problems (database cannot open, default model missing) come from `startupStatus()` and are shown as
+//   banners above the views (`startup-problem`, data-level error|warning|info).
 // - DOM: build elements with `h(tag, attrs, ...children)` from src/dom.ts (text is never parsed as HTML). The CSP
 //   forbids inline scripts and inline `style="…"` attributes: style with classes (or `el.style.x = …` from code).
 //   Confirm destructive actions with `ctx.confirm(message)` (an in-page dialog; never `window.confirm`).
 // - Test ids: every element a test or a user flow needs gets a stable `data-testid` (kebab-case, prefixed by the
 //   view: `translate-run`, `rewrite-input`, …). The shell's: sidebar, new-project-name, create-project,
 //   project-item (data-project-name), open-project, delete-project, confirm-dialog/confirm-ok/confirm-cancel,
-//   tab-<view>, view-<view>, notice; the Documents view's: import-path, import-format, import-submit,
-//   import-result, import-error, document-item, open-document, delete-document, segment-list, segment-row,
+//   tab-<view>, view-<view>, notice, startup-problem; the Documents view's: import-browse, import-browse-folder,
+//   import-format, import-path (the picked path), import-result, import-error, document-item, open-document, delete-document, segment-list, segment-row,
 //   segment-text, run-list, run-item, delete-run. `body[data-ready="1"]` once the first project list has loaded.
 // - CSS classes (src/styles.css): layout `card`, `row`, `grow`, `view-header`; controls `btn` (+ `primary`,
 //   `danger`, `small`), `input`; lists `list`, `list-item`, `list-main`, `item-title`, `selected`; tables `table`
@@ -30,7 +35,7 @@
 
 import './styles.css';
 
-import { type Document, type Project, appInfo, createProject, deleteProject, listDocuments, listProjects } from './api';
+import { type Document, type Project, type StartupProblem, appInfo, createProject, deleteProject, listDocuments, listProjects, startupStatus } from './api';
 import { confirmDialog, errorMessage, notify } from './components';
 import type { MountFn, ViewChange, ViewContext } from './context';
 import { clear, h, plural } from './dom';
@@ -65,6 +70,7 @@ const newProjectName = h('input', { type: 'text', class: 'input', 'data-testid':
 const tabBar = h('nav', { class: 'tabs', role: 'tablist' });
 const viewArea = h('div', { class: 'view-area' });
 const dbLabel = h('span', { class: 'muted small', 'data-testid': 'db-path' });
+const startupArea = h('div', { class: 'startup-problems', 'data-testid': 'startup-problems' });
 
 function layout(root: HTMLElement) {
   const createForm = h(
@@ -86,7 +92,7 @@ function layout(root: HTMLElement) {
       h('h2', { class: 'sidebar-heading' }, 'Projects'),
       projectList,
     ),
-    h('main', { class: 'main' }, tabBar, viewArea, h('footer', { class: 'statusbar' }, h('span', { class: 'notice', 'data-testid': 'notice', role: 'status' }), dbLabel)),
+    h('main', { class: 'main' }, startupArea, tabBar, viewArea, h('footer', { class: 'statusbar' }, h('span', { class: 'notice', 'data-testid': 'notice', role: 'status' }), dbLabel)),
   );
 }
 
@@ -255,14 +261,43 @@ async function onDeleteProject(p: Project) {
   }
 }
 
+/** Start-up problems as banners: an app opened from a desktop menu has no terminal to print them to. */
+function renderStartup(problems: StartupProblem[]) {
+  clear(startupArea);
+  for (const p of problems) {
+    startupArea.append(
+      h(
+        'div',
+        { class: `startup-problem ${p.level}`, role: p.level === 'error' ? 'alert' : 'status', 'data-testid': 'startup-problem', 'data-level': p.level },
+        h('strong', {}, p.level === 'error' ? 'Registro cannot work: ' : p.level === 'warning' ? 'Warning: ' : 'Note: '),
+        p.message,
+        p.fix ? h('div', { class: 'small' }, p.fix) : null,
+      ),
+    );
+  }
+}
+
 async function start() {
   const root = document.getElementById('app')!;
   layout(root);
   renderTabs();
+  let problems: StartupProblem[];
+  try {
+    problems = await startupStatus();
+  } catch (e) {
+    problems = [{ level: 'error', message: errorMessage(e), fix: '' }];
+  }
+  renderStartup(problems);
   try {
     const info = await appInfo();
     dbLabel.textContent = `Registro ${info.version} · ${info.db_path}`;
     state.lastProjectKey = `registro.project:${info.db_path}`;
+    if (problems.some((p) => p.level === 'error')) {
+      // Without a database nothing below can load: keep the banner, disable what would only fail again.
+      for (const el of root.querySelectorAll<HTMLInputElement | HTMLButtonElement>('.new-project input, .new-project button')) el.disabled = true;
+      document.body.dataset.ready = '1';
+      return;
+    }
     await refreshProjects();
     const last = Number(localStorage.getItem(state.lastProjectKey));
     await openProject(state.projects.some((p) => p.id === last) ? last : null);

@@ -16,6 +16,7 @@ use registro_store::RunId;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, State};
 
+use super::files;
 use crate::error::{CmdError, CmdResult};
 use crate::state::{blocking, AppState};
 
@@ -43,25 +44,25 @@ pub fn dashboard_list_runs(state: State<'_, AppState>, query: Option<RunQuery>) 
     state.with_store(|s| report::list_runs(s, &q))
 }
 
-#[derive(serde::Serialize)]
+#[derive(serde::Serialize, ts_rs::TS)]
 pub struct ImportOutcome {
     pub run_ids: Vec<RunId>,
     pub systems: Vec<String>,
 }
 
-/// Imports every submission of an IWSLT/CoCoA-style folder as scored runs in `project` (the same code as
-/// `registro eval --submissions DIR`).
+/// Imports every submission of the IWSLT/CoCoA-style folder the user picked (`folder`: its token) as scored runs
+/// in `project` (the same code as `registro eval --submissions DIR`).
 #[tauri::command]
 pub async fn dashboard_import_submissions(
     app: AppHandle,
-    dir: String,
+    folder: String,
     project: String,
     op_id: String,
     on_progress: Channel<Progress>,
 ) -> CmdResult<ImportOutcome> {
     blocking(app, move |state| {
+        let dir = state.files.redeem(&folder, files::SUBMISSIONS)?;
         let op = state.ops.start(&op_id);
-        let dir = std::path::PathBuf::from(dir.trim());
         if !dir.is_dir() {
             return Err(CmdError::msg(format!("{} is not a folder", dir.display())));
         }
@@ -149,14 +150,11 @@ pub async fn dashboard_human_summary(app: AppHandle) -> CmdResult<HumanSummary> 
 }
 
 /// Writes the comparison on screen (tables, charts in `formats`, report.html, and the human evaluation when
-/// there are ratings) into `dir`.
+/// there are ratings) into the folder the user picked (`folder`: its token).
 #[tauri::command]
-pub async fn dashboard_export(app: AppHandle, dir: String, formats: Option<Vec<String>>) -> CmdResult<ReportFiles> {
+pub async fn dashboard_export(app: AppHandle, folder: String, formats: Option<Vec<String>>) -> CmdResult<ReportFiles> {
     blocking(app, move |state| {
-        let dir = dir.trim().to_string();
-        if dir.is_empty() {
-            return Err(CmdError::msg("choose a folder to export to"));
-        }
+        let dir = state.files.redeem(&folder, files::REPORT_FOLDER)?;
         let formats = formats
             .unwrap_or_else(|| vec!["svg".into(), "png".into()])
             .iter()
@@ -167,17 +165,18 @@ pub async fn dashboard_export(app: AppHandle, dir: String, formats: Option<Vec<S
             let cmp = l.last.as_ref().ok_or_else(|| CmdError::msg("compare the runs before exporting"))?;
             let human = report::human_summary(&store, &l.prep)?;
             let human = (human.judgments > 0).then_some(human);
-            Ok(report::write_report(cmp, human.as_ref(), std::path::Path::new(&dir), &formats)?)
+            Ok(report::write_report(cmp, human.as_ref(), &dir, &formats)?)
         })
     })
     .await
 }
 
-/// One chart of the comparison on screen as PNG or SVG bytes written to `path` (the chart's export button).
+/// One chart of the comparison on screen as PNG or SVG bytes written to the file the user picked in the save
+/// dialog (`file`: its token; the format follows its extension).
 #[tauri::command]
-pub async fn dashboard_save_chart(app: AppHandle, key: String, path: String) -> CmdResult<String> {
-    blocking(app, move |_| {
-        let path = std::path::PathBuf::from(path.trim());
+pub async fn dashboard_save_chart(app: AppHandle, key: String, file: String) -> CmdResult<String> {
+    blocking(app, move |state| {
+        let path = state.files.redeem(&file, files::SAVE_CHART)?;
         let format = match path.extension().and_then(|e| e.to_str()) {
             Some(e) => ImageFormat::parse(e)?,
             None => return Err(CmdError::msg("end the file name in .svg or .png")),

@@ -2,6 +2,7 @@
 //! `lib.rs`. Shared plumbing (app info, cancelling a long operation) lives here.
 
 pub mod dashboard;
+pub mod files;
 pub mod projects;
 pub mod rewrite;
 pub mod translate;
@@ -10,9 +11,10 @@ use serde::Serialize;
 use tauri::State;
 
 use crate::error::CmdResult;
+use crate::startup::{self, Problem};
 use crate::state::AppState;
 
-#[derive(Serialize)]
+#[derive(Serialize, ts_rs::TS)]
 pub struct AppInfo {
     pub version: &'static str,
     /// The database file in use (shown in the status bar so users know where their data is).
@@ -28,4 +30,21 @@ pub fn app_info(state: State<'_, AppState>) -> CmdResult<AppInfo> {
 #[tauri::command(async)]
 pub fn cancel_operation(state: State<'_, AppState>, op_id: String) -> CmdResult<bool> {
     Ok(state.ops.cancel(&op_id))
+}
+
+/// What went wrong at start-up (the database, the default model, test settings), for the window to show before
+/// anything else; empty when all is well.
+#[tauri::command(async)]
+pub fn startup_status(state: State<'_, AppState>) -> CmdResult<Vec<Problem>> {
+    let mut problems = state.startup_problems().to_vec();
+    if let Some(p) = startup::model_problem(&registro_core::models::manager(&[]), &registro_core::models::default_model()) {
+        problems.push(p);
+    }
+    Ok(problems)
+}
+
+/// Writes an exported document to the file the user chose; returns the path for the page to show.
+fn write_text(path: &std::path::Path, text: &str) -> CmdResult<String> {
+    std::fs::write(path, text).map_err(|e| crate::error::CmdError::msg(format!("cannot write {}: {e}", path.display())))?;
+    Ok(path.display().to_string())
 }

@@ -1,14 +1,13 @@
 //! Projects, documents and runs: the sidebar and the document/run lists every view shows. Each command is one call
 //! into `registro_core::projects`.
 
-use std::path::PathBuf;
-
 use registro_core::progress::Progress;
 use registro_core::projects::{self as core, ImportOptions, ImportSummary, RunDetail, SegmentRow};
 use registro_store::{Document, DocumentId, Project, ProjectId, Run, RunFilter, RunId};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, State};
 
+use super::files;
 use crate::error::{CmdError, CmdResult};
 use crate::state::{blocking, AppState};
 
@@ -66,22 +65,20 @@ pub fn delete_document(state: State<'_, AppState>, id: DocumentId) -> CmdResult<
     state.with_store(|s| core::delete_document(s, id))
 }
 
-/// Imports a file or paired folder (picked in the dialog or typed) into `project_id`. Progress goes to
-/// `on_progress`; `cancel_operation(op_id)` stops it before the commit, leaving the store untouched.
+/// Imports the file or paired folder the user picked in the dialog (`file`: the token `choose_file` returned)
+/// into `project_id`. Progress goes to `on_progress`; `cancel_operation(op_id)` stops it before the commit,
+/// leaving the store untouched.
 #[tauri::command]
 pub async fn import_document(
     app: AppHandle,
     project_id: ProjectId,
-    path: String,
+    file: String,
     options: Option<ImportOptions>,
     op_id: String,
     on_progress: Channel<Progress>,
 ) -> CmdResult<ImportSummary> {
-    let path = PathBuf::from(path.trim());
-    if path.as_os_str().is_empty() {
-        return Err(CmdError::msg("choose a file or folder to import"));
-    }
     blocking(app, move |state| {
+        let path = state.files.redeem(&file, files::IMPORT)?;
         let op = state.ops.start(&op_id);
         let mut store = state.open_store()?;
         let opts = options.unwrap_or_default();
@@ -94,7 +91,8 @@ pub async fn import_document(
     .await
 }
 
-#[derive(serde::Deserialize, Default)]
+#[derive(serde::Deserialize, Default, ts_rs::TS)]
+#[ts(rename = "ProjectRunQuery", optional_fields = nullable)]
 #[serde(rename_all = "camelCase")]
 pub struct RunQuery {
     pub document_id: Option<DocumentId>,

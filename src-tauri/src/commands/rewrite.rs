@@ -8,23 +8,28 @@ use registro_store::{DocumentId, ProjectId};
 use tauri::ipc::Channel;
 use tauri::AppHandle;
 
+use super::files;
 use crate::error::{CmdError, CmdResult};
 use crate::state::blocking;
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, ts_rs::TS)]
+#[ts(optional_fields = nullable)]
 pub struct RewriteArgs {
     /// Pasted text, one sentence per line (ignored when `document_id` is set).
     #[serde(default)]
+    #[ts(optional = nullable)]
     pub text: String,
     pub document_id: Option<DocumentId>,
     pub lang: String,
     pub method: String,
     #[serde(default = "default_n")]
+    #[ts(optional = nullable)]
     pub n: usize,
     pub model: Option<String>,
     pub weights: Option<Weights>,
     pub scorer: Option<String>,
     #[serde(default = "yes")]
+    #[ts(optional = nullable)]
     pub fluency: bool,
 }
 
@@ -40,7 +45,7 @@ fn lang(s: &str) -> CmdResult<Lang> {
 }
 
 fn scorer(s: Option<&str>) -> CmdResult<ScorerChoice> {
-    s.unwrap_or("surface").parse::<ScorerChoice>().map_err(CmdError::msg)
+    files::scorer(s)
 }
 
 /// Rewrites and stores the run in `project_id`. Progress per sentence; `cancel_operation(op_id)` stops between
@@ -56,6 +61,7 @@ pub async fn rewrite_text(
     let lang = lang(&args.lang)?;
     let method: Method = args.method.parse().map_err(CmdError::msg)?;
     let scorer = scorer(args.scorer.as_deref())?;
+    let model = args.model.as_deref().map(str::trim).filter(|m| !m.is_empty()).map(files::model_id).transpose()?;
     blocking(app, move |state| {
         let op = state.ops.start(&op_id);
         let mut store = state.open_store()?;
@@ -69,12 +75,12 @@ pub async fn rewrite_text(
         let req = RewriteRequest {
             sentences,
             options: Options { lang, method, n: args.n.clamp(1, 8), weights: args.weights.unwrap_or_default(), fluency: args.fluency },
-            model: args.model.clone(),
+            model: model.clone(),
             scorer,
             project: Some(project_id.to_string()),
             document_id: args.document_id,
         };
-        let mut neural = core::neural_backend(method, args.model.as_deref())?;
+        let mut neural = core::neural_backend(method, model.as_deref())?;
         let mut progress = |p: Progress| {
             let _ = on_progress.send(p);
         };
@@ -91,12 +97,8 @@ pub fn score_formality(sentences: Vec<String>, lang: String, scorer: Option<Stri
     sentences.iter().map(|t| s.formality(t, lang).map_err(CmdError::msg)).collect()
 }
 
-/// Writes the accepted document to `path` (a path the user picked in the save dialog).
-#[tauri::command(async)]
-pub fn export_rewrite(path: String, text: String) -> CmdResult<()> {
-    let path = path.trim();
-    if path.is_empty() {
-        return Err(CmdError::msg("choose where to save the document"));
-    }
-    std::fs::write(path, text).map_err(|e| CmdError::msg(format!("cannot write {path}: {e}")))
+/// Writes the accepted document to the file the user picked in the save dialog (`file`: its token).
+#[tauri::command]
+pub async fn export_rewrite(app: AppHandle, file: String, text: String) -> CmdResult<String> {
+    blocking(app, move |state| super::write_text(&state.files.redeem(&file, files::SAVE_TEXT)?, &text)).await
 }

@@ -74,6 +74,18 @@ pub fn ready_or_skip(test: &str) -> bool {
     }
 }
 
+/// The app's arguments for a session on `db` whose file dialogs are answered, in order, by `answers` (`None` =
+/// the user cancels): the native dialog cannot be driven through WebDriver, so the app reads the answers from a
+/// file named on its command line (nothing in the page can add any). The file is written into `dir`.
+pub fn app_args(db: &Path, dir: &Path, answers: &[Option<&Path>]) -> Vec<String> {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = dir.join(format!("dialog-answers-{n}.json"));
+    let list: Vec<Value> = answers.iter().map(|a| a.map_or(Value::Null, |p| json!(p))).collect();
+    std::fs::write(&file, serde_json::to_string(&list).expect("json")).expect("write the dialog answers");
+    vec!["--db".into(), db.display().to_string(), "--e2e-dialog-answers".into(), file.display().to_string()]
+}
+
 /// One WebDriver session = one running app window.
 pub struct Session {
     base: String,
@@ -195,6 +207,36 @@ impl Session {
     /// Runs `script` (a function body; `arguments[i]` are `args`) in the page and returns its result.
     pub fn execute(&self, script: &str, args: Vec<Value>) -> Result<Value> {
         request("POST", &self.url("/execute/sync"), Some(json!({"script": script, "args": args})))
+    }
+
+    /// Runs `script` (a function body; `arguments[i]` are `args`, the last argument is the callback to call with
+    /// the result) in the page and returns what it passed to the callback.
+    pub fn execute_async(&self, script: &str, args: Vec<Value>) -> Result<Value> {
+        request("POST", &self.url("/execute/async"), Some(json!({"script": script, "args": args})))
+    }
+
+    /// Calls a Tauri command from the page the way any script in it could (`__TAURI_INTERNALS__.invoke`, which
+    /// every Tauri page has), and returns its value or the error it was refused with. An argument equal to
+    /// `"$CHANNEL"` becomes a fresh `Channel` (the long commands' `onProgress`). A call that neither resolves nor
+    /// fails within `timeout_ms` (say, a dialog opened and waiting for a user) is an `Err("timeout …")`.
+    pub fn invoke(&self, command: &str, args: Value, timeout_ms: u64) -> Result<std::result::Result<Value, String>> {
+        let v = self.execute_async(
+            r#"const [cmd, args, ms, done] = arguments;
+               const T = window.__TAURI_INTERNALS__;
+               for (const k of Object.keys(args)) {
+                 if (args[k] === '$CHANNEL') args[k] = '__CHANNEL__:' + T.transformCallback(() => {});
+               }
+               const timer = setTimeout(() => done({ err: 'timeout after ' + ms + ' ms' }), ms);
+               T.invoke(cmd, args).then(
+                 (v) => { clearTimeout(timer); done({ ok: v === undefined ? null : v }); },
+                 (e) => { clearTimeout(timer); done({ err: typeof e === 'string' ? e : JSON.stringify(e) }); });"#,
+            vec![json!(command), args, json!(timeout_ms)],
+        )?;
+        match (v.get("ok"), v.get("err")) {
+            (Some(ok), _) => Ok(Ok(ok.clone())),
+            (_, Some(err)) => Ok(Err(err.as_str().unwrap_or_default().to_string())),
+            _ => Err(format!("invoke {command}: unexpected reply {v}")),
+        }
     }
 
     /// Saves a PNG of the window to `path` (creating its folder).

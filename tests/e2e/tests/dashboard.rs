@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use registro_e2e::{app_binary, ready_or_skip, Session};
+use registro_e2e::{app_args, app_binary, ready_or_skip, Session};
 use serde_json::json;
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -35,7 +35,13 @@ fn import_compare_drill_rate() {
     };
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("registro.db");
-    let s = Session::start(&app_binary(), &["--db".to_string(), db.display().to_string()]).expect("start the app");
+    // What the "user" picks in the dialogs, in order: the submissions folder, where to save a chart, and the
+    // folder to export the report into (WebDriver cannot drive a native dialog; the app reads these at start).
+    let chart_file = dir.path().join("bleu.svg");
+    let report_dir = dir.path().join("report");
+    std::fs::create_dir(&report_dir).expect("report folder");
+    let answers = [Some(subs.as_path()), Some(chart_file.as_path()), Some(report_dir.as_path())];
+    let s = Session::start(&app_binary(), &app_args(&db, dir.path(), &answers)).expect("start the app");
     s.wait_for(r#"body[data-ready="1"]"#, WAIT).expect("the UI becomes ready");
 
     s.type_text(&s.wait_for(r#"[data-testid="new-project-name"]"#, WAIT).unwrap(), "IWSLT 2022 EN-DE").unwrap();
@@ -44,7 +50,6 @@ fn import_compare_drill_rate() {
     s.click_css(r#"[data-testid="tab-dashboard"]"#, WAIT).unwrap();
 
     // ---- import the folder: 5 systems × formal/informal = 10 runs ----
-    s.type_text(&s.wait_for(r#"[data-testid="dash-import-dir"]"#, WAIT).unwrap(), &subs.display().to_string()).unwrap();
     s.click_css(r#"[data-testid="dash-import"]"#, WAIT).unwrap();
     let rows = s.wait_for_count(r#"[data-testid="dash-run-row"]"#, 10, Duration::from_secs(180)).expect("10 runs imported and listed");
     assert_eq!(rows.len(), 10);
@@ -88,6 +93,24 @@ fn import_compare_drill_rate() {
     s.execute(r#"document.querySelector('[data-testid="dash-chart-viewer"]').scrollIntoView();"#, vec![]).unwrap();
     std::thread::sleep(Duration::from_millis(300));
     s.screenshot(&screenshot_path("dashboard-chart.png")).unwrap();
+
+    // ---- save it, and export the whole comparison, to the files picked in the dialogs ----
+    s.click_css(r#"[data-testid="dash-chart-save-svg"]"#, WAIT).unwrap();
+    let t = Instant::now();
+    let mut notice = String::new();
+    while !notice.contains("bleu.svg") && t.elapsed() < WAIT {
+        std::thread::sleep(Duration::from_millis(100));
+        notice = s.text(&s.wait_for(r#"[data-testid="notice"]"#, WAIT).unwrap()).unwrap();
+    }
+    assert!(notice.contains("saved") && notice.contains("bleu.svg"), "the notice names the saved file: {notice}");
+    let svg = std::fs::read_to_string(&chart_file).expect("the chart was saved where the user chose");
+    assert!(svg.contains("<svg"), "an SVG: {}", &svg[..svg.len().min(200)]);
+    s.click_css(r#"[data-testid="dash-export"]"#, WAIT).unwrap();
+    let t = Instant::now();
+    while !report_dir.join("report.html").is_file() && t.elapsed() < WAIT {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(report_dir.join("report.html").is_file(), "the report was written into the folder the user chose");
 
     // ---- drill-down between the baseline and system 1 ----
     s.click_css(r#"[data-testid="dash-drill-go"]"#, WAIT).unwrap();

@@ -1,11 +1,12 @@
-//! The foundation flow in the real window: create a project, import a document by typing its path, see its
-//! segments, close the app, start it again on the same database and find the project and segments again.
+//! The foundation flow in the real window: create a project, import a document picked in the file dialog (the
+//! dialog's answers are given to the app at start: WebDriver cannot drive a native dialog), see its segments,
+//! close the app, start it again on the same database and find the project and segments again.
 //! Writes `tests/e2e/screenshots/foundation.png` and prints how long the app took to become usable.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use registro_e2e::{app_binary, ready_or_skip, Session};
+use registro_e2e::{app_args, app_binary, ready_or_skip, Session};
 
 const WAIT: Duration = Duration::from_secs(30);
 const PROJECT: &str = "Letters to the council";
@@ -19,11 +20,11 @@ fn screenshot_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("screenshots").join(name)
 }
 
-/// Starts the app on `db` and waits until the first project list has loaded; returns the session and the time
-/// from asking the driver for a window to a usable UI.
-fn start_app(db: &std::path::Path) -> (Session, Duration) {
+/// Starts the app with `args` and waits until the first project list has loaded; returns the session and the
+/// time from asking the driver for a window to a usable UI.
+fn start_app(args: &[String]) -> (Session, Duration) {
     let t0 = Instant::now();
-    let s = Session::start(&app_binary(), &["--db".to_string(), db.display().to_string()]).expect("start the app");
+    let s = Session::start(&app_binary(), args).expect("start the app");
     s.wait_for(r#"body[data-ready="1"]"#, WAIT).expect("the UI becomes ready");
     (s, t0.elapsed())
 }
@@ -43,8 +44,12 @@ fn create_import_reopen() {
     let doc = dir.path().join("draft-informal.txt");
     std::fs::write(&doc, LINES.join("\n") + "\n").expect("write the document");
 
+    let missing = dir.path().join("no-such-file.txt");
+    // What the "user" picks in the file dialogs, in order: first a file that has gone, then the document.
+    let answers = [Some(missing.as_path()), Some(doc.as_path())];
+
     // ---- first start: create, import, see segments ----
-    let (s, first_start) = start_app(&db);
+    let (s, first_start) = start_app(&app_args(&db, dir.path(), &answers));
     println!("app start to usable UI (first start, fresh database): {} ms", first_start.as_millis());
     assert_eq!(s.title().unwrap(), "Registro");
     s.wait_for(r#"[data-testid="welcome"]"#, WAIT).expect("a fresh database shows the welcome panel");
@@ -55,18 +60,14 @@ fn create_import_reopen() {
     s.wait_for(&format!(r#"[data-testid="project-item"][data-project-name="{PROJECT}"].selected"#), WAIT)
         .expect("the new project is listed and open");
 
-    // A wrong path gives a readable error naming the path, and imports nothing.
-    let path = s.wait_for(r#"[data-testid="import-path"]"#, WAIT).unwrap();
-    let missing = dir.path().join("no-such-file.txt");
-    s.type_text(&path, &missing.display().to_string()).unwrap();
-    s.click_css(r#"[data-testid="import-submit"]"#, WAIT).unwrap();
+    // A file that is gone gives a readable error naming it, and imports nothing.
+    s.click_css(r#"[data-testid="import-browse"]"#, WAIT).unwrap();
     let err = s.wait_for(r#"[data-testid="import-error"]"#, WAIT).expect("an import error is shown");
     let msg = s.text(&err).unwrap();
     assert!(msg.contains("no-such-file.txt"), "the error names the file: {msg}");
     assert!(s.find_all(r#"[data-testid="document-item"]"#).unwrap().is_empty(), "nothing was imported");
 
-    s.type_text(&path, &doc.display().to_string()).unwrap();
-    s.click_css(r#"[data-testid="import-submit"]"#, WAIT).unwrap();
+    s.click_css(r#"[data-testid="import-browse"]"#, WAIT).unwrap();
     let result = s.wait_for(r#"[data-testid="import-result"]"#, WAIT).expect("the import finishes");
     let summary = s.text(&result).unwrap();
     assert!(summary.contains("3 segments"), "import summary: {summary}");
@@ -79,7 +80,7 @@ fn create_import_reopen() {
     s.close().expect("closing the session closes the app");
 
     // ---- second start on the same database: everything is still there ----
-    let (s, second_start) = start_app(&db);
+    let (s, second_start) = start_app(&["--db".to_string(), db.display().to_string()]);
     println!("app start to usable UI (second start, existing database): {} ms", second_start.as_millis());
     s.click_css(&format!(r#"[data-testid="project-item"][data-project-name="{PROJECT}"] [data-testid="open-project"]"#), WAIT)
         .expect("the project survived the restart");

@@ -1,9 +1,7 @@
-// The Documents view of the open project (shell-owned): import a file or paired folder (dialog or typed path),
+// The Documents view of the open project (shell-owned): import a file or paired folder (picked in a dialog),
 // list documents, show a document's segments with their references, list runs, delete with confirmation.
 
-import { open } from '@tauri-apps/plugin-dialog';
-
-import { type Document, type ImportFormat, type SegmentRow, deleteDocument, deleteRun, documentSegments, importDocument, listRuns } from '../api';
+import { type ChosenFile, type Document, type ImportFormat, type SegmentRow, chooseFile, deleteDocument, deleteRun, documentSegments, importDocument, listRuns } from '../api';
 import { ProgressPanel, errorMessage } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h, plural } from '../dom';
@@ -11,7 +9,7 @@ import { documentList, runTable } from '../lists';
 
 const PAGE = 200;
 const FORMATS: Array<[ImportFormat | '', string]> = [
-  ['', 'detect from the path'],
+  ['', 'detect from the file name'],
   ['text', 'plain text, one segment per line'],
   ['tsv', 'TSV with a header'],
   ['csv', 'CSV with a header'],
@@ -140,48 +138,28 @@ function segmentTable(doc: Document): { el: HTMLElement; loadMore: () => Promise
 }
 
 function importForm(ctx: ViewContext, selectDocument: (id: number | null) => void): HTMLElement {
-  const path = h('input', { type: 'text', class: 'input grow', 'data-testid': 'import-path', placeholder: '/path/to/file.txt or a paired folder', spellcheck: 'false' });
   const format = h('select', { class: 'input', 'data-testid': 'import-format', title: 'Format' }, ...FORMATS.map(([v, label]) => h('option', { value: v }, label)));
   const sourceLang = h('select', { class: 'input', 'data-testid': 'import-source-lang', title: 'Source language' }, h('option', { value: '' }, 'source: auto'), ...LANGS.map((l) => h('option', { value: l }, `source: ${l}`)));
   const name = h('input', { type: 'text', class: 'input', 'data-testid': 'import-name', placeholder: 'name (optional)' });
   const status = h('div', { class: 'import-status', 'data-testid': 'import-status' });
-  const submit = h('button', { class: 'btn primary', type: 'submit', 'data-testid': 'import-submit' }, 'Import');
+  const fileBtn = h('button', { class: 'btn primary', type: 'button', 'data-testid': 'import-browse' }, 'Import a file…');
+  const folderBtn = h('button', { class: 'btn', type: 'button', 'data-testid': 'import-browse-folder' }, 'Import a folder…');
 
-  const pick = async (directory: boolean) => {
+  // One step: the dialog (opened by the backend, which hands back a one-time token, never a path the page could
+  // forge) and then the import with the options set above.
+  const run = async (directory: boolean) => {
+    let chosen: ChosenFile | null;
     try {
-      const chosen = await open({ directory, multiple: false, title: directory ? 'Import a paired folder' : 'Import a document' });
-      if (typeof chosen === 'string') path.value = chosen;
+      chosen = await chooseFile(directory ? 'import-folder' : 'import');
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
-    }
-  };
-
-  const form = h(
-    'form',
-    { class: 'card import-form', 'data-testid': 'import-form' },
-    h('h3', {}, 'Import a document'),
-    h(
-      'div',
-      { class: 'row' },
-      path,
-      h('button', { class: 'btn', type: 'button', 'data-testid': 'import-browse', onclick: () => void pick(false) }, 'Choose file…'),
-      h('button', { class: 'btn', type: 'button', 'data-testid': 'import-browse-folder', onclick: () => void pick(true) }, 'Choose folder…'),
-    ),
-    h('div', { class: 'row' }, format, sourceLang, name, submit),
-    status,
-  );
-
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    const chosen = path.value.trim();
-    if (!chosen) {
-      ctx.notify('Choose a file or folder, or type its path.', 'error');
       return;
     }
+    if (!chosen) return;
     const panel = new ProgressPanel('import-progress');
     clear(status);
-    status.append(panel.el);
-    submit.disabled = true;
+    status.append(h('p', { class: 'muted small', 'data-testid': 'import-path' }, chosen.path), panel.el);
+    fileBtn.disabled = folderBtn.disabled = true;
     const op = importDocument(
       ctx.project.id,
       chosen,
@@ -195,7 +173,6 @@ function importForm(ctx: ViewContext, selectDocument: (id: number | null) => voi
       const names = summary.documents.map((d) => d.name).join(', ');
       status.append(h('p', { class: 'ok', 'data-testid': 'import-result' }, `Imported ${plural(summary.documents.length, 'document')} (${plural(summary.segments, 'segment')}): ${names}`));
       if (summary.ignored.length) status.append(h('p', { class: 'muted small' }, `Not imported (not a source or reference): ${summary.ignored.join(', ')}`));
-      path.value = '';
       name.value = '';
       ctx.changed('documents');
       if (summary.documents[0]) selectDocument(summary.documents[0].id);
@@ -203,8 +180,18 @@ function importForm(ctx: ViewContext, selectDocument: (id: number | null) => voi
       panel.done();
       status.append(h('p', { class: 'error', 'data-testid': 'import-error' }, errorMessage(err)));
     } finally {
-      submit.disabled = false;
+      fileBtn.disabled = folderBtn.disabled = false;
     }
-  });
-  return form;
+  };
+  fileBtn.addEventListener('click', () => void run(false));
+  folderBtn.addEventListener('click', () => void run(true));
+
+  return h(
+    'section',
+    { class: 'card import-form', 'data-testid': 'import-form' },
+    h('h3', {}, 'Import a document'),
+    h('div', { class: 'row' }, format, sourceLang, name),
+    h('div', { class: 'row' }, fileBtn, folderBtn),
+    status,
+  );
 }

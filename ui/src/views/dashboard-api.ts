@@ -1,7 +1,7 @@
 // Typed wrappers for the Dashboard's commands (src-tauri/src/commands/dashboard.rs). Struct fields keep the Rust
 // serde names; argument names are camelCase.
 
-import { type Id, type Operation, type Progress, type Run, call, startOperation } from '../api';
+import { type ChosenFile, type Id, type Operation, type Progress, type Run, call, startOperation } from '../api';
 import type { Marker } from './translate-api';
 
 export interface RunQuery {
@@ -155,8 +155,9 @@ export interface ReportFiles {
 }
 
 export const dashboardListRuns = (query: RunQuery) => call<RunSummary[]>('dashboard_list_runs', { query });
-export const importSubmissions = (dir: string, project: string, onProgress: (p: Progress) => void): Operation<ImportOutcome> =>
-  startOperation<ImportOutcome>('dashboard_import_submissions', { dir, project }, onProgress);
+/** `folder` from `chooseFile('submissions')`. */
+export const importSubmissions = (folder: ChosenFile, project: string, onProgress: (p: Progress) => void): Operation<ImportOutcome> =>
+  startOperation<ImportOutcome>('dashboard_import_submissions', { folder: folder.token, project }, onProgress);
 export const compareRuns = (runs: Id[], baseline: Id | null, options: CompareOptions = {}) =>
   call<Comparison>('dashboard_compare', { request: { runs, baseline, reference: null }, options });
 export const drilldown = (a: Id, b: Id, metric: SentenceMetric, sort: DrillSort, offset = 0, limit = 10) =>
@@ -165,5 +166,8 @@ export const ratingItems = (runs: Id[], count: number, rater: string, seed?: num
   call<RatingItem[]>('dashboard_rating_items', { runs, count, rater, seed: seed ?? null });
 export const saveRatings = (rater: string, ratings: Rating[]) => call<number>('dashboard_save_ratings', { rater, ratings });
 export const humanSummary = () => call<HumanSummary>('dashboard_human_summary');
-export const exportReport = (dir: string, formats?: string[]) => call<ReportFiles>('dashboard_export', { dir, formats: formats ?? null });
-export const saveChart = (key: string, path: string) => call<string>('dashboard_save_chart', { key, path });
+/** `folder` from `chooseFile('report-folder')`. */
+export const exportReport = (folder: ChosenFile, formats?: string[]) =>
+  call<ReportFiles>('dashboard_export', { folder: folder.token, formats: formats ?? null });
+/** `file` from `chooseFile('save-chart', …)`; returns the path written. */
+export const saveChart = (key: string, file: ChosenFile) => call<string>('dashboard_save_chart', { key, file: file.token });

@@ -1,8 +1,7 @@
 // Dashboard results: sortable tables (95% CIs, significance markers, signatures) and charts rendered by the
 // backend (plotters SVG, shown through <img> so no markup from data is ever parsed into the page).
 
-import { save } from '@tauri-apps/plugin-dialog';
-
+import { chooseFile } from '../api';
 import { errorMessage } from '../components';
 import { clear, h } from '../dom';
 import { type Cell, type Comparison, type NamedChart, type Table, saveChart } from './dashboard-api';
@@ -94,10 +93,10 @@ export function chartsView(cmp: Comparison, notify: (m: string, k?: 'info' | 'er
     clear(viewer);
     if (!c.svg) return;
     const exportAs = async (ext: 'svg' | 'png') => {
-      const path = await save({ defaultPath: `${c.key}.${ext}`, filters: [{ name: ext.toUpperCase(), extensions: [ext] }] });
-      if (!path) return;
       try {
-        notify(`saved ${await saveChart(c.key, path)}`);
+        const file = await chooseFile('save-chart', `${c.key}.${ext}`);
+        if (!file) return;
+        notify(`saved ${await saveChart(c.key, file)}`);
       } catch (e) {
         notify(errorMessage(e), 'error');
       }

@@ -4,8 +4,7 @@
 
 import './dashboard.css';
 
-import { open } from '@tauri-apps/plugin-dialog';
-
+import { chooseFile } from '../api';
 import { ProgressPanel, errorMessage } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h, shortTime } from '../dom';
@@ -18,20 +17,22 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const notify = (m: string, k?: 'info' | 'error') => ctx.notify(m, k);
 
   // ---- import a folder of submissions ----
-  const dir = h('input', { class: 'input grow', placeholder: 'folder of submissions, e.g. …/iwslt2022-umd/en-de', 'data-testid': 'dash-import-dir' });
+  // The folder comes from a dialog the backend opens (a one-time token), so the page never names a path.
+  const dir = h('span', { class: 'muted small grow', 'data-testid': 'dash-import-dir' }, 'e.g. …/iwslt2022-umd/en-de');
   const importBox = h('div', {});
-  const browse = async () => {
-    const picked = await open({ directory: true });
-    if (typeof picked === 'string') dir.value = picked;
-  };
   const doImport = async () => {
-    if (!dir.value.trim()) {
-      notify('type or pick the folder to import', 'error');
+    let folder;
+    try {
+      folder = await chooseFile('submissions');
+    } catch (e) {
+      notify(errorMessage(e), 'error');
       return;
     }
+    if (!folder) return;
+    dir.textContent = folder.path;
     const panel = new ProgressPanel('dash-import-progress');
     importBox.append(panel.el);
-    const op = importSubmissions(dir.value, ctx.project.name, panel.update);
+    const op = importSubmissions(folder, ctx.project.name, panel.update);
     panel.attach(op);
     try {
       const r = await op.result;
@@ -170,15 +171,12 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   };
 
   const exportCard = () => {
-    const out = h('input', { class: 'input grow', placeholder: 'folder for tables, charts and report.html', 'data-testid': 'dash-export-dir' });
-    const pick = async () => {
-      const p = await open({ directory: true });
-      if (typeof p === 'string') out.value = p;
-    };
     const run = async () => {
       if (!current) return;
       try {
-        const r = await exportReport(out.value);
+        const folder = await chooseFile('report-folder');
+        if (!folder) return;
+        const r = await exportReport(folder);
         notify(`wrote ${r.files.length} files to ${r.dir}`);
       } catch (e) {
         notify(errorMessage(e), 'error');
@@ -189,7 +187,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       { class: 'card' },
       h('h3', {}, 'Export'),
       h('p', { class: 'muted small' }, 'Every table as CSV, JSON, LaTeX and Markdown; every chart as SVG and PNG; comparison.json and a one-file report.html.'),
-      h('div', { class: 'row' }, out, h('button', { class: 'btn', onclick: () => void pick() }, 'Browse…'), h('button', { class: 'btn primary', 'data-testid': 'dash-export', onclick: () => void run() }, 'Export')),
+      h('div', { class: 'row' }, h('button', { class: 'btn primary', 'data-testid': 'dash-export', onclick: () => void run() }, 'Export to a folder…')),
     );
   };
 
@@ -200,7 +198,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       { class: 'card' },
       h('h3', {}, 'Import submissions'),
       h('p', { class: 'muted small' }, 'A CoCoA-MT / IWSLT formality-track folder: the test set with its references and one file per system and register. Each file becomes a scored run in this project.'),
-      h('div', { class: 'row' }, dir, h('button', { class: 'btn', onclick: () => void browse() }, 'Browse…'), h('button', { class: 'btn primary', 'data-testid': 'dash-import', onclick: () => void doImport() }, 'Import')),
+      h('div', { class: 'row' }, h('button', { class: 'btn primary', 'data-testid': 'dash-import', onclick: () => void doImport() }, 'Import a folder…'), dir),
       importBox,
     ),
     h(

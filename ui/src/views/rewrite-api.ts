@@ -1,7 +1,7 @@
 // Types and command wrappers of the Rewrite view (src-tauri/src/commands/rewrite.rs; types mirror
 // registro_rewrite::pipeline / rerank and registro_core::rewrite as serde serializes them).
 
-import { type Id, type Operation, type Progress, call, startOperation } from '../api';
+import { type ChosenFile, type Id, type Operation, type Progress, call, startOperation } from '../api';
 
 export type Method = 'rules' | 'roundtrip' | 'llm';
 
@@ -78,4 +78,5 @@ export const rewriteText = (projectId: Id, args: RewriteArgs, onProgress: (p: Pr
 export const scoreFormality = (sentences: string[], lang: string, scorer?: string) =>
   call<number[]>('score_formality', { sentences, lang, scorer: scorer ?? null });
 
-export const exportRewrite = (path: string, text: string) => call<void>('export_rewrite', { path, text });
+/** `file` from `chooseFile('save-text', …)`; returns the path written. */
+export const exportRewrite = (file: ChosenFile, text: string) => call<string>('export_rewrite', { file: file.token, text });

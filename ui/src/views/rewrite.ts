@@ -5,9 +5,7 @@
 
 import './rewrite.css';
 
-import { save } from '@tauri-apps/plugin-dialog';
-
-import { listRuns } from '../api';
+import { chooseFile, listRuns } from '../api';
 import { ProgressPanel, errorMessage } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h } from '../dom';
@@ -169,11 +167,10 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       o.sentences.forEach((_, i) => void rescore(i));
     } }, 'Accept all');
     const exportBtn = h('button', { class: 'btn small primary', 'data-testid': 'rewrite-export', onclick: async () => {
-      const path = await save({ defaultPath: 'rewrite.txt' });
-      if (!path) return;
       try {
-        await exportRewrite(path, o.sentences.map((_, i) => currentText(o, i, states[i])).join('\n') + '\n');
-        ctx.notify(`Saved ${path}`);
+        const file = await chooseFile('save-text', 'rewrite.txt');
+        if (!file) return;
+        ctx.notify(`Saved ${await exportRewrite(file, o.sentences.map((_, i) => currentText(o, i, states[i])).join('\n') + '\n')}`);
       } catch (e) {
         ctx.notify(errorMessage(e), 'error');
       }

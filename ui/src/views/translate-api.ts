@@ -1,7 +1,7 @@
 // Typed wrappers for the Translate view's commands (src-tauri/src/commands/translate.rs). Struct fields keep the
 // Rust serde names; argument names are camelCase.
 
-import { type Id, type Operation, type Progress, type Register, call, startOperation } from '../api';
+import { type ChosenFile, type Id, type Operation, type Progress, type Register, call, startOperation } from '../api';
 
 export type Label = 'FORMAL' | 'INFORMAL' | 'NEUTRAL' | 'MIXED';
 export type Verdict = 'ok' | 'neutral' | 'uncertain' | 'wrong';
@@ -82,4 +82,5 @@ export const saveTranslationEdit = (runId: Id, segment: number, lang: string, re
   call<SegmentCheck>('save_translation_edit', { runId, segment, lang, register, text });
 export const repairTranslation = (lang: string, register: Register, text: string) =>
   call<string>('repair_translation', { lang, register, text });
-export const exportTranslation = (path: string, text: string) => call<void>('export_translation', { path, text });
+/** `file` from `chooseFile('save-text', …)`; returns the path written. */
+export const exportTranslation = (file: ChosenFile, text: string) => call<string>('export_translation', { file: file.token, text });

@@ -5,9 +5,7 @@
 
 import './translate.css';
 
-import { save } from '@tauri-apps/plugin-dialog';
-
-import { type Register, documentSegments, listRuns } from '../api';
+import { type Register, chooseFile, documentSegments, listRuns } from '../api';
 import { ProgressPanel, errorMessage } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h } from '../dom';
@@ -269,11 +267,10 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   };
 
   const onExport = async () => {
-    const path = await save({ defaultPath: `translation.${runLang}.txt` });
-    if (!path) return;
     try {
-      await exportTranslation(path, segments.map((s) => s.text).join('\n') + '\n');
-      ctx.notify(`Saved ${path}`);
+      const file = await chooseFile('save-text', `translation.${runLang}.txt`);
+      if (!file) return;
+      ctx.notify(`Saved ${await exportTranslation(file, segments.map((s) => s.text).join('\n') + '\n')}`);
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
     }
