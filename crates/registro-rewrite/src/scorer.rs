@@ -89,6 +89,10 @@ pub enum ScorerError {
     Stale { expected: Vec<String>, actual: Vec<String> },
     #[error("the {0} variant needs a sentence embedding for each sentence")]
     NeedsEmbedding(&'static str),
+    #[error("{path}: field `{field}`: {msg}; this file cannot be used as a formality scorer (retrain it with `registro rewrite train-scorer`)")]
+    Invalid { path: String, field: String, msg: String },
+    #[error("the scorer expects {expected}-dimensional sentence embeddings but was given {got} (embedding model {model})")]
+    EmbeddingSize { expected: usize, got: usize, model: String },
 }
 
 pub struct Example {
@@ -146,13 +150,87 @@ const BUILTIN_SURFACE: &str = include_str!("../data/scorer/surface.json");
 const BUILTIN_LEXICAL: &str = include_str!("../data/scorer/lexical.json");
 const BUILTIN_EMBEDDING: &str = include_str!("../data/scorer/embedding.json");
 
+/// The largest weights file read (the shipped lexical model is ~400 KB); a device or a huge file is refused before
+/// it is read.
+const MAX_MODEL_BYTES: u64 = 64 << 20;
+/// A bound no trained weight comes near (ridge on standardised features gives |w| < 2 on PT16's ±3 scale): a
+/// larger one would pin every score at the ±3.5 clamp, so the file is damaged or not a trained model.
+const MAX_ABS_WEIGHT: f32 = 100.0;
+/// Standard deviations under this (training floors them at 1e-3) would blow one feature up past every other.
+const MIN_STD: f32 = 1e-6;
+/// The most lexical hash buckets / embedding dimensions a model may declare (training uses 2^14 and 384).
+const MAX_BUCKETS: u32 = 1 << 24;
+const MAX_EMBEDDING_DIM: usize = 1 << 16;
+
+/// Checks a deserialised model against the feature layout this build computes, so that a damaged or hand-edited
+/// file is refused at load with the field to fix, instead of panicking mid-document or scoring nonsense.
+pub fn validate(model: &Model, path: &str) -> Result<(), ScorerError> {
+    let bad = |field: &str, msg: String| Err(ScorerError::Invalid { path: path.to_string(), field: field.to_string(), msg });
+    let actual: Vec<String> = SURFACE.iter().map(|s| s.to_string()).collect();
+    if model.features != actual {
+        return Err(ScorerError::Stale { expected: model.features.clone(), actual });
+    }
+    let ns = SURFACE.len();
+    for (field, v) in [("mean", &model.mean), ("std", &model.std), ("w_surface", &model.w_surface)] {
+        if v.len() != ns {
+            return bad(field, format!("has {} values but the model has {ns} surface features", v.len()));
+        }
+    }
+    let finite = |field: &str, v: &[f32], max: f32| -> Result<(), ScorerError> {
+        match v.iter().position(|x| !x.is_finite() || x.abs() > max) {
+            Some(i) if !v[i].is_finite() => bad(&format!("{field}[{i}]"), format!("{} is not a finite number", v[i])),
+            Some(i) => bad(&format!("{field}[{i}]"), format!("{} is beyond ±{max}", v[i])),
+            None => Ok(()),
+        }
+    };
+    finite("mean", &model.mean, 1e6)?;
+    finite("std", &model.std, 1e6)?;
+    if let Some(i) = model.std.iter().position(|&x| x < MIN_STD) {
+        return bad(&format!("std[{i}]"), format!("{} must be a positive standard deviation (at least {MIN_STD})", model.std[i]));
+    }
+    finite("w_surface", &model.w_surface, MAX_ABS_WEIGHT)?;
+    finite("bias", &[model.bias], MAX_ABS_WEIGHT)?;
+    match model.variant {
+        Variant::Lexical => {
+            if model.lexical_buckets == 0 || model.lexical_buckets > MAX_BUCKETS {
+                return bad("lexical_buckets", format!("{} must be between 1 and {MAX_BUCKETS}", model.lexical_buckets));
+            }
+            if model.w_lexical.len() != model.lexical_buckets as usize {
+                return bad(
+                    "w_lexical",
+                    format!("has {} weights but lexical_buckets is {}", model.w_lexical.len(), model.lexical_buckets),
+                );
+            }
+            finite("w_lexical", &model.w_lexical, MAX_ABS_WEIGHT)?;
+        }
+        Variant::Embedding => {
+            if model.w_embedding.is_empty() || model.w_embedding.len() > MAX_EMBEDDING_DIM {
+                return bad(
+                    "w_embedding",
+                    format!("has {} weights; the embedding variant needs one per embedding dimension (1 to {MAX_EMBEDDING_DIM})", model.w_embedding.len()),
+                );
+            }
+            finite("w_embedding", &model.w_embedding, MAX_ABS_WEIGHT)?;
+        }
+        Variant::Surface => {}
+    }
+    Ok(())
+}
+
 impl Scorer {
     pub fn new(model: Model) -> Result<Self, ScorerError> {
-        let actual: Vec<String> = SURFACE.iter().map(|s| s.to_string()).collect();
-        if model.features != actual {
-            return Err(ScorerError::Stale { expected: model.features, actual });
-        }
+        Self::new_from(model, "scorer model")
+    }
+
+    fn new_from(model: Model, path: &str) -> Result<Self, ScorerError> {
+        validate(&model, path)?;
         Ok(Self { model, ex: Extractor::new() })
+    }
+
+    /// A scorer from the text of a weights file; `path` names it in errors.
+    pub fn from_json(text: &str, path: &str) -> Result<Self, ScorerError> {
+        let model = serde_json::from_str(text).map_err(|source| ScorerError::Json { path: path.to_string(), source })?;
+        Self::new_from(model, path)
     }
 
     /// The weights shipped in the crate (`data/scorer/<variant>.json`, written by `registro rewrite train-scorer`).
@@ -163,15 +241,28 @@ impl Scorer {
             // Scoring with it still needs each sentence's all-MiniLM-L6-v2 embedding from the caller.
             Variant::Embedding => (BUILTIN_EMBEDDING, "embedding.json"),
         };
-        let model = serde_json::from_str(src).map_err(|source| ScorerError::Json { path: format!("builtin {name}"), source })?;
-        Self::new(model)
+        Self::from_json(src, &format!("builtin {name}"))
     }
 
+    /// Loads and validates a weights file written by `registro rewrite train-scorer`.
     pub fn load(path: &Path) -> Result<Self, ScorerError> {
+        use std::io::Read;
         let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ScorerError::Io { path: p.clone(), source })?;
-        let model = serde_json::from_str(&text).map_err(|source| ScorerError::Json { path: p, source })?;
-        Self::new(model)
+        let io = |source| ScorerError::Io { path: p.clone(), source };
+        let meta = std::fs::metadata(path).map_err(io)?;
+        if !meta.is_file() {
+            return Err(ScorerError::Invalid { path: p, field: "(file)".into(), msg: "not a regular file".into() });
+        }
+        let mut text = String::new();
+        std::fs::File::open(path).map_err(io)?.take(MAX_MODEL_BYTES + 1).read_to_string(&mut text).map_err(io)?;
+        if text.len() as u64 > MAX_MODEL_BYTES {
+            return Err(ScorerError::Invalid {
+                path: p,
+                field: "(file)".into(),
+                msg: format!("larger than {} MiB; a formality model is well under 1 MiB", MAX_MODEL_BYTES >> 20),
+            });
+        }
+        Self::from_json(&text, &p)
     }
 
     /// Formality on PT16's scale (about −3 … 3; higher is more formal). `embedding` is required by the embedding
@@ -191,6 +282,14 @@ impl Scorer {
         }
         if m.variant == Variant::Embedding {
             let e = embedding.ok_or(ScorerError::NeedsEmbedding("embedding"))?;
+            // A different embedding model would be silently truncated by the dot product below.
+            if e.len() != m.w_embedding.len() {
+                return Err(ScorerError::EmbeddingSize {
+                    expected: m.w_embedding.len(),
+                    got: e.len(),
+                    model: m.embedding_model.clone().unwrap_or_else(|| "unknown".into()),
+                });
+            }
             y += e.iter().zip(&m.w_embedding).map(|(a, b)| a * b).sum::<f32>();
         }
         Ok(y.clamp(-3.5, 3.5))
