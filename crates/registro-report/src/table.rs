@@ -28,7 +28,7 @@ pub fn significance_legend(alpha: f64) -> String {
     format!("{} (better than the baseline; {} worse)", star.join(", "), dagger.join(" / "))
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, ts_rs::TS)]
 pub struct Cell {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<f64>,
@@ -94,7 +94,7 @@ fn fmt(v: f64, decimals: usize) -> String {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
 pub struct Column {
     pub key: String,
     pub label: String,
@@ -118,14 +118,14 @@ impl Column {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
 pub struct Row {
     /// Stable id of what the row describes (run id, category…), for the UI to link rows to drill-downs.
     pub id: String,
     pub cells: Vec<Cell>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
 pub struct Table {
     pub key: String,
     pub title: String,

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Weights {
     pub formality: f64,
     pub meaning: f64,
@@ -51,7 +51,7 @@ pub fn fluency_unit(ppl: f64) -> f64 {
     (1.0 - ppl.max(1.0).ln() / 1000f64.ln()).clamp(FLOOR, 1.0)
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Scores {
     /// Formality on the PT16 scale.
     pub formality: f32,
@@ -76,7 +76,7 @@ impl Scores {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Candidate {
     pub text: String,
     /// How it was produced: `rules`, `roundtrip`, `llm#1`, …

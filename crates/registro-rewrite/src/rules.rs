@@ -13,7 +13,7 @@ use crate::lexicon::{abbreviations, en_contractions, is_dotted_abbreviation, is_
 use crate::tokens::{tokenize, Kind, Tok};
 use crate::Lang;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum EditKind {
     /// `:)`, `😂` removed.
@@ -69,7 +69,8 @@ impl EditKind {
 }
 
 /// One change: `before` at bytes `src` of the input became `after` at bytes `dst` of the output.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "RuleEdit")]
 pub struct Edit {
     pub kinds: Vec<EditKind>,
     pub src: (usize, usize),

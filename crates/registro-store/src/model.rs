@@ -9,7 +9,7 @@ pub type ProjectId = i64;
 pub type DocumentId = i64;
 pub type RunId = i64;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Project {
     pub id: ProjectId,
     pub name: String,
@@ -19,7 +19,7 @@ pub struct Project {
     pub runs: i64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Document {
     pub id: DocumentId,
     pub project_id: ProjectId,
@@ -76,7 +76,7 @@ pub struct NewSegment {
 macro_rules! string_enum {
     ($(#[$m:meta])* $name:ident { $($variant:ident = $s:literal),+ $(,)? }) => {
         $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS)]
         #[serde(rename_all = "lowercase")]
         pub enum $name { $($variant),+ }
 
@@ -124,7 +124,7 @@ string_enum!(
     Scale { Formality = "formality", Fluency = "fluency", Meaning = "meaning", Rank = "rank" }
 );
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Run {
     pub id: RunId,
     pub project_id: ProjectId,
@@ -220,7 +220,7 @@ pub struct RunFilter {
     pub limit: Option<i64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct MetricResult {
     pub id: i64,
     pub run_id: RunId,

@@ -7,7 +7,8 @@ use registro_store::{Document, Run, RunId, Store};
 use serde::{Deserialize, Serialize};
 
 /// Which runs to compare.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields = nullable)]
 pub struct CompareRequest {
     pub runs: Vec<RunId>,
     /// Defaults to the first run.

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::prepare::{Prepared, SentenceMetric};
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum DrillSort {
     /// Where B beats A most first.
@@ -25,17 +25,21 @@ pub enum DrillSort {
     Index,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct DrillOptions {
     pub a: RunId,
     pub b: RunId,
     #[serde(default = "default_metric")]
+    #[ts(optional = nullable)]
     pub metric: SentenceMetric,
     #[serde(default)]
+    #[ts(optional = nullable)]
     pub sort: DrillSort,
     #[serde(default)]
+    #[ts(optional = nullable)]
     pub offset: usize,
     #[serde(default = "default_limit")]
+    #[ts(optional = nullable)]
     pub limit: usize,
 }
 
@@ -46,7 +50,7 @@ fn default_limit() -> usize {
     20
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum TokenClass {
     Plain,
@@ -55,7 +59,7 @@ pub enum TokenClass {
     Worsening,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct Token {
     pub text: String,
     /// Offsets in Unicode scalar values, like the register markers'.
@@ -64,7 +68,7 @@ pub struct Token {
     pub class: TokenClass,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct OutputView {
     pub run_id: RunId,
     pub label: String,
@@ -77,7 +81,7 @@ pub struct OutputView {
     pub register: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct DrillSegment {
     pub index: usize,
     pub source: String,
@@ -88,7 +92,7 @@ pub struct DrillSegment {
     pub diff: f64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct DrillPage {
     pub metric: SentenceMetric,
     pub metric_label: String,

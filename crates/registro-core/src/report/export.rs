@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::compare::Comparison;
 use super::human::HumanSummary;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct ReportFiles {
     pub dir: PathBuf,
     pub files: Vec<PathBuf>,

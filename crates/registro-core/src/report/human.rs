@@ -20,7 +20,7 @@ pub const FLUENCY_SCALE: (i32, i32) = (1, 5);
 /// Meaning preservation: 1 completely different … 6 equivalent.
 pub const MEANING_SCALE: (i32, i32) = (1, 6);
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct RatingOutput {
     /// What the rater sees instead of the system name ("A", "B", …).
     pub slot: String,
@@ -28,7 +28,7 @@ pub struct RatingOutput {
     pub text: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct RatingItem {
     pub segment_index: i64,
     pub source: String,
@@ -37,7 +37,7 @@ pub struct RatingItem {
     pub rated: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct Rating {
     pub run_id: RunId,
     pub segment_index: i64,
@@ -143,7 +143,7 @@ pub fn save_ratings(store: &mut Store, rater: &str, ratings: &[Rating]) -> Resul
     Ok(ids.len())
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct ScaleSummary {
     pub scale: Scale,
     pub statistic: String,
@@ -152,7 +152,7 @@ pub struct ScaleSummary {
     pub raters: usize,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct HumanSummary {
     pub judgments: usize,
     pub raters: Vec<String>,

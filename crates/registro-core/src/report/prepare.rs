@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::data::ComparisonData;
 
 /// Sentence-level scores the drill-down can sort by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum SentenceMetric {
     Bleu,

@@ -7,7 +7,8 @@ use anyhow::Result;
 use registro_store::{Run, RunFilter, RunStatus, Store, Task};
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields = nullable)]
 #[serde(default)]
 pub struct RunQuery {
     /// Project name or id.
@@ -23,10 +24,11 @@ pub struct RunQuery {
     /// ISO date or date-time; runs created on or before it (a bare date includes that whole day).
     pub until: Option<String>,
     /// Only finished runs by default; `include_unfinished` lists running/failed ones too.
+    #[ts(optional = nullable)]
     pub include_unfinished: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct RunSummary {
     #[serde(flatten)]
     pub run: Run,

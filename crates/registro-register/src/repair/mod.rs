@@ -16,7 +16,8 @@ mod ja;
 use crate::tokens::{tokenize, Tok};
 use crate::{analyze, Lang, Register};
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[ts(rename = "RepairEdit")]
 pub struct Edit {
     pub start: usize,
     pub end: usize,

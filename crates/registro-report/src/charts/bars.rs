@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::common::{self, caption_style, category_axis, clip_label, color, draw_err, range_of, require, short, BASELINE_GREY};
 use crate::ReportError;
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
 pub struct Bar {
     pub label: String,
     pub value: f64,
@@ -23,7 +23,7 @@ pub struct Bar {
     pub baseline: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
 pub struct BarChart {
     pub title: String,
     pub x_label: String,
@@ -34,14 +34,14 @@ pub struct BarChart {
     pub legend: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
 pub struct StackedBar {
     pub label: String,
     /// One count per category, in `StackedBarChart::categories` order.
     pub counts: Vec<f64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
 pub struct StackedBarChart {
     pub title: String,
     pub x_label: String,
@@ -53,14 +53,14 @@ pub struct StackedBarChart {
     pub percent: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
 pub struct GroupSeries {
     pub label: String,
     /// One value per group; `None` where the bucket is empty for this system.
     pub values: Vec<Option<f64>>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
 pub struct GroupedBarChart {
     pub title: String,
     pub x_label: String,

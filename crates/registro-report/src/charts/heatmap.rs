@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::common::{caption_style, category_axis, category_label, clip_label, draw_err, require, short};
 use crate::ReportError;
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
 pub struct HeatmapChart {
     pub title: String,
     pub row_labels: Vec<String>,

@@ -8,14 +8,14 @@ use serde::{Deserialize, Serialize};
 use super::common::{caption_style, clip_label, color, draw_err, require, BASELINE_GREY};
 use crate::ReportError;
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
 pub struct HistSeries {
     pub label: String,
     /// Raw observations; binned at draw time.
     pub values: Vec<f64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
 pub struct HistogramChart {
     pub title: String,
     pub x_label: String,

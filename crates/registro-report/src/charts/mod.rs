@@ -27,7 +27,7 @@ pub use bars::{Bar, BarChart, GroupSeries, GroupedBarChart, StackedBar, StackedB
 pub const DEFAULT_SIZE: (u32, u32) = (800, 500);
 
 /// Any chart the Dashboard can show; tagged by `kind` in JSON so the UI can tell them apart.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Chart {
     /// One bar per system with a 95% CI whisker and a significance marker (corpus BLEU, chrF, …).

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::common::{caption_style, clip_label, color, draw_err, range_of, require, short};
 use crate::ReportError;
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
 pub struct ScatterPoint {
     pub label: String,
     pub x: f64,
@@ -19,7 +19,7 @@ pub struct ScatterPoint {
     pub size: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
 pub struct ScatterChart {
     pub title: String,
     pub x_label: String,
