@@ -67,4 +67,16 @@ if ! command -v tauri-driver >/dev/null || ! cargo install --list | grep -q "^ta
 else
   log "tauri-driver $TAURI_DRIVER_VERSION present"
 fi
+# ---- cargo-fuzz, pinned, on the nightly toolchain (the fuzz smoke of scripts/test.sh) ----
+CARGO_FUZZ_VERSION=0.13.2
+if ! rustup toolchain list | grep -q '^nightly'; then
+  log "rust: installing the nightly toolchain (cargo fuzz needs it)"
+  rustup toolchain install nightly --profile minimal
+fi
+if ! cargo install --list | grep -q "^cargo-fuzz v$CARGO_FUZZ_VERSION:"; then
+  log "cargo-fuzz: cargo install cargo-fuzz@$CARGO_FUZZ_VERSION"
+  cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked
+else
+  log "cargo-fuzz $CARGO_FUZZ_VERSION present"
+fi
 log "done"

@@ -23,7 +23,13 @@ pub use registro_metrics::evaluate::{MetricName, SigTest};
 
 /// Lines of a UTF-8 text file, split and right-stripped the way sacrebleu's CLI reads them.
 pub fn read_lines(path: &Path) -> Result<Vec<String>> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    read_lines_capped(path, None)
+}
+
+/// [`read_lines`] of a regular file no larger than `max_mb` MiB (`None`: `REGISTRO_MAX_INPUT_MB`, else 512), so a
+/// FIFO, a device or a runaway file is refused instead of blocking or filling memory.
+pub fn read_lines_capped(path: &Path, max_mb: Option<u64>) -> Result<Vec<String>> {
+    let bytes = registro_store::import::lines::read_capped(path, max_mb)?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let pos = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..pos].iter().filter(|&&b| b == b'\n').count() + 1;
@@ -53,6 +59,8 @@ pub struct EvalFiles {
     pub register: Option<Register>,
     /// System names, one per hypothesis file (defaults to the file names).
     pub names: Vec<String>,
+    /// The largest file read, in MiB (default: `REGISTRO_MAX_INPUT_MB`, else 512).
+    pub max_input_mb: Option<u64>,
 }
 
 /// What `evaluate` needs, plus where each piece came from (stored as run parameters).
@@ -69,7 +77,9 @@ fn load_test_set(
     fa: Option<&Path>,
     ia: Option<&Path>,
     origin: &mut BTreeMap<String, String>,
+    max_mb: Option<u64>,
 ) -> Result<TestSet> {
+    let read_lines = |p: &Path| read_lines_capped(p, max_mb);
     let mut ts = TestSet {
         key,
         ..Default::default()
@@ -116,6 +126,7 @@ pub fn load_files(files: &EvalFiles) -> Result<LoadedEval> {
         files.formal_annotated.as_deref(),
         files.informal_annotated.as_deref(),
         &mut origin,
+        files.max_input_mb,
     )?);
     let mut systems = Vec::new();
     let mut origins = Vec::new();
@@ -125,7 +136,7 @@ pub fn load_files(files: &EvalFiles) -> Result<LoadedEval> {
         o.insert("hyp".into(), h.display().to_string());
         systems.push(SystemInput {
             name,
-            lines: read_lines(h)?,
+            lines: read_lines_capped(h, files.max_input_mb)?,
             register: files.register.or_else(|| register_of(h)),
             test_set: ts.clone(),
         });
@@ -153,6 +164,11 @@ fn register_of(p: &Path) -> Option<Register> {
 /// `<test>.{formal,informal}.<lang>` references, `<test>.en` source, and any other `<system>.{formal,informal}.<lang>`
 /// file is a submission scored against the reference of its register.
 pub fn discover_submissions(dir: &Path, lang: Option<&str>) -> Result<LoadedEval> {
+    discover_submissions_capped(dir, lang, None)
+}
+
+/// [`discover_submissions`] reading no file over `max_mb` MiB (`None`: `REGISTRO_MAX_INPUT_MB`, else 512).
+pub fn discover_submissions_capped(dir: &Path, lang: Option<&str>, max_mb: Option<u64>) -> Result<LoadedEval> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot list {}", dir.display()))?
         .filter_map(|e| e.ok())
@@ -222,6 +238,7 @@ pub fn discover_submissions(dir: &Path, lang: Option<&str>) -> Result<LoadedEval
             Some(&fa),
             Some(&ia),
             &mut origin,
+            max_mb,
         )?);
         for n in &names {
             let Some(system) = n.strip_suffix(&format!(".{r}.{lang}")) else {
@@ -235,7 +252,7 @@ pub fn discover_submissions(dir: &Path, lang: Option<&str>) -> Result<LoadedEval
             o.insert("hyp".into(), p.display().to_string());
             systems.push(SystemInput {
                 name: n.clone(),
-                lines: read_lines(&p)?,
+                lines: read_lines_capped(&p, max_mb)?,
                 register: Some(reg),
                 test_set: ts.clone(),
             });
@@ -250,6 +267,48 @@ pub fn discover_submissions(dir: &Path, lang: Option<&str>) -> Result<LoadedEval
         origins,
         lang: Some(lang),
     })
+}
+
+/// ISO 639-1 codes: the languages `--lang` may name (it picks tokenizers and M-Acc matching, and is stored with
+/// every run, so a typo would be kept forever).
+const ISO_639_1: &str = "aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs cu cv cy \
+    da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho hr ht hu hy hz ia id ie ig ii \
+    ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks ku kv kw ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr \
+    ms mt my na nb nd ne ng nl nn no nr nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl \
+    sm sn so sq sr ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu";
+
+/// The most bootstrap samples / randomization trials accepted: the bootstrap holds samples × segments indices.
+pub const MAX_SIG_SAMPLES: usize = 1_000_000;
+/// Fewer samples than this cannot give a 95% interval or a p-value worth printing.
+pub const MIN_SIG_SAMPLES: usize = 10;
+
+/// Rejects options that would print nonsense instead of failing: a negative or non-finite smoothing value, an
+/// unknown language code, a significance test with too few or too many samples. [`run_eval_with`] calls it, so
+/// the CLI and the app refuse the same things with the same words.
+pub fn validate_config(cfg: &EvalConfig) -> Result<()> {
+    use registro_metrics::Smooth;
+    match cfg.bleu.smooth {
+        Smooth::Floor(v) | Smooth::AddK(v) if !(v.is_finite() && v >= 0.0) => {
+            let name = if matches!(cfg.bleu.smooth, Smooth::Floor(_)) { "floor" } else { "add-k" };
+            bail!("BLEU smoothing {name}:{v} is invalid: the value must be a number ≥ 0 (e.g. {name}:{})", if name == "floor" { "0.1" } else { "1" });
+        }
+        _ => {}
+    }
+    if !cfg.lang.is_empty() && !ISO_639_1.split_whitespace().any(|c| c == cfg.lang) {
+        bail!(
+            "unknown language {:?}: give the target language as an ISO 639-1 code (de, es, fr, hi, it, ja, …)",
+            cfg.lang
+        );
+    }
+    let (what, flag, n) = match cfg.significance {
+        Some(SigTest::Bootstrap(n)) => ("bootstrap samples", "--paired-bs", n),
+        Some(SigTest::Randomization(n)) => ("randomization trials", "--paired-ar", n),
+        None => return Ok(()),
+    };
+    if !(MIN_SIG_SAMPLES..=MAX_SIG_SAMPLES).contains(&n) {
+        bail!("{flag} {n}: the number of {what} must be between {MIN_SIG_SAMPLES} and {MAX_SIG_SAMPLES} (sacrebleu uses 1000 for --paired-bs, 10000 for --paired-ar)");
+    }
+    Ok(())
 }
 
 /// Scores, and stores one run per system when a store is given.
@@ -288,6 +347,7 @@ pub fn run_eval_with(
     cancel: &CancelToken,
     progress: ProgressFn,
 ) -> Result<EvalOutcome> {
+    validate_config(cfg)?;
     let total = loaded.systems.len() as u64;
     progress(Progress {
         done: 0,
@@ -689,6 +749,28 @@ mod tests {
                 .len(),
             600
         );
+    }
+
+    #[test]
+    fn run_eval_refuses_nonsense_options_for_every_caller() {
+        let ts = Arc::new(TestSet { key: "t".into(), refs: vec![("r".into(), vec!["a b".into()])], ..Default::default() });
+        let loaded = LoadedEval {
+            systems: vec![SystemInput { name: "s".into(), lines: vec!["a b".into()], register: None, test_set: ts }],
+            origins: vec![BTreeMap::new()],
+            lang: None,
+        };
+        let bad = [
+            (EvalConfig { bleu: registro_metrics::Bleu { smooth: registro_metrics::Smooth::AddK(-5.0), ..Default::default() }, ..Default::default() }, "add-k:-5 is invalid"),
+            (EvalConfig { lang: "xx".into(), ..Default::default() }, "unknown language \"xx\""),
+            (EvalConfig { significance: Some(SigTest::Bootstrap(0)), ..Default::default() }, "--paired-bs 0"),
+            (EvalConfig { significance: Some(SigTest::Randomization(usize::MAX)), ..Default::default() }, "--paired-ar"),
+        ];
+        for (cfg, want) in bad {
+            let err = run_eval(None, "p", &loaded, &cfg, &CancelToken::new(), &mut |_| {}).err().expect("refused");
+            assert!(err.to_string().contains(want), "{err}");
+        }
+        let cfg = EvalConfig { lang: "de".into(), significance: Some(SigTest::Bootstrap(1000)), ..Default::default() };
+        assert!(run_eval(None, "p", &loaded, &cfg, &CancelToken::new(), &mut |_| {}).is_ok());
     }
 
     #[test]

@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use registro_core::eval::registro_metrics::evaluate::{EvalConfig, Significance, SystemReport};
 use registro_core::eval::registro_metrics::{Bleu, Smooth, Tokenizer};
 use registro_core::eval::{
-    discover_submissions, load_files, run_eval, EvalFiles, MetricName, SigTest,
+    discover_submissions_capped, load_files, run_eval, EvalFiles, MetricName, SigTest,
 };
 use registro_core::progress::CancelToken;
 
@@ -80,6 +80,9 @@ pub struct Args {
     /// Decimals printed
     #[arg(long, short = 'w', default_value_t = 4)]
     width: usize,
+    /// Refuse input files larger than this many MiB [default: $REGISTRO_MAX_INPUT_MB, else 512]
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
+    max_input_mb: Option<u64>,
 }
 
 fn config(a: &Args, lang: &str, has_annotated: bool) -> Result<EvalConfig> {
@@ -115,16 +118,18 @@ fn config(a: &Args, lang: &str, has_annotated: bool) -> Result<EvalConfig> {
     };
     cfg.chrf.lowercase = a.lowercase;
     cfg.significance = match (a.paired_bs, a.paired_ar) {
-        (Some(n), _) => Some(SigTest::Bootstrap(n.max(1))),
-        (_, Some(n)) => Some(SigTest::Randomization(n.max(1))),
+        (Some(n), _) => Some(SigTest::Bootstrap(n)),
+        (_, Some(n)) => Some(SigTest::Randomization(n)),
         _ => None,
     };
+    // Before any file is scored: a bad option should not cost the user a long run.
+    registro_core::eval::validate_config(&cfg)?;
     Ok(cfg)
 }
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     let loaded = if let Some(dir) = &a.submissions {
-        discover_submissions(dir, a.lang.as_deref())?
+        discover_submissions_capped(dir, a.lang.as_deref(), a.max_input_mb)?
     } else {
         if a.refs.is_empty() && a.src.is_none() {
             bail!("give --ref FILE… (or --src for reference-free metrics), or --submissions DIR");
@@ -143,6 +148,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
             informal_annotated: a.informal_annotated.clone(),
             register,
             names: a.name.clone(),
+            max_input_mb: a.max_input_mb,
         })?
     };
     let lang = a.lang.clone().or(loaded.lang.clone()).unwrap_or_default();
