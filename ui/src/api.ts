@@ -2,8 +2,10 @@
 // (progress through a Tauri Channel, cancellation by operation id). Views call these, never `invoke` with a bare
 // string, so a renamed command breaks the TypeScript build rather than a click.
 //
-// Adding commands for your view: put the types and wrappers in a section of this file named after your view (or in
-// `src/views/<view>-api.ts` importing `call` / `startOperation` from here).
+// Adding commands for your view: put the wrappers in a section of this file named after your view (or in
+// `src/views/<view>-api.ts` importing `call` / `startOperation` from here). Types are not written here: derive
+// `ts_rs::TS` on the Rust type, add it to `visit_roots` in src-tauri/tests/ts_bindings.rs, run
+// `cargo test -p registro-app --test ts_bindings` and import it from `./bindings`.
 
 import { Channel, invoke } from '@tauri-apps/api/core';
 

@@ -1,5 +1,5 @@
-// Typed wrappers for the Dashboard's commands (src-tauri/src/commands/dashboard.rs). Struct fields keep the Rust
-// serde names; argument names are camelCase.
+// Typed wrappers for the Dashboard's commands (src-tauri/src/commands/dashboard.rs). Types come from ../bindings
+// (generated from the Rust types, serde names); argument names are camelCase.
 
 import { type ChosenFile, type Id, type Operation, type Progress, call, startOperation } from '../api';
 

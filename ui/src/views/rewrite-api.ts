@@ -1,5 +1,5 @@
-// Types and command wrappers of the Rewrite view (src-tauri/src/commands/rewrite.rs; types mirror
-// registro_rewrite::pipeline / rerank and registro_core::rewrite as serde serializes them).
+// Command wrappers of the Rewrite view (src-tauri/src/commands/rewrite.rs). Its types are generated from the Rust
+// ones (registro_rewrite::pipeline / rerank, registro_core::rewrite) into ../bindings and re-exported here.
 
 import { type ChosenFile, type Id, type Operation, type Progress, call, startOperation } from '../api';
 

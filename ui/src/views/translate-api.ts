@@ -1,5 +1,5 @@
-// Typed wrappers for the Translate view's commands (src-tauri/src/commands/translate.rs). Struct fields keep the
-// Rust serde names; argument names are camelCase.
+// Typed wrappers for the Translate view's commands (src-tauri/src/commands/translate.rs). Types come from ../bindings
+// (generated from the Rust types, serde names); argument names are camelCase.
 
 import { type ChosenFile, type Id, type Operation, type Progress, type Register, call, startOperation } from '../api';
 
