@@ -106,7 +106,6 @@ pub fn load(store: &Store, req: &CompareRequest) -> Result<ComparisonData> {
         }
     }
     let first_doc = runs[0].document_id.unwrap_or_default();
-    let sources = docs[&first_doc].sources.clone();
     // A references-only document (`registro eval` without --src) has empty segments, so equal sources prove
     // nothing: its runs are one test set only when they share the document, i.e. the very same references.
     if let Some(other) = runs.iter().find(|r| r.document_id != Some(first_doc)) {
@@ -114,18 +113,19 @@ pub fn load(store: &Store, req: &CompareRequest) -> Result<ComparisonData> {
         let other_doc = other.document_id.unwrap_or_default();
         if refs_only(first_doc) || refs_only(other_doc) {
             bail!(
-                "runs {} ({}) and {} ({}) were scored against different references ({:?} and {:?}), and without a \
+                "runs {} ({}) and {} ({}) were scored against different references ({} and {}), and without a \
                  source text nothing says they are one test set: compare runs scored against the same references, \
                  or evaluate with --src",
                 runs[0].id,
                 runs[0].system,
                 other.id,
                 other.system,
-                docs[&first_doc].document.name,
-                docs[&other_doc].document.name
+                format!("document {first_doc}: {}", docs[&first_doc].document.name),
+                format!("document {other_doc}: {}", docs[&other_doc].document.name)
             );
         }
     }
+    let sources = docs[&first_doc].sources.clone();
     let n = sources.len();
     for (id, info) in &docs {
         if info.sources != sources {
