@@ -108,7 +108,8 @@ impl Generator {
             let module = path.with_extension("");
             index.push_str(&format!("export type {{ {} }} from './{}';\n", g.ts_name, module.display()));
         }
-        let mut out: BTreeMap<PathBuf, String> = std::mem::take(&mut self.files).into_iter().map(|(p, g)| (p, g.text)).collect();
+        let mut out: BTreeMap<PathBuf, String> =
+            std::mem::take(&mut self.files).into_iter().map(|(p, g)| (p, g.text)).collect();
         out.insert(PathBuf::from("index.ts"), index);
         Ok(out)
     }
@@ -156,7 +157,9 @@ fn bindings_dir() -> PathBuf {
 /// Every `.ts` file under `dir`, relative to it.
 fn ts_files(dir: &Path) -> BTreeSet<PathBuf> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeSet<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -255,7 +258,11 @@ fn bindings_follow_serde() {
     let file = |name: &str| g.get(Path::new(name)).unwrap_or_else(|| panic!("no {name}")).clone();
     // Flattened run fields sit beside the summary's own.
     let summary = file("RunSummary.ts");
-    assert!(summary.contains("project: string, document: string | null, id: number") && summary.contains("status: RunStatus"), "{summary}");
+    assert!(
+        summary.contains("project: string, document: string | null, id: number")
+            && summary.contains("status: RunStatus"),
+        "{summary}"
+    );
     // Lower-case enum names, as serde writes them.
     assert!(file("RunStatus.ts").contains(r#""queued" | "running" | "done" | "failed" | "cancelled""#));
     assert!(file("Label.ts").contains(r#""FORMAL" | "INFORMAL" | "NEUTRAL" | "MIXED""#));
@@ -278,8 +285,18 @@ fn every_command_type_is_exported() {
     visit_roots(&mut g);
     // Tauri's own parameters, containers and the i64 id aliases (plain numbers in TypeScript).
     let not_data: BTreeSet<&str> = [
-        "State", "AppState", "AppHandle", "Channel", "CmdResult", "Vec", "Option", "String", "HashMap", "ProjectId",
-        "DocumentId", "RunId",
+        "State",
+        "AppState",
+        "AppHandle",
+        "Channel",
+        "CmdResult",
+        "Vec",
+        "Option",
+        "String",
+        "HashMap",
+        "ProjectId",
+        "DocumentId",
+        "RunId",
     ]
     .into();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/commands");
@@ -295,12 +312,19 @@ fn every_command_type_is_exported() {
             let signature = &rest[start..end];
             commands += 1;
             for word in signature.split(|c: char| !c.is_alphanumeric() && c != '_') {
-                if word.starts_with(|c: char| c.is_ascii_uppercase()) && !not_data.contains(word) && !g.roots.contains(word) {
+                if word.starts_with(|c: char| c.is_ascii_uppercase())
+                    && !not_data.contains(word)
+                    && !g.roots.contains(word)
+                {
                     missing.push(format!("{}: {word} in `{}`", path.display(), signature.trim()));
                 }
             }
         }
     }
     assert!(commands > 20, "found only {commands} commands in {}", dir.display());
-    assert!(missing.is_empty(), "types that cross the IPC but have no TypeScript binding (add them to visit_roots):\n{}", missing.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "types that cross the IPC but have no TypeScript binding (add them to visit_roots):\n{}",
+        missing.join("\n")
+    );
 }
