@@ -311,6 +311,62 @@ pub fn validate_config(cfg: &EvalConfig) -> Result<()> {
     Ok(())
 }
 
+/// What a face lets the user choose for an evaluation; every unset field takes the default both faces share.
+#[derive(Clone, Debug, Default)]
+pub struct EvalSettings {
+    /// Comma-separated metric names; default BLEU, chrF, TER, plus M-Acc when annotated references are there.
+    pub metrics: Option<String>,
+    /// BLEU tokenizer; default `13a`, and `ja-mecab` for Japanese (an error naming the fix when its dictionary is
+    /// missing — never a silent fallback to another tokenizer, which would change the score).
+    pub tokenize: Option<String>,
+    pub lowercase: bool,
+    /// BLEU smoothing (`exp`, `floor[:v]`, `add-k[:v]`, `none`); default `exp`.
+    pub smooth: Option<String>,
+    /// Seed of the significance tests; default sacrebleu's 12345.
+    pub seed: Option<u64>,
+    pub significance: Option<SigTest>,
+}
+
+/// The evaluation configuration for `loaded` in language `lang`: one function, so the CLI and the app score the
+/// same files the same way. Validated before any file is scored.
+pub fn eval_config(lang: &str, loaded: &LoadedEval, settings: &EvalSettings) -> Result<EvalConfig> {
+    use registro_metrics::{Bleu, Smooth, Tokenizer};
+    let metrics = match &settings.metrics {
+        Some(m) => MetricName::parse_list(m).map_err(anyhow::Error::msg)?,
+        None => {
+            let mut m = vec![MetricName::Bleu, MetricName::Chrf, MetricName::Ter];
+            if loaded.systems.iter().any(|s| s.test_set.formal_annotated.is_some()) {
+                m.push(MetricName::MAcc);
+            }
+            m
+        }
+    };
+    let tokenizer: Tokenizer = match (&settings.tokenize, lang) {
+        (Some(t), _) => t.parse().map_err(anyhow::Error::msg)?,
+        (None, "ja") => "ja-mecab"
+            .parse()
+            .map_err(|e: String| anyhow::anyhow!("{e}; pass --tokenize char (or intl) to score Japanese without it"))?,
+        (None, _) => Tokenizer::V13a,
+    };
+    let smooth = match &settings.smooth {
+        Some(s) => Smooth::parse(s).map_err(anyhow::Error::msg)?,
+        None => Smooth::Exp,
+    };
+    let mut cfg = EvalConfig {
+        metrics,
+        bleu: Bleu { tokenizer, lowercase: settings.lowercase, smooth, ..Bleu::default() },
+        lang: lang.to_string(),
+        significance: settings.significance,
+        ..EvalConfig::default()
+    };
+    if let Some(seed) = settings.seed {
+        cfg.seed = seed;
+    }
+    cfg.chrf.lowercase = settings.lowercase;
+    validate_config(&cfg)?;
+    Ok(cfg)
+}
+
 /// Scores, and stores one run per system when a store is given.
 pub struct EvalOutcome {
     pub reports: Vec<SystemReport>,

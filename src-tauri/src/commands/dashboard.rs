@@ -5,8 +5,7 @@
 
 use std::sync::Mutex;
 
-use registro_core::eval::registro_metrics::evaluate::EvalConfig;
-use registro_core::eval::{discover_submissions, run_eval, MetricName};
+use registro_core::eval::{discover_submissions, eval_config, run_eval, EvalSettings};
 use registro_core::progress::Progress;
 use registro_core::report::{
     self, CompareOptions, CompareRequest, Comparison, DrillOptions, DrillPage, HumanSummary, ImageFormat, Prepared, Rating,
@@ -68,16 +67,9 @@ pub async fn dashboard_import_submissions(
         }
         let loaded = discover_submissions(&dir, None)?;
         let lang = loaded.lang.clone().unwrap_or_default();
-        let mut metrics = vec![MetricName::Bleu, MetricName::Chrf, MetricName::Ter];
-        if loaded.systems.iter().any(|s| s.test_set.formal_annotated.is_some()) {
-            metrics.push(MetricName::MAcc);
-        }
-        let mut cfg = EvalConfig { metrics, lang, ..EvalConfig::default() };
-        if cfg.lang == "ja" {
-            if let Ok(t) = "ja-mecab".parse() {
-                cfg.bleu.tokenizer = t;
-            }
-        }
+        // The same defaults as `registro eval --submissions DIR` (Japanese without its dictionary is an error that
+        // names the fix, never a silent switch to another tokenizer).
+        let cfg = eval_config(&lang, &loaded, &EvalSettings::default())?;
         let mut store = state.open_store()?;
         let project = if project.trim().is_empty() { "submissions".to_string() } else { project.trim().to_string() };
         let mut progress = |p: Progress| {

@@ -7,11 +7,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use registro_core::eval::registro_metrics::evaluate::{EvalConfig, Significance, SystemReport};
-use registro_core::eval::registro_metrics::{Bleu, Smooth, Tokenizer};
-use registro_core::eval::{
-    discover_submissions_capped, load_files, run_eval, EvalFiles, MetricName, SigTest,
-};
+use registro_core::eval::registro_metrics::evaluate::{Significance, SystemReport};
+use registro_core::eval::{discover_submissions_capped, load_files, run_eval, EvalFiles, EvalSettings, SigTest};
 use registro_core::progress::CancelToken;
 
 use super::Ctx;
@@ -85,46 +82,19 @@ pub struct Args {
     max_input_mb: Option<u64>,
 }
 
-fn config(a: &Args, lang: &str, has_annotated: bool) -> Result<EvalConfig> {
-    let metrics = match &a.metrics {
-        Some(m) => MetricName::parse_list(m).map_err(anyhow::Error::msg)?,
-        None => {
-            let mut m = vec![MetricName::Bleu, MetricName::Chrf, MetricName::Ter];
-            if has_annotated {
-                m.push(MetricName::MAcc);
-            }
-            m
-        }
-    };
-    let tokenizer: Tokenizer = match (&a.tokenize, lang) {
-        (Some(t), _) => t.parse().map_err(anyhow::Error::msg)?,
-        (None, "ja") => "ja-mecab".parse().map_err(|e: String| {
-            anyhow::anyhow!("{e}; pass --tokenize char (or intl) to score Japanese without it")
-        })?,
-        (None, _) => Tokenizer::V13a,
-    };
-    let bleu = Bleu {
-        tokenizer,
+fn settings(a: &Args) -> EvalSettings {
+    EvalSettings {
+        metrics: a.metrics.clone(),
+        tokenize: a.tokenize.clone(),
         lowercase: a.lowercase,
-        smooth: Smooth::parse(&a.smooth).map_err(anyhow::Error::msg)?,
-        ..Bleu::default()
-    };
-    let mut cfg = EvalConfig {
-        metrics,
-        bleu,
-        lang: lang.to_string(),
-        seed: a.seed,
-        ..EvalConfig::default()
-    };
-    cfg.chrf.lowercase = a.lowercase;
-    cfg.significance = match (a.paired_bs, a.paired_ar) {
-        (Some(n), _) => Some(SigTest::Bootstrap(n)),
-        (_, Some(n)) => Some(SigTest::Randomization(n)),
-        _ => None,
-    };
-    // Before any file is scored: a bad option should not cost the user a long run.
-    registro_core::eval::validate_config(&cfg)?;
-    Ok(cfg)
+        smooth: Some(a.smooth.clone()),
+        seed: Some(a.seed),
+        significance: match (a.paired_bs, a.paired_ar) {
+            (Some(n), _) => Some(SigTest::Bootstrap(n)),
+            (_, Some(n)) => Some(SigTest::Randomization(n)),
+            _ => None,
+        },
+    }
 }
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
@@ -152,11 +122,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         })?
     };
     let lang = a.lang.clone().or(loaded.lang.clone()).unwrap_or_default();
-    let has_annotated = loaded
-        .systems
-        .iter()
-        .any(|s| s.test_set.formal_annotated.is_some());
-    let cfg = config(&a, &lang, has_annotated)?;
+    let cfg = registro_core::eval::eval_config(&lang, &loaded, &settings(&a))?;
     let mut store = if a.no_store {
         None
     } else {
