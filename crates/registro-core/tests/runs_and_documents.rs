@@ -200,3 +200,70 @@ fn runs_that_cannot_be_resumed_say_why() {
     let blocker = registro_core::projects::get_run(&store, id).unwrap().resume_blocker.unwrap();
     assert!(blocker.contains("its input was not a stored document"), "{blocker}");
 }
+
+/// A translation cancelled after its first segment, finished by `registro runs resume` with the real Qwen2.5-Coder
+/// 0.5B (the README's test command fetches it): the missing segments are translated with the run's own model and
+/// controls, the finished one is kept as it was, and nothing is written twice.
+#[test]
+fn a_cancelled_translation_is_resumed_with_its_own_model_and_controls() {
+    use registro_core::translate::{self as tr, Controls, Lang, Options, Register};
+    const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
+    if let Err(e) = registro_core::models::resolve(MODEL) {
+        println!("skipped: {MODEL} is not in the model cache ({e:#})");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let mut store = Store::open(&path).unwrap();
+    let p = store.create_project("p").unwrap();
+    let sources = ["Do you have time tomorrow?", "Thank you for your help.", "Where do you live?"];
+    let doc = NewDocument {
+        name: "mail".into(),
+        source_lang: "en".into(),
+        format: "text".into(),
+        segments: sources.iter().map(|t| NewSegment { text: t.to_string(), references: vec![] }).collect(),
+        ..Default::default()
+    };
+    let doc = store.insert_document(p.id, &doc).unwrap();
+    let mut gen = tr::EngineGenerator::load(MODEL).unwrap();
+    let mut t = tr::Translator::new(&mut gen, None);
+    let opts = Options { controls: "prompt,repair".parse::<Controls>().unwrap(), n_best: 1, max_tokens: 32, ..Options::new(Lang::De, Register::Formal) };
+    let cancel = CancelToken::new();
+    let stop = cancel.clone();
+    let texts: Vec<String> = sources.iter().map(|s| s.to_string()).collect();
+    let (run, done) = tr::translate_and_store(
+        &mut store,
+        &tr::RunTarget { project_id: p.id, document_id: Some(doc) },
+        &mut t,
+        &texts,
+        None,
+        &opts,
+        &mut |_| stop.cancel(),
+        &cancel,
+    )
+    .unwrap();
+    drop(t);
+    drop(gen);
+    assert_eq!(done.len(), 1);
+    assert_eq!(store.run(run).unwrap().status, RunStatus::Cancelled);
+    let before = store.outputs(run).unwrap();
+
+    drop(store);
+    let mut store = Store::open(&path).unwrap();
+    let detail = registro_core::projects::get_run(&store, run).unwrap();
+    assert_eq!(detail.missing_segments, vec![1, 2]);
+    assert_eq!(detail.resume_blocker, None);
+    let mut events = 0;
+    let out = registro_core::resume::resume_run(&mut store, run, &mut |_| events += 1, &CancelToken::new()).unwrap();
+    assert_eq!(out.produced, 2);
+    assert_eq!(events, 2, "one progress event per resumed segment");
+    assert_eq!(out.run.status, RunStatus::Done);
+    let outputs = store.outputs(run).unwrap();
+    assert_eq!(outputs.iter().map(|o| o.segment_index).collect::<Vec<_>>(), vec![0, 1, 2], "one output per segment");
+    assert_eq!(outputs[0], before[0], "the segment done before is kept as it was");
+    for o in &outputs[1..] {
+        assert!(!o.text.trim().is_empty(), "segment {} was translated", o.segment_index);
+        // Every resumed segment went through the register check like the first one did.
+        assert!(o.detected_register.is_some(), "segment {} carries its analysis", o.segment_index);
+    }
+}
