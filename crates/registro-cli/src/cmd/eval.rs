@@ -9,7 +9,6 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use registro_core::eval::registro_metrics::evaluate::{Significance, SystemReport};
 use registro_core::eval::{discover_submissions_capped, load_files, run_eval, EvalFiles, EvalSettings, SigTest};
-use registro_core::progress::CancelToken;
 
 use super::Ctx;
 
@@ -128,15 +127,10 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     } else {
         Some(registro_core::projects::open_store(ctx.db.as_deref())?)
     };
-    let cancel = CancelToken::new();
-    let outcome = run_eval(
-        store.as_mut(),
-        &a.project,
-        &loaded,
-        &cfg,
-        &cancel,
-        &mut |_| {},
-    )?;
+    let cancel = crate::term::cancel_on_ctrl_c();
+    let bar = crate::term::Bar::new(ctx.json, "systems");
+    let outcome = run_eval(store.as_mut(), &a.project, &loaded, &cfg, &cancel, &mut bar.sink())?;
+    drop(bar);
     let mut reports = outcome.reports;
     if !a.sentences {
         for r in &mut reports {

@@ -1,7 +1,6 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use registro_core::progress::CancelToken;
 use registro_core::projects::{self, Format, ImportOptions};
 
 use super::Ctx;
@@ -44,8 +43,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         name: args.name,
         max_input_mb: args.max_input_mb,
     };
-    let summary =
-        projects::import_path(&mut store, project.id, &args.path, &opts, &mut |_| {}, &CancelToken::new())?;
+    let bar = crate::term::Bar::new(ctx.json, "files");
+    let summary = projects::import_path(&mut store, project.id, &args.path, &opts, &mut bar.sink(), &crate::term::cancel_on_ctrl_c())?;
+    drop(bar);
     if ctx.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
         return Ok(());
