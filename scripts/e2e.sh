@@ -21,7 +21,7 @@ if [ "${REGISTRO_E2E_SKIP_BUILD:-0}" != 1 ]; then
   # The same feature set as scripts/test.sh, so nothing is compiled twice (`-p registro-app` alone unifies
   # features differently and would rebuild candle and tauri).
   cargo build --workspace --all-targets
-  cargo test -p registro-e2e --no-run
+  # (`--all-targets` above already built the window tests, in the workspace's feature set.)
 fi
 
 PORT="${REGISTRO_E2E_PORT:-4444}"
@@ -61,10 +61,14 @@ for _ in $(seq 100); do
 done
 curl -s -o /dev/null "http://127.0.0.1:$PORT/status" || { log "tauri-driver did not start:"; cat "$LOG_DIR/tauri-driver.log" >&2; exit 1; }
 
+# The window tests by name, selected across the workspace: `-p registro-e2e` would resolve features for that package
+# alone and rebuild candle and tauri in another flavour (the resume test links registro-core to prepare its store).
+E2E_TESTS=()
+for t in ${REGISTRO_E2E_TEST:-$(cd tests/e2e/tests && ls *.rs | sed 's/\.rs$//')}; do E2E_TESTS+=(--test "$t"); done
 log "running the WebDriver tests"
 status=0
 REGISTRO_E2E_REQUIRED=1 REGISTRO_E2E_DRIVER="http://127.0.0.1:$PORT" \
-  cargo test -p registro-e2e ${REGISTRO_E2E_TEST:+--test "$REGISTRO_E2E_TEST"} -- --test-threads=1 --nocapture || status=$?
+  cargo test --workspace "${E2E_TESTS[@]}" -- --test-threads=1 --nocapture || status=$?
 if [ $status -ne 0 ]; then
   log "failed; tauri-driver log tail:"
   tail -n 40 "$LOG_DIR/tauri-driver.log" >&2 || true

@@ -21,6 +21,7 @@ pub const COMMANDS: &[&str] = &[
     "list_runs",
     "get_run",
     "delete_run",
+    "resume_run",
     "dashboard_list_runs",
     "dashboard_import_submissions",
     "dashboard_compare",

@@ -91,6 +91,7 @@ pub fn run() -> anyhow::Result<()> {
             commands::projects::list_runs,
             commands::projects::get_run,
             commands::projects::delete_run,
+            commands::projects::resume_run,
             commands::dashboard::dashboard_list_runs,
             commands::dashboard::dashboard_import_submissions,
             commands::dashboard::dashboard_compare,

@@ -43,6 +43,7 @@ fn visit_roots(v: &mut Generator) {
     v.root::<projects::RunQuery>();
     v.root::<Run>();
     v.root::<RunDetail>();
+    v.root::<registro_core::resume::ResumeOutcome>();
     // Dashboard.
     v.root::<RunQuery>();
     v.root::<RunSummary>();

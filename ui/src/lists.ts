@@ -29,7 +29,7 @@ export function documentList(docs: Document[], opts: { selectedId?: number | nul
   );
 }
 
-export function runTable(runs: Run[], opts: { onOpen?: (r: Run) => void; onDelete?: (r: Run) => void } = {}): HTMLElement {
+export function runTable(runs: Run[], opts: { onOpen?: (r: Run) => void; onDelete?: (r: Run) => void; onResume?: (r: Run) => void } = {}): HTMLElement {
   if (runs.length === 0) return h('p', { class: 'empty', 'data-testid': 'no-runs' }, 'No runs yet.');
   return h(
     'table',
@@ -53,6 +53,23 @@ export function runTable(runs: Run[], opts: { onOpen?: (r: Run) => void; onDelet
           h(
             'td',
             {},
+            // Runs that stopped before their last segment; the backend says why when one cannot be resumed.
+            opts.onResume &&
+              (r.status === 'failed' || r.status === 'cancelled') &&
+              (r.task === 'rewrite' || r.task === 'translate') &&
+              h(
+                'button',
+                {
+                  class: 'btn small',
+                  'data-testid': 'resume-run',
+                  title: 'Produce the missing segments with the run’s own settings; finished segments are kept',
+                  onclick: (e: Event) => {
+                    e.stopPropagation();
+                    opts.onResume?.(r);
+                  },
+                },
+                'Resume',
+              ),
             opts.onDelete &&
               h(
                 'button',

@@ -28,7 +28,7 @@ pub fn resume_blocker(run: &Run) -> Option<String> {
 }
 
 /// What a resume did.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
 pub struct ResumeOutcome {
     pub run: Run,
     /// How many segments this resume produced.

@@ -2,6 +2,7 @@
 //! into `registro_core::projects`.
 
 use registro_core::progress::Progress;
+use registro_core::resume::ResumeOutcome;
 use registro_core::projects::{self as core, ImportOptions, ImportSummary, RunDetail, SegmentRow};
 use registro_store::{Document, DocumentId, Project, ProjectId, Run, RunFilter, RunId};
 use tauri::ipc::Channel;
@@ -117,6 +118,25 @@ pub fn list_runs(state: State<'_, AppState>, project_id: ProjectId, query: Optio
 #[tauri::command(async)]
 pub fn get_run(state: State<'_, AppState>, id: RunId) -> CmdResult<RunDetail> {
     state.with_store(|s| core::get_run(s, id))
+}
+
+/// Finishes a failed, cancelled or interrupted rewrite/translate run over a stored document (what `registro runs
+/// resume ID` does): only the missing segments are produced, the finished ones are kept. The run's model is loaded
+/// by id only, like every model the app loads, whatever the database says.
+#[tauri::command]
+pub async fn resume_run(app: AppHandle, id: RunId, op_id: String, on_progress: Channel<Progress>) -> CmdResult<ResumeOutcome> {
+    blocking(app, move |state| {
+        let op = state.ops.start(&op_id);
+        let mut store = state.open_store()?;
+        if let Some(model) = store.run(id).map_err(CmdError::from)?.model_id.as_deref() {
+            files::model_id(model)?;
+        }
+        let mut progress = |p: Progress| {
+            let _ = on_progress.send(p);
+        };
+        Ok(registro_core::resume::resume_run(&mut store, id, &mut progress, &op.token)?)
+    })
+    .await
 }
 
 #[tauri::command(async)]

@@ -49,6 +49,7 @@ export type { RatingOutput } from './RatingOutput';
 export type { Register } from './Register';
 export type { RepairEdit } from './RepairEdit';
 export type { ReportFiles } from './ReportFiles';
+export type { ResumeOutcome } from './ResumeOutcome';
 export type { RewriteArgs } from './RewriteArgs';
 export type { RewriteLang } from './RewriteLang';
 export type { RewriteOutcome } from './RewriteOutcome';

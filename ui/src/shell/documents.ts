@@ -1,7 +1,7 @@
 // The Documents view of the open project (shell-owned): import a file or paired folder (picked in a dialog),
 // list documents, show a document's segments with their references, list runs, delete with confirmation.
 
-import { type ChosenFile, type Document, type ImportFormat, type SegmentRow, chooseFile, deleteDocument, deleteRun, documentSegments, importDocument, listRuns } from '../api';
+import { type ChosenFile, type Document, type ImportFormat, type SegmentRow, chooseFile, deleteDocument, deleteRun, documentSegments, importDocument, listRuns, resumeRun } from '../api';
 import { ProgressPanel, errorMessage } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h, plural } from '../dom';
@@ -81,6 +81,17 @@ export function mountDocuments(el: HTMLElement, ctx: ViewContext, selectDocument
       runsCard.append(
         h('h3', {}, 'Runs'),
         runTable(runs, {
+          onResume: async (r) => {
+            try {
+              const op = resumeRun(r.id, () => {});
+              ctx.notify(`Resuming run #${r.id}…`, 'info');
+              const out = await op.result;
+              ctx.notify(`Run #${r.id} ${out.run.status}: ${out.produced} missing segment(s) produced`, 'info');
+              ctx.changed('runs');
+            } catch (e) {
+              ctx.notify(errorMessage(e), 'error');
+            }
+          },
           onDelete: async (r) => {
             if (!(await ctx.confirm(`Delete run #${r.id} (${r.task}, ${r.system}) with its outputs and scores?`))) return;
             try {

@@ -1,0 +1,84 @@
+//! Resume in the real window: a rewrite run over a stored document that was cancelled after two of its four
+//! sentences is listed with a Resume button; clicking it produces only the two missing sentences, the run turns
+//! `done`, and the sentences finished before are kept as they were. Writes `tests/e2e/screenshots/resume.png`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use registro_core::progress::CancelToken;
+use registro_core::rewrite::{self, Lang, Method, Options, RewriteRequest, ScorerChoice, Weights};
+use registro_e2e::{app_args, app_binary, ready_or_skip, Session};
+use registro_store::{NewDocument, NewSegment, RunStatus, Store};
+
+const WAIT: Duration = Duration::from_secs(30);
+const DRAFTS: [&str; 4] = ["gonna call u tmrw", "i dunno what ur talking about lol", "thx for the help!!", "wanna grab lunch?"];
+
+fn screenshot_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("screenshots").join(name)
+}
+
+/// A store holding project "Drafts" with one document and a rules rewrite of it cancelled after two sentences.
+fn interrupted_run(db: &std::path::Path) -> i64 {
+    let mut store = Store::open(db).unwrap();
+    let project = store.create_project("Drafts").unwrap();
+    let doc = NewDocument {
+        name: "drafts.txt".into(),
+        source_lang: "en".into(),
+        format: "text".into(),
+        segments: DRAFTS.iter().map(|t| NewSegment { text: t.to_string(), references: vec![] }).collect(),
+        ..Default::default()
+    };
+    let doc = store.insert_document(project.id, &doc).unwrap();
+    let req = RewriteRequest {
+        sentences: DRAFTS.iter().map(|s| s.to_string()).collect(),
+        options: Options { lang: Lang::En, method: Method::Rules, n: 1, weights: Weights::default(), fluency: false },
+        model: None,
+        scorer: ScorerChoice::Surface,
+        project: Some("Drafts".into()),
+        document_id: Some(doc),
+    };
+    let cancel = CancelToken::new();
+    let stop = cancel.clone();
+    let out = rewrite::rewrite(Some(&mut store), &req, None, &cancel, &mut |p| {
+        if p.done == 2 {
+            stop.cancel()
+        }
+    })
+    .unwrap();
+    let run = out.run_id.expect("the run is stored");
+    assert_eq!(store.run(run).unwrap().status, RunStatus::Cancelled);
+    assert_eq!(store.outputs(run).unwrap().len(), 2);
+    run
+}
+
+#[test]
+fn a_cancelled_run_is_resumed_from_the_runs_table() {
+    if !ready_or_skip("a_cancelled_run_is_resumed_from_the_runs_table") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("registro.db");
+    let run = interrupted_run(&db);
+    let before = Store::open(&db).unwrap().outputs(run).unwrap();
+
+    let s = Session::start(&app_binary(), &app_args(&db, dir.path(), &[])).expect("start the app");
+    s.wait_for(r#"body[data-ready="1"]"#, WAIT).expect("the UI becomes ready");
+    s.click_css(r#"[data-testid="project-item"][data-project-name="Drafts"] [data-testid="open-project"]"#, WAIT).unwrap();
+    let row = format!(r#"[data-testid="run-item"][data-run-id="{run}"]"#);
+    let listed = s.text(&s.wait_for(&row, WAIT).expect("the cancelled run is listed")).unwrap();
+    assert!(listed.contains("cancelled") && listed.contains("2/4"), "the row shows the interrupted run: {listed}");
+    s.click_css(&format!(r#"{row} [data-testid="resume-run"]"#), WAIT).expect("a cancelled run offers Resume");
+    let done = s.wait_for(&format!(r#"{row} .badge.done"#), WAIT).expect("the run turns done");
+    assert_eq!(s.text(&done).unwrap(), "done");
+    let row_text = s.text(&s.wait_for(&row, WAIT).unwrap()).unwrap();
+    assert!(row_text.contains("4/4"), "all four sentences are there: {row_text}");
+    assert!(s.find_all(&format!(r#"{row} [data-testid="resume-run"]"#)).unwrap().is_empty(), "a done run offers no Resume");
+    s.screenshot(&screenshot_path("resume.png")).unwrap();
+    s.close().unwrap();
+
+    let store = Store::open(&db).unwrap();
+    let outputs = store.outputs(run).unwrap();
+    assert_eq!(outputs.iter().map(|o| o.segment_index).collect::<Vec<_>>(), vec![0, 1, 2, 3], "one output per sentence");
+    assert_eq!(&outputs[..2], &before[..], "the sentences finished before are kept as they were");
+    assert_eq!(store.run(run).unwrap().status, RunStatus::Done);
+}
