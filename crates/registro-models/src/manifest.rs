@@ -161,7 +161,8 @@ impl Manifest {
     }
 
     pub fn total_bytes(&self) -> u64 {
-        self.files.iter().map(|f| f.bytes).sum()
+        // Saturating: an imported manifest is a user's file, and sizes near 2^64 must not panic the listing.
+        self.files.iter().fold(0u64, |sum, f| sum.saturating_add(f.bytes))
     }
 
     /// True when every file has a known hash checked on the build machine.

@@ -23,3 +23,13 @@ fn manifest_fuzz_corpus_parses_or_fails_cleanly() {
     }
     assert!(parsed > 0, "{} holds no valid manifest", dir.display());
 }
+
+/// An imported manifest is a user's file: sizes that add up past 2^64 must not panic the model list (they did in
+/// debug builds, and wrapped to a small size in release ones).
+#[test]
+fn file_sizes_that_add_up_past_two_to_the_64_saturate() {
+    let file = |n: usize| format!("[[files]]\nname = \"part{n}.bin\"\nbytes = 9000000000000000000\nsha256 = \"\"\n\n[[files.sources]]\nkind = \"local\"\npath = \"x/part{n}.bin\"\n\n");
+    let text = format!("id = \"huge\"\nname = \"huge\"\nfamily = \"qwen\"\narchitecture = \"qwen2\"\nrole = \"llm\"\n\n{}{}{}", file(1), file(2), file(3));
+    let m = Manifest::parse(&text, "huge.toml").unwrap();
+    assert_eq!(m.total_bytes(), u64::MAX);
+}
