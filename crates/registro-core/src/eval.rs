@@ -18,6 +18,8 @@ use serde_json::json;
 
 use crate::progress::{CancelToken, Progress, ProgressFn};
 
+pub mod bench;
+
 pub use registro_metrics;
 pub use registro_metrics::evaluate::{MetricName, SigTest};
 

@@ -3,10 +3,8 @@
 //! the sacrebleu CLI.
 
 use std::path::PathBuf;
-use std::process::Command;
-use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use registro_core::eval::registro_metrics::evaluate::{Significance, SystemReport};
 use registro_core::eval::{discover_submissions_capped, load_files, run_eval, EvalFiles, EvalSettings, SigTest};
 
@@ -410,233 +408,33 @@ pub struct BenchArgs {
     samples: usize,
 }
 
-/// Score cells of sacrebleu's `-f text` table: per system, per metric (score, mean, ci, p).
-type Parsed = Vec<(String, Vec<[Option<f64>; 4]>)>;
-
-fn parse_sacrebleu_table(text: &str) -> Parsed {
-    let mut out: Parsed = Vec::new();
-    for line in text.lines() {
-        if !line.contains('│') {
-            continue;
-        }
-        let cells: Vec<String> = line
-            .split('│')
-            .map(|c| strip_ansi(c).trim().to_string())
-            .collect();
-        let cells: Vec<&String> = cells.iter().filter(|c| !c.is_empty()).collect();
-        if cells.is_empty() || cells[0] == "System" {
-            continue;
-        }
-        let nums = |c: &str| -> Vec<f64> {
-            c.replace(['(', ')', '±', '*', '='], " ")
-                .split_whitespace()
-                .filter_map(|t| t.parse::<f64>().ok())
-                .collect()
-        };
-        if cells[0].starts_with("(p") {
-            // Continuation line holding the p-values.
-            if let Some(last) = out.last_mut() {
-                for (k, c) in cells.iter().enumerate() {
-                    if let (Some(m), Some(&p)) = (last.1.get_mut(k), nums(c).first()) {
-                        m[3] = Some(p);
-                    }
-                }
-            }
-            continue;
-        }
-        let name = cells[0].trim_start_matches("Baseline:").trim().to_string();
-        let metrics = cells[1..].iter().map(|c| {
-            let n = nums(c);
-            [
-                n.first().copied(),
-                n.get(1).copied(),
-                n.get(2).copied(),
-                None,
-            ]
-        });
-        out.push((name, metrics.collect()));
-    }
-    out
-}
-
-fn strip_ansi(s: &str) -> String {
-    let mut out = String::new();
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for d in chars.by_ref() {
-                if d.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-pub fn bench(_ctx: &Ctx, a: BenchArgs) -> Result<()> {
-    let dir = match a.data {
-        Some(d) => d,
-        None => {
-            let base = std::env::var_os("REGISTRO_SHARED_DATA")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from("../shared/data"));
-            base.join("iwslt2022-umd/en-de")
-        }
-    };
-    if !dir.is_dir() {
-        bail!(
-            "{}: not found; pass --data DIR or set REGISTRO_SHARED_DATA",
-            dir.display()
-        );
-    }
-    let exe = std::env::current_exe().context("locating the registro binary")?;
-    let tmp = std::env::temp_dir().join(format!("registro-bench-eval-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp)?;
-    let db = tmp.join("bench.db");
-    let n = a.samples.to_string();
-    println!("Scoring the 10 IWSLT 2022 EN-DE UMD submissions (5 formal, 5 informal) with BLEU+chrF+TER and paired bootstrap ({n} samples)");
-
-    let t = Instant::now();
-    let ours = Command::new(&exe)
-        .args(["--json", "--db"])
-        .arg(&db)
-        .args(["eval", "--submissions"])
-        .arg(&dir)
-        .args([
-            "--lang",
-            "de",
-            "--metrics",
-            "bleu,chrf,ter",
-            "--paired-bs",
-            &n,
-        ])
-        .output()
-        .context("running registro eval")?;
-    let ours_s = t.elapsed().as_secs_f64();
-    if !ours.status.success() {
-        bail!(
-            "registro eval failed: {}",
-            String::from_utf8_lossy(&ours.stderr)
-        );
-    }
-    let reports: serde_json::Value = serde_json::from_slice(&ours.stdout)?;
-
-    let mut sacre_s = 0.0;
-    let mut parsed: Parsed = Vec::new();
-    for reg in ["formal", "informal"] {
-        // Relative names, so that sacrebleu's system names are the file names registro uses.
-        let reference = format!("formality-control.test.en-de.{reg}.de");
-        let systems: Vec<String> = (1..=5)
-            .map(|k| format!("formality-control-{k}.{reg}.de"))
-            .collect();
-        let t = Instant::now();
-        let out = Command::new(&a.python)
-            .current_dir(&dir)
-            .args(["-m", "sacrebleu"])
-            .arg(&reference)
-            .arg("-i")
-            .args(&systems)
-            .args([
-                "-m",
-                "bleu",
-                "chrf",
-                "ter",
-                "--paired-bs",
-                "--paired-bs-n",
-                &n,
-                "-w",
-                "4",
-                "-f",
-                "text",
-            ])
-            .env("NO_COLOR", "1")
-            .output()
-            .with_context(|| format!("running {} -m sacrebleu", a.python))?;
-        sacre_s += t.elapsed().as_secs_f64();
-        if !out.status.success() {
-            bail!("sacrebleu failed: {}", String::from_utf8_lossy(&out.stderr));
-        }
-        parsed.extend(parse_sacrebleu_table(&String::from_utf8_lossy(&out.stdout)));
-    }
-
-    let mut compared = 0;
-    let mut mismatches = Vec::new();
-    for (name, cells) in &parsed {
-        let Some(r) = reports
-            .as_array()
-            .and_then(|v| v.iter().find(|r| r["system"] == name.as_str()))
-        else {
-            mismatches.push(format!("{name}: missing in registro output"));
-            continue;
-        };
-        for (k, key) in ["bleu", "chrf", "ter"].iter().enumerate() {
-            let m = &r[*key];
-            let s = &m["significance"];
-            let ours = [
-                m["score"].as_f64(),
-                s["mean"].as_f64(),
-                s["ci"].as_f64(),
-                s["p_value"].as_f64(),
-            ];
-            for (j, what) in ["score", "mean", "ci", "p"].iter().enumerate() {
-                let (Some(theirs), Some(mine)) = (cells.get(k).and_then(|c| c[j]), ours[j]) else {
-                    continue;
-                };
-                compared += 1;
-                if format!("{mine:.4}") != format!("{theirs:.4}") {
-                    mismatches.push(format!(
-                        "{name} {key} {what}: registro {mine:.4} vs sacrebleu {theirs:.4}"
-                    ));
-                }
-            }
-        }
-    }
-    let _ = std::fs::remove_dir_all(&tmp);
-    println!("registro eval (incl. storing 10 runs): {ours_s:>8.3} s");
-    println!("sacrebleu CLI (2 invocations):         {sacre_s:>8.3} s");
-    println!(
-        "speed-up:                              {:>8.1}x",
-        sacre_s / ours_s
-    );
-    if parsed.is_empty() || compared == 0 {
-        println!("scores identical: could not compare ({} sacrebleu rows parsed, {compared} values matched up)", parsed.len());
-    } else if mismatches.is_empty() {
-        println!("scores identical: yes ({compared} printed values compared at 4 decimals: score, bootstrap mean, 95% CI, p)");
-    } else {
+pub fn bench(ctx: &Ctx, a: BenchArgs) -> Result<()> {
+    let dir = a.data.clone().unwrap_or_else(|| {
+        registro_core::shared_data_dir().unwrap_or_else(|| PathBuf::from("../shared/data")).join("iwslt2022-umd/en-de")
+    });
+    if !ctx.json {
         println!(
-            "scores identical: NO ({} of {compared} differ)",
-            mismatches.len()
+            "Scoring the 10 IWSLT 2022 EN-DE UMD submissions (5 formal, 5 informal) with BLEU+chrF+TER and paired bootstrap ({} samples)",
+            a.samples
         );
-        for m in mismatches {
+    }
+    let c = registro_core::eval::bench::compare_with_sacrebleu(&dir, &a.python, a.samples)?;
+    if ctx.json {
+        println!("{}", serde_json::to_string_pretty(&c)?);
+        return Ok(());
+    }
+    println!("registro eval (incl. storing 10 runs): {:>8.3} s", c.registro_seconds);
+    println!("sacrebleu CLI (2 invocations):         {:>8.3} s", c.sacrebleu_seconds);
+    println!("speed-up:                              {:>8.1}x", c.sacrebleu_seconds / c.registro_seconds);
+    if c.rows == 0 || c.compared == 0 {
+        println!("scores identical: could not compare ({} sacrebleu rows parsed, {} values matched up)", c.rows, c.compared);
+    } else if c.mismatches.is_empty() {
+        println!("scores identical: yes ({} printed values compared at 4 decimals: score, bootstrap mean, 95% CI, p)", c.compared);
+    } else {
+        println!("scores identical: NO ({} of {} differ)", c.mismatches.len(), c.compared);
+        for m in &c.mismatches {
             println!("  {m}");
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_sacrebleu_paired_table() {
-        let t = "╒═══╤═══╕\n│                                  System │     BLEU (μ ± 95% CI)      │     chrF2 (μ ± 95% CI)     │\n\
-                 │ Baseline: formality-control-1.formal.de │ 36.9983 (36.9980 ± 0.8795) │ 58.6509 (58.6714 ± 1.1087) │\n\
-                 │           formality-control-2.formal.de │ 22.0900 (22.0635 ± 0.7863) │ 46.1923 (46.1719 ± 0.5182) │\n\
-                 │                                         │        (p = 0.0909)        │        (p = 0.0909)        │\n";
-        let p = parse_sacrebleu_table(t);
-        assert_eq!(p.len(), 2);
-        assert_eq!(p[0].0, "formality-control-1.formal.de");
-        assert_eq!(
-            p[0].1[0],
-            [Some(36.9983), Some(36.9980), Some(0.8795), None]
-        );
-        assert_eq!(
-            p[1].1[1],
-            [Some(46.1923), Some(46.1719), Some(0.5182), Some(0.0909)]
-        );
-    }
 }
