@@ -309,7 +309,7 @@ impl<'g> Translator<'g> {
             let constraints =
                 if controlled && o.controls.has(Control::Constrain) { constrain::for_register(o.lang, register) } else { Constraints::default() };
             let spec = prompt::PromptSpec { lang: o.lang, register, instruct: controlled && o.controls.has(Control::Prompt), gender: o.gender, shots: &shots };
-            let p = prompt::build(&self.gen.chat_format(), &spec, source)?;
+            let p = prompt::build(self.gen.chat_format(), &spec, source)?;
             let gens = if source.trim().is_empty() {
                 vec![Generated { text: String::new(), logprob: 0.0, tokens: 0 }]
             } else {

@@ -130,7 +130,7 @@ impl Generator for Memo<'_> {
     fn id(&self) -> String {
         self.inner.id()
     }
-    fn chat_format(&self) -> ChatFormat {
+    fn chat_format(&self) -> &ChatFormat {
         self.inner.chat_format()
     }
     fn generate(&mut self, prefix: &str, turn: &str, n: usize, max_tokens: usize, c: &Constraints, cancel: &AtomicBool) -> anyhow::Result<Vec<Generated>> {

@@ -27,7 +27,7 @@ impl Generated {
 pub trait Generator {
     /// Model id or file shown in runs.
     fn id(&self) -> String;
-    fn chat_format(&self) -> ChatFormat;
+    fn chat_format(&self) -> &ChatFormat;
     /// `n` candidates (best first) continuing `prefix` + `turn`; `n == 1` is greedy decoding.
     fn generate(&mut self, prefix: &str, turn: &str, n: usize, max_tokens: usize, constraints: &Constraints, cancel: &AtomicBool) -> anyhow::Result<Vec<Generated>>;
 }
@@ -37,6 +37,8 @@ pub struct EngineGenerator {
     model: Model,
     id: String,
     format: ChatFormat,
+    /// The format's stop strings, worked out once (a template's end-of-turn marker is read off a rendering).
+    stops: Vec<String>,
     prefixes: HashMap<String, Prefix>,
     bias_cache: HashMap<String, SequenceBias>,
 }
@@ -49,7 +51,7 @@ impl EngineGenerator {
 
     pub fn from_model(model: Model, id: &str) -> Self {
         let format = ChatFormat::for_model(&model.info);
-        EngineGenerator { model, id: id.to_string(), format, prefixes: HashMap::new(), bias_cache: HashMap::new() }
+        EngineGenerator { model, id: id.to_string(), stops: format.stops(), format, prefixes: HashMap::new(), bias_cache: HashMap::new() }
     }
 
     pub fn model(&self) -> &Model {
@@ -98,8 +100,8 @@ impl Generator for EngineGenerator {
         self.id.clone()
     }
 
-    fn chat_format(&self) -> ChatFormat {
-        self.format.clone()
+    fn chat_format(&self) -> &ChatFormat {
+        &self.format
     }
 
     fn generate(&mut self, prefix: &str, turn: &str, n: usize, max_tokens: usize, constraints: &Constraints, cancel: &AtomicBool) -> anyhow::Result<Vec<Generated>> {
@@ -116,7 +118,7 @@ impl Generator for EngineGenerator {
         let pre = self.prefixes.get(prefix).expect("prefix cached above").clone();
         let prompt = self.model.encode(turn)?;
         // A repeated 4-gram in one sentence is almost always a small model looping, never a translation.
-        let opts = GenerateOptions { max_tokens, stop_strings: self.format.stops(), no_repeat_ngram: 4, ..Default::default() };
+        let opts = GenerateOptions { max_tokens, stop_strings: self.stops.clone(), no_repeat_ngram: 4, ..Default::default() };
         let mut bias = if constraints.is_empty() { None } else { Some(self.bias(constraints)?) };
         let mut none = NoProcessor;
         let proc: &mut dyn registro_engine::LogitsProcessor = match bias.as_mut() {

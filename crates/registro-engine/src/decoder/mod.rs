@@ -483,6 +483,6 @@ fn round_f16(t: &Tensor) -> Result<Tensor> {
 
 pub(crate) fn ensure_arch(arch: &str) -> Result<Arch> {
     Arch::parse(arch).with_context(|| {
-        format!("unsupported GGUF architecture {arch:?} (supported: qwen2, qwen3, llama, gemma3)")
+        format!("unsupported GGUF architecture {arch:?} (supported: {})", registro_gguf::SUPPORTED_ARCHITECTURES.join(", "))
     })
 }
