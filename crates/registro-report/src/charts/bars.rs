@@ -5,7 +5,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::{Deserialize, Serialize};
 
-use super::common::{self, caption_style, category_axis, clip_label, color, draw_err, range_of, require, short, BASELINE_GREY};
+use super::common::{clip_label, color, draw_err, draw_legend, range_of, require, short, Frame, BASELINE_GREY};
 use crate::ReportError;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
@@ -69,45 +69,16 @@ pub struct GroupedBarChart {
     pub series: Vec<GroupSeries>,
 }
 
-fn category_label(names: &[String], v: f64) -> String {
-    common::category_label(names, v, if names.len() > 8 { 10 } else { 18 })
-}
-
-fn label_font(n: usize) -> TextStyle<'static> {
-    let size = if n > 12 { 10 } else if n > 6 { 12 } else { 14 };
-    ("sans-serif", size).into_font().into()
-}
-
 pub fn draw_bars<DB: DrawingBackend>(c: &BarChart, root: &DrawingArea<DB, Shift>) -> Result<(), ReportError> {
     require(!c.bars.is_empty(), "bar chart needs at least one bar")?;
     require(c.bars.iter().all(|b| b.value.is_finite()), "bar chart values must be finite numbers")?;
     let n = c.bars.len();
     let names: Vec<String> = c.bars.iter().map(|b| b.label.clone()).collect();
-    let (lo, hi) = range_of(
-        c.bars.iter().flat_map(|b| [Some(b.value), b.ci.map(|x| x.0), b.ci.map(|x| x.1)]).flatten(),
-        true,
-    );
+    let (lo, hi) = range_of(c.bars.iter().flat_map(|b| [Some(b.value), b.ci.map(|x| x.0), b.ci.map(|x| x.1)]).flatten(), true);
     // Headroom for markers above the highest whisker.
     let hi = hi + (hi - lo) * 0.06;
-    let fmt_x = |v: &f64| category_label(&names, *v);
-    let mut chart = ChartBuilder::on(root)
-        .caption(&c.title, caption_style())
-        .margin(12)
-        .x_label_area_size(if n > 8 { 60 } else { 45 })
-        .y_label_area_size(60)
-        .build_cartesian_2d(category_axis(n), lo..hi)
-        .map_err(draw_err)?;
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE)
-        .disable_x_mesh()
-        .x_labels(n)
-        .x_label_formatter(&fmt_x)
-        .x_label_style(label_font(n))
-        .x_desc(c.x_label.as_str())
-        .y_desc(c.y_label.as_str())
-        .draw()
-        .map_err(draw_err)?;
+    let frame = Frame { x_label_area: if n > 8 { 60 } else { 45 }, ..Frame::new(&c.title, &c.x_label, &c.y_label) };
+    let mut chart = frame.categories(root, &names, n, lo..hi)?;
 
     let half = if n > 1 { 0.35 } else { 0.25 };
     chart
@@ -118,9 +89,12 @@ pub fn draw_bars<DB: DrawingBackend>(c: &BarChart, root: &DrawingArea<DB, Shift>
         }))
         .map_err(draw_err)?;
     chart
-        .draw_series(c.bars.iter().enumerate().filter_map(|(i, b)| {
-            b.ci.map(|(l, h)| ErrorBar::new_vertical(i as f64, l, b.value, h, BLACK.stroke_width(2), 10))
-        }))
+        .draw_series(
+            c.bars
+                .iter()
+                .enumerate()
+                .filter_map(|(i, b)| b.ci.map(|(l, h)| ErrorBar::new_vertical(i as f64, l, b.value, h, BLACK.stroke_width(2), 10))),
+        )
         .map_err(draw_err)?;
     let top_style: TextStyle = ("sans-serif", 13).into_font().into();
     let top_style = top_style.pos(Pos::new(HPos::Center, VPos::Bottom));
@@ -172,26 +146,9 @@ pub fn draw_stacked<DB: DrawingBackend>(c: &StackedBarChart, root: &DrawingArea<
         .collect();
     let max_total = heights.iter().map(|h| h.iter().sum::<f64>()).fold(0.0, f64::max);
     let hi = if c.percent { 100.0 } else { (max_total * 1.08).max(1.0) };
-    let fmt_x = |v: &f64| category_label(&names, *v);
-    let mut chart = ChartBuilder::on(root)
-        .caption(&c.title, caption_style())
-        .margin(12)
-        .x_label_area_size(if n > 8 { 60 } else { 45 })
-        .y_label_area_size(60)
-        // Room on the right for the category legend so it never covers a bar.
-        .build_cartesian_2d(category_axis(n + 1), 0.0..hi)
-        .map_err(draw_err)?;
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE)
-        .disable_x_mesh()
-        .x_labels(n + 1)
-        .x_label_formatter(&fmt_x)
-        .x_label_style(label_font(n))
-        .x_desc(c.x_label.as_str())
-        .y_desc(c.y_label.as_str())
-        .draw()
-        .map_err(draw_err)?;
+    // One spare slot on the right for the category legend so it never covers a bar.
+    let frame = Frame { x_label_area: if n > 8 { 60 } else { 45 }, ..Frame::new(&c.title, &c.x_label, &c.y_label) };
+    let mut chart = frame.categories(root, &names, n + 1, 0.0..hi)?;
     for (k, cat) in c.categories.iter().enumerate() {
         let fill = color(k);
         chart
@@ -204,15 +161,7 @@ pub fn draw_stacked<DB: DrawingBackend>(c: &StackedBarChart, root: &DrawingArea<
             .label(cat.as_str())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], fill.filled()));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 13))
-        .draw()
-        .map_err(draw_err)?;
-    Ok(())
+    draw_legend(&mut chart, 13)
 }
 
 pub fn draw_grouped<DB: DrawingBackend>(c: &GroupedBarChart, root: &DrawingArea<DB, Shift>) -> Result<(), ReportError> {
@@ -220,12 +169,7 @@ pub fn draw_grouped<DB: DrawingBackend>(c: &GroupedBarChart, root: &DrawingArea<
     require(!c.series.is_empty(), "grouped bar chart needs at least one series")?;
     for s in &c.series {
         if s.values.len() != c.groups.len() {
-            return Err(ReportError::Invalid(format!(
-                "series {:?} has {} values for {} groups",
-                s.label,
-                s.values.len(),
-                c.groups.len()
-            )));
+            return Err(ReportError::Invalid(format!("series {:?} has {} values for {} groups", s.label, s.values.len(), c.groups.len())));
         }
     }
     let n = c.groups.len();
@@ -233,25 +177,7 @@ pub fn draw_grouped<DB: DrawingBackend>(c: &GroupedBarChart, root: &DrawingArea<
     let (lo, hi) = range_of(c.series.iter().flat_map(|s| s.values.iter().flatten().copied()), true);
     // Headroom for the legend above the tallest group.
     let hi = hi + (hi - lo) * 0.25;
-    let fmt_x = |v: &f64| category_label(&c.groups, *v);
-    let mut chart = ChartBuilder::on(root)
-        .caption(&c.title, caption_style())
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(60)
-        .build_cartesian_2d(category_axis(n), lo..hi)
-        .map_err(draw_err)?;
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE)
-        .disable_x_mesh()
-        .x_labels(n)
-        .x_label_formatter(&fmt_x)
-        .x_label_style(label_font(n))
-        .x_desc(c.x_label.as_str())
-        .y_desc(c.y_label.as_str())
-        .draw()
-        .map_err(draw_err)?;
+    let mut chart = Frame::new(&c.title, &c.x_label, &c.y_label).categories(root, &c.groups, n, lo..hi)?;
     let width = 0.8 / k as f64;
     for (j, s) in c.series.iter().enumerate() {
         let fill = color(j);
@@ -265,13 +191,5 @@ pub fn draw_grouped<DB: DrawingBackend>(c: &GroupedBarChart, root: &DrawingArea<
             .label(clip_label(&s.label, 24))
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], fill.filled()));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 12))
-        .draw()
-        .map_err(draw_err)?;
-    Ok(())
+    draw_legend(&mut chart, 12)
 }

@@ -145,3 +145,87 @@ pub fn category_label(names: &[String], v: f64, max: usize) -> String {
     }
     names.get(i as usize).map(|s| clip_label(s, max)).unwrap_or_default()
 }
+
+/// The labelled frame every chart but the heatmap draws on: caption, axes with descriptions, light mesh.
+pub struct Frame<'t> {
+    pub title: &'t str,
+    pub x_label: &'t str,
+    pub y_label: &'t str,
+    pub margin: u32,
+    pub x_label_area: u32,
+}
+
+impl<'t> Frame<'t> {
+    pub fn new(title: &'t str, x_label: &'t str, y_label: &'t str) -> Self {
+        Frame { title, x_label, y_label, margin: 12, x_label_area: 45 }
+    }
+
+    /// A chart over continuous x and y ranges with its mesh drawn.
+    pub fn continuous<'a, DB: DrawingBackend>(
+        &self,
+        root: &'a DrawingArea<DB, plotters::coord::Shift>,
+        x: std::ops::Range<f64>,
+        y: std::ops::Range<f64>,
+    ) -> Result<
+        ChartContext<'a, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>,
+        ReportError,
+    > {
+        let mut chart = self.builder(root).build_cartesian_2d(x, y).map_err(draw_err)?;
+        chart.configure_mesh().light_line_style(WHITE).x_desc(self.x_label).y_desc(self.y_label).draw().map_err(draw_err)?;
+        Ok(chart)
+    }
+
+    /// A chart whose x axis holds `slots` named categories (ticks on the integers, labelled from `names`).
+    pub fn categories<'a, DB: DrawingBackend>(
+        &self,
+        root: &'a DrawingArea<DB, plotters::coord::Shift>,
+        names: &[String],
+        slots: usize,
+        y: std::ops::Range<f64>,
+    ) -> Result<ChartContext<'a, DB, Cartesian2d<CategoryAxis, plotters::coord::types::RangedCoordf64>>, ReportError> {
+        let n = names.len();
+        let clip = if n > 8 { 10 } else { 18 };
+        let fmt_x = |v: &f64| category_label(names, *v, clip);
+        let size = if n > 12 {
+            10
+        } else if n > 6 {
+            12
+        } else {
+            14
+        };
+        let mut chart = self.builder(root).build_cartesian_2d(category_axis(slots), y).map_err(draw_err)?;
+        chart
+            .configure_mesh()
+            .light_line_style(WHITE)
+            .disable_x_mesh()
+            .x_labels(slots)
+            .x_label_formatter(&fmt_x)
+            .x_label_style(("sans-serif", size))
+            .x_desc(self.x_label)
+            .y_desc(self.y_label)
+            .draw()
+            .map_err(draw_err)?;
+        Ok(chart)
+    }
+
+    fn builder<'a, 'b, DB: DrawingBackend>(&self, root: &'a DrawingArea<DB, plotters::coord::Shift>) -> ChartBuilder<'a, 'b, DB> {
+        let mut builder = ChartBuilder::on(root);
+        builder.caption(self.title, caption_style()).margin(self.margin).x_label_area_size(self.x_label_area).y_label_area_size(60);
+        builder
+    }
+}
+
+/// The series legend in the upper right, on a translucent box so it never hides what is under it completely.
+pub fn draw_legend<'a, DB: DrawingBackend + 'a, X: plotters::coord::ranged1d::Ranged, Y: plotters::coord::ranged1d::Ranged>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    font_size: u32,
+) -> Result<(), ReportError> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font(("sans-serif", font_size))
+        .draw()
+        .map_err(draw_err)
+}

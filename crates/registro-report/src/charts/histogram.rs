@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::common::{caption_style, clip_label, color, draw_err, require, BASELINE_GREY};
+use super::common::{clip_label, color, draw_err, draw_legend, require, Frame, BASELINE_GREY};
 use crate::ReportError;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
@@ -81,20 +81,7 @@ pub fn draw<DB: DrawingBackend>(c: &HistogramChart, root: &DrawingArea<DB, Shift
         .collect();
     let top = heights.iter().flatten().copied().fold(0.0, f64::max).max(1e-9) * 1.25;
     let (x0, x1) = (c.bin_edges[0], *c.bin_edges.last().unwrap_or(&1.0));
-    let mut chart = ChartBuilder::on(root)
-        .caption(&c.title, caption_style())
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(60)
-        .build_cartesian_2d(x0..x1, 0.0..top)
-        .map_err(draw_err)?;
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE)
-        .x_desc(c.x_label.as_str())
-        .y_desc(c.y_label.as_str())
-        .draw()
-        .map_err(draw_err)?;
+    let mut chart = Frame::new(&c.title, &c.x_label, &c.y_label).continuous(root, x0..x1, 0.0..top)?;
     let single = c.series.len() == 1;
     for (j, (s, h)) in c.series.iter().zip(&heights).enumerate() {
         let col = if single { BASELINE_GREY.mix(1.0).to_rgba() } else { color(j).to_rgba() };
@@ -119,13 +106,5 @@ pub fn draw<DB: DrawingBackend>(c: &HistogramChart, root: &DrawingArea<DB, Shift
         outline.push((x1, 0.0));
         chart.draw_series(LineSeries::new(outline, col.stroke_width(2))).map_err(draw_err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 12))
-        .draw()
-        .map_err(draw_err)?;
-    Ok(())
+    draw_legend(&mut chart, 12)
 }

@@ -6,7 +6,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::{Deserialize, Serialize};
 
-use super::common::{caption_style, clip_label, color, draw_err, range_of, require, short};
+use super::common::{clip_label, color, draw_err, range_of, require, short, Frame};
 use crate::ReportError;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
@@ -35,10 +35,7 @@ const R_MAX: f64 = 18.0;
 
 pub fn draw<DB: DrawingBackend>(c: &ScatterChart, root: &DrawingArea<DB, Shift>) -> Result<(), ReportError> {
     require(!c.points.is_empty(), "scatter chart needs at least one point")?;
-    require(
-        c.points.iter().all(|p| p.x.is_finite() && p.y.is_finite()),
-        "scatter chart coordinates must be finite numbers",
-    )?;
+    require(c.points.iter().all(|p| p.x.is_finite() && p.y.is_finite()), "scatter chart coordinates must be finite numbers")?;
     let (x0, x1) = range_of(c.points.iter().map(|p| p.x), false);
     let (y0, y1) = range_of(c.points.iter().map(|p| p.y), false);
     let sizes: Vec<f64> = c.points.iter().filter_map(|p| p.size).filter(|s| s.is_finite()).collect();
@@ -57,27 +54,10 @@ pub fn draw<DB: DrawingBackend>(c: &ScatterChart, root: &DrawingArea<DB, Shift>)
         }
         _ => c.title.clone(),
     };
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, caption_style())
-        .margin(16)
-        .x_label_area_size(45)
-        .y_label_area_size(60)
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(draw_err)?;
+    let frame = Frame { margin: 16, ..Frame::new(&title, &c.x_label, &c.y_label) };
+    let mut chart = frame.continuous(root, x0..x1, y0..y1)?;
     chart
-        .configure_mesh()
-        .light_line_style(WHITE)
-        .x_desc(c.x_label.as_str())
-        .y_desc(c.y_label.as_str())
-        .draw()
-        .map_err(draw_err)?;
-    chart
-        .draw_series(
-            c.points
-                .iter()
-                .enumerate()
-                .map(|(i, p)| Circle::new((p.x, p.y), radius(p.size), color(i).mix(0.6).filled())),
-        )
+        .draw_series(c.points.iter().enumerate().map(|(i, p)| Circle::new((p.x, p.y), radius(p.size), color(i).mix(0.6).filled())))
         .map_err(draw_err)?;
     let label_style: TextStyle = ("sans-serif", 12).into_font().into();
     let label_style = label_style.pos(Pos::new(HPos::Left, VPos::Bottom));
