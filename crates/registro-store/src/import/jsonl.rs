@@ -44,15 +44,5 @@ pub(super) fn parse(path: &Path, text: &str, opts: &ImportOptions) -> Result<New
         }
         segments.push(NewSegment { text: text.to_string(), references });
     }
-    if segments.is_empty() {
-        return Err(ImportError::Empty { path: path.to_path_buf() });
-    }
-    Ok(NewDocument {
-        name: super::file_name(path),
-        source_lang: opts.source_lang.clone().unwrap_or_else(|| "en".into()),
-        target_lang: opts.target_lang.clone(),
-        origin: Some(path.display().to_string()),
-        format: "jsonl".into(),
-        segments,
-    })
+    super::file_document(path, opts, "jsonl", segments)
 }

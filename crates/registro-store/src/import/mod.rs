@@ -173,14 +173,23 @@ pub fn parse_paired_files(
 }
 
 fn parse_text(path: &Path, text: &str, opts: &ImportOptions) -> Result<NewDocument, ImportError> {
-    let mut doc = document_from_text(&file_name(path), text, opts.source_lang.as_deref().unwrap_or("en"));
-    doc.target_lang = opts.target_lang.clone();
-    doc.origin = Some(path.display().to_string());
-    doc.format = Format::Text.as_str().into();
-    if doc.segments.is_empty() {
+    let segments = document_from_text("", text, "").segments;
+    file_document(path, opts, Format::Text.as_str(), segments)
+}
+
+/// The document a single imported file becomes; a file with no segment is an error naming it.
+pub(crate) fn file_document(path: &Path, opts: &ImportOptions, format: &str, segments: Vec<NewSegment>) -> Result<NewDocument, ImportError> {
+    if segments.is_empty() {
         return Err(ImportError::Empty { path: path.to_path_buf() });
     }
-    Ok(doc)
+    Ok(NewDocument {
+        name: file_name(path),
+        source_lang: opts.source_lang.clone().unwrap_or_else(|| "en".into()),
+        target_lang: opts.target_lang.clone(),
+        origin: Some(path.display().to_string()),
+        format: format.into(),
+        segments,
+    })
 }
 
 /// A document from text typed or pasted in the app: one segment per non-blank line, format `inline`.

@@ -47,17 +47,7 @@ pub(super) fn parse(path: &Path, text: &str, opts: &ImportOptions, tab: bool) ->
             .collect();
         segments.push(NewSegment { text: seg_text.to_string(), references });
     }
-    if segments.is_empty() {
-        return Err(ImportError::Empty { path: path.to_path_buf() });
-    }
-    Ok(NewDocument {
-        name: super::file_name(path),
-        source_lang: opts.source_lang.clone().unwrap_or_else(|| "en".into()),
-        target_lang: opts.target_lang.clone(),
-        origin: Some(path.display().to_string()),
-        format: if tab { "tsv" } else { "csv" }.into(),
-        segments,
-    })
+    super::file_document(path, opts, if tab { "tsv" } else { "csv" }, segments)
 }
 
 fn pick_column(path: &Path, headers: &[String], wanted: Option<&str>) -> Result<usize, ImportError> {
