@@ -16,6 +16,7 @@ fn main() {
         std::process::exit(1);
     }
     println!("cargo:rerun-if-changed=src/command_list.rs");
+    emit_commit();
     let manifest = tauri_build::AppManifest::new().commands(COMMANDS);
     if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         eprintln!("error: tauri-build failed: {e:#}");
@@ -24,3 +25,4 @@ fn main() {
 }
 
 include!("src/command_list.rs");
+include!("../scripts/build_commit.rs");

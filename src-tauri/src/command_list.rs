@@ -6,6 +6,7 @@
 
 pub const COMMANDS: &[&str] = &[
     "app_info",
+    "about_report",
     "startup_status",
     "cancel_operation",
     "choose_file",

@@ -76,6 +76,7 @@ pub fn run() -> anyhow::Result<()> {
         .manage(state)
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
+            commands::about::about_report,
             commands::startup_status,
             commands::cancel_operation,
             commands::files::choose_file,

@@ -31,6 +31,7 @@ fn visit_roots(v: &mut Generator) {
 
     // The shell and projects.
     v.root::<AppInfo>();
+    v.root::<registro_app::commands::about::AboutReport>();
     v.root::<Problem>();
     v.root::<Purpose>();
     v.root::<Chosen>();

@@ -42,6 +42,7 @@ import { clear, h, plural } from './dom';
 import { mountDocuments } from './shell/documents';
 import { mount as mountDashboard } from './views/dashboard';
 import { mount as mountRewrite } from './views/rewrite';
+import { openSettings } from './views/settings';
 import { mount as mountTranslate } from './views/translate';
 
 type TabId = 'documents' | 'rewrite' | 'translate' | 'dashboard';
@@ -91,6 +92,7 @@ function layout(root: HTMLElement) {
       createForm,
       h('h2', { class: 'sidebar-heading' }, 'Projects'),
       projectList,
+      h('button', { class: 'btn small settings-button', 'data-testid': 'open-settings', onclick: () => openSettings() }, 'Settings'),
     ),
     h('main', { class: 'main' }, startupArea, tabBar, viewArea, h('footer', { class: 'statusbar' }, h('span', { class: 'notice', 'data-testid': 'notice', role: 'status' }), dbLabel)),
   );

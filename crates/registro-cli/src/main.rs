@@ -19,6 +19,10 @@ struct Cli {
     /// Print machine-readable JSON instead of tables
     #[arg(long, global = true)]
     json: bool,
+    /// Where models run: auto (the first GPU this build supports, else the CPU), cpu, cuda[:N] or metal. A GPU that
+    /// cannot be used is reported and the CPU taken instead
+    #[arg(long, global = true, env = "REGISTRO_DEVICE", default_value = "auto")]
+    device: registro_engine::DeviceChoice,
     #[command(subcommand)]
     command: Command,
 }
@@ -45,10 +49,18 @@ enum Command {
     Report(cmd::report::Args),
     /// Benchmarks that print numbers
     Bench(cmd::bench::Args),
+    /// Version, CPU/GPU, devices, models, store, network and data: what a bug report needs
+    Doctor(cmd::doctor::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.device != registro_engine::DeviceChoice::Auto {
+        let chosen = registro_core::device::choose(cli.device);
+        if let Some(why) = &chosen.fallback {
+            eprintln!("warning: --device {}: {why}", chosen.requested);
+        }
+    }
     let ctx = cmd::Ctx { db: cli.db, json: cli.json };
     let result = match cli.command {
         Command::Project(a) => cmd::project::run(&ctx, a),
@@ -61,6 +73,7 @@ fn main() -> ExitCode {
         Command::Rewrite(a) => cmd::rewrite::run(&ctx, a),
         Command::Report(a) => cmd::report::run(&ctx, a),
         Command::Bench(a) => cmd::bench::run(&ctx, a),
+        Command::Doctor(a) => cmd::doctor::run(&ctx, a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,6 +2,7 @@
 //! (store, metrics, engine, register, rewrite, report) together so that the app and the CLI stay thin.
 #![forbid(unsafe_code)]
 
+pub mod doctor;
 pub mod eval;
 pub mod models;
 pub mod progress;
@@ -14,3 +15,6 @@ pub mod translate;
 /// Where the shared test data lives (`$REGISTRO_SHARED_DATA`, else `../shared/data` beside the checkout); one
 /// lookup for every use case and face.
 pub use registro_register::data::shared_data_dir;
+/// Where models run: the faces choose once per process (`device::choose`, the CLI's `--device`); model loads that
+/// say `DeviceChoice::Auto` get that choice.
+pub use registro_engine::device;

@@ -1,11 +1,16 @@
 //! Runtime device choice. The CPU build is the default; `cuda` / `metal` cargo features compile the GPU
-//! backends in, and asking for a device the build or the machine lacks is an error that says which.
+//! backends in. A face chooses once per process ([`choose`]): a GPU that the build or the machine lacks is not
+//! an error there but the CPU, with the reason, so the user learns why and the work still runs. Every later model
+//! load that says [`DeviceChoice::Auto`] gets that choice.
+use std::sync::RwLock;
+
 use anyhow::{bail, Result};
 use candle_core::Device;
+use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum DeviceChoice {
-    /// The first GPU compiled in and present, else the CPU.
+    /// What the process chose ([`choose`]), else the first GPU compiled in and present, else the CPU.
     #[default]
     Auto,
     Cpu,
@@ -17,17 +22,33 @@ impl std::str::FromStr for DeviceChoice {
     type Err = anyhow::Error;
     /// `auto`, `cpu`, `cuda`, `cuda:1`, `metal`, `metal:0`.
     fn from_str(s: &str) -> Result<Self> {
-        let (kind, idx) = match s.split_once(':') {
-            Some((k, i)) => (k, i.parse::<usize>().map_err(|_| anyhow::anyhow!("bad device index in {s:?}"))?),
-            None => (s, 0),
+        const EXPECTED: &str = "expected auto, cpu, cuda, cuda:N or metal";
+        let (kind, idx) = match s.trim().split_once(':') {
+            Some((k, i)) => {
+                let idx = i.parse::<usize>().map_err(|_| anyhow::anyhow!("bad device index {i:?} in {s:?} ({EXPECTED})"))?;
+                (k, Some(idx))
+            }
+            None => (s.trim(), None),
         };
-        Ok(match kind.to_ascii_lowercase().as_str() {
-            "auto" => Self::Auto,
-            "cpu" => Self::Cpu,
-            "cuda" | "gpu" => Self::Cuda(idx),
-            "metal" => Self::Metal(idx),
-            _ => bail!("unknown device {s:?} (expected auto, cpu, cuda[:N] or metal[:N])"),
+        Ok(match (kind.to_ascii_lowercase().as_str(), idx) {
+            ("auto", None) => Self::Auto,
+            ("cpu", None) => Self::Cpu,
+            ("auto" | "cpu", Some(_)) => bail!("{kind:?} takes no device index ({EXPECTED})"),
+            ("cuda" | "gpu", i) => Self::Cuda(i.unwrap_or(0)),
+            ("metal", i) => Self::Metal(i.unwrap_or(0)),
+            _ => bail!("unknown device {s:?} ({EXPECTED})"),
         })
+    }
+}
+
+impl std::fmt::Display for DeviceChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Auto => f.write_str("auto"),
+            Self::Cpu => f.write_str("cpu"),
+            Self::Cuda(i) => write!(f, "cuda:{i}"),
+            Self::Metal(i) => write!(f, "metal:{i}"),
+        }
     }
 }
 
@@ -43,16 +64,68 @@ pub fn compiled_backends() -> Vec<&'static str> {
     v
 }
 
+/// The process's choice, set by [`choose`]; a lock rather than a once-cell so tests and a long-lived app can change it.
+static CHOSEN: RwLock<Option<(DeviceChoice, Chosen)>> = RwLock::new(None);
+
+/// The outcome of [`choose`]: the device now in use and, when it is not the one asked for, why.
+#[derive(Clone, Debug, Serialize)]
+pub struct Chosen {
+    pub requested: String,
+    pub using: String,
+    /// Set when the requested GPU could not be used and the CPU was taken instead.
+    pub fallback: Option<String>,
+}
+
+/// Opens `requested` once for the whole process; a GPU that cannot be used falls back to the CPU (the reason is in
+/// [`Chosen::fallback`], for the face to show). Later loads that say [`DeviceChoice::Auto`] use what was chosen.
+pub fn choose(requested: DeviceChoice) -> Chosen {
+    let (choice, device, fallback) = match open_strict(requested) {
+        Ok(d) => (concrete(requested, &d), d, None),
+        Err(e) => (DeviceChoice::Cpu, Device::Cpu, Some(format!("{e:#}; using the CPU instead"))),
+    };
+    let c = Chosen { requested: requested.to_string(), using: describe(&device), fallback };
+    *CHOSEN.write().unwrap_or_else(|p| p.into_inner()) = Some((choice, c.clone()));
+    c
+}
+
+/// What the process chose, if anything ([`choose`]).
+pub fn chosen() -> Option<DeviceChoice> {
+    CHOSEN.read().unwrap_or_else(|p| p.into_inner()).as_ref().map(|(c, _)| *c)
+}
+
+/// The outcome of the process's [`choose`], for reports (`registro doctor`).
+pub fn last_choice() -> Option<Chosen> {
+    CHOSEN.read().unwrap_or_else(|p| p.into_inner()).as_ref().map(|(_, c)| c.clone())
+}
+
+fn concrete(requested: DeviceChoice, d: &Device) -> DeviceChoice {
+    match (requested, d.location()) {
+        (DeviceChoice::Auto, candle_core::DeviceLocation::Cuda { gpu_id }) => DeviceChoice::Cuda(gpu_id),
+        (DeviceChoice::Auto, candle_core::DeviceLocation::Metal { gpu_id }) => DeviceChoice::Metal(gpu_id),
+        (DeviceChoice::Auto, candle_core::DeviceLocation::Cpu) => DeviceChoice::Cpu,
+        (c, _) => c,
+    }
+}
+
+/// Opens the device for a model load: `Auto` is the process's choice, else the best available. An explicit GPU
+/// that cannot be opened is an error naming the reason.
 pub fn open(choice: DeviceChoice) -> Result<Device> {
+    match (choice, chosen()) {
+        (DeviceChoice::Auto, Some(c)) => open_strict(c),
+        (c, _) => open_strict(c),
+    }
+}
+
+fn open_strict(choice: DeviceChoice) -> Result<Device> {
     match choice {
         DeviceChoice::Cpu => Ok(Device::Cpu),
         DeviceChoice::Auto => {
-            if cfg!(feature = "cuda") && candle_core::utils::cuda_is_available() {
+            if cfg!(feature = "cuda") {
                 if let Ok(d) = Device::new_cuda(0) {
                     return Ok(d);
                 }
             }
-            if cfg!(feature = "metal") && candle_core::utils::metal_is_available() {
+            if cfg!(feature = "metal") {
                 if let Ok(d) = Device::new_metal(0) {
                     return Ok(d);
                 }
@@ -61,23 +134,255 @@ pub fn open(choice: DeviceChoice) -> Result<Device> {
         }
         DeviceChoice::Cuda(i) => {
             if !cfg!(feature = "cuda") {
-                bail!("CUDA was requested but this build has no CUDA support; rebuild with `--features cuda` (needs the CUDA toolkit), or use --device cpu");
+                bail!("CUDA was requested but this build has no CUDA support (rebuild with `--features cuda`, see scripts/check-gpu-build.sh)");
             }
-            Device::new_cuda(i).map_err(|e| anyhow::anyhow!("CUDA device {i} is not available: {e}"))
+            // candle panics on some driver failures (a stub or mismatched libcuda); a panic is a failure to open.
+            match std::panic::catch_unwind(|| Device::new_cuda(i)) {
+                Ok(Ok(d)) => Ok(d),
+                Ok(Err(e)) => bail!("CUDA device {i} is not available: {}", cuda_hint(&e.to_string())),
+                Err(_) => bail!("CUDA device {i} is not available: the CUDA driver failed while opening it"),
+            }
         }
         DeviceChoice::Metal(i) => {
             if !cfg!(feature = "metal") {
-                bail!("Metal was requested but this build has no Metal support; rebuild with `--features metal` on macOS, or use --device cpu");
+                bail!("Metal was requested but this build has no Metal support (rebuild with `--features metal` on macOS)");
             }
-            Device::new_metal(i).map_err(|e| anyhow::anyhow!("Metal device {i} is not available: {e}"))
+            match std::panic::catch_unwind(|| Device::new_metal(i)) {
+                Ok(Ok(d)) => Ok(d),
+                Ok(Err(e)) => bail!("Metal device {i} is not available: {e}"),
+                Err(_) => bail!("Metal device {i} is not available: the Metal framework failed while opening it"),
+            }
         }
     }
 }
 
+/// Driver errors name enum constants; say what they mean for the user.
+fn cuda_hint(err: &str) -> String {
+    let hint = if err.contains("STUB_LIBRARY") {
+        " (the CUDA driver's stub library was loaded, not the driver: install the NVIDIA driver)"
+    } else if err.contains("NO_DEVICE") {
+        " (no NVIDIA GPU is visible: check `nvidia-smi` and CUDA_VISIBLE_DEVICES)"
+    } else if err.contains("INSUFFICIENT_DRIVER") {
+        " (the NVIDIA driver is older than this build's CUDA 13: update the driver)"
+    } else if err.contains("INVALID_DEVICE") {
+        " (no GPU with that index)"
+    } else {
+        ""
+    };
+    format!("{err}{hint}")
+}
+
 pub fn describe(d: &Device) -> String {
-    match d {
-        Device::Cpu => format!("cpu ({} threads)", candle_core::utils::get_num_threads()),
-        Device::Cuda(_) => "cuda".into(),
-        Device::Metal(_) => "metal".into(),
+    match d.location() {
+        candle_core::DeviceLocation::Cpu => format!("cpu ({} threads)", candle_core::utils::get_num_threads()),
+        candle_core::DeviceLocation::Cuda { gpu_id } => format!("cuda:{gpu_id}"),
+        candle_core::DeviceLocation::Metal { gpu_id } => format!("metal:{gpu_id}"),
+    }
+}
+
+/// A GPU the machine has, whether or not this build can use it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Gpu {
+    /// How `--device` names it (`cuda:0`).
+    pub device: String,
+    pub name: String,
+    pub memory_bytes: Option<u64>,
+    pub compute_capability: Option<String>,
+    /// This build has the backend and the device opened.
+    pub usable: bool,
+}
+
+/// GPUs found, plus notes on what could not be asked (no driver, a CPU-only build).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct GpuProbe {
+    pub gpus: Vec<Gpu>,
+    pub notes: Vec<String>,
+}
+
+/// Asks the compiled-in backends for their devices; a CPU-only build on Linux still lists the NVIDIA GPUs the
+/// kernel driver reports, so the user learns that a CUDA build would use them.
+pub fn probe_gpus() -> GpuProbe {
+    let mut p = GpuProbe::default();
+    #[cfg(feature = "cuda")]
+    probe_cuda(&mut p);
+    #[cfg(not(feature = "cuda"))]
+    {
+        let found = nvidia_proc_gpus();
+        if !found.is_empty() {
+            p.notes.push("this build has no CUDA support: rebuild with `--features cuda` to use the NVIDIA GPU".into());
+        }
+        p.gpus.extend(found);
+    }
+    #[cfg(feature = "metal")]
+    match std::panic::catch_unwind(|| Device::new_metal(0)) {
+        Ok(Ok(_)) => p.gpus.push(Gpu {
+            device: "metal:0".into(),
+            name: "Metal GPU".into(),
+            memory_bytes: None,
+            compute_capability: None,
+            usable: true,
+        }),
+        Ok(Err(e)) => p.notes.push(format!("Metal: {e}")),
+        Err(_) => p.notes.push("Metal: the framework failed while opening the device".into()),
+    }
+    p
+}
+
+#[cfg(feature = "cuda")]
+fn probe_cuda(p: &mut GpuProbe) {
+    use candle_core::cuda_backend::cudarc::driver::CudaContext;
+    let count = match std::panic::catch_unwind(CudaContext::device_count) {
+        Ok(Ok(n)) => n.max(0) as usize,
+        Ok(Err(e)) => {
+            p.notes.push(format!("CUDA driver not usable: {}", cuda_hint(&format!("{e:?}"))));
+            return;
+        }
+        Err(_) => {
+            p.notes.push("CUDA driver not usable: it failed while counting devices".into());
+            return;
+        }
+    };
+    if count == 0 {
+        p.notes.push("the CUDA driver reports no GPU".into());
+    }
+    for i in 0..count {
+        match std::panic::catch_unwind(|| CudaContext::new(i)) {
+            Ok(Ok(ctx)) => p.gpus.push(Gpu {
+                device: format!("cuda:{i}"),
+                name: ctx.name().unwrap_or_else(|e| format!("(name unavailable: {e:?})")),
+                memory_bytes: ctx.total_mem().ok().map(|b| b as u64),
+                compute_capability: ctx.compute_capability().ok().map(|(a, b)| format!("{a}.{b}")),
+                usable: true,
+            }),
+            Ok(Err(e)) => p.notes.push(format!("cuda:{i}: {}", cuda_hint(&format!("{e:?}")))),
+            Err(_) => p.notes.push(format!("cuda:{i}: the driver failed while opening it")),
+        }
+    }
+}
+
+/// NVIDIA GPUs the Linux kernel driver lists under /proc/driver/nvidia/gpus (each `information` file is a few
+/// lines; read at most 4 KiB of each).
+#[cfg_attr(feature = "cuda", allow(dead_code))]
+fn nvidia_proc_gpus() -> Vec<Gpu> {
+    use std::io::Read;
+    let Ok(dir) = std::fs::read_dir("/proc/driver/nvidia/gpus") else { return Vec::new() };
+    let mut gpus = Vec::new();
+    for (i, entry) in dir.flatten().take(64).enumerate() {
+        let mut text = String::new();
+        let read = std::fs::File::open(entry.path().join("information"))
+            .and_then(|f| f.take(4096).read_to_string(&mut text));
+        if read.is_err() {
+            continue;
+        }
+        let name = text
+            .lines()
+            .find_map(|l| l.strip_prefix("Model:"))
+            .map(|m| m.trim().to_string())
+            .unwrap_or_else(|| "NVIDIA GPU".into());
+        gpus.push(Gpu { device: format!("cuda:{i}"), name, memory_bytes: None, compute_capability: None, usable: false });
+    }
+    gpus
+}
+
+/// The CPU and the SIMD features the engine's kernels depend on.
+#[derive(Clone, Debug, Serialize)]
+pub struct CpuInfo {
+    pub model: String,
+    pub arch: &'static str,
+    pub threads: usize,
+    /// (feature, present) for the features that select a kernel.
+    pub features: Vec<(&'static str, bool)>,
+    /// Which quantized matmul kernels run on this CPU, and why.
+    pub kernels: String,
+}
+
+pub fn cpu_info() -> CpuInfo {
+    #[cfg(target_arch = "x86_64")]
+    let features = {
+        use std::arch::is_x86_feature_detected as has;
+        vec![
+            ("avx2", has!("avx2")),
+            ("fma", has!("fma")),
+            ("f16c", has!("f16c")),
+            ("avx512f", has!("avx512f")),
+            ("avx512bw", has!("avx512bw")),
+            ("avx512vnni", has!("avx512vnni")),
+            ("avxvnni", has!("avxvnni")),
+        ]
+    };
+    #[cfg(target_arch = "aarch64")]
+    let features = vec![("neon", std::arch::is_aarch64_feature_detected!("neon"))];
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    let features: Vec<(&'static str, bool)> = Vec::new();
+    let kernels = if crate::qmatmul::available() {
+        "Registro's packed kernels (AVX-512 VNNI) for Q4_K/Q6_K/Q8_0/Q5_0; candle's for the rest".to_string()
+    } else if std::env::var("REGISTRO_NATIVE_QMATMUL").is_ok_and(|v| v == "0") {
+        "candle's (Registro's packed kernels switched off by REGISTRO_NATIVE_QMATMUL=0)".to_string()
+    } else {
+        "candle's (Registro's packed kernels need AVX-512 VNNI)".to_string()
+    };
+    CpuInfo {
+        model: cpu_model().unwrap_or_else(|| "unknown".into()),
+        arch: std::env::consts::ARCH,
+        threads: candle_core::utils::get_num_threads(),
+        features,
+        kernels,
+    }
+}
+
+/// The "model name" line of /proc/cpuinfo (Linux), else None.
+fn cpu_model() -> Option<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open("/proc/cpuinfo").ok()?.take(64 * 1024).read_to_string(&mut text).ok()?;
+    text.lines()
+        .find(|l| l.starts_with("model name") || l.starts_with("Model") || l.starts_with("Hardware"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_names_parse_and_print_back() {
+        for s in ["auto", "cpu", "cuda:0", "cuda:3", "metal:0"] {
+            assert_eq!(s.parse::<DeviceChoice>().unwrap().to_string(), s);
+        }
+        assert_eq!("CUDA".parse::<DeviceChoice>().unwrap(), DeviceChoice::Cuda(0));
+        assert_eq!("gpu:1".parse::<DeviceChoice>().unwrap(), DeviceChoice::Cuda(1));
+    }
+
+    #[test]
+    fn wrong_device_names_say_what_is_expected() {
+        for (s, says) in [
+            ("tpu", "unknown device \"tpu\""),
+            ("cuda:x", "bad device index \"x\""),
+            ("cuda:", "bad device index \"\""),
+            ("cuda:-1", "bad device index \"-1\""),
+            ("cuda:99999999999999999999999", "bad device index"),
+            ("cpu:1", "takes no device index"),
+            ("", "unknown device"),
+        ] {
+            let e = s.parse::<DeviceChoice>().unwrap_err().to_string();
+            assert!(e.contains(says) && e.contains("expected auto, cpu, cuda"), "{s:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_gpu_this_build_lacks_falls_back_to_the_cpu_with_the_reason() {
+        if cfg!(feature = "cuda") {
+            return;
+        }
+        assert!(open(DeviceChoice::Cuda(0)).unwrap_err().to_string().contains("no CUDA support"));
+        let c = choose(DeviceChoice::Cuda(1));
+        assert_eq!(c.requested, "cuda:1");
+        assert!(c.using.starts_with("cpu"), "{c:?}");
+        let why = c.fallback.expect("a fallback reason");
+        assert!(why.contains("no CUDA support") && why.contains("using the CPU instead"), "{why}");
+        // Later loads that leave the device to the process get the CPU, not an error.
+        assert!(open(DeviceChoice::Auto).unwrap().is_cpu());
+        *CHOSEN.write().unwrap() = None;
     }
 }

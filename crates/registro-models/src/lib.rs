@@ -10,6 +10,7 @@ mod http;
 mod lock;
 mod manifest;
 pub mod net;
+pub mod reach;
 mod resolve;
 
 use std::fs::File;

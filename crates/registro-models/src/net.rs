@@ -219,7 +219,7 @@ fn check_proxy(var: &str, url: &str) -> Result<()> {
 }
 
 /// Proxy URLs may carry a password: never print it.
-fn redact(url: &str) -> String {
+pub(crate) fn redact(url: &str) -> String {
     match url.split_once("://") {
         Some((scheme, rest)) => match rest.rsplit_once('@') {
             Some((_, host)) => format!("{scheme}://***@{host}"),

@@ -37,7 +37,7 @@ pub use error::{ImportError, StoreError};
 pub use judgments::JudgmentFilter;
 pub use model::*;
 pub use documents::content_hash;
-pub use ownership::APPLICATION_ID;
+pub use ownership::{peek_schema_version, APPLICATION_ID};
 pub use schema::SCHEMA_VERSION;
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

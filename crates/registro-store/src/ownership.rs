@@ -59,6 +59,16 @@ pub(crate) fn check(path: &Path) -> Result<Verdict, StoreError> {
     classify(path, &info)
 }
 
+/// The schema version of the store at `path`, looked at read-only (the file is never created, migrated or locked;
+/// for `registro doctor`): None when there is no file yet or it is empty, an error saying what the file is when the
+/// store would refuse it.
+pub fn peek_schema_version(path: &Path) -> Result<Option<i64>, StoreError> {
+    match check(path)? {
+        Verdict::New => Ok(None),
+        Verdict::Ours => Ok(Some(inspect(path)?.user_version)),
+    }
+}
+
 /// What the header and schema of a SQLite file say.
 #[derive(Debug)]
 struct Info {

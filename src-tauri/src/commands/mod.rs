@@ -1,6 +1,7 @@
 //! Tauri commands, one module per view/concern. Each module's commands are listed in `generate_handler!` in
 //! `lib.rs`. Shared plumbing (app info, cancelling a long operation) lives here.
 
+pub mod about;
 pub mod dashboard;
 pub mod files;
 pub mod projects;

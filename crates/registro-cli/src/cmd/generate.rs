@@ -35,9 +35,6 @@ pub struct Args {
     /// Stop when this string appears (repeatable)
     #[arg(long)]
     stop: Vec<String>,
-    /// auto, cpu, cuda[:N], metal[:N]
-    #[arg(long, default_value = "auto")]
-    device: DeviceChoice,
     /// tokenizer.json to use instead of the one beside the model / in the GGUF
     #[arg(long)]
     tokenizer: Option<PathBuf>,
@@ -47,7 +44,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     let json = ctx.json;
     let t0 = Instant::now();
     // Load time includes the kernels' one-time weight repacking, so the prompt rate below is the steady one.
-    let model = registro_core::models::load_llm(&a.model, a.device, a.tokenizer.clone())?;
+    let model = registro_core::models::load_llm(&a.model, DeviceChoice::Auto, a.tokenizer.clone())?;
     let load_secs = t0.elapsed().as_secs_f64();
     let prompt = if a.chat {
         model.encode_chat(&[registro_engine::chat::ChatMessage::user(&a.prompt)])?
@@ -129,8 +126,6 @@ pub struct BenchArgs {
     /// Skip the llama.cpp comparison
     #[arg(long)]
     no_llama_cpp: bool,
-    #[arg(long, default_value = "auto")]
-    device: DeviceChoice,
 }
 
 pub fn bench(ctx: &Ctx, a: BenchArgs) -> Result<()> {
@@ -142,7 +137,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> Result<()> {
         batch: a.batch,
         decode_tokens: a.decode_tokens,
         llama_cpp: !a.no_llama_cpp,
-        device: a.device,
+        device: DeviceChoice::Auto,
         tokenizer,
     };
     let report = registro_engine::bench::run(&path, &cfg)?;

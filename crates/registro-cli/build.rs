@@ -1,0 +1,5 @@
+fn main() {
+    emit_commit();
+}
+
+include!("../../scripts/build_commit.rs");

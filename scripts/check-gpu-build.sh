@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Proves that the CUDA build of the CLI and the app compiles and links, on a machine with no GPU and no CUDA install:
+# the CUDA 13.4 compiler, headers and libraries come as pinned PyPI wheels (sha256-checked by pip) unpacked into a
+# cache outside the clone, and the build goes to its own target dir so the CPU build's cache is never disturbed.
+#
+#   scripts/check-gpu-build.sh            # wheels (once), then `cargo build --features cuda` of registro + registro-app
+#   REGISTRO_CUDA_ONLY_CLI=1 scripts/...  # the CLI alone (skips the Tauri app)
+#
+# Environment: REGISTRO_CUDA_CACHE (default ~/.cache/registro/cuda), REGISTRO_CUDA_TARGET_DIR (default
+# ~/.cache/registro/target-cuda), CUDA_COMPUTE_CAP (default 80: Ampere; the PTX also JITs on newer GPUs).
+# Cold, on 2 busy cores, it takes the better part of an hour (candle's CUDA kernels + Tauri); warm, minutes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+
+# cudarc 0.19 (candle 0.11's CUDA bindings) knows CUDA up to 13.4 and panics on a newer nvcc, so 13.4 it is.
+CUDA_VERSION=13.4
+CACHE="${REGISTRO_CUDA_CACHE:-$HOME/.cache/registro/cuda}"
+ROOT="$CACHE/$CUDA_VERSION"
+CU="$ROOT/nvidia/cu13"
+export CARGO_TARGET_DIR="${REGISTRO_CUDA_TARGET_DIR:-$HOME/.cache/registro/target-cuda}"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "CUDA $CUDA_VERSION toolkit wheels -> $ROOT"
+mkdir -p "$CACHE/wheels"
+REQ="$CACHE/requirements-$CUDA_VERSION.txt"
+cat >"$REQ" <<'EOF'
+nvidia-cuda-nvcc==13.4.92 --hash=sha256:a1f3bfb27299e060b444d5df1f4bcd762501326cf0fd3141ed61756816ab9a0e
+nvidia-nvvm==13.4.92 --hash=sha256:e4c81cb321dd9743bcf871c5e7e8fecd7f05dea607944426e102bdda8d49e137
+nvidia-cuda-crt==13.4.92 --hash=sha256:731ce3de11df8add8306404417a1edaede225dbe27eb233aed37c8de9d4fe720
+nvidia-cuda-runtime==13.4.92 --hash=sha256:9641f797da20ce1dd8e779b6e96d08cf9ba564cec8e8225458811ee26423f3a5
+nvidia-cuda-nvrtc==13.4.92 --hash=sha256:5ce8c97b00b232c4f50c8c4b5a3b68cafee08bdb82ea86f2052ff01d03194f4a
+nvidia-cuda-cccl==13.3.4.3.1 --hash=sha256:48ba8e44a1162face51306d5bfd67604d9949be5acb9105dbb93734d2df8b3a4
+nvidia-cublas==13.4.3.11 --hash=sha256:56682374ec2a1c386b20308a834ebb346c438db29db143e6e75b70b1b0009eea
+nvidia-curand==10.4.4.72 --hash=sha256:25c3457ae7a224fdd484dab90b0fc5dc0e842fab5db3012afa4a5bd2af4eb7e5
+EOF
+STAMP="$ROOT/.registro-unpacked"
+if ! cmp -s "$REQ" "$STAMP" 2>/dev/null; then
+  python3 -m pip download --quiet --no-deps --require-hashes -r "$REQ" -d "$CACHE/wheels"
+  rm -rf "$ROOT.tmp" && mkdir -p "$ROOT.tmp"
+  while read -r spec _; do
+    name="${spec%%==*}" version="${spec#*==}"
+    wheel=$(ls "$CACHE/wheels/${name//-/_}-$version-"*.whl)
+    python3 -m zipfile -e "$wheel" "$ROOT.tmp"
+  done <"$REQ"
+  chmod +x "$ROOT.tmp/nvidia/cu13/bin/"* "$ROOT.tmp/nvidia/cu13/nvvm/bin/"*
+  rm -rf "$ROOT" && mv "$ROOT.tmp" "$ROOT"
+  cp "$REQ" "$STAMP"
+fi
+
+# The wheels ship versioned sonames only; the linker looks for lib<name>.so.
+for lib in cudart.so.13 nvrtc.so.13 cublas.so.13 cublasLt.so.13 curand.so.10; do
+  ln -sf "lib$lib" "$CU/lib/lib${lib%.so.*}.so"
+done
+
+# candle links the driver (libcuda) directly, and no wheel carries it (it comes with the NVIDIA driver). Like the
+# toolkit's lib/stubs/libcuda.so, a stub lets the build link: every entry point the bindings declare returns
+# CUDA_ERROR_STUB_LIBRARY (34). It is only ever on the link path; at run time the real driver's libcuda.so.1 is used.
+step "driver stub for linking: $CU/lib/stubs/libcuda.so"
+cargo fetch --locked --quiet
+CUDARC_VERSION=$(awk '/^name = "cudarc"$/ { getline; gsub(/[^0-9.]/, ""); print }' Cargo.lock)
+DRIVER_RS=$(ls "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/"cudarc-$CUDARC_VERSION"/src/driver/sys/mod.rs | head -1)
+mkdir -p "$CU/lib/stubs"
+grep -A1 'extern "C" {' "$DRIVER_RS" | grep -oE '^ *fn cu[A-Za-z0-9_]+' | sed 's/ *fn //' | sort -u |
+  sed 's/.*/int &(void) { return 34; }/' >"$CU/lib/stubs/libcuda-stub.c"
+echo "  $(wc -l <"$CU/lib/stubs/libcuda-stub.c") driver entry points (from cudarc $CUDARC_VERSION)"
+cc -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$CU/lib/stubs/libcuda.so" "$CU/lib/stubs/libcuda-stub.c"
+ln -sf libcuda.so "$CU/lib/stubs/libcuda.so.1"
+
+export PATH="$CU/bin:$PATH"                      # nvcc (cudaforge and cudarc run it; nvcc.profile finds cicc, cccl)
+export CUDA_ROOT="$CU" CUDA_HOME="$CU"           # cudarc's link search: $CUDA_ROOT/lib and lib/stubs
+export CUDA_COMPUTE_CAP="${CUDA_COMPUTE_CAP:-80}" # no GPU to ask
+export CUDAFORGE_THREADS="${CUDAFORGE_THREADS:-1}"
+step "nvcc"
+nvcc --version | tail -2
+
+step "cargo build --features cuda (target dir $CARGO_TARGET_DIR)"
+packages=(-p registro-cli --features registro-cli/cuda)
+[ -n "${REGISTRO_CUDA_ONLY_CLI:-}" ] || packages+=(-p registro-app --features registro-app/cuda)
+start=$(date +%s)
+nice -n 19 cargo build --locked "${packages[@]}"
+echo "  built in $(( $(date +%s) - start )) s"
+
+BIN="$CARGO_TARGET_DIR/debug/registro"
+step "what the CUDA binary needs at run time (ldd)"
+LD_LIBRARY_PATH="$CU/lib:$CU/lib/stubs" ldd "$BIN" | grep -E 'cuda|cublas|curand|nvrtc' | sed 's/ (0x.*//'
+
+# With the stub standing in for a missing driver, the binary must say so and use the CPU, not crash.
+step "registro --device cuda doctor (no driver here: the stub answers)"
+LD_LIBRARY_PATH="$CU/lib:$CU/lib/stubs" "$BIN" --device cuda doctor --offline
+[ -n "${REGISTRO_CUDA_ONLY_CLI:-}" ] || { step "app"; ls -l "$CARGO_TARGET_DIR/debug/registro-app"; }
+step "CUDA build OK"
