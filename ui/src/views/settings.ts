@@ -78,7 +78,8 @@ function renderReport(body: HTMLElement, about: AboutReport, onCheck: () => void
         h('td', {}, m.id),
         h('td', {}, m.role),
         h('td', {}, h('span', { class: `badge model-${m.state}` }, m.state)),
-        h('td', { class: 'num' }, bytes(m.bytes)),
+        // Hub models nobody could download here have no known size.
+        h('td', { class: 'num' }, m.bytes > 0 ? bytes(m.bytes) : '—'),
       ),
     );
   }
