@@ -64,6 +64,10 @@ pub fn run() -> anyhow::Result<()> {
             fix: "Start Registro without --e2e-dialog-answers (and REGISTRO_E2E_DIALOG_ANSWERS) to use the real dialogs.".into(),
         });
     }
+    // REGISTRO_DEVICE picks where models run, as for the CLI; a bad value or an unusable GPU is a banner, not a crash.
+    if let Some(w) = registro_core::device::choose_from_env("REGISTRO_DEVICE") {
+        startup.push(startup::Problem { level: startup::Level::Warning, message: w, fix: "Set REGISTRO_DEVICE to auto, cpu, cuda[:N] or metal (or unset it).".into() });
+    }
     let files = files::FileChoices::new(files::TOKEN_TTL, answers);
     // A database that cannot be opened still opens the window, which shows why (see `startup_status`).
     let state = state::AppState::open(db_path_from_args(), files, startup);

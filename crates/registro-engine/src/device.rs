@@ -88,6 +88,17 @@ pub fn choose(requested: DeviceChoice) -> Chosen {
     c
 }
 
+/// [`choose`] what the environment variable `var` names (unset or empty: leave `auto`). Returns a warning for the
+/// user when the value is not a device (then `auto` is kept) or the device cannot be used (then the CPU is taken).
+pub fn choose_from_env(var: &str) -> Option<String> {
+    let value = std::env::var(var).ok().filter(|v| !v.trim().is_empty())?;
+    match value.parse::<DeviceChoice>() {
+        Err(e) => Some(format!("{var}={value}: {e:#}; choosing the device automatically")),
+        Ok(DeviceChoice::Auto) => None,
+        Ok(choice) => choose(choice).fallback.map(|why| format!("{var}={value}: {why}")),
+    }
+}
+
 /// What the process chose, if anything ([`choose`]).
 pub fn chosen() -> Option<DeviceChoice> {
     CHOSEN.read().unwrap_or_else(|p| p.into_inner()).as_ref().map(|(c, _)| *c)
@@ -384,5 +395,18 @@ mod tests {
         // Later loads that leave the device to the process get the CPU, not an error.
         assert!(open(DeviceChoice::Auto).unwrap().is_cpu());
         *CHOSEN.write().unwrap() = None;
+    }
+
+    #[test]
+    fn a_device_from_the_environment_warns_instead_of_failing() {
+        // A variable of this test's own: the process environment is shared by the tests.
+        let var = "REGISTRO_TEST_DEVICE_FROM_ENV";
+        std::env::set_var(var, "abacus");
+        let w = choose_from_env(var).expect("a warning");
+        assert!(w.contains("REGISTRO_TEST_DEVICE_FROM_ENV=abacus") && w.contains("unknown device") && w.contains("automatically"), "{w}");
+        std::env::set_var(var, "");
+        assert!(choose_from_env(var).is_none());
+        std::env::remove_var(var);
+        assert!(choose_from_env(var).is_none());
     }
 }
