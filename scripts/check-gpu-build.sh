@@ -47,6 +47,7 @@ if ! cmp -s "$REQ" "$STAMP" 2>/dev/null; then
   chmod +x "$ROOT.tmp/nvidia/cu13/bin/"* "$ROOT.tmp/nvidia/cu13/nvvm/bin/"*
   rm -rf "$ROOT" && mv "$ROOT.tmp" "$ROOT"
   cp "$REQ" "$STAMP"
+  rm -rf "$CACHE/wheels"   # 630 MB; the stamp says they are unpacked
 fi
 
 # The wheels ship versioned sonames only; the linker looks for lib<name>.so.
@@ -88,6 +89,15 @@ LD_LIBRARY_PATH="$CU/lib:$CU/lib/stubs" ldd "$BIN" | grep -E 'cuda|cublas|curand
 
 # With the stub standing in for a missing driver, the binary must say so and use the CPU, not crash.
 step "registro --device cuda doctor (no driver here: the stub answers)"
-LD_LIBRARY_PATH="$CU/lib:$CU/lib/stubs" "$BIN" --device cuda doctor --offline
-[ -n "${REGISTRO_CUDA_ONLY_CLI:-}" ] || { step "app"; ls -l "$CARGO_TARGET_DIR/debug/registro-app"; }
+out=$(LD_LIBRARY_PATH="$CU/lib:$CU/lib/stubs" "$BIN" --device cuda doctor --offline 2>&1)
+echo "$out"
+grep -q '^backends: *cpu, cuda$' <<<"$out" || { echo "FAILED: the binary has no CUDA backend" >&2; exit 1; }
+grep -q 'CUDA_ERROR_STUB_LIBRARY.*install the NVIDIA driver); using the CPU instead' <<<"$out" ||
+  { echo "FAILED: a missing driver did not fall back to the CPU with the reason" >&2; exit 1; }
+if [ -z "${REGISTRO_CUDA_ONLY_CLI:-}" ]; then
+  step "app: $CARGO_TARGET_DIR/debug/registro-app"
+  LD_LIBRARY_PATH="$CU/lib:$CU/lib/stubs" ldd "$CARGO_TARGET_DIR/debug/registro-app" | grep -c -E 'libcuda\.so|libcublas' |
+    grep -qx 3 || { echo "FAILED: the app is not linked against CUDA" >&2; exit 1; }
+  echo "  linked against libcuda, libcublas, libcublasLt"
+fi
 step "CUDA build OK"

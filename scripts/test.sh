@@ -36,4 +36,7 @@ for target in $(cd fuzz && cargo +nightly fuzz list); do
     "$fuzz_scratch/$target" "corpus/$target" -- -max_total_time=30 -timeout=20)
 done
 rm -rf "$fuzz_scratch"
+# The CUDA build of the CLI and the app, compiled and linked without a GPU or a CUDA install (pinned PyPI wheels):
+# about a minute warm, half an hour cold on 2 cores (candle's kernels), in its own target dir.
+bash scripts/check-gpu-build.sh
 bash scripts/e2e.sh

@@ -150,7 +150,7 @@ fn open_strict(choice: DeviceChoice) -> Result<Device> {
             // candle panics on some driver failures (a stub or mismatched libcuda); a panic is a failure to open.
             match std::panic::catch_unwind(|| Device::new_cuda(i)) {
                 Ok(Ok(d)) => Ok(d),
-                Ok(Err(e)) => bail!("CUDA device {i} is not available: {}", cuda_hint(&e.to_string())),
+                Ok(Err(e)) => bail!("CUDA device {i} is not available: {}", cuda_hint(&first_line(&e))),
                 Err(_) => bail!("CUDA device {i} is not available: the CUDA driver failed while opening it"),
             }
         }
@@ -160,11 +160,16 @@ fn open_strict(choice: DeviceChoice) -> Result<Device> {
             }
             match std::panic::catch_unwind(|| Device::new_metal(i)) {
                 Ok(Ok(d)) => Ok(d),
-                Ok(Err(e)) => bail!("Metal device {i} is not available: {e}"),
+                Ok(Err(e)) => bail!("Metal device {i} is not available: {}", first_line(&e)),
                 Err(_) => bail!("Metal device {i} is not available: the Metal framework failed while opening it"),
             }
         }
     }
+}
+
+/// candle appends a backtrace to its errors when RUST_BACKTRACE is set: the user needs the reason, not the frames.
+fn first_line(e: &dyn std::fmt::Display) -> String {
+    e.to_string().lines().next().unwrap_or_default().to_string()
 }
 
 /// Driver errors name enum constants; say what they mean for the user.
@@ -233,7 +238,7 @@ pub fn probe_gpus() -> GpuProbe {
             compute_capability: None,
             usable: true,
         }),
-        Ok(Err(e)) => p.notes.push(format!("Metal: {e}")),
+        Ok(Err(e)) => p.notes.push(format!("Metal: {}", first_line(&e))),
         Err(_) => p.notes.push("Metal: the framework failed while opening the device".into()),
     }
     p
