@@ -114,7 +114,7 @@ impl Network {
         (!self.no_proxy.iter().any(|pattern| bypasses(pattern, &host))).then_some(proxy.as_str())
     }
 
-    pub(crate) fn agent(&self, url: &str) -> Result<ureq::Agent> {
+    pub fn agent(&self, url: &str) -> Result<ureq::Agent> {
         let mut b = ureq::AgentBuilder::new()
             .timeout_connect(Duration::from_secs(20))
             .timeout_read(Duration::from_secs(60))
@@ -127,7 +127,7 @@ impl Network {
     }
 
     /// A transport error in words; a refused certificate says how to make this machine trust it.
-    pub(crate) fn explain(&self, url: &str, err: &ureq::Transport) -> String {
+    pub fn explain(&self, url: &str, err: &ureq::Transport) -> String {
         let text = err.to_string();
         if !is_certificate_error(err) {
             return format!("network error: {text}");
