@@ -173,8 +173,8 @@ fn translate(
         missing.iter().map(|i| overrides.get(&i.to_string()).copied().unwrap_or(register)).collect();
     let subset: Vec<String> = missing.iter().map(|&i| sources[i as usize].clone()).collect();
     let model = run.model_id.clone().with_context(|| format!("run {} has no model recorded", run.id))?;
-    let mut gen = tr::EngineGenerator::load(&model)?;
-    let mut t = tr::Translator::new(&mut gen, tr::Pool::default_for(lang));
+    let mut gen = tr::open_for_run(&model)?;
+    let mut t = tr::Translator::new(gen.as_mut(), tr::Pool::default_for(lang));
     let total = subset.len() as u64;
     let mut produced = 0u64;
     t.translate_mixed(&subset, &registers, &opts, cancel.flag(), &mut |seg| {

@@ -15,6 +15,7 @@ pub mod backend;
 pub mod constrain;
 pub mod fewshot;
 pub mod prompt;
+pub mod remote;
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -30,6 +31,7 @@ use serde::{Deserialize, Serialize};
 pub use backend::{EngineGenerator, Generated, Generator};
 pub use constrain::Constraints;
 pub use fewshot::{Pool, Shot};
+pub use remote::{open_for_run, open_generator, RemoteGenerator};
 
 use crate::progress::{CancelToken, Progress, ProgressFn};
 
@@ -257,6 +259,11 @@ impl<'g> Translator<'g> {
 
     pub fn generator_id(&self) -> String {
         self.gen.id()
+    }
+
+    /// What the run's parameters record about the model's backend (`null` for a local model).
+    pub fn backend_description(&self) -> serde_json::Value {
+        self.gen.describe()
     }
 
     pub fn has_pool(&self) -> bool {
@@ -514,6 +521,10 @@ pub fn translate_and_store(
         "max_tokens": opts.max_tokens,
         "register_overrides": overrides,
     });
+    let backend = tr.backend_description();
+    if !backend.is_null() {
+        run.params["backend"] = backend;
+    }
     let id = store.create_run(&run)?;
     store.start_run(id)?;
     let total = sources.len() as u64;

@@ -399,6 +399,10 @@ impl Client {
             "max_tokens": r.max_tokens,
             "temperature": r.temperature,
             "n": r.n.max(1),
+            "top_p": 1.0,
+            // llama-cpp-python penalises repeats by default (1.1), which changes even greedy output; vLLM and
+            // SGLang ignore the field.
+            "repeat_penalty": 1.0,
             "stream": false,
         });
         if r.logprobs {

@@ -19,6 +19,8 @@ enum Which {
     Translate(super::translate::BenchArgs),
     /// Dashboard load time for many runs
     Dashboard(super::report::BenchArgs),
+    /// An OpenAI-compatible backend: throughput per number of requests in flight
+    Backend(super::backend::BenchArgs),
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> anyhow::Result<()> {
@@ -28,5 +30,6 @@ pub fn run(ctx: &Ctx, args: Args) -> anyhow::Result<()> {
         Which::Rules(a) => super::rewrite::bench(ctx, a),
         Which::Translate(a) => super::translate::bench(ctx, a),
         Which::Dashboard(a) => super::report::bench(ctx, a),
+        Which::Backend(a) => super::backend::bench(ctx, a),
     }
 }

@@ -1,3 +1,4 @@
+pub mod backend;
 pub mod bench;
 pub mod doctor;
 pub mod eval;

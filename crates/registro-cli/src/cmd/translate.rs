@@ -21,6 +21,8 @@ pub struct Args {
     /// Model id (see `registro models list`) or a .gguf path [default: $REGISTRO_DEFAULT_MODEL, else the default model]
     #[arg(long)]
     model: Option<String>,
+    #[command(flatten)]
+    backend: super::backend::BackendArgs,
     /// Read English segments from this file (one per line; default: the arguments, else stdin)
     #[arg(long)]
     input: Option<PathBuf>,
@@ -105,13 +107,12 @@ fn write_lines(path: &std::path::Path, lines: impl Iterator<Item = String>) -> a
 pub fn run(ctx: &Ctx, a: Args) -> anyhow::Result<()> {
     let sources = read_input(&a)?;
     let opts = options(&a)?;
-    let model = a.model.clone().unwrap_or_else(registro_core::models::default_model);
-    let mut gen = tr::EngineGenerator::load(&model)?;
+    let mut gen = tr::open_generator(a.model.as_deref(), a.backend.config())?;
     let pool = tr::Pool::default_for(a.lang);
     if pool.is_none() && opts.controls.has(tr::Control::Fewshot) {
         eprintln!("note: CoCoA-MT training data not found (set REGISTRO_SHARED_DATA); the fewshot control is skipped");
     }
-    let mut t = tr::Translator::new(&mut gen, pool);
+    let mut t = tr::Translator::new(gen.as_mut(), pool);
     let cancel = crate::term::cancel_on_ctrl_c();
     let bar = crate::term::Bar::new(ctx.json, "segments");
     if a.contrastive {
@@ -201,6 +202,8 @@ pub struct BenchArgs {
     /// Model id or .gguf path [default: $REGISTRO_DEFAULT_MODEL, else the default model]
     #[arg(long)]
     model: Option<String>,
+    #[command(flatten)]
+    backend: super::backend::BackendArgs,
     /// Sources to translate (a subset spread over the folder; CPU time)
     #[arg(long, default_value_t = 20)]
     limit: usize,
@@ -224,7 +227,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
     if a.what == BenchWhat::Analyzer {
         return bench_analyzer(ctx, &langs);
     }
-    let mut gen = tr::EngineGenerator::load(&a.model.clone().unwrap_or_else(registro_core::models::default_model))?;
+    let mut gen = tr::open_generator(a.model.as_deref(), a.backend.config())?;
     let mut reports = Vec::new();
     for lang in langs {
         let (dir, held_out) = match &a.dir {
@@ -248,7 +251,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
         };
         let cancel = crate::term::cancel_on_ctrl_c();
         let bar = crate::term::Bar::new(ctx.json, "translations");
-        let r = ablation::run(&mut gen, tr::Pool::default_for(lang), &o, &mut bar.sink(), cancel.flag())?;
+        let r = ablation::run(gen.as_mut(), tr::Pool::default_for(lang), &o, &mut bar.sink(), cancel.flag())?;
         drop(bar);
         if !ctx.json {
             println!("{}", ablation::table(&r));

@@ -30,6 +30,10 @@ pub trait Generator {
     fn chat_format(&self) -> &ChatFormat;
     /// `n` candidates (best first) continuing `prefix` + `turn`; `n == 1` is greedy decoding.
     fn generate(&mut self, prefix: &str, turn: &str, n: usize, max_tokens: usize, constraints: &Constraints, cancel: &AtomicBool) -> anyhow::Result<Vec<Generated>>;
+    /// What a run's parameters record about where the model runs; `null` for a local model.
+    fn describe(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
 }
 
 /// A GGUF decoder model through `registro-engine`, with its prefix KV cache kept per distinct prefix.
