@@ -153,7 +153,7 @@ fn generate() -> Result<BTreeMap<PathBuf, String>, String> {
 }
 
 fn bindings_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/bindings")
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../ui/src/bindings")
 }
 
 /// Every `.ts` file under `dir`, relative to it.
@@ -301,7 +301,7 @@ fn every_command_type_is_exported() {
         "RunId",
     ]
     .into();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/commands");
+    let dir = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("src/commands");
     let mut missing = Vec::new();
     let mut commands = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {

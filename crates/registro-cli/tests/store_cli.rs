@@ -80,7 +80,7 @@ fn errors_go_to_stderr_with_a_failing_exit_code() {
 fn imports_the_real_cocoa_folder() {
     let base = std::env::var_os("REGISTRO_SHARED_DATA")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+        .unwrap_or_else(|| Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../../shared/data"));
     let folder = base.join("cocoa-mt/test/en-de");
     if !folder.is_dir() {
         eprintln!("skipped: imports_the_real_cocoa_folder: {} not found", folder.display());

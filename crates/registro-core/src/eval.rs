@@ -724,7 +724,7 @@ mod tests {
         let base = std::env::var_os("REGISTRO_SHARED_DATA")
             .map(PathBuf::from)
             .unwrap_or_else(|| {
-                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")
+                PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../../shared/data")
             });
         let p = base.join(rel);
         if p.exists() {

@@ -9,7 +9,7 @@ use registro_rewrite::scorer::spearman;
 fn pt16_tune() -> Option<PathBuf> {
     let p = std::env::var_os("REGISTRO_SHARED_DATA")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data")))
+        .unwrap_or_else(|| PathBuf::from(format!("{}/../../../shared/data", std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))))
         .join("pt16/tune.csv");
     p.exists().then_some(p)
 }

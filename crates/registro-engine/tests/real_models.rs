@@ -45,7 +45,7 @@ fn qwen_1_5b_greedy_matches_llama_cpp_for_20_tokens() {
     let Some(path) = find("qwen2.5-coder-1.5b-instruct", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf") else {
         return skip("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf");
     };
-    let fx_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen2.5-coder-1.5b-greedy-llama-cpp.json");
+    let fx_path = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen2.5-coder-1.5b-greedy-llama-cpp.json");
     let Ok(fx) = std::fs::read_to_string(&fx_path) else {
         return skip("llama.cpp greedy fixture");
     };
@@ -119,7 +119,7 @@ fn minilm_embeddings_match_sentence_transformers() {
     let Some(dir) = dir else {
         return skip("all-MiniLM-L6-v2 model folder");
     };
-    let fx_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/all-minilm-l6-v2-reference.json");
+    let fx_path = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("tests/fixtures/all-minilm-l6-v2-reference.json");
     let Ok(fx) = std::fs::read_to_string(&fx_path) else {
         return skip("reference embeddings fixture");
     };

@@ -10,7 +10,7 @@ use serde_json::Value;
 fn data_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("REGISTRO_SHARED_DATA")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+        .unwrap_or_else(|| PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../../shared/data"));
     let dir = dir.join("iwslt2022-umd");
     if dir.join("expected.json").exists() {
         Some(dir)

@@ -58,7 +58,7 @@ fn japanese_bleu_equals_sacrebleu_ja_mecab() {
     let base = std::env::var_os("REGISTRO_SHARED_DATA")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| {
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")
+            std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../../shared/data")
         })
         .join("cocoa-mt/train/en-ja");
     if !base.is_dir() {

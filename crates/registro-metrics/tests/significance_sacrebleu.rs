@@ -10,7 +10,7 @@ use registro_metrics::*;
 fn dir() -> Option<PathBuf> {
     let d = std::env::var_os("REGISTRO_SHARED_DATA")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"))
+        .unwrap_or_else(|| PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../../shared/data"))
         .join("iwslt2022-umd/en-de");
     if d.exists() {
         Some(d)

@@ -5,7 +5,7 @@ use registro_models::Manifest;
 
 #[test]
 fn manifest_fuzz_corpus_parses_or_fails_cleanly() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/manifest_toml");
+    let dir = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/manifest_toml");
     let mut parsed = 0;
     for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let p = entry.unwrap().path();

@@ -111,7 +111,7 @@ fn shipped_models_still_load_and_score() {
 /// error or scores any text within the clamp, as the fuzz target checks.
 #[test]
 fn fuzz_corpus_loads_or_fails_cleanly() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/scorer_json");
+    let dir = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/scorer_json");
     let mut n = 0;
     for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let p = entry.unwrap().path();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use registro_store::import::{parse_bytes, parse_paired_files, Format, ImportOptions, MAX_LINE_BYTES};
 
 fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus").join(target);
+    let dir = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../fuzz/corpus").join(target);
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())

@@ -11,7 +11,7 @@ use registro_e2e::{app_args, app_binary, ready_or_skip, Session};
 const WAIT: Duration = Duration::from_secs(30);
 
 fn screenshot_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("screenshots").join(name)
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("screenshots").join(name)
 }
 
 fn fact(s: &Session, key: &str) -> String {

@@ -12,13 +12,13 @@ use serde_json::json;
 const WAIT: Duration = Duration::from_secs(60);
 
 fn screenshot_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("screenshots").join(name)
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("screenshots").join(name)
 }
 
 fn submissions_dir() -> Option<PathBuf> {
     let base = std::env::var_os("REGISTRO_SHARED_DATA")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+        .unwrap_or_else(|| PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../../shared/data"));
     let d = base.join("iwslt2022-umd/en-de");
     d.is_dir().then_some(d)
 }

@@ -17,7 +17,7 @@ const LINES: [&str; 3] = [
 ];
 
 fn screenshot_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("screenshots").join(name)
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("screenshots").join(name)
 }
 
 /// Starts the app with `args` and waits until the first project list has loaded; returns the session and the

@@ -14,7 +14,7 @@ const WAIT: Duration = Duration::from_secs(30);
 const DRAFTS: [&str; 4] = ["gonna call u tmrw", "i dunno what ur talking about lol", "thx for the help!!", "wanna grab lunch?"];
 
 fn screenshot_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("screenshots").join(name)
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("screenshots").join(name)
 }
 
 /// A store holding project "Drafts" with one document and a rules rewrite of it cancelled after two sentences.

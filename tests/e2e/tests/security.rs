@@ -17,7 +17,7 @@ const WAIT: Duration = Duration::from_secs(30);
 const CALL_MS: u64 = 8000;
 
 fn screenshot_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("screenshots").join(name)
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("screenshots").join(name)
 }
 
 fn snapshot(p: &Path) -> Option<Vec<u8>> {

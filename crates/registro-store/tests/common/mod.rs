@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 pub fn shared_data(sub: &str, test: &str) -> Option<PathBuf> {
     let base = std::env::var_os("REGISTRO_SHARED_DATA")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+        .unwrap_or_else(|| Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../../shared/data"));
     let p = base.join(sub);
     if p.is_dir() {
         Some(p)
