@@ -125,7 +125,8 @@ fn doctor_checks_each_model_source() {
     let out = registro(
         &dir,
         &["--db", db.to_str().unwrap(), "--json", "doctor"],
-        &[("HF_ENDPOINT", &hf), ("NPM_CONFIG_REGISTRY", &npm), ("HTTPS_PROXY", ""), ("HTTP_PROXY", ""), ("ALL_PROXY", "")],
+        // Every source on 127.0.0.1: the test never reaches the internet.
+        &[("HF_ENDPOINT", &hf), ("NPM_CONFIG_REGISTRY", &npm), ("PIP_INDEX_URL", &npm), ("HTTPS_PROXY", ""), ("HTTP_PROXY", ""), ("ALL_PROXY", "")],
     );
     server.join().unwrap();
     let r = json(&out);
@@ -135,6 +136,8 @@ fn doctor_checks_each_model_source() {
     assert!(find("Hugging Face")["detail"].as_str().unwrap().starts_with("HTTP 404"));
     assert_eq!(find("npm")["reachable"], false);
     assert!(find("npm")["detail"].as_str().unwrap().contains("network error"), "{sources:?}");
+    assert_eq!(find("PyPI")["reachable"], false);
+    assert!(sources.iter().all(|s| s["source"] != "PyPI files"), "a custom index serves its own files: {sources:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

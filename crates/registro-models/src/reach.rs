@@ -32,13 +32,16 @@ pub fn endpoints<'a>(sources: impl IntoIterator<Item = &'a Source>) -> Vec<Endpo
         format!("{scheme}://{}/", rest.split(['/', '?', '#']).next().unwrap_or_default())
     };
     let env = |k: &str, default: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty()).unwrap_or(default.into());
+    let index = env("PIP_INDEX_URL", "https://pypi.org/simple");
     let mut out = vec![
         Endpoint { source: "Hugging Face".into(), url: origin(&crate::http::hf_endpoint()) },
-        // The package index lists wheels; the files themselves come from the files host.
-        Endpoint { source: "PyPI".into(), url: origin(&env("PIP_INDEX_URL", "https://pypi.org/simple")) },
-        Endpoint { source: "PyPI files".into(), url: "https://files.pythonhosted.org/".into() },
+        Endpoint { source: "PyPI".into(), url: origin(&index) },
         Endpoint { source: "npm".into(), url: origin(&env("NPM_CONFIG_REGISTRY", "https://registry.npmjs.org")) },
     ];
+    // pypi.org lists wheels that live on its files host; another index serves its own files (or names them).
+    if origin(&index) == "https://pypi.org/" {
+        out.insert(2, Endpoint { source: "PyPI files".into(), url: "https://files.pythonhosted.org/".into() });
+    }
     for s in sources {
         if let Source::Url { url } = s {
             let url = origin(url);
