@@ -1,0 +1,414 @@
+//! The remote backend against a real OpenAI-compatible server: llama-cpp-python's (pinned in scripts/test.sh, built
+//! once into ~/.cache/registro/venv-llama) serving the same Qwen2.5-Coder-0.5B GGUF the local engine runs, on
+//! 127.0.0.1, killed when each test ends.
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use registro_core::progress::CancelToken;
+use registro_core::translate::{
+    self as tr, prompt, remote, Constraints, Controls, Generator, Lang, Options, Register,
+};
+use registro_store::{NewDocument, NewSegment, RunStatus, Store};
+
+const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
+
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn python() -> std::path::PathBuf {
+        std::env::var_os("REGISTRO_LLAMA_PYTHON")
+            .map(Into::into)
+            .unwrap_or_else(|| {
+                std::path::PathBuf::from(std::env::var("HOME").unwrap())
+                    .join(".cache/registro/venv-llama/bin/python")
+            })
+    }
+
+    /// Starts the server on `port` (0: a free one) and waits until it lists its model (at most 90 s).
+    fn start(port: u16) -> Server {
+        let gguf = registro_core::models::resolve(MODEL)
+            .expect("the 0.5B model is in the model cache (registro models fetch)")
+            .main
+            .clone();
+        let port = if port == 0 {
+            std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port()
+        } else {
+            port
+        };
+        let py = Self::python();
+        // The server logs a lot while loading; a pipe nobody reads would fill and stall it.
+        let log_path = std::env::temp_dir().join(format!("registro-llama-server-{port}.log"));
+        let log = std::fs::File::create(&log_path).unwrap();
+        assert!(
+            py.exists(),
+            "{} is missing: scripts/test.sh installs llama-cpp-python[server] there",
+            py.display()
+        );
+        let child = Command::new(py)
+            .args([
+                "-m",
+                "llama_cpp.server",
+                "--host",
+                "127.0.0.1",
+                "--n_ctx",
+                "4096",
+                "--n_threads",
+                "2",
+                "--port",
+            ])
+            .arg(port.to_string())
+            .arg("--model")
+            .arg(&gguf)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("starting llama_cpp.server");
+        let mut s = Server { child, port };
+        let t0 = Instant::now();
+        loop {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+                && ureq_get(&format!("{}/models", s.url()))
+            {
+                return s;
+            }
+            if let Ok(Some(status)) = s.child.try_wait() {
+                let err = std::fs::read_to_string(&log_path).unwrap_or_default();
+                panic!("llama_cpp.server exited ({status}): {err}");
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(90),
+                "llama_cpp.server did not come up in 90 s"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn ureq_get(url: &str) -> bool {
+    std::process::Command::new("curl")
+        .args(["-sf", "-m", "2", url])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn connect(s: &Server, retries: u32) -> remote::RemoteGenerator {
+    let mut cfg = remote::BackendConfig::new(&s.url());
+    cfg.api_key = None;
+    cfg.retries = retries;
+    cfg.backoff = Duration::from_millis(100);
+    cfg.timeout = Duration::from_secs(120);
+    remote::RemoteGenerator::connect(cfg).unwrap()
+}
+
+/// Greedy text and the summed token log-probabilities of the same prompts agree between the candle engine and
+/// llama.cpp. Neither side biases here (no constraints), so both report the model's own distribution: llama.cpp's
+/// logprobs are taken from the raw logits, the engine's from the logits after its processors (none here).
+#[test]
+fn greedy_text_and_logprobs_match_the_local_engine() {
+    let server = Server::start(0);
+    let mut remote = connect(&server, 1);
+    let caps = remote.capabilities().clone();
+    assert!(
+        caps.logprobs && caps.logit_bias && caps.tokenize.is_some(),
+        "{caps:?}"
+    );
+    assert!(
+        !caps.n,
+        "llama-cpp-python ignores n, and the probe must see that"
+    );
+    let mut local = tr::EngineGenerator::load(MODEL).unwrap();
+    let cancel = AtomicBool::new(false);
+    let mut agree = 0;
+    let sources = [
+        "Thank you for your help.",
+        "Where do you live?",
+        "Can you send me the report by Friday?",
+        "We will meet tomorrow.",
+    ];
+    for src in sources {
+        let spec = prompt::PromptSpec {
+            lang: Lang::De,
+            register: Register::Formal,
+            instruct: true,
+            gender: None,
+            shots: &[],
+        };
+        let p = prompt::build(local.chat_format(), &spec, src).unwrap();
+        let a = local
+            .generate(&p.prefix, &p.turn, 1, 40, &Constraints::default(), &cancel)
+            .unwrap()
+            .remove(0);
+        let b = remote
+            .generate(&p.prefix, &p.turn, 1, 40, &Constraints::default(), &cancel)
+            .unwrap()
+            .remove(0);
+        println!(
+            "{src}\n  local  {:?} {} tokens, logprob {:.4}\n  remote {:?} {} tokens, logprob {:.4}",
+            a.text, a.tokens, a.logprob, b.text, b.tokens, b.logprob
+        );
+        if a.text == b.text {
+            agree += 1;
+            // Two implementations of the same quantised kernels round differently; per token the scores agree to
+            // a few hundredths of a nat.
+            let per_token = (a.logprob - b.logprob).abs() / b.tokens.max(1) as f32;
+            assert!(
+                per_token < 0.05,
+                "{src}: logprob {} vs {} ({per_token} per token)",
+                a.logprob,
+                b.logprob
+            );
+        }
+    }
+    // Greedy search flips on near-ties when two kernels round differently; all but one must agree exactly.
+    assert!(
+        agree >= sources.len() - 1,
+        "only {agree} of {} greedy outputs agree",
+        sources.len()
+    );
+}
+
+/// A banned marker that is one token on the server never appears (logit_bias -100 on the server's own token id);
+/// spellings of several tokens cannot be banned by a bias, and the run's description says how many were not.
+#[test]
+fn bans_really_ban_through_the_server() {
+    let server = Server::start(0);
+    let mut remote = connect(&server, 1);
+    let cancel = AtomicBool::new(false);
+    let spec = prompt::PromptSpec {
+        lang: Lang::De,
+        register: Register::Informal,
+        instruct: true,
+        gender: None,
+        shots: &[],
+    };
+    let c = tr::constrain::for_register(Lang::De, Register::Formal);
+    // Which spellings the server can ban: " du", "du", " dich"… when each is a single token.
+    let single: Vec<String> = c
+        .ban
+        .iter()
+        .flat_map(|w| [format!(" {w}"), w.clone()])
+        .filter(|v| remote.client().tokenize(v).unwrap().len() == 1)
+        .collect();
+    assert!(single.iter().any(|v| v == " du"), "{single:?}");
+    let mut banned_something = false;
+    for src in [
+        "Do you have time tomorrow?",
+        "Can you help me?",
+        "Where do you live?",
+    ] {
+        let p = prompt::build(remote.chat_format(), &spec, src).unwrap();
+        let free = remote
+            .generate(&p.prefix, &p.turn, 1, 40, &Constraints::default(), &cancel)
+            .unwrap()
+            .remove(0);
+        let held = remote
+            .generate(&p.prefix, &p.turn, 1, 40, &c, &cancel)
+            .unwrap()
+            .remove(0);
+        println!("{src}: free {:?} / with bans {:?}", free.text, held.text);
+        let has = |text: &str, v: &str| {
+            let w = v.trim_start();
+            let words: Vec<&str> = text.split(|ch: char| !ch.is_alphanumeric()).collect();
+            if v.starts_with(' ') {
+                text.contains(v)
+            } else {
+                words.first() == Some(&w)
+            }
+        };
+        for v in &single {
+            assert!(
+                !has(&held.text, v),
+                "{src}: banned {v:?} in {:?}",
+                held.text
+            );
+            banned_something |= has(&free.text, v);
+        }
+    }
+    assert!(
+        banned_something,
+        "the unconstrained outputs never used a bannable marker, so the bans were not tested"
+    );
+    let d = remote.describe();
+    assert_eq!(d["capabilities"]["logit_bias"], true, "{d}");
+    assert!(
+        d["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("were not banned")),
+        "{d}"
+    );
+}
+
+fn document(store: &mut Store, sources: &[&str]) -> (i64, i64) {
+    let p = store.create_project("p").unwrap();
+    let doc = NewDocument {
+        name: "mail".into(),
+        source_lang: "en".into(),
+        format: "text".into(),
+        segments: sources
+            .iter()
+            .map(|t| NewSegment {
+                text: t.to_string(),
+                references: vec![],
+            })
+            .collect(),
+        ..Default::default()
+    };
+    (p.id, store.insert_document(p.id, &doc).unwrap())
+}
+
+/// A document translates through the server into a stored run; then the server is killed mid-document, the run
+/// ends failed with what was done, and resume (a new server on the same port) produces only the missing segments.
+#[test]
+fn a_document_translates_through_the_server_and_resumes_after_the_server_is_killed() {
+    let mut server = Server::start(0);
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(dir.path().join("t.db")).unwrap();
+    let sources = [
+        "Do you have time tomorrow?",
+        "Thank you for your help.",
+        "Where do you live?",
+        "Please call me back.",
+        "See you soon.",
+    ];
+    let (project, doc) = document(&mut store, &sources);
+    let texts: Vec<String> = sources.iter().map(|s| s.to_string()).collect();
+    let opts = Options {
+        controls: "prompt,constrain,rerank,repair"
+            .parse::<Controls>()
+            .unwrap(),
+        n_best: 2,
+        max_tokens: 40,
+        ..Options::new(Lang::De, Register::Formal)
+    };
+
+    // 1. The whole document, stored.
+    let mut gen = connect(&server, 1);
+    let mut t = tr::Translator::new(&mut gen, None);
+    let target = tr::RunTarget {
+        project_id: project,
+        document_id: Some(doc),
+    };
+    let (run, segs) = tr::translate_and_store(
+        &mut store,
+        &target,
+        &mut t,
+        &texts,
+        None,
+        &opts,
+        &mut |_| {},
+        &CancelToken::new(),
+    )
+    .unwrap();
+    drop(t);
+    let r = store.run(run).unwrap();
+    assert_eq!(r.status, RunStatus::Done);
+    assert!(
+        r.model_id.as_deref().unwrap().starts_with("remote:"),
+        "{:?}",
+        r.model_id
+    );
+    assert_eq!(r.params["backend"]["url"], server.url());
+    let outs = store.outputs(run).unwrap();
+    assert_eq!(outs.len(), sources.len());
+    for (o, s) in outs.iter().zip(&segs) {
+        // Flagged exactly where the analyzer still finds the wrong register after repair.
+        assert_eq!(
+            o.flagged,
+            matches!(s.verdict, tr::Verdict::Wrong | tr::Verdict::Uncertain),
+            "{:?}",
+            o.text
+        );
+        assert!(!o.text.is_empty());
+    }
+    println!(
+        "{:?}",
+        outs.iter()
+            .map(|o| (&o.text, o.flagged))
+            .collect::<Vec<_>>()
+    );
+
+    // 2. The server dies after the second segment.
+    let port = server.port;
+    let mut gen = connect(&server, 1);
+    let mut t = tr::Translator::new(&mut gen, None);
+    let mut done = 0;
+    let err = tr::translate_and_store(
+        &mut store,
+        &target,
+        &mut t,
+        &texts,
+        None,
+        &opts,
+        &mut |_| {
+            done += 1;
+            if done == 2 {
+                server.kill();
+            }
+        },
+        &CancelToken::new(),
+    )
+    .unwrap_err();
+    drop(t);
+    assert!(format!("{err:#}").contains("cannot reach"), "{err:#}");
+    let killed = store
+        .list_runs(&Default::default())
+        .unwrap()
+        .into_iter()
+        .find(|r| r.id != run)
+        .unwrap();
+    assert_eq!(killed.status, RunStatus::Failed);
+    let before = store.outputs(killed.id).unwrap();
+    assert_eq!(before.len(), 2);
+
+    // 3. A new server on the same address; resume reconnects from the run's model id.
+    let _server = Server::start(port);
+    let out =
+        registro_core::resume::resume_run(&mut store, killed.id, &mut |_| {}, &CancelToken::new())
+            .unwrap();
+    assert_eq!(out.produced, sources.len() - 2);
+    assert_eq!(out.run.status, RunStatus::Done);
+    let after = store.outputs(killed.id).unwrap();
+    let idx: Vec<i64> = after.iter().map(|o| o.segment_index).collect();
+    assert_eq!(
+        idx,
+        (0..sources.len() as i64).collect::<Vec<_>>(),
+        "each segment exactly once"
+    );
+    for b in &before {
+        assert_eq!(
+            after
+                .iter()
+                .find(|a| a.segment_index == b.segment_index)
+                .unwrap()
+                .text,
+            b.text,
+            "a finished segment was rewritten"
+        );
+    }
+}
