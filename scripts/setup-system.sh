@@ -4,6 +4,8 @@
 # dbus), Rust, Node >= 20, the UI's npm packages and tauri-driver.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The OS trust store for pip and npm behind a TLS-inspecting proxy (and the cargo path once rustup has run).
+source scripts/env.sh
 
 log() { printf '[setup] %s\n' "$*" >&2; }
 SUDO=""
