@@ -40,6 +40,9 @@ pub const COMMANDS: &[&str] = &[
     "save_translation_edit",
     "repair_translation",
     "export_translation",
+    "test_backend",
+    "backend_status",
+    "clear_backend",
 ];
 
 #[cfg(test)]

@@ -45,6 +45,7 @@ fn visit_roots(v: &mut Generator) {
     v.root::<Run>();
     v.root::<RunDetail>();
     v.root::<registro_core::resume::ResumeOutcome>();
+    v.root::<registro_app::commands::backends::BackendStatus>();
     // Dashboard.
     v.root::<RunQuery>();
     v.root::<RunSummary>();

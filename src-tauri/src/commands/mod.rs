@@ -2,6 +2,7 @@
 //! `lib.rs`. Shared plumbing (app info, cancelling a long operation) lives here.
 
 pub mod about;
+pub mod backends;
 pub mod dashboard;
 pub mod files;
 pub mod projects;

@@ -63,9 +63,11 @@ pub async fn translate_text(
     let register: Register = parse(&args.register)?;
     let controls: Controls = args.controls.as_deref().unwrap_or("all").parse().map_err(CmdError::from)?;
     let system: SystemKind = args.system.as_deref().unwrap_or("controlled").parse().map_err(CmdError::from)?;
-    let model = match args.model.as_deref().map(str::trim).filter(|m| !m.is_empty()) {
-        Some(m) => files::model_id(m)?,
-        None => registro_core::models::default_model(),
+    let picked = args.model.as_deref().map(str::trim).filter(|m| !m.is_empty());
+    let remote = picked.and_then(super::backends::backend_for).transpose()?;
+    let model = match picked {
+        Some(m) if remote.is_none() => files::model_id(m)?,
+        _ => registro_core::models::default_model(),
     };
     let gender: Option<Gender> = args.gender.as_deref().filter(|g| !g.is_empty()).map(parse).transpose()?;
     blocking(app, move |state| {
@@ -84,8 +86,8 @@ pub async fn translate_text(
             *slot = parse(r)?;
         }
         let opts = Options { controls, system, n_best: args.n_best.unwrap_or(4).clamp(1, 8), gender, ..Options::new(lang, register) };
-        let mut gen = core::EngineGenerator::load(&model)?;
-        let mut tr = core::Translator::new(&mut gen, core::Pool::default_for(lang));
+        let mut gen = core::open_generator(Some(&model), remote)?;
+        let mut tr = core::Translator::new(gen.as_mut(), core::Pool::default_for(lang));
         let mut progress = |p: Progress| {
             let _ = on_progress.send(p);
         };

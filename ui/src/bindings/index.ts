@@ -2,10 +2,12 @@
 export type { AboutReport } from './AboutReport';
 export type { Analysis } from './Analysis';
 export type { AppInfo } from './AppInfo';
+export type { BackendStatus } from './BackendStatus';
 export type { Bar } from './Bar';
 export type { BarChart } from './BarChart';
 export type { CandidateOut } from './CandidateOut';
 export type { CandidateView } from './CandidateView';
+export type { Capabilities } from './Capabilities';
 export type { Cell } from './Cell';
 export type { Chart } from './Chart';
 export type { Chosen } from './Chosen';

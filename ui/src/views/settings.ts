@@ -13,6 +13,7 @@ import { call } from '../api';
 import type { AboutReport } from '../api';
 import { errorMessage } from '../components';
 import { clear, h } from '../dom';
+import { renderBackends } from './settings-backends';
 
 const aboutReport = (checkSources: boolean) => call<AboutReport>('about_report', { checkSources });
 
@@ -121,6 +122,18 @@ export function openSettings(): void {
   const onKey = (e: KeyboardEvent) => {
     if (e.key === 'Escape') close();
   };
+  const aboutTab = h('span', { class: 'tab active', 'data-testid': 'settings-about' }, 'About');
+  const backendsTab = h('span', { class: 'tab', 'data-testid': 'settings-backends' }, 'Backends');
+  aboutTab.onclick = () => {
+    aboutTab.classList.add('active');
+    backendsTab.classList.remove('active');
+    void load(false);
+  };
+  backendsTab.onclick = () => {
+    backendsTab.classList.add('active');
+    aboutTab.classList.remove('active');
+    renderBackends(body);
+  };
   const panel = h(
     'section',
     { class: 'settings-panel card', 'data-testid': 'settings-panel', role: 'dialog', 'aria-label': 'Settings' },
@@ -128,7 +141,7 @@ export function openSettings(): void {
       'header',
       { class: 'settings-header' },
       h('h2', {}, 'Settings'),
-      h('nav', { class: 'settings-sections' }, h('span', { class: 'tab active', 'data-testid': 'settings-about' }, 'About')),
+      h('nav', { class: 'settings-sections' }, aboutTab, backendsTab),
       h('button', { class: 'btn small', 'data-testid': 'settings-close', onclick: close }, 'Close'),
     ),
     body,
