@@ -157,8 +157,11 @@ export function openSettings(): void {
       button.textContent = 'Checking…';
     }
     try {
-      renderReport(body, await aboutReport(checkSources), () => void load(true));
+      const report = await aboutReport(checkSources);
+      // The user may have switched to Backends while the report was gathered.
+      if (aboutTab.classList.contains('active')) renderReport(body, report, () => void load(true));
     } catch (e) {
+      if (!aboutTab.classList.contains('active')) return;
       clear(body);
       body.append(h('p', { class: 'error', 'data-testid': 'about-error' }, errorMessage(e)));
     }
