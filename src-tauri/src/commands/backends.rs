@@ -28,11 +28,21 @@ pub struct BackendStatus {
 /// Connects to `url`, probes what the server honours, and makes it the app's backend. A blank key falls back to
 /// `REGISTRO_API_KEY`.
 #[tauri::command]
-pub async fn test_backend(app: AppHandle, url: String, model: Option<String>, api_key: Option<String>) -> CmdResult<BackendStatus> {
+pub async fn test_backend(
+    app: AppHandle,
+    url: String,
+    model: Option<String>,
+    api_key: Option<String>,
+) -> CmdResult<BackendStatus> {
     blocking(app, move |_| {
         let mut cfg = BackendConfig::new(url.trim());
-        cfg.model = model.map(|m| m.trim().to_string()).filter(|m| !m.is_empty());
-        cfg.api_key = api_key.as_deref().and_then(ApiKey::new).or_else(ApiKey::from_env);
+        cfg.model = model
+            .map(|m| m.trim().to_string())
+            .filter(|m| !m.is_empty());
+        cfg.api_key = api_key
+            .as_deref()
+            .and_then(ApiKey::new)
+            .or_else(ApiKey::from_env);
         // A person is waiting on the button: fail within seconds, not minutes.
         cfg.retries = 1;
         cfg.timeout = std::time::Duration::from_secs(30);
@@ -41,7 +51,13 @@ pub async fn test_backend(app: AppHandle, url: String, model: Option<String>, ap
         cfg.model = Some(capabilities.model.clone());
         cfg.retries = BackendConfig::new("http://x").retries;
         cfg.timeout = BackendConfig::new("http://x").timeout;
-        let status = BackendStatus { id: gen.id(), url: capabilities.url.clone(), model: capabilities.model.clone(), has_key: cfg.api_key.is_some(), capabilities };
+        let status = BackendStatus {
+            id: gen.id(),
+            url: capabilities.url.clone(),
+            model: capabilities.model.clone(),
+            has_key: cfg.api_key.is_some(),
+            capabilities,
+        };
         *BACKEND.lock().unwrap_or_else(|p| p.into_inner()) = Some((cfg, status.clone()));
         Ok(status)
     })
@@ -51,7 +67,11 @@ pub async fn test_backend(app: AppHandle, url: String, model: Option<String>, ap
 /// The connected backend, if any.
 #[tauri::command]
 pub fn backend_status() -> Option<BackendStatus> {
-    BACKEND.lock().unwrap_or_else(|p| p.into_inner()).as_ref().map(|(_, s)| s.clone())
+    BACKEND
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .map(|(_, s)| s.clone())
 }
 
 /// Forgets the backend (and its key).
@@ -65,9 +85,16 @@ pub fn backend_for(model: &str) -> Option<CmdResult<BackendConfig>> {
     if !model.starts_with(remote::ID_PREFIX) {
         return None;
     }
-    let cfg = BACKEND.lock().unwrap_or_else(|p| p.into_inner()).as_ref().filter(|(_, s)| s.id == model).map(|(c, _)| c.clone());
+    let cfg = BACKEND
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .filter(|(_, s)| s.id == model)
+        .map(|(c, _)| c.clone());
     Some(match cfg {
         Some(cfg) => Ok(cfg),
-        None => Err(CmdError::msg("that backend is not connected: open Settings → Backends and press Test connection")),
+        None => Err(CmdError::msg(
+            "that backend is not connected: open Settings → Backends and press Test connection",
+        )),
     })
 }
