@@ -674,6 +674,12 @@ fn excerpt(s: &str) -> String {
     }
 }
 
+/// The choices of a `/v1/completions` answer body (untrusted server text: any bytes give choices or an error).
+pub fn parse_completion(body: &[u8]) -> Result<Vec<Completion>> {
+    let v: Value = serde_json::from_slice(body).context("the answer is not JSON")?;
+    parse_choices(&v)
+}
+
 fn parse_choices(v: &Value) -> Result<Vec<Completion>> {
     let choices = v
         .get("choices")
