@@ -171,3 +171,37 @@ fn report_folder_has_tables_charts_and_html() {
     assert!(files.files.len() > 20);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The Dashboard reads per-segment statistics stored by an earlier comparison instead of recomputing them: every
+/// table is the same as when everything is computed from the texts (IWSLT 2022 EN→DE references when the shared
+/// data is present), and an output changed afterwards is noticed, not served stale.
+#[test]
+fn stored_statistics_give_the_same_comparison_as_computing_from_text() {
+    let (mut store, ids) = fixture(5, 150);
+    let req = CompareRequest { runs: ids.clone(), baseline: Some(ids[0]), reference: None };
+    let opts = CompareOptions { bootstrap: 100, ..Default::default() };
+    let tables = |c: &report::Comparison| serde_json::to_value(&c.tables).unwrap();
+    let from_text = |store: &Store| report::compare(&report::prepare(report::load(store, &req).unwrap()).unwrap(), &opts).unwrap();
+    let stored = |store: &mut Store| {
+        let data = report::load(store, &req).unwrap();
+        report::compare(&report::prepare_stored(data, store).unwrap(), &opts).unwrap()
+    };
+
+    let expected = from_text(&store);
+    assert_eq!(store.segment_table_count(None).unwrap(), 0);
+    let first = stored(&mut store);
+    let per_run = store.segment_table_count(Some(ids[0])).unwrap();
+    assert!(per_run >= 5, "BLEU, chrF, TER, M-Acc, formality and edit distances are stored: {per_run}");
+    let second = stored(&mut store);
+    assert_eq!(store.segment_table_count(Some(ids[0])).unwrap(), per_run, "read back, not stored again");
+    assert_eq!(tables(&first), tables(&expected));
+    assert_eq!(tables(&second), tables(&expected));
+
+    // One output of the baseline changes: its statistics are recomputed, the others' are still read.
+    let mut out = registro_store::Output::new(3, "Völlig anderer Text ohne jede Ähnlichkeit.");
+    out.flagged = false;
+    store.put_outputs(ids[0], &[out]).unwrap();
+    let changed = from_text(&store);
+    assert_ne!(tables(&changed), tables(&expected), "the edit changes the scores");
+    assert_eq!(tables(&stored(&mut store)), tables(&changed));
+}

@@ -26,6 +26,7 @@ mod ownership;
 mod projects;
 mod runs;
 mod schema;
+mod stats_cache;
 mod worker;
 
 use std::path::{Path, PathBuf};
@@ -39,6 +40,7 @@ pub use model::*;
 pub use documents::content_hash;
 pub use ownership::{peek_schema_version, APPLICATION_ID};
 pub use schema::SCHEMA_VERSION;
+pub use stats_cache::{fingerprint, SegmentTable};
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 

@@ -115,6 +115,17 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE documents ADD COLUMN content_hash TEXT;
     CREATE INDEX documents_content ON documents(project_id, content_hash);
     "#,
+    // 3: per-segment metric statistics cached for the Dashboard (`stats_cache.rs`).
+    r#"
+    CREATE TABLE segment_stats (
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        key         TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        width       INTEGER NOT NULL,
+        data        BLOB NOT NULL,
+        PRIMARY KEY (run_id, key)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build writes.

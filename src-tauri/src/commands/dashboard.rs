@@ -90,9 +90,10 @@ pub async fn dashboard_compare(app: AppHandle, request: CompareRequest, options:
         let mut g = LOADED.lock().unwrap_or_else(|p| p.into_inner());
         let reuse = g.as_ref().is_some_and(|l| l.runs == request.runs && l.reference == request.reference);
         if !reuse {
-            let store = state.open_store()?;
+            let mut store = state.open_store()?;
             let data = report::load(&store, &request)?;
-            *g = Some(Loaded { runs: request.runs.clone(), reference: request.reference.clone(), prep: report::prepare(data)?, last: None });
+            let prep = report::prepare_stored(data, &mut store)?;
+            *g = Some(Loaded { runs: request.runs.clone(), reference: request.reference.clone(), prep, last: None });
         }
         let l = g.as_mut().expect("just loaded");
         let base = match request.baseline {

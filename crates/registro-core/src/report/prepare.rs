@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use anyhow::{Context, Result};
 use registro_metrics::macc::{Label, MatchedAccuracy, Register as MaccRegister};
 use registro_metrics::{corpus_stats, prepare_refs, Bleu, Chrf, Metric, NRefs, SegmentStats, Ter, Tokenizer};
+use registro_store::{fingerprint, RunId, SegmentTable, Store};
 use serde::{Deserialize, Serialize};
 
 use super::data::ComparisonData;
@@ -124,7 +125,61 @@ pub fn lexical_difference(a: &[u32], b: &[u32]) -> f64 {
     }
 }
 
+/// Cached per-segment tables, read from and written back to the store when there is one.
+struct StatsCache<'s> {
+    store: Option<&'s mut Store>,
+    pending: Vec<(RunId, String, String, SegmentTable)>,
+}
+
+impl StatsCache<'_> {
+    /// The table under `key` for `run` computed from texts with `fp` (`rows` of them), from the store or `compute`.
+    fn get(&mut self, run: RunId, key: String, fp: &str, rows: usize, compute: impl FnOnce() -> Result<SegmentTable>) -> Result<SegmentTable> {
+        // A new Registro may score differently (a fixed tokenizer, a richer lexicon): its tables are its own.
+        let key = format!("{key}|registro:{}", env!("CARGO_PKG_VERSION"));
+        if let Some(store) = self.store.as_deref() {
+            // A table of the wrong size (a damaged or forged store) is recomputed like any miss.
+            if let Ok(Some(t)) = store.cached_segment_table(run, &key, fp) {
+                if t.values.len() == t.width * rows {
+                    return Ok(t);
+                }
+            }
+        }
+        let t = compute()?;
+        if self.store.is_some() {
+            self.pending.push((run, key, fp.to_string(), t.clone()));
+        }
+        Ok(t)
+    }
+
+    fn flush(&mut self) {
+        if let (Some(store), false) = (self.store.as_deref_mut(), self.pending.is_empty()) {
+            // A read-only or full disk costs the next comparison its cache, never this one its result.
+            let _ = store.put_segment_tables(&self.pending);
+        }
+        self.pending.clear();
+    }
+}
+
+fn stats_table(s: SegmentStats) -> SegmentTable {
+    SegmentTable { width: s.width, values: s.data }
+}
+
+fn column(t: SegmentTable) -> Vec<f64> {
+    t.values
+}
+
+/// [`prepare`] with the per-segment statistics read from `store` where they were computed before (by an earlier
+/// comparison, or when the run was scored) and stored there when they were not: a comparison reopened later only
+/// aggregates and resamples.
+pub fn prepare_stored(data: ComparisonData, store: &mut Store) -> Result<Prepared> {
+    prepare_with(data, StatsCache { store: Some(store), pending: Vec::new() })
+}
+
 pub fn prepare(data: ComparisonData) -> Result<Prepared> {
+    prepare_with(data, StatsCache { store: None, pending: Vec::new() })
+}
+
+fn prepare_with(data: ComparisonData, mut cache: StatsCache) -> Result<Prepared> {
     let mut timings = BTreeMap::new();
     let t0 = std::time::Instant::now();
     let lang = data.target_lang.clone();
@@ -147,8 +202,18 @@ pub fn prepare(data: ComparisonData) -> Result<Prepared> {
         }
     };
     let same_lang = data.source_lang == data.target_lang;
+    let sources_fp = fingerprint(data.sources.iter().map(String::as_str));
+    let mut refs_fp: HashMap<Vec<String>, String> = HashMap::new();
 
     for sys in &data.systems {
+        let run = sys.run.id;
+        let n = sys.outputs.len();
+        let out_fp = fingerprint(sys.outputs.iter().map(String::as_str));
+        let ref_fp = refs_fp
+            .entry(sys.ref_names.clone())
+            .or_insert_with(|| fingerprint(sys.refs.iter().flat_map(|r| r.iter().map(String::as_str))))
+            .clone();
+        let texts_fp = fingerprint([out_fp.as_str(), ref_fp.as_str()]);
         let mut stats: Vec<MetricStats> = Vec::with_capacity(3);
         for (key, metric) in metrics {
             let cache_key = (key.to_string(), sys.ref_names.clone());
@@ -158,15 +223,17 @@ pub fn prepare(data: ComparisonData) -> Result<Prepared> {
                 ref_cache.insert(cache_key.clone(), prepared);
             }
             let refs = &ref_cache[&cache_key];
-            let s = corpus_stats(metric, &sys.outputs, refs).with_context(|| format!("{key} of {}", sys.label))?;
             let signature = registro_metrics::signature(metric, &refs.nrefs, &registro_metrics::SigResampling::default());
-            stats.push(MetricStats { stats: s, signature });
+            let table = cache.get(run, format!("{key}|{signature}|{}", sys.ref_names.join(",")), &texts_fp, n, || {
+                let s = corpus_stats(metric, &sys.outputs, refs).with_context(|| format!("{key} of {}", sys.label))?;
+                Ok(stats_table(s))
+            })?;
+            stats.push(MetricStats { stats: SegmentStats { width: table.width, data: table.values }, signature });
         }
         let ter_s = stats.pop().expect("three metrics");
         let chrf_s = stats.pop().expect("three metrics");
         let bleu_s = stats.pop().expect("three metrics");
 
-        let n = sys.outputs.len();
         let mut sentence = HashMap::new();
         sentence.insert(SentenceMetric::Bleu, (0..n).map(|i| sentence_bleu.compute(bleu_s.stats.row(i)).score).collect());
         sentence.insert(SentenceMetric::Chrf, (0..n).map(|i| chrf.score(chrf_s.stats.row(i))).collect());
@@ -176,10 +243,26 @@ pub fn prepare(data: ComparisonData) -> Result<Prepared> {
         let macc = match (&sys.annotated, register) {
             (Some((formal, informal)), Some(reg)) => {
                 let m = MatchedAccuracy::new(reg, &lang);
-                let (_, labels) = m.evaluate(&sys.outputs, formal, informal).context("M-Acc")?;
-                let refs = prepare_refs(&m, &[formal.clone(), informal.clone()])?;
-                let s = corpus_stats(&m, &sys.outputs, &refs)?;
                 let signature = registro_metrics::signature(&m, &NRefs::Fixed(2), &Default::default());
+                let fp = fingerprint(
+                    [out_fp.as_str()].into_iter().chain(formal.iter().map(String::as_str)).chain(informal.iter().map(String::as_str)),
+                );
+                let table = cache.get(run, format!("m-acc|{signature}"), &fp, n, || {
+                    // The lengths are checked here, with the error M-Acc gives for mismatched files.
+                    m.evaluate(&sys.outputs, formal, informal).context("M-Acc")?;
+                    let refs = prepare_refs(&m, &[formal.clone(), informal.clone()])?;
+                    Ok(stats_table(corpus_stats(&m, &sys.outputs, &refs)?))
+                })?;
+                let s = SegmentStats { width: table.width, data: table.values };
+                // Each segment's statistics are the one-hot of its label (FORMAL, INFORMAL, NEUTRAL, OTHER).
+                let labels = (0..n)
+                    .map(|i| match s.row(i).iter().position(|v| *v > 0.5) {
+                        Some(0) => Label::Formal,
+                        Some(1) => Label::Informal,
+                        Some(2) => Label::Neutral,
+                        _ => Label::Other,
+                    })
+                    .collect();
                 macc_metrics.push(Some(m));
                 Some((MetricStats { stats: s, signature }, labels))
             }
@@ -192,16 +275,26 @@ pub fn prepare(data: ComparisonData) -> Result<Prepared> {
         let stored = sys.stored.get("formality").filter(|m| m.segments.len() == n);
         let (formality, formality_source) = match stored {
             Some(m) => (m.segments.values().copied().collect(), "stored formality metric".to_string()),
-            None => (score_texts(&mut scorer, &sys.outputs, &lang), "built-in lexical formality scorer".to_string()),
+            None => {
+                let table = cache.get(run, format!("formality|lexical|{lang}"), &out_fp, n, || {
+                    Ok(SegmentTable { width: 1, values: score_texts(&mut scorer, &sys.outputs, &lang) })
+                })?;
+                (column(table), "built-in lexical formality scorer".to_string())
+            }
         };
         sentence.insert(SentenceMetric::Formality, formality.clone());
 
-        let levenshtein: Vec<f64> = (0..n)
-            .map(|i| {
-                let other = if same_lang { &data.sources[i] } else { sys.refs.first().map(|r| &r[i]).unwrap_or(&data.sources[i]) };
-                registro_metrics::distance::char_levenshtein(other, &sys.outputs[i]) as f64
-            })
-            .collect();
+        let (from, from_fp) = if same_lang { ("input", sources_fp.clone()) } else { ("reference", ref_fp.clone()) };
+        let fp = fingerprint([out_fp.as_str(), from_fp.as_str()]);
+        let levenshtein = column(cache.get(run, format!("levenshtein|{from}"), &fp, n, || {
+            let values = (0..n)
+                .map(|i| {
+                    let other = if same_lang { &data.sources[i] } else { sys.refs.first().map(|r| &r[i]).unwrap_or(&data.sources[i]) };
+                    registro_metrics::distance::char_levenshtein(other, &sys.outputs[i]) as f64
+                })
+                .collect();
+            Ok(SegmentTable { width: 1, values })
+        })?);
 
         systems.push(PreparedSystem {
             bleu: bleu_s,
@@ -214,6 +307,7 @@ pub fn prepare(data: ComparisonData) -> Result<Prepared> {
             levenshtein,
         });
     }
+    cache.flush();
     timings.insert("metrics".into(), t0.elapsed().as_secs_f64() * 1e3);
 
     let t1 = std::time::Instant::now();
