@@ -13,6 +13,9 @@ use registro_store::{NewDocument, NewSegment, RunStatus, Store};
 
 const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
 
+/// One server at a time: three llama.cpp servers and the engine loading at once on 2 cores only slow each other.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 struct Server {
     child: Child,
     port: u16,
@@ -129,6 +132,7 @@ fn connect(s: &Server, retries: u32) -> remote::RemoteGenerator {
 /// logprobs are taken from the raw logits, the engine's from the logits after its processors (none here).
 #[test]
 fn greedy_text_and_logprobs_match_the_local_engine() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let server = Server::start(0);
     let mut remote = connect(&server, 1);
     let caps = remote.capabilities().clone();
@@ -195,6 +199,7 @@ fn greedy_text_and_logprobs_match_the_local_engine() {
 /// spellings of several tokens cannot be banned by a bias, and the run's description says how many were not.
 #[test]
 fn bans_really_ban_through_the_server() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let server = Server::start(0);
     let mut remote = connect(&server, 1);
     let cancel = AtomicBool::new(false);
@@ -286,6 +291,7 @@ fn document(store: &mut Store, sources: &[&str]) -> (i64, i64) {
 /// ends failed with what was done, and resume (a new server on the same port) produces only the missing segments.
 #[test]
 fn a_document_translates_through_the_server_and_resumes_after_the_server_is_killed() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let mut server = Server::start(0);
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(dir.path().join("t.db")).unwrap();
