@@ -29,7 +29,7 @@ pub use human::{
     human_summary, rating_items, save_ratings, HumanSummary, Rating, RatingItem, RatingOutput, ScaleSummary,
     FLUENCY_SCALE, FORMALITY_SCALE, MEANING_SCALE,
 };
-pub use prepare::{prepare, prepare_stored, Prepared, SentenceMetric};
+pub use prepare::{prepare, prepare_stored, store_computed, Prepared, SentenceMetric};
 pub use runs::{list_runs, RunQuery, RunSummary};
 pub use significance::{PairedResult, PairedTest};
 pub use registro_report::{Chart, ImageFormat, Table};

@@ -108,6 +108,10 @@ pub async fn dashboard_compare(app: AppHandle, request: CompareRequest, options:
         };
         l.prep.data.baseline = base;
         let cmp = report::compare(&l.prep, &opts)?;
+        // What this comparison computed is kept for the next opening; failing to keep it costs only that.
+        if let Ok(mut store) = state.open_store() {
+            let _ = report::store_computed(&l.prep, &mut store);
+        }
         l.last = Some(cmp.clone());
         Ok(cmp)
     })

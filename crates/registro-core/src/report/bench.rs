@@ -172,7 +172,10 @@ pub fn time_dashboard(store: &mut Store, runs: &[RunId], bootstrap: usize, repea
     let opts = super::CompareOptions { bootstrap, ..Default::default() };
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    super::prepare_stored(super::load(store, &req)?, store)?;
+    let once = super::prepare_stored(super::load(store, &req)?, store)?;
+    super::compare(&once, &opts)?;
+    super::store_computed(&once, store)?;
+    drop(once);
     let statistics_once_ms = ms(t);
     let t = Instant::now();
     let data = super::load(store, &req)?;

@@ -322,6 +322,7 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
             }
             let key = (if same_lang { None } else { Some(base) }, i);
             let cached = prep.edit_types.lock().unwrap_or_else(|p| p.into_inner()).get(&key).cloned();
+            let cached = cached.or_else(|| prep.stored_edit_types.get(&key).cloned());
             let counts = match cached {
                 Some(c) => c,
                 None => {

@@ -77,9 +77,40 @@ pub struct Prepared {
     /// translations, `None` for the inputs; to: the system's index): changing the baseline back, α, the test or
     /// the resamples then costs nothing for this table. Counts only depend on the texts, which never change here.
     pub(crate) edit_types: EditTypeCache,
+    /// Edit-type counts read from the store (for the default baseline), consulted after `edit_types`; they survive
+    /// [`Prepared::clear_caches`] as they would a restart.
+    pub(crate) stored_edit_types: HashMap<(Option<usize>, usize), Vec<(registro_metrics::edits::EditType, usize)>>,
 }
 
 pub(crate) type EditTypeCache = std::sync::Mutex<HashMap<(Option<usize>, usize), Vec<(registro_metrics::edits::EditType, usize)>>>;
+
+/// Where the edit-type counts from `from` (the inputs when `None`) to system `to` are stored.
+fn edit_types_key(data: &ComparisonData, from: Option<usize>, to: usize) -> (RunId, String, String) {
+    let old: Vec<&str> = match from {
+        None => data.sources.iter().map(String::as_str).collect(),
+        Some(f) => data.systems[f].outputs.iter().map(String::as_str).collect(),
+    };
+    let from_name = from.map_or("input".to_string(), |f| data.systems[f].run.id.to_string());
+    let fp = fingerprint(old.into_iter().chain(["\u{0}"]).chain(data.systems[to].outputs.iter().map(String::as_str)));
+    (data.systems[to].run.id, format!("edit_types|from:{from_name}|{}", data.target_lang), fp)
+}
+
+/// Stores the edit-type counts this comparison computed, so the next opening of the same runs reads them.
+pub fn store_computed(prep: &Prepared, store: &mut Store) -> Result<()> {
+    let computed = prep.edit_types.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let rows: Vec<(RunId, String, String, SegmentTable)> = computed
+        .into_iter()
+        .filter(|(k, _)| !prep.stored_edit_types.contains_key(k))
+        .map(|((from, to), counts)| {
+            let (run, key, fp) = edit_types_key(&prep.data, from, to);
+            (run, versioned(&key), fp, SegmentTable { width: counts.len(), values: counts.iter().map(|(_, c)| *c as f64).collect() })
+        })
+        .collect();
+    if !rows.is_empty() {
+        store.put_segment_tables(&rows)?;
+    }
+    Ok(())
+}
 
 impl Prepared {
     /// Forgets what [`compare`](super::compare) cached (for benchmarks that time a first comparison).
@@ -134,8 +165,7 @@ struct StatsCache<'s> {
 impl StatsCache<'_> {
     /// The table under `key` for `run` computed from texts with `fp` (`rows` of them), from the store or `compute`.
     fn get(&mut self, run: RunId, key: String, fp: &str, rows: usize, compute: impl FnOnce() -> Result<SegmentTable>) -> Result<SegmentTable> {
-        // A new Registro may score differently (a fixed tokenizer, a richer lexicon): its tables are its own.
-        let key = format!("{key}|registro:{}", env!("CARGO_PKG_VERSION"));
+        let key = versioned(&key);
         if let Some(store) = self.store.as_deref() {
             // A table of the wrong size (a damaged or forged store) is recomputed like any miss.
             if let Ok(Some(t)) = store.cached_segment_table(run, &key, fp) {
@@ -151,6 +181,19 @@ impl StatsCache<'_> {
         Ok(t)
     }
 
+    /// The stored table, if any (no computing).
+    fn peek(&self, run: RunId, key: &str, fp: &str, rows: usize) -> Option<SegmentTable> {
+        let key = versioned(key);
+        let t = self.store.as_deref()?.cached_segment_table(run, &key, fp).ok()??;
+        (t.values.len() == t.width * rows).then_some(t)
+    }
+
+    fn put(&mut self, run: RunId, key: String, fp: String, table: SegmentTable) {
+        if self.store.is_some() {
+            self.pending.push((run, versioned(&key), fp, table));
+        }
+    }
+
     fn flush(&mut self) {
         if let (Some(store), false) = (self.store.as_deref_mut(), self.pending.is_empty()) {
             // A read-only or full disk costs the next comparison its cache, never this one its result.
@@ -158,6 +201,11 @@ impl StatsCache<'_> {
         }
         self.pending.clear();
     }
+}
+
+/// A new Registro may score differently (a fixed tokenizer, a richer lexicon): its tables are its own.
+fn versioned(key: &str) -> String {
+    format!("{key}|registro:{}", env!("CARGO_PKG_VERSION"))
 }
 
 fn stats_table(s: SegmentStats) -> SegmentTable {
@@ -314,39 +362,79 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache) -> Result<Prepared>
     let source_formality = score_texts(&mut scorer, &data.sources, &data.source_lang);
     let source_len = data.sources.iter().map(|s| s.split_whitespace().count()).collect();
 
-    // Token ids shared across systems so set intersections are integer merges.
-    let mut vocab: HashMap<String, u32> = HashMap::new();
-    let token_sets: Vec<Vec<Vec<u32>>> = data
-        .systems
-        .iter()
-        .map(|s| {
-            s.outputs
-                .iter()
-                .map(|o| {
-                    // The metric engine's LeD word sets: lower-cased, 13a-tokenized (`style::lexical_difference`).
-                    let toks = registro_metrics::tokenize::tokenize_13a(&o.to_lowercase());
-                    let mut ids: Vec<u32> = toks
-                        .split_whitespace()
-                        .map(|t| {
-                            let next = vocab.len() as u32;
-                            *vocab.entry(t.to_lowercase()).or_insert(next)
-                        })
-                        .collect();
-                    ids.sort_unstable();
-                    ids.dedup();
-                    ids
-                })
-                .collect()
-        })
-        .collect();
+    // Lexical difference of every pair of systems: stored per pair (under the lower run id) once computed, since
+    // it only depends on the two runs' outputs; word sets are built only for systems in a pair not stored yet.
     let k = data.systems.len();
     let n = data.sources.len().max(1);
     let mut led = vec![vec![0.0; k]; k];
+    let out_fps: Vec<String> = data.systems.iter().map(|s| fingerprint(s.outputs.iter().map(String::as_str))).collect();
+    let pair_key = |a: usize, b: usize| {
+        let (lo, hi) = if data.systems[a].run.id <= data.systems[b].run.id { (a, b) } else { (b, a) };
+        (lo, format!("led|with:{}", data.systems[hi].run.id), fingerprint([out_fps[lo].as_str(), out_fps[hi].as_str()]))
+    };
+    let mut missing = Vec::new();
     for a in 0..k {
         for b in a + 1..k {
-            let sum: f64 = (0..data.sources.len()).map(|i| lexical_difference(&token_sets[a][i], &token_sets[b][i])).sum();
+            let (lo, key, fp) = pair_key(a, b);
+            match cache.peek(data.systems[lo].run.id, &key, &fp, 1) {
+                Some(t) => {
+                    led[a][b] = t.values[0];
+                    led[b][a] = t.values[0];
+                }
+                None => missing.push((a, b)),
+            }
+        }
+    }
+    if !missing.is_empty() {
+        // Token ids shared across systems so set intersections are integer merges.
+        let mut vocab: HashMap<String, u32> = HashMap::new();
+        let mut token_sets: Vec<Option<Vec<Vec<u32>>>> = vec![None; k];
+        for &(a, b) in &missing {
+            for x in [a, b] {
+                if token_sets[x].is_none() {
+                    token_sets[x] = Some(
+                        data.systems[x]
+                            .outputs
+                            .iter()
+                            .map(|o| {
+                                // The metric engine's LeD word sets: lower-cased, 13a-tokenized (`style::lexical_difference`).
+                                let toks = registro_metrics::tokenize::tokenize_13a(&o.to_lowercase());
+                                let mut ids: Vec<u32> = toks
+                                    .split_whitespace()
+                                    .map(|t| {
+                                        let next = vocab.len() as u32;
+                                        *vocab.entry(t.to_lowercase()).or_insert(next)
+                                    })
+                                    .collect();
+                                ids.sort_unstable();
+                                ids.dedup();
+                                ids
+                            })
+                            .collect(),
+                    );
+                }
+            }
+            let (ta, tb) = (token_sets[a].as_ref().expect("built above"), token_sets[b].as_ref().expect("built above"));
+            let sum: f64 = (0..data.sources.len()).map(|i| lexical_difference(&ta[i], &tb[i])).sum();
             led[a][b] = 100.0 * sum / n as f64;
             led[b][a] = led[a][b];
+            let (lo, key, fp) = pair_key(a, b);
+            cache.put(data.systems[lo].run.id, key, fp, SegmentTable { width: 1, values: vec![led[a][b]] });
+        }
+    }
+    cache.flush();
+    let mut stored_edit_types = HashMap::new();
+    if cache.store.is_some() {
+        let from = if same_lang { None } else { Some(data.baseline) };
+        for to in 0..k {
+            if from == Some(to) {
+                continue;
+            }
+            let (run, key, fp) = edit_types_key(&data, from, to);
+            if let Some(t) = cache.peek(run, &key, &fp, 1) {
+                let counts = registro_metrics::edits::EditType::ALL.iter().copied().zip(t.values.iter().map(|v| *v as usize)).collect();
+                stored_edit_types.insert((from, to), counts);
+            }
         }
     }
     timings.insert("formality+led".into(), t1.elapsed().as_secs_f64() * 1e3);
@@ -364,6 +452,7 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache) -> Result<Prepared>
         macc_metrics,
         timings_ms: timings,
         edit_types: Default::default(),
+        stored_edit_types,
     })
 }
 
