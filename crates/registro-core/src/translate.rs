@@ -28,7 +28,7 @@ pub use registro_register as analyzer;
 use registro_store::{NewRun, Output, RunId, RunStatus, Store, Task};
 use serde::{Deserialize, Serialize};
 
-pub use backend::{EngineGenerator, Generated, Generator};
+pub use backend::{EngineGenerator, GenRequest, Generated, Generator};
 pub use constrain::Constraints;
 pub use fewshot::{Pool, Shot};
 pub use remote::{open_for_run, open_generator, RemoteGenerator};
@@ -230,6 +230,8 @@ pub struct SegmentOut {
     pub before_repair: Option<String>,
     pub repair_edits: Vec<Edit>,
     pub candidates: Vec<CandidateOut>,
+    /// Seconds from the start of the run until this segment was done (segments are decoded together, so this is
+    /// when it could be shown, not its own cost).
     pub seconds: f64,
 }
 
@@ -248,13 +250,21 @@ fn register_score(v: Verdict) -> f32 {
 pub struct Translator<'g> {
     gen: &'g mut dyn Generator,
     pool: Option<Pool>,
+    /// Sees each segment as it finishes, whoever drives the run (the window shows it at once).
+    watcher: Option<Box<dyn FnMut(&SegmentOut) + 'g>>,
 }
 
 impl<'g> Translator<'g> {
     /// `pool`: CoCoA-MT examples for the `fewshot` control (without one, that control is skipped and the run's
     /// params say so).
     pub fn new(gen: &'g mut dyn Generator, pool: Option<Pool>) -> Self {
-        Translator { gen, pool }
+        Translator { gen, pool, watcher: None }
+    }
+
+    /// `f` sees every finished segment, after it is stored when the run is stored.
+    pub fn watch(mut self, f: impl FnMut(&SegmentOut) + 'g) -> Self {
+        self.watcher = Some(Box::new(f));
+        self
     }
 
     pub fn generator_id(&self) -> String {
@@ -270,8 +280,9 @@ impl<'g> Translator<'g> {
         self.pool.as_ref().is_some_and(|p| !p.is_empty())
     }
 
-    /// Translates `sources` (one segment each). `on_segment` sees each result as it is done (progress, storage);
-    /// returning an error from it stops the loop. Cancellation stops between segments and returns what is done.
+    /// Translates `sources` (one segment each). `on_segment` sees each result as it is done (progress, storage),
+    /// in the order the backend finishes them; returning an error from it stops the loop. Cancellation returns
+    /// the segments finished so far (sorted by index), never a segment cut short.
     pub fn translate(
         &mut self,
         sources: &[String],
@@ -293,18 +304,47 @@ impl<'g> Translator<'g> {
         on_segment: &mut dyn FnMut(&SegmentOut) -> anyhow::Result<()>,
     ) -> anyhow::Result<Vec<SegmentOut>> {
         anyhow::ensure!(registers.len() == sources.len(), "{} registers for {} segments", registers.len(), sources.len());
+        let mut watcher = self.watcher.take();
+        let result = self.translate_inner(sources, registers, opts, cancel, &mut |seg| {
+            on_segment(seg)?;
+            if let Some(w) = watcher.as_mut() {
+                w(seg);
+            }
+            Ok(())
+        });
+        self.watcher = watcher;
+        result
+    }
+
+    fn translate_inner(
+        &mut self,
+        sources: &[String],
+        registers: &[Register],
+        opts: &Options,
+        cancel: &AtomicBool,
+        on_segment: &mut dyn FnMut(&SegmentOut) -> anyhow::Result<()>,
+    ) -> anyhow::Result<Vec<SegmentOut>> {
         let controlled = opts.system == SystemKind::Controlled;
         let use_shots = controlled && opts.controls.has(Control::Fewshot) && self.has_pool();
         let doc_query = sources.join(" ");
         // Examples retrieved once per document and register, so every segment continues the same cached prefix.
         let mut doc_shots: std::collections::HashMap<Register, Vec<Shot>> = Default::default();
-        let mut out = Vec::new();
-        for (index, (source, &register)) in sources.iter().zip(registers).enumerate() {
-            if cancel.load(std::sync::atomic::Ordering::SeqCst) {
-                break;
-            }
-            let t0 = Instant::now();
+        let started = Instant::now();
+        let mut out: Vec<SegmentOut> = Vec::new();
+        // Every segment's request first, so the backend can schedule the whole document (batched rows, requests
+        // in flight); segments of one register together, as they share a prefix and constraints.
+        let mut order: Vec<usize> = (0..sources.len()).collect();
+        order.sort_by_key(|&i| registers[i].as_str());
+        let mut jobs: Vec<(usize, Options, GenRequest)> = Vec::new();
+        for index in order {
+            let (source, register) = (&sources[index], registers[index]);
             let o = Options { register, ..opts.clone() };
+            if source.trim().is_empty() {
+                let seg = finish_segment(index, source, vec![Generated { text: String::new(), logprob: 0.0, tokens: 0 }], &o, started)?;
+                on_segment(&seg)?;
+                out.push(seg);
+                continue;
+            }
             let shots = match (use_shots, opts.shots_per_sentence) {
                 (false, _) => Vec::new(),
                 (true, true) => self.pool.as_ref().map(|p| p.retrieve(source, o.shots, register, o.gender)).unwrap_or_default(),
@@ -317,15 +357,41 @@ impl<'g> Translator<'g> {
                 if controlled && o.controls.has(Control::Constrain) { constrain::for_register(o.lang, register) } else { Constraints::default() };
             let spec = prompt::PromptSpec { lang: o.lang, register, instruct: controlled && o.controls.has(Control::Prompt), gender: o.gender, shots: &shots };
             let p = prompt::build(self.gen.chat_format(), &spec, source)?;
-            let gens = if source.trim().is_empty() {
-                vec![Generated { text: String::new(), logprob: 0.0, tokens: 0 }]
-            } else {
-                self.gen.generate(&p.prefix, &p.turn, o.effective_n(), token_budget(source, o.max_tokens), &constraints, cancel)?
-            };
-            let seg = finish_segment(index, source, gens, &o, t0)?;
-            on_segment(&seg)?;
-            out.push(seg);
+            let n = o.effective_n();
+            jobs.push((index, o, GenRequest { prefix: p.prefix, turn: p.turn, n, max_tokens: token_budget(source, opts.max_tokens), constraints }));
         }
+        // Early exit: with reranking on, every segment is first decoded greedily; only a segment whose greedy
+        // candidate is not in the requested register gets the n-best search the reranker chooses from.
+        let early_exit = jobs.iter().any(|j| j.2.n > 1);
+        let first: Vec<GenRequest> = jobs.iter().map(|j| GenRequest { n: 1, ..j.2.clone() }).collect();
+        let mut second: Vec<usize> = Vec::new();
+        if !jobs.is_empty() {
+            self.gen.generate_many(&first, cancel, &mut |k, gens| {
+                let (index, o, req) = &jobs[k];
+                let gens = gens.with_context(|| format!("segment {}", index + 1))?;
+                if early_exit && req.n > 1 && gens.first().map_or(true, |g| analyze(o.lang, &g.text).verdict(o.register) != Verdict::Ok) {
+                    second.push(k);
+                    return Ok(());
+                }
+                let seg = finish_segment(*index, &sources[*index], gens, o, started)?;
+                on_segment(&seg)?;
+                out.push(seg);
+                Ok(())
+            })?;
+        }
+        if !second.is_empty() && !cancel.load(std::sync::atomic::Ordering::SeqCst) {
+            second.sort_unstable();
+            let reqs: Vec<GenRequest> = second.iter().map(|&k| jobs[k].2.clone()).collect();
+            self.gen.generate_many(&reqs, cancel, &mut |r, gens| {
+                let (index, o, _) = &jobs[second[r]];
+                let gens = gens.with_context(|| format!("segment {}", index + 1))?;
+                let seg = finish_segment(*index, &sources[*index], gens, o, started)?;
+                on_segment(&seg)?;
+                out.push(seg);
+                Ok(())
+            })?;
+        }
+        out.sort_by_key(|s| s.index);
         Ok(out)
     }
 }
@@ -541,6 +607,10 @@ pub fn translate_and_store(
     .unwrap_or_else(|p| Err(anyhow::anyhow!(crate::projects::crash_message(p.as_ref()))));
     match result {
         Ok(segs) => {
+            if opts.effective_n() > 1 {
+                run.params["early_exit"] = early_exit_stats(&segs);
+                store.set_run_params(id, &run.params)?;
+            }
             let status = if cancel.is_cancelled() && segs.len() < sources.len() { RunStatus::Cancelled } else { RunStatus::Done };
             store.finish_run(id, status, None)?;
             Ok((id, segs))
@@ -550,6 +620,20 @@ pub fn translate_and_store(
             Err(e)
         }
     }
+}
+
+/// What early exit did in a run: how many segments the greedy candidate settled (already in the requested
+/// register), how many needed the n-best search, and how often the reranker then chose other than the first
+/// (most probable) candidate — the figure that says whether the extra candidates earn their decoding time.
+pub fn early_exit_stats(segs: &[SegmentOut]) -> serde_json::Value {
+    let searched: Vec<&SegmentOut> = segs.iter().filter(|s| s.candidates.len() > 1).collect();
+    let not_first = searched.iter().filter(|s| s.candidates.iter().position(|c| c.chosen).is_some_and(|p| p > 0)).count();
+    serde_json::json!({
+        "rule": "greedy first; n-best only for segments whose greedy candidate is not in the requested register",
+        "settled_by_greedy": segs.len() - searched.len(),
+        "searched": searched.len(),
+        "reranker_picked_not_first": not_first,
+    })
 }
 
 /// The id of the project called `name`, created when missing.

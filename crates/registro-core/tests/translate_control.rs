@@ -286,3 +286,82 @@ fn real_qwen_translates_into_the_requested_register() {
         assert!(!segs[0].flagged);
     }
 }
+
+/// The batched path (segments decoded together over the shared prefix) gives each segment what the one-by-one path
+/// gives it, and reports every segment exactly once.
+#[test]
+fn batched_document_matches_segment_by_segment() {
+    let many: Vec<String> = (0..11).map(|i| format!("Sentence number {i} is here.")).collect();
+    let run = |rows: usize| {
+        let (_d, gen) = tiny();
+        let mut gen = gen.with_batch_rows(rows);
+        let mut t = tr::Translator::new(&mut gen, None);
+        let opts = Options { controls: Controls::default(), max_tokens: 24, ..Options::new(Lang::Fr, Register::Formal) };
+        let mut seen = Vec::new();
+        let segs = t.translate(&many, &opts, &AtomicBool::new(false), &mut |s| Ok(seen.push(s.index))).unwrap();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..many.len()).collect::<Vec<_>>(), "each segment reported once");
+        segs.into_iter().map(|s| (s.index, s.text)).collect::<Vec<_>>()
+    };
+    assert_eq!(run(1), run(4), "batches of 4 rows change a segment's text");
+}
+
+/// Early exit: with reranking on, a segment gets the n-best search only when its greedy candidate is not in the
+/// requested register, and the run's parameters say how many did and what the reranker then chose.
+#[test]
+fn early_exit_is_recorded_in_the_runs_parameters() {
+    let (_d, mut gen) = tiny();
+    let mut t = tr::Translator::new(&mut gen, None);
+    let opts = Options { n_best: 3, max_tokens: 16, ..Options::new(Lang::De, Register::Formal) };
+    let mut store = Store::open_in_memory().unwrap();
+    let project = tr::project_id(&store, "t").unwrap();
+    let target = tr::RunTarget { project_id: project, document_id: None };
+    let (run, segs) = tr::translate_and_store(&mut store, &target, &mut t, &sources(), None, &opts, &mut |_| {}, &CancelToken::new()).unwrap();
+    for s in &segs {
+        // One candidate only when it was already right; otherwise the full search.
+        if s.candidates.len() == 1 {
+            assert_eq!(s.candidates[0].verdict, Verdict::Ok, "{s:?}");
+        }
+    }
+    let p = store.run(run).unwrap().params;
+    let e = &p["early_exit"];
+    let searched = segs.iter().filter(|s| s.candidates.len() > 1).count() as u64;
+    assert_eq!(e["searched"], searched, "{p}");
+    assert_eq!(e["settled_by_greedy"], segs.len() as u64 - searched, "{p}");
+    assert!(e["reranker_picked_not_first"].as_u64().unwrap() <= searched, "{p}");
+}
+
+/// A cancel that lands while the model is decoding a segment keeps the finished ones, stores nothing half-done and
+/// lists the run as cancelled (it used to fail with "the model returned no candidate for segment N").
+#[test]
+fn cancel_during_decoding_keeps_finished_segments_and_lists_the_run_cancelled() {
+    struct CancelOnSecond<'a>(&'a mut EngineGenerator, usize);
+    impl Generator for CancelOnSecond<'_> {
+        fn id(&self) -> String {
+            self.0.id()
+        }
+        fn chat_format(&self) -> &prompt::ChatFormat {
+            self.0.chat_format()
+        }
+        fn generate(&mut self, p: &str, turn: &str, n: usize, max: usize, c: &Constraints, cancel: &AtomicBool) -> anyhow::Result<Vec<tr::Generated>> {
+            self.1 += 1;
+            if self.1 == 2 {
+                // The user's click arrives while this segment is being decoded.
+                cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+            self.0.generate(p, turn, n, max, c, cancel)
+        }
+    }
+    let (_d, mut gen) = tiny();
+    let mut g = CancelOnSecond(&mut gen, 0);
+    let mut t = tr::Translator::new(&mut g, None);
+    let mut store = Store::open_in_memory().unwrap();
+    let project = tr::project_id(&store, "t").unwrap();
+    let opts = Options { controls: Controls::default(), max_tokens: 16, ..Options::new(Lang::Es, Register::Informal) };
+    let target = tr::RunTarget { project_id: project, document_id: None };
+    let (run, segs) = tr::translate_and_store(&mut store, &target, &mut t, &sources(), None, &opts, &mut |_| {}, &CancelToken::new()).unwrap();
+    assert_eq!(segs.len(), 1);
+    let r = store.run(run).unwrap();
+    assert_eq!(r.status, RunStatus::Cancelled, "{:?}", r.error);
+    assert_eq!(store.outputs(run).unwrap().len(), 1);
+}

@@ -2,7 +2,7 @@
 //! The engine adapter turns each string into token sequences (with and without a leading space, capitalised).
 use registro_register::{Lang, Register};
 
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Constraints {
     pub ban: Vec<String>,
     /// (marker, logit bias) pairs; a small positive bias only, so fluency still decides.
