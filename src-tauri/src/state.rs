@@ -1,11 +1,12 @@
 //! What the window keeps between commands: the store (one shared connection for quick commands), its path (long
 //! operations open their own connection), the operations in flight, the files the user picked in dialogs, and
-//! what went wrong at start-up.
+//! what went wrong at start-up, and the local LLM kept loaded between Translate clicks.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use anyhow::Context;
+use registro_core::translate::EngineGenerator;
 use registro_store::Store;
 use tauri::{AppHandle, Manager};
 
@@ -22,6 +23,9 @@ pub struct AppState {
     pub ops: Operations,
     pub files: FileChoices,
     startup: Vec<Problem>,
+    /// The last local LLM used, with its warmed kernels and prefix caches: loading and warming a model costs
+    /// seconds, so the next click starts decoding at once. One model only (a switch replaces it, freeing the old).
+    llm: Mutex<Option<EngineGenerator>>,
 }
 
 impl AppState {
@@ -38,7 +42,7 @@ impl AppState {
         if let Err(e) = &store {
             startup.insert(0, Problem::database(e.clone()));
         }
-        AppState { db_path, store, ops: Operations::default(), files, startup }
+        AppState { db_path, store, ops: Operations::default(), files, startup, llm: Mutex::new(None) }
     }
 
     pub fn db_path(&self) -> &Path {
@@ -55,6 +59,19 @@ impl AppState {
         let store = self.store.as_ref().map_err(|e| CmdError::msg(e.clone()))?;
         let mut store = store.lock().unwrap_or_else(|p| p.into_inner());
         f(&mut store).map_err(Into::into)
+    }
+
+    /// Runs `f` with the local LLM `model` loaded, loading it first (and dropping the previous one) when it is not
+    /// the one resident; `on_load` is told before a load starts. Runs that use the LLM take turns.
+    pub fn with_llm<T>(&self, model: &str, on_load: impl FnOnce(), f: impl FnOnce(&mut EngineGenerator) -> CmdResult<T>) -> CmdResult<T> {
+        let mut slot = self.llm.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.as_ref().map(|g| registro_core::translate::Generator::id(g)) != Some(model.to_string()) {
+            // Free the old model before loading the new one: two resident models could exhaust memory.
+            *slot = None;
+            on_load();
+            *slot = Some(EngineGenerator::load(model)?);
+        }
+        f(slot.as_mut().expect("loaded above"))
     }
 
     /// A fresh connection to the same database, for long operations run off the shared one.

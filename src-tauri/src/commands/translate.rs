@@ -49,8 +49,9 @@ where
     s.parse::<T>().map_err(|e| CmdError::msg(e.to_string()))
 }
 
-/// Translates and stores the run in `project_id`. Progress per segment; `cancel_operation(op_id)` stops between
-/// segments and keeps the segments done so far in a `cancelled` run.
+/// Translates and stores the run in `project_id`. Each segment goes to `on_segment` as it finishes (stored first),
+/// progress to `on_progress` (a "loading model" step first when the model is not resident); `cancel_operation(op_id)`
+/// keeps the segments done so far in a `cancelled` run. The local model stays loaded for the next click.
 #[tauri::command]
 pub async fn translate_text(
     app: AppHandle,
@@ -58,6 +59,7 @@ pub async fn translate_text(
     args: TranslateArgs,
     op_id: String,
     on_progress: Channel<Progress>,
+    on_segment: Channel<SegmentOut>,
 ) -> CmdResult<TranslateOutcome> {
     let lang: Lang = parse(&args.lang)?;
     let register: Register = parse(&args.register)?;
@@ -86,14 +88,24 @@ pub async fn translate_text(
             *slot = parse(r)?;
         }
         let opts = Options { controls, system, n_best: args.n_best.unwrap_or(4).clamp(1, 8), gender, ..Options::new(lang, register) };
-        let mut gen = core::open_generator(Some(&model), remote)?;
-        let mut tr = core::Translator::new(gen.as_mut(), core::Pool::default_for(lang));
+        let total = sources.len() as u64;
         let mut progress = |p: Progress| {
             let _ = on_progress.send(p);
         };
         let target = core::RunTarget { project_id, document_id: args.document_id };
-        let (run_id, segments) = core::translate_and_store(&mut store, &target, &mut tr, &sources, Some(registers.as_slice()), &opts, &mut progress, &op.token)?;
-        Ok(TranslateOutcome { run_id, segments })
+        let mut run = |gen: &mut dyn core::Generator| -> CmdResult<TranslateOutcome> {
+            let mut tr = core::Translator::new(gen, core::Pool::default_for(lang)).watch(|s| drop(on_segment.send(s.clone())));
+            let (run_id, segments) = core::translate_and_store(&mut store, &target, &mut tr, &sources, Some(registers.as_slice()), &opts, &mut progress, &op.token)?;
+            Ok(TranslateOutcome { run_id, segments })
+        };
+        match remote {
+            Some(cfg) => run(core::open_generator(None, Some(cfg))?.as_mut()),
+            None => {
+                let loading = Progress { done: 0, total, message: format!("loading model {model}…") };
+                let notify = on_progress.clone();
+                state.with_llm(&model, move || drop(notify.send(loading)), |g| run(g))
+            }
+        }
     })
     .await
 }

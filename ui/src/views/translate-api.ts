@@ -1,6 +1,8 @@
 // Typed wrappers for the Translate view's commands (src-tauri/src/commands/translate.rs). Types come from ../bindings
 // (generated from the Rust types, serde names); argument names are camelCase.
 
+import { Channel } from '@tauri-apps/api/core';
+
 import { type ChosenFile, type Id, type Operation, type Progress, type Register, call, startOperation } from '../api';
 
 import type {
@@ -18,8 +20,17 @@ export type { Analysis, Label, Marker, SegmentCheck, SegmentOut, TranslateArgs, 
 /** A candidate translation of one segment (registro_core::translate::CandidateOut). */
 export type Candidate = CandidateOut;
 
-export const translateText = (projectId: Id, args: TranslateArgs, onProgress: (p: Progress) => void): Operation<TranslateOutcome> =>
-  startOperation<TranslateOutcome>('translate_text', { projectId, args }, onProgress);
+/** `onSegment` sees each segment as soon as it is finished and stored (in the order they finish). */
+export const translateText = (
+  projectId: Id,
+  args: TranslateArgs,
+  onProgress: (p: Progress) => void,
+  onSegment: (s: SegmentOut) => void,
+): Operation<TranslateOutcome> => {
+  const segmentChannel = new Channel<SegmentOut>();
+  segmentChannel.onmessage = onSegment;
+  return startOperation<TranslateOutcome>('translate_text', { projectId, args, onSegment: segmentChannel }, onProgress);
+};
 export const checkTranslation = (lang: string, register: Register, text: string) =>
   call<SegmentCheck>('check_translation', { lang, register, text });
 export const saveTranslationEdit = (runId: Id, segment: number, lang: string, register: Register, text: string) =>

@@ -5,7 +5,7 @@
 
 import './translate.css';
 
-import { type AboutReport, type Register, call, chooseFile, documentSegments, listRuns } from '../api';
+import { type AboutReport, type Progress, type Register, call, chooseFile, documentSegments, listRuns } from '../api';
 import { ProgressPanel, errorMessage } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h } from '../dom';
@@ -227,7 +227,8 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const renderSummary = () => {
     const flagged = segments.filter((s) => s.flagged).length;
     const ok = segments.filter((s) => s.verdict === 'ok').length;
-    const secs = segments.reduce((a, s) => a + s.seconds, 0);
+    // A segment's `seconds` is when it was done, counted from the start of the run (segments are decoded together).
+    const secs = segments.reduce((a, s) => Math.max(a, s.seconds), 0);
     summary.textContent = segments.length
       ? `${segments.length} segments · ${ok} in the requested register · ${flagged} flagged · ${(secs / Math.max(segments.length, 1)).toFixed(1)} s/segment${runId !== null ? ` · run ${runId}` : ''}`
       : '';
@@ -240,6 +241,33 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     progressSlot.append(panel.el);
     runBtn.disabled = true;
     runLang = lang.value;
+    // A new action clears what the status bar said about the last one (an old error stayed under later runs).
+    ctx.notify('');
+    runId = null;
+    segments = [];
+    clear(resultBody);
+    renderSummary();
+    // Rate and time left count from the first finished segment: model loading and the first batch's prefill are
+    // not a segment rate.
+    let firstAt = 0;
+    let firstDone = 0;
+    let total = 0;
+    const onProgress = (p: Progress) => {
+      total = p.total;
+      if (p.done > 0 && firstAt === 0) [firstAt, firstDone] = [performance.now(), p.done];
+      const secs = (performance.now() - firstAt) / 1000;
+      const rate = firstAt && p.done > firstDone && secs > 0 ? (p.done - firstDone) / secs : 0;
+      const left = rate > 0 ? ` · ${rate.toFixed(2)} segments/s · ${Math.ceil((p.total - p.done) / rate)} s left` : '';
+      panel.update({ ...p, message: p.message + left });
+    };
+    // Each segment appears as it finishes, in document order among those already shown.
+    const onSegment = (seg: SegmentOut) => {
+      segments = [...segments.filter((s) => s.index !== seg.index), seg].sort((a, b) => a.index - b.index);
+      const row = renderRow(seg);
+      const after = Array.from(resultBody.children).find((r) => Number((r as HTMLElement).dataset.index) > seg.index);
+      resultBody.insertBefore(row, after ?? null);
+      renderSummary();
+    };
     const op = translateText(
       ctx.project.id,
       {
@@ -254,7 +282,8 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         n_best: Number(nBest.value) || 4,
         gender: gender.value || null,
       },
-      panel.update,
+      onProgress,
+      onSegment,
     );
     panel.attach(op);
     try {
@@ -266,6 +295,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       exportBtn.disabled = segments.length === 0;
       renderSummary();
       ctx.changed('runs');
+      if (total > segments.length) ctx.notify(`Cancelled: ${segments.length} of ${total} segments kept in run ${r.run_id}`);
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
     } finally {

@@ -1,0 +1,118 @@
+//! Translate in the real window with the real Qwen2.5-Coder-0.5B: the first click shows a "loading model" step,
+//! then segments appear while the run is still going (not all at the end); a cancelled run keeps its finished
+//! segments and is listed as cancelled; the second click finds the model loaded (no loading step) and the status
+//! bar no longer shows the previous run's message. Writes `tests/e2e/screenshots/translate-stream.png` and
+//! `translate-cancelled.png`.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use registro_e2e::{app_args, app_binary, ready_or_skip, Session};
+use registro_store::{RunStatus, Store};
+
+const WAIT: Duration = Duration::from_secs(30);
+const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
+
+fn screenshot_path(name: &str) -> PathBuf {
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("screenshots").join(name)
+}
+
+fn sentences(n: usize) -> String {
+    (0..n).map(|i| format!("Thank you for message number {i}, we will answer soon.")).collect::<Vec<_>>().join("\\n")
+}
+
+/// Sets the source text and model, clicks Translate, and samples (rows shown, progress label) until the progress
+/// panel is gone or `stop_after_rows` rows are on screen.
+fn translate(s: &Session, lines: usize, stop_after_rows: Option<usize>) -> Vec<(u64, String)> {
+    s.execute(
+        &format!(
+            r#"const t = document.querySelector('[data-testid="translate-source"]'); t.value = '{}'; t.dispatchEvent(new Event('input', {{ bubbles: true }}));
+               const m = document.querySelector('[data-testid="translate-model"]'); m.value = '{MODEL}'; m.dispatchEvent(new Event('input', {{ bubbles: true }}));
+               const n = document.querySelector('[data-testid="translate-nbest"]'); n.value = '2';"#,
+            sentences(lines)
+        ),
+        vec![],
+    )
+    .unwrap();
+    s.click_css(r#"[data-testid="translate-run"]"#, WAIT).unwrap();
+    let mut seen = Vec::new();
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(500) {
+        let v = s
+            .execute(
+                r#"const p = document.querySelector('[data-testid="translate-progress"] .progress-label');
+                   return [document.querySelectorAll('[data-testid="translate-row"]').length, p ? p.textContent : null]"#,
+                vec![],
+            )
+            .unwrap();
+        let rows = v[0].as_u64().unwrap();
+        let Some(label) = v[1].as_str() else { break };
+        seen.push((rows, label.to_string()));
+        if stop_after_rows.is_some_and(|n| rows as usize >= n) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    seen
+}
+
+#[test]
+fn segments_stream_in_cancel_keeps_them_and_the_model_stays_loaded() {
+    if !ready_or_skip("segments_stream_in_cancel_keeps_them_and_the_model_stays_loaded") {
+        return;
+    }
+    if registro_core::models::resolve_llm(MODEL).is_err() {
+        println!("skipped: {MODEL} is not downloaded (registro models fetch {MODEL})");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("registro.db");
+    Store::open(&db).unwrap().create_project("Letters").unwrap();
+    let s = Session::start(&app_binary(), &app_args(&db, dir.path(), &[])).expect("start the app");
+    s.wait_for(r#"body[data-ready="1"]"#, WAIT).expect("the UI becomes ready");
+    s.click_css(r#"[data-testid="project-item"][data-project-name="Letters"] [data-testid="open-project"]"#, WAIT).unwrap();
+    s.click_css(r#"[data-testid="tab-translate"]"#, WAIT).unwrap();
+    s.wait_for(r#"[data-testid="translate-source"]"#, WAIT).unwrap();
+
+    // First click: 12 segments. The model loads first (its own step), then rows arrive while the run goes on.
+    let seen = translate(&s, 12, Some(1));
+    assert!(seen.iter().any(|(_, l)| l.contains("loading model")), "no loading step shown: {seen:?}");
+    let first_row_at = seen.iter().position(|(r, _)| *r > 0).expect("a row appears while the progress panel is up");
+    assert!(seen[first_row_at].0 < 12, "all rows arrived at once, at the end: {seen:?}");
+    s.screenshot(&screenshot_path("translate-stream.png")).unwrap();
+    s.wait_for_count(r#"[data-testid="translate-row"]"#, 12, Duration::from_secs(500)).expect("all 12 segments shown");
+    let label = s.execute(r#"return document.querySelector('[data-testid="translate-progress"]') === null"#, vec![]).unwrap();
+    assert_eq!(label, true, "the progress panel goes when the run is done");
+
+    // Second click: the model is resident, so no loading step; cancel once a row is on screen.
+    let seen = translate(&s, 40, Some(1));
+    assert!(seen.iter().all(|(_, l)| !l.contains("loading model")), "the model was loaded again: {seen:?}");
+    assert!(seen.last().is_some_and(|(r, _)| *r >= 1), "a row appears before the run ends: {seen:?}");
+    s.click_css(r#"[data-testid="translate-progress-cancel"]"#, WAIT).expect("the run can be cancelled");
+    let t0 = Instant::now();
+    while s.execute(r#"return document.querySelector('[data-testid="translate-progress"]') !== null"#, vec![]).unwrap() == true {
+        assert!(t0.elapsed() < Duration::from_secs(120), "the cancel did not end the run");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let notice = s.text(&s.wait_for(r#"[data-testid="notice"]"#, WAIT).unwrap()).unwrap();
+    assert!(notice.starts_with("Cancelled:") && notice.contains("of 40 segments kept"), "{notice}");
+    let cancelled = s.wait_for(r#"[data-testid="run-item"] .badge.cancelled"#, WAIT).expect("the cancelled run is listed");
+    assert_eq!(s.text(&cancelled).unwrap(), "cancelled");
+    let kept = s.find_all(r#"[data-testid="translate-row"]"#).unwrap().len();
+    assert!(kept >= 1 && kept < 40, "{kept} rows after the cancel");
+    s.screenshot(&screenshot_path("translate-cancelled.png")).unwrap();
+
+    // The next action clears the status bar's message about the cancelled run.
+    translate(&s, 1, None);
+    let notice = s.text(&s.wait_for(r#"[data-testid="notice"]"#, WAIT).unwrap()).unwrap();
+    assert!(!notice.contains("Cancelled"), "the old message stays: {notice}");
+    s.close().unwrap();
+
+    let store = Store::open(&db).unwrap();
+    let runs = store.list_runs(&Default::default()).unwrap();
+    assert_eq!(runs.len(), 3, "three runs stored");
+    let statuses: Vec<RunStatus> = runs.iter().map(|r| r.status).collect();
+    assert_eq!(statuses.iter().filter(|s| **s == RunStatus::Cancelled).count(), 1, "{statuses:?}");
+    let c = runs.iter().find(|r| r.status == RunStatus::Cancelled).unwrap();
+    assert_eq!(store.outputs(c.id).unwrap().len(), kept, "the finished segments are stored, and only those");
+}
