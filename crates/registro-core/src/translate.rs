@@ -169,6 +169,14 @@ pub struct Options {
     pub shots: usize,
     /// Retrieve examples per sentence (better matches) instead of once per document (one cached prefix).
     pub shots_per_sentence: bool,
+    /// With reranking: decode the n-best candidates only for segments whose greedy candidate is not in the
+    /// requested register (off = every segment gets the full search, the old path).
+    #[serde(default = "yes")]
+    pub early_exit: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Options {
@@ -183,6 +191,7 @@ impl Options {
             gender: None,
             shots: 3,
             shots_per_sentence: false,
+            early_exit: true,
         }
     }
 
@@ -362,8 +371,8 @@ impl<'g> Translator<'g> {
         }
         // Early exit: with reranking on, every segment is first decoded greedily; only a segment whose greedy
         // candidate is not in the requested register gets the n-best search the reranker chooses from.
-        let early_exit = jobs.iter().any(|j| j.2.n > 1);
-        let first: Vec<GenRequest> = jobs.iter().map(|j| GenRequest { n: 1, ..j.2.clone() }).collect();
+        let early_exit = opts.early_exit && jobs.iter().any(|j| j.2.n > 1);
+        let first: Vec<GenRequest> = jobs.iter().map(|j| if early_exit { GenRequest { n: 1, ..j.2.clone() } } else { j.2.clone() }).collect();
         let mut second: Vec<usize> = Vec::new();
         if !jobs.is_empty() {
             self.gen.generate_many(&first, cancel, &mut |k, gens| {
@@ -607,7 +616,7 @@ pub fn translate_and_store(
     .unwrap_or_else(|p| Err(anyhow::anyhow!(crate::projects::crash_message(p.as_ref()))));
     match result {
         Ok(segs) => {
-            if opts.effective_n() > 1 {
+            if opts.effective_n() > 1 && opts.early_exit {
                 run.params["early_exit"] = early_exit_stats(&segs);
                 store.set_run_params(id, &run.params)?;
             }

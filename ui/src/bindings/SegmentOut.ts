@@ -9,4 +9,9 @@ export type SegmentOut = { index: number, source: string, text: string, register
 /**
  * The text before repair, when repair changed it.
  */
-before_repair: string | null, repair_edits: Array<RepairEdit>, candidates: Array<CandidateOut>, seconds: number, };
+before_repair: string | null, repair_edits: Array<RepairEdit>, candidates: Array<CandidateOut>, 
+/**
+ * Seconds from the start of the run until this segment was done (segments are decoded together, so this is
+ * when it could be shown, not its own cost).
+ */
+seconds: number, };

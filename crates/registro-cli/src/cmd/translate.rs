@@ -220,12 +220,19 @@ pub struct BenchArgs {
     /// Use all sources of a training folder, not only its held-out part
     #[arg(long)]
     all_sources: bool,
+    /// The old path for comparison: segments decoded one at a time, every segment's n-best search (no early exit)
+    #[arg(long)]
+    sequential: bool,
 }
 
 pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
     let langs = a.lang.clone();
     if a.what == BenchWhat::Analyzer {
         return bench_analyzer(ctx, &langs);
+    }
+    if a.sequential {
+        // Read by the engine when it opens: one row per decoding call, as before batching.
+        std::env::set_var("REGISTRO_BATCH_ROWS", "1");
     }
     let mut gen = tr::open_generator(a.model.as_deref(), a.backend.config())?;
     let mut reports = Vec::new();
@@ -248,6 +255,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
             max_tokens: a.max_tokens,
             shots: a.shots,
             respectful: false,
+            sequential: a.sequential,
         };
         let cancel = crate::term::cancel_on_ctrl_c();
         let bar = crate::term::Bar::new(ctx.json, "translations");
@@ -258,10 +266,20 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
         }
         reports.push(r);
     }
+    if !ctx.json {
+        println!("peak RSS {} ({})", peak_rss_mib().map_or("unknown".into(), |m| format!("{m} MiB")), if a.sequential { "sequential path" } else { "batched path, early exit" });
+    }
     if ctx.json {
         println!("{}", serde_json::to_string_pretty(&reports)?);
     }
     Ok(())
+}
+
+/// This process's peak resident memory (VmHWM: ru_maxrss would carry a forking parent's peak across exec).
+fn peak_rss_mib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: u64 = status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
 }
 
 fn bench_analyzer(ctx: &Ctx, langs: &[Lang]) -> anyhow::Result<()> {

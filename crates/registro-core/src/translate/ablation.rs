@@ -5,7 +5,9 @@
 //!
 //! Generations are memoised across systems (a system that only adds reranking or repair on top of the previous
 //! one reuses its candidates), so the cost is one decoding pass per distinct prompt/constraint/N.
+use std::cell::Cell;
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -15,7 +17,7 @@ use registro_metrics::{corpus_stats, prepare_refs, Bleu, Chrf, Metric, Tokenizer
 use registro_register::data::{self, Pair};
 use serde::Serialize;
 
-use super::backend::{Generated, Generator};
+use super::backend::{GenRequest, Generated, Generator, OnDone};
 use super::constrain::Constraints;
 use super::prompt::ChatFormat;
 use super::{Control, Controls, Lang, Options, Pool, Register, SystemKind, Translator, Verdict};
@@ -70,6 +72,8 @@ pub struct AblationOptions {
     pub max_tokens: usize,
     pub shots: usize,
     pub respectful: bool,
+    /// The old path: every segment's n-best search, no early exit (compare with `REGISTRO_BATCH_ROWS=1`).
+    pub sequential: bool,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -107,6 +111,8 @@ pub struct SystemResult {
     pub segments: usize,
     /// Wall seconds per segment and register, counting only new decoding (memoised candidates cost nothing).
     pub seconds_per_segment: f64,
+    /// Tokens of the decoded candidates per second spent decoding (memoised candidates excluded).
+    pub decoded_tokens_per_s: f64,
     /// Outputs: (formal, informal) per source.
     pub outputs: Vec<(String, String)>,
 }
@@ -120,10 +126,23 @@ pub struct AblationReport {
     pub systems: Vec<SystemResult>,
 }
 
-/// Memoises generations by (prefix, turn, n, constraints).
+/// Memoises generations by (prefix, turn, n, constraints); counts what it really decoded.
 struct Memo<'g> {
     inner: &'g mut dyn Generator,
     cache: HashMap<String, Vec<Generated>>,
+    /// (tokens decoded, seconds decoding), read by the run while the translator holds the memo.
+    decoded: Rc<Cell<(usize, f64)>>,
+}
+
+impl Memo<'_> {
+    fn count(&self, tokens: usize, secs: f64) {
+        let (t, s) = self.decoded.get();
+        self.decoded.set((t + tokens, s + secs));
+    }
+}
+
+fn memo_key(r: &GenRequest) -> anyhow::Result<String> {
+    Ok(format!("{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}", r.prefix, r.turn, r.n, r.max_tokens, serde_json::to_string(&r.constraints)?))
 }
 
 impl Generator for Memo<'_> {
@@ -138,9 +157,34 @@ impl Generator for Memo<'_> {
         if let Some(v) = self.cache.get(&key) {
             return Ok(v.clone());
         }
+        let t0 = Instant::now();
         let v = self.inner.generate(prefix, turn, n, max_tokens, c, cancel)?;
+        self.count(v.iter().map(|g| g.tokens).sum(), t0.elapsed().as_secs_f64());
         self.cache.insert(key, v.clone());
         Ok(v)
+    }
+
+    /// Hits at once; the misses go to the model as one document-level call (batched where it can).
+    fn generate_many(&mut self, requests: &[GenRequest], cancel: &AtomicBool, on_done: OnDone<'_>) -> anyhow::Result<()> {
+        let mut misses = Vec::new();
+        for (i, r) in requests.iter().enumerate() {
+            match self.cache.get(&memo_key(r)?) {
+                Some(v) => on_done(i, Ok(v.clone()))?,
+                None => misses.push(i),
+            }
+        }
+        let reqs: Vec<GenRequest> = misses.iter().map(|&i| requests[i].clone()).collect();
+        let (cache, mut tokens) = (&mut self.cache, 0);
+        let t0 = Instant::now();
+        let r = self.inner.generate_many(&reqs, cancel, &mut |k, g| {
+            if let Ok(v) = &g {
+                tokens += v.iter().map(|g| g.tokens).sum::<usize>();
+                cache.insert(memo_key(&reqs[k])?, v.clone());
+            }
+            on_done(misses[k], g)
+        });
+        self.count(tokens, t0.elapsed().as_secs_f64());
+        r
     }
 }
 
@@ -181,7 +225,8 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
     anyhow::ensure!(!pairs.is_empty(), "{}: no sources to translate", o.dir.display());
     let sources: Vec<String> = pairs.iter().map(|p| p.source.clone()).collect();
     let model = gen.id();
-    let mut memo = Memo { inner: gen, cache: HashMap::new() };
+    let decoded = Rc::new(Cell::new((0usize, 0.0f64)));
+    let mut memo = Memo { inner: gen, cache: HashMap::new(), decoded: decoded.clone() };
     let mut tr = Translator::new(&mut memo, pool);
     let total = (o.systems.len() * 2 * sources.len()) as u64;
     let mut done = 0u64;
@@ -189,6 +234,7 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
     let formal_reg = if o.respectful { Register::Respectful } else { Register::Formal };
     for spec in &o.systems {
         let t0 = Instant::now();
+        let (tok0, secs0) = decoded.get();
         let mut per_reg = Vec::new();
         for register in [formal_reg, Register::Informal] {
             let opts = Options {
@@ -197,6 +243,7 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
                 n_best: o.n_best,
                 max_tokens: o.max_tokens,
                 shots: o.shots,
+                early_exit: !o.sequential,
                 ..Options::new(o.lang, register)
             };
             let segs = tr.translate(&sources, &opts, cancel, &mut |s| {
@@ -208,6 +255,8 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
             per_reg.push((register, segs));
         }
         let secs = t0.elapsed().as_secs_f64();
+        let (tok1, secs1) = decoded.get();
+        let decoded_tokens_per_s = if secs1 > secs0 { (tok1 - tok0) as f64 / (secs1 - secs0) } else { 0.0 };
         let mut scores = Vec::new();
         for (register, segs) in &per_reg {
             let hyps: Vec<String> = segs.iter().map(|s| s.text.clone()).collect();
@@ -237,6 +286,7 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
             informal,
             segments: sources.len(),
             seconds_per_segment: secs / (2 * sources.len()) as f64,
+            decoded_tokens_per_s,
             outputs,
         });
     }
@@ -246,7 +296,7 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
 /// The report as an aligned text table.
 pub fn table(r: &AblationReport) -> String {
     let mut s = format!(
-        "EN-{} · {} sources from {} · model {}\n{:<34} {:>7} {:>9} {:>7} {:>9} {:>6} {:>6} {:>6} {:>6} {:>5} {:>7}\n",
+        "EN-{} · {} sources from {} · model {}\n{:<34} {:>7} {:>9} {:>7} {:>9} {:>6} {:>6} {:>6} {:>6} {:>5} {:>7} {:>7}\n",
         r.lang.code().to_uppercase(),
         r.sources,
         r.dir,
@@ -261,12 +311,13 @@ pub fn table(r: &AblationReport) -> String {
         "chrF F",
         "chrF I",
         "flags",
-        "s/seg"
+        "s/seg",
+        "tok/s"
     );
     for x in &r.systems {
         let c = |c: &MaccCounts| format!("{}/{}/{}/{}", c.formal, c.informal, c.neutral, c.other);
         s.push_str(&format!(
-            "{:<34} {:>7.3} {:>9} {:>7.3} {:>9} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>5} {:>7.2}\n",
+            "{:<34} {:>7.3} {:>9} {:>7.3} {:>9} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>5} {:>7.2} {:>7.1}\n",
             x.name,
             x.formal.macc,
             c(&x.formal.counts),
@@ -277,7 +328,8 @@ pub fn table(r: &AblationReport) -> String {
             x.formal.chrf,
             x.informal.chrf,
             x.formal.flagged + x.informal.flagged,
-            x.seconds_per_segment
+            x.seconds_per_segment,
+            x.decoded_tokens_per_s
         ));
     }
     s
