@@ -21,6 +21,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::Context;
+use registro_register::meaning;
 use registro_register::repair::{self, Edit};
 pub use registro_register::{analyze, Analysis, Label, Lang, Marker, Register, Verdict};
 /// The register analyzer and repair crate, for callers that need its data loader or accuracy measures.
@@ -422,7 +423,9 @@ fn finish_segment(index: usize, source: &str, gens: Vec<Generated>, opts: &Optio
             let a = analyze(opts.lang, &g.text);
             let verdict = a.verdict(opts.register);
             let model_score = g.score();
-            CandidateOut { score: model_score + if rerank { register_score(verdict) } else { 0.0 }, text: g.text, logprob: g.logprob, model_score, label: a.label, verdict, chosen: false }
+            // A refusal, an untranslated or a number-changing candidate never wins over a faithful one.
+            let unfaithful = if rerank && !meaning::check(opts.lang, source, &g.text).is_empty() { -100.0 } else { 0.0 };
+            CandidateOut { score: model_score + unfaithful + if rerank { register_score(verdict) } else { 0.0 }, text: g.text, logprob: g.logprob, model_score, label: a.label, verdict, chosen: false }
         })
         .collect();
     anyhow::ensure!(!cands.is_empty(), "the model returned no candidate for segment {}", index + 1);
@@ -457,7 +460,7 @@ fn finish_segment(index: usize, source: &str, gens: Vec<Generated>, opts: &Optio
             }
         }
     }
-    let (flagged, flag_reason) = flag(&analysis, verdict, opts.register);
+    let (flagged, flag_reason) = meaning::add_flags(flag(&analysis, verdict, opts.register), opts.lang, source, &text);
     Ok(SegmentOut {
         index,
         source: source.to_string(),

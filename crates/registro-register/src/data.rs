@@ -53,9 +53,10 @@ pub fn shared_data_dir() -> Option<PathBuf> {
     ws.is_dir().then_some(ws)
 }
 
-/// The CoCoA-MT training folder for `lang`, if present.
+/// The CoCoA-MT training folder for `lang` (IWSLT 2023's, same layout, for Korean and Vietnamese), if present.
 pub fn cocoa_train_dir(lang: Lang) -> Option<PathBuf> {
-    shared_data_dir().map(|d| d.join("cocoa-mt/train").join(format!("en-{}", lang.code()))).filter(|p| p.is_dir())
+    let set = if matches!(lang, Lang::Ko | Lang::Vi) { "iwslt2023/train" } else { "cocoa-mt/train" };
+    shared_data_dir().map(|d| d.join(set).join(format!("en-{}", lang.code()))).filter(|p| p.is_dir())
 }
 
 fn read_lines(path: &Path) -> Result<Vec<String>, Error> {
@@ -70,7 +71,7 @@ fn find_ref(base: &str, kind: &str, lang: Lang) -> Option<PathBuf> {
 
 /// Loads every domain in `dir` (sorted by file name for a stable order).
 pub fn load_dir(dir: &Path, lang: Lang) -> Result<Vec<Pair>, Error> {
-    let code = lang.code();
+    let code = lang.data_code();
     let err = |m: String| Error::Data { path: dir.display().to_string(), message: m };
     let mut sources: Vec<(PathBuf, String)> = std::fs::read_dir(dir)
         .map_err(|e| err(e.to_string()))?

@@ -1,5 +1,6 @@
 //! registro-register: finds register markers (T-V pronouns, possessives, 2nd-person verb forms, imperatives,
-//! Japanese politeness endings and honorifics) in DE/ES/FR/HI/IT/JA text, labels a sentence FORMAL / INFORMAL /
+//! Japanese and Korean politeness endings, honorifics, Vietnamese address terms) in DE/ES/FR/HI/IT/JA/KO/NL/PT/RU/VI
+//! text, labels a sentence FORMAL / INFORMAL /
 //! NEUTRAL / MIXED, and repairs a sentence into the other register with rules (see [`repair`]).
 //!
 //! Markers are *strong* when they can only mean the addressee in that register (DE `du`, mid-sentence `Sie`; ES
@@ -10,6 +11,7 @@
 
 pub mod data;
 pub mod eval;
+pub mod meaning;
 pub mod repair;
 pub(crate) mod lang;
 
@@ -27,10 +29,17 @@ pub enum Lang {
     Hi,
     It,
     Ja,
+    Ko,
+    Nl,
+    Pt,
+    Ru,
+    Vi,
 }
 
 impl Lang {
-    pub const ALL: [Lang; 6] = [Lang::De, Lang::Es, Lang::Fr, Lang::Hi, Lang::It, Lang::Ja];
+    pub const ALL: [Lang; 11] = [
+        Lang::De, Lang::Es, Lang::Fr, Lang::Hi, Lang::It, Lang::Ja, Lang::Ko, Lang::Nl, Lang::Pt, Lang::Ru, Lang::Vi,
+    ];
 
     pub fn code(self) -> &'static str {
         match self {
@@ -40,6 +49,11 @@ impl Lang {
             Lang::Hi => "hi",
             Lang::It => "it",
             Lang::Ja => "ja",
+            Lang::Ko => "ko",
+            Lang::Nl => "nl",
+            Lang::Pt => "pt",
+            Lang::Ru => "ru",
+            Lang::Vi => "vi",
         }
     }
 
@@ -51,12 +65,30 @@ impl Lang {
             Lang::Hi => "Hindi",
             Lang::It => "Italian",
             Lang::Ja => "Japanese",
+            Lang::Ko => "Korean",
+            Lang::Nl => "Dutch",
+            Lang::Pt => "Portuguese",
+            Lang::Ru => "Russian",
+            Lang::Vi => "Vietnamese",
         }
     }
 
     /// Whether a feminine addressee changes the wording (CoCoA-MT ships `.feminine` references for these).
     pub fn marks_addressee_gender(self) -> bool {
-        !matches!(self, Lang::Ja)
+        !matches!(self, Lang::Ja | Lang::Ko | Lang::Nl | Lang::Vi)
+    }
+
+    /// The language part of the data sets' file names: CoCoA-MT names its European Portuguese `en-ptpt`.
+    pub fn data_code(self) -> &'static str {
+        match self {
+            Lang::Pt => "ptpt",
+            l => l.code(),
+        }
+    }
+
+    /// Languages whose register lives in sentence endings rather than in T-V pronouns.
+    pub fn marks_endings(self) -> bool {
+        matches!(self, Lang::Ja | Lang::Ko)
     }
 }
 
@@ -222,7 +254,7 @@ impl Analysis {
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("unknown target language {0:?} (expected one of de, es, fr, hi, it, ja)")]
+    #[error("unknown target language {0:?} (expected one of de, es, fr, hi, it, ja, ko, nl, pt, ru, vi)")]
     UnknownLang(String),
     #[error("unknown register {0:?} (expected formal, informal or respectful)")]
     UnknownRegister(String),
@@ -242,6 +274,11 @@ pub fn analyze(lang: Lang, text: &str) -> Analysis {
                 Lang::Fr => lang::fr::markers(text, &toks),
                 Lang::It => lang::it::markers(text, &toks),
                 Lang::Hi => lang::hi::markers(text, &toks),
+                Lang::Ko => lang::ko::markers(text, &toks),
+                Lang::Nl => lang::nl::markers(text, &toks),
+                Lang::Pt => lang::pt::markers(text, &toks),
+                Lang::Ru => lang::ru::markers(text, &toks),
+                Lang::Vi => lang::vi::markers(text, &toks),
                 Lang::Ja => unreachable!(),
             };
             lang::learned::add_markers(lang, text, &toks, &mut m);
@@ -262,10 +299,10 @@ fn label(lang: Lang, markers: Vec<Marker>) -> Analysis {
     let label = match (sf > 0, si > 0) {
         // Japanese speakers drift between styles inside one utterance (CoCoA-MT's informal references keep a
         // polite すみません or a です here and there), so the predominant style decides there.
-        (true, true) if lang == Lang::Ja && sf > si => Label::Formal,
-        (true, true) if lang == Lang::Ja && si > sf => Label::Informal,
+        (true, true) if lang.marks_endings() && sf > si => Label::Formal,
+        (true, true) if lang.marks_endings() && si > sf => Label::Informal,
         // A tie goes to the closing clause, which sets the tone the listener is left with.
-        (true, true) if lang == Lang::Ja => {
+        (true, true) if lang.marks_endings() => {
             let last = markers.iter().filter(|m| m.strong).max_by_key(|m| m.end).expect("strong marker");
             if last.register.is_formal_side() { Label::Formal } else { Label::Informal }
         }

@@ -17,7 +17,7 @@ const FORMATS: Array<[ImportFormat | '', string]> = [
   ['cocoa', 'paired folder (CoCoA-MT / IWSLT)'],
   ['xformal', 'paired folder (XFORMAL / GYAFC)'],
 ];
-const LANGS = ['en', 'de', 'es', 'fr', 'hi', 'it', 'ja', 'pt'];
+const LANGS = ['en', 'de', 'es', 'fr', 'hi', 'it', 'ja', 'ko', 'nl', 'pt', 'ru', 'vi'];
 
 export function mountDocuments(el: HTMLElement, ctx: ViewContext, selectDocument: (id: number | null) => void): () => void {
   const importCard = importForm(ctx, selectDocument);

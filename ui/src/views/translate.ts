@@ -29,6 +29,11 @@ const LANGS: Array<[string, string]> = [
   ['hi', 'Hindi'],
   ['it', 'Italian'],
   ['ja', 'Japanese'],
+  ['ko', 'Korean'],
+  ['nl', 'Dutch'],
+  ['pt', 'Portuguese (European)'],
+  ['ru', 'Russian'],
+  ['vi', 'Vietnamese'],
 ];
 const CONTROLS = ['prompt', 'fewshot', 'constrain', 'rerank', 'repair'] as const;
 

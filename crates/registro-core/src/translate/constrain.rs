@@ -27,6 +27,12 @@ pub fn for_register(lang: Lang, register: Register) -> Constraints {
         Lang::It => &["tu", "Tu", "ti", "Ti", "te", "tuo", "tua", "tuoi", "tue", "Tuo", "Tua", "hai", "Hai", "sai", "Sai", "puoi", "vuoi", "sei", "Sei"],
         Lang::Hi => &["तू", "तुम", "तुम्हारा", "तुम्हारी", "तुम्हारे", "तुम्हें", "तुमने", "तुमसे", "तुझे", "तेरा", "तेरी", "तेरे"],
         Lang::Ja => &[],
+        Lang::Nl => &["jij", "Jij", "je", "Je", "jou", "jouw", "Jouw", "jullie"],
+        Lang::Pt => &["tu", "Tu", "te", "ti", "contigo", "teu", "Teu", "tua", "Tua", "teus", "tuas", "tens", "Tens", "estás", "podes", "queres", "sabes"],
+        Lang::Ru => &["ты", "Ты", "тебя", "тебе", "Тебе", "тобой", "твой", "Твой", "твоя", "Твоя", "твоё", "твои", "твоего", "твоей", "твою"],
+        // Plain endings are too many to ban; the informal pronoun is not.
+        Lang::Ko => &["너", "너는", "네가", "너를", "너의"],
+        Lang::Vi => &["bạn", "Bạn", "cậu", "Cậu", "mày", "tớ"],
     };
     let formal: &[&str] = match lang {
         Lang::De => &["Sie", "Ihnen", "Ihr", "Ihre", "Ihren", "Ihrem", "Ihrer"],
@@ -35,17 +41,29 @@ pub fn for_register(lang: Lang, register: Register) -> Constraints {
         Lang::It => &["Lei", "Suo", "Sua", "Suoi"],
         Lang::Hi => &["आप", "आपका", "आपकी", "आपके", "आपको", "आपने", "आपसे"],
         Lang::Ja => &["です", "ます", "ました", "ません", "でした", "でしょう", "ください"],
+        Lang::Nl => &["u", "U", "uw", "Uw"],
+        Lang::Pt => &["o senhor", "a senhora", "você", "Você"],
+        Lang::Ru => &["Вы", "вы", "вас", "Вас", "вам", "Вам", "ваш", "Ваш", "ваша", "ваши", "вашей"],
+        Lang::Ko => &["요", "니다", "세요", "습니다", "니까"],
+        Lang::Vi => &["quý vị", "Quý vị", "ạ"],
     };
     let (ban, boost) = if register.is_formal_side() { (informal, formal) } else { (formal, informal) };
     let boost: &[&str] = match (lang, register) {
         // "Sie"/"vous" are also "they"/plural; banning them for informal requests is right, boosting for formal
         // ones is enough. Japanese plain forms are too many to boost.
         (Lang::Ja, Register::Informal) => &[],
+        // Korean plain endings are too many to boost; "bạn" is also "friend".
+        (Lang::Ko | Lang::Vi, Register::Informal) => &[],
         _ => boost,
     };
     let ban: Vec<String> = match (lang, register) {
         // "Sie" is also "she/they" and "Ihr" "her/their": only the unambiguous dative "Ihnen" is banned.
         (Lang::De, Register::Informal) => vec!["Ihnen".into()],
+        // Korean polite endings are parts of words, "ạ" and "quý vị" are safe to ban but "u" is also the letter;
+        // Dutch informal requests ban only "uw", Korean ones nothing (the reranker and the flags decide there).
+        (Lang::Nl, Register::Informal) => vec!["uw".into(), "Uw".into()],
+        (Lang::Ko, Register::Informal) => Vec::new(),
+        (Lang::Vi, Register::Formal) => vec!["cậu".into(), "Cậu".into(), "mày".into(), "tớ".into()],
         _ => ban.iter().map(|s| s.to_string()).collect(),
     };
     Constraints { ban, boost: boost.iter().map(|s| (s.to_string(), BOOST)).collect() }

@@ -24,6 +24,16 @@ fn register_instruction(lang: Lang, register: Register) -> &'static str {
         (Ja, Informal) => "Use casual plain style (だ, plain verb forms such as 思う, 行った, ない). Never use です, ます or ください.",
         (Ja, Formal) => "Use polite style: end every sentence with です or ます forms (です, ます, ました, ません, でしょう). Never end a sentence with a plain form.",
         (Ja, Respectful) => "Use respectful keigo: honorific verbs for the listener's actions (いらっしゃる, 召し上がる, おっしゃる, ご覧になる, お〜になる, ご存知) and です/ます endings everywhere.",
+        (Nl, Informal) => "Address the reader informally with \"je\"/\"jij\" (je, jij, jou, jouw). Never use \"u\" or \"uw\".",
+        (Nl, _) => "Address the reader formally with \"u\" (u, uw; verbs such as \"hebt u\", \"kunt u\"). Never use je, jij, jou or jouw.",
+        (Pt, Informal) => "Write European Portuguese and address the reader informally with \"tu\" (tu, te, ti, teu, tua; 2nd-person singular verbs such as \"tens\", \"sabes\", \"ouviste\"). Never use \"você\" or \"o senhor\".",
+        (Pt, _) => "Write European Portuguese and address the reader formally (\"o senhor\"/\"a senhora\" or no pronoun, \"seu\", \"lhe\"; 3rd-person singular verbs such as \"tem\", \"sabe\", \"ouviu\"). Never use tu, te, ti, teu, tua or 2nd-person singular verbs.",
+        (Ru, Informal) => "Address the reader informally with \"ты\" (ты, тебя, тебе, твой; verbs in -ешь/-ишь). Never use \"вы\" or \"ваш\" for one reader.",
+        (Ru, _) => "Address the reader formally with \"вы\" (вы, вас, вам, ваш; verbs in -ете/-ите). Never use ты, тебя, тебе or твой.",
+        (Ko, Informal) => "Use casual banmal (반말): end every sentence with plain endings such as -어, -아, -야, -지. Never end a sentence with -요 or -습니다.",
+        (Ko, _) => "Use polite speech (존댓말): end every sentence with -요 or -습니다/-ㅂ니다, and use 저/제가 for \"I\". Never use 너 or plain endings such as -어, -야.",
+        (Vi, Informal) => "Address the reader informally as \"bạn\" and do not use the polite particle \"ạ\". Never use \"quý vị\".",
+        (Vi, _) => "Address the reader formally as \"quý vị\" and end questions and requests politely with \"ạ\". Never use bạn, cậu or mày for the reader.",
     }
 }
 

@@ -5,7 +5,12 @@ pub mod fr;
 pub mod hi;
 pub mod it;
 pub mod ja;
+pub mod ko;
 pub mod learned;
+pub mod nl;
+pub mod pt;
+pub mod ru;
+pub mod vi;
 
 use crate::tokens::Tok;
 use crate::{marker, Marker, MarkerKind, Register};

@@ -1,6 +1,6 @@
 //! Rule-based register repair: rewrites the addressee markers of a sentence into the requested register — T-V
 //! conversion with conjugation tables for DE/ES/FR/IT and HI (pronouns, possessives, verb person/number,
-//! imperatives), plain↔です/ます for JA (conjugation rules on verb endings: no Japanese morphological dictionary can
+//! imperatives), NL and RU pronouns with the verb beside them, plain↔です/ます for JA (conjugation rules on verb endings: no Japanese morphological dictionary can
 //! be fetched offline) and a respectful (sonkeigo) level for JA.
 //!
 //! Repair only touches tokens the analyzer marked (plus the verb next to a converted pronoun), so a sentence with
@@ -12,6 +12,8 @@ mod fr;
 mod hi;
 mod it;
 mod ja;
+mod nl;
+mod ru;
 
 use crate::tokens::{tokenize, Tok};
 use crate::{analyze, Lang, Register};
@@ -59,6 +61,12 @@ pub fn convert(lang: Lang, text: &str, target: Register) -> Repair {
                 Lang::Fr => fr::edits(&ctx),
                 Lang::It => it::edits(&ctx),
                 Lang::Hi => hi::edits(&ctx),
+                Lang::Nl => nl::edits(&ctx),
+                Lang::Ru => ru::edits(&ctx),
+                // Korean endings and Vietnamese address terms need a conjugator / kinship choice the rules do not
+                // have, and a Portuguese 2sg↔3sg rewrite needs a verb lexicon: these rely on constrained decoding and
+                // reranking; the run flags what stays wrong.
+                Lang::Ko | Lang::Pt | Lang::Vi => Vec::new(),
                 Lang::Ja => unreachable!(),
             }
         }

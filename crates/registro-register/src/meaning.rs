@@ -1,0 +1,611 @@
+//! Meaning checks on a translation candidate, independent of register: a refusal or apology from the model
+//! instead of a translation, a text left in English, numbers changed or dropped, weekday/month names lost, and
+//! (for Latin-script targets) a person or place name dropped. The reranker never prefers a flagged candidate to an
+//! unflagged one, and the run stores the reasons so the user sees why a segment needs a look.
+use serde::{Deserialize, Serialize};
+
+use crate::Lang;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
+pub enum MeaningIssue {
+    Refusal,
+    Untranslated,
+    Number,
+    Date,
+    Name,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct MeaningFlag {
+    pub issue: MeaningIssue,
+    /// What was lost or what gave it away, e.g. `"3 missing"` or `"starts with \"I'm sorry, but\""`.
+    pub detail: String,
+}
+
+/// Openings of a model's refusal or meta-answer, lower-cased. Only counted when the source itself apologises for
+/// nothing: "I'm sorry, but I can't come" translates to a legitimate "Lo siento, pero…".
+const REFUSALS: &[&str] = &[
+    "i'm sorry, but",
+    "i am sorry, but",
+    "i'm sorry, i",
+    "as an ai",
+    "as a language model",
+    "i cannot translate",
+    "i can't translate",
+    "i can't help",
+    "i cannot help",
+    "here is the translation",
+    "here's the translation",
+    "translation:",
+    "申し訳ありませんが",
+    "申し訳ございませんが",
+    "aiとして",
+    "言語モデルとして",
+    "como modelo de lenguaje",
+    "como un modelo de lenguaje",
+    "como ia",
+    "lo siento, pero no puedo",
+    "en tant que modèle",
+    "en tant qu'ia",
+    "je suis désolé, mais je ne peux",
+    "als ki",
+    "als sprachmodell",
+    "es tut mir leid, aber ich kann",
+    "come modello linguistico",
+    "come ia",
+    "mi dispiace, ma non posso",
+    "como modelo de linguagem",
+    "desculpe, mas não posso",
+    "lamento, mas não posso",
+    "als taalmodel",
+    "als ai",
+    "het spijt me, maar ik kan",
+    "как языковая модель",
+    "как ии",
+    "извините, но я не могу",
+    "죄송하지만",
+    "언어 모델로서",
+    "là một mô hình ngôn ngữ",
+    "xin lỗi, nhưng tôi không thể",
+    "एक भाषा मॉडल के रूप में",
+    "मुझे खेद है, लेकिन मैं",
+];
+const SOURCE_APOLOGY: &[&str] = &[
+    "sorry",
+    "apolog",
+    "language model",
+    " ai ",
+    "translat",
+    "afraid",
+    "can't",
+    "cannot",
+];
+
+/// Frequent English function words: a "translation" made of them is still English.
+const ENGLISH: &[&str] = &[
+    "the", "and", "you", "your", "is", "are", "to", "of", "what", "do", "have", "that", "with", "for", "this", "it",
+    "was", "would", "like", "about", "know", "think", "did", "don't", "i'm", "it's", "they", "there", "were", "be",
+];
+
+/// Weekday and month names per target language as lower-case stems, indexed like `EN_DATES`.
+const EN_DATES: [&str; 19] = [
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+fn date_stems(lang: Lang) -> Option<[&'static str; 19]> {
+    Some(match lang {
+        Lang::De => [
+            "montag",
+            "dienstag",
+            "mittwoch",
+            "donnerstag",
+            "freitag",
+            "samstag",
+            "sonntag",
+            "januar",
+            "februar",
+            "märz",
+            "april",
+            "mai",
+            "juni",
+            "juli",
+            "august",
+            "september",
+            "oktober",
+            "november",
+            "dezember",
+        ],
+        Lang::Es => [
+            "lunes",
+            "martes",
+            "miércoles",
+            "jueves",
+            "viernes",
+            "sábado",
+            "domingo",
+            "enero",
+            "febrero",
+            "marzo",
+            "abril",
+            "mayo",
+            "junio",
+            "julio",
+            "agosto",
+            "septiembre",
+            "octubre",
+            "noviembre",
+            "diciembre",
+        ],
+        Lang::Fr => [
+            "lundi",
+            "mardi",
+            "mercredi",
+            "jeudi",
+            "vendredi",
+            "samedi",
+            "dimanche",
+            "janvier",
+            "février",
+            "mars",
+            "avril",
+            "mai",
+            "juin",
+            "juillet",
+            "août",
+            "septembre",
+            "octobre",
+            "novembre",
+            "décembre",
+        ],
+        Lang::It => [
+            "lunedì",
+            "martedì",
+            "mercoledì",
+            "giovedì",
+            "venerdì",
+            "sabato",
+            "domenica",
+            "gennaio",
+            "febbraio",
+            "marzo",
+            "aprile",
+            "maggio",
+            "giugno",
+            "luglio",
+            "agosto",
+            "settembre",
+            "ottobre",
+            "novembre",
+            "dicembre",
+        ],
+        Lang::Pt => [
+            "segunda",
+            "terça",
+            "quarta",
+            "quinta",
+            "sexta",
+            "sábado",
+            "domingo",
+            "janeiro",
+            "fevereiro",
+            "março",
+            "abril",
+            "maio",
+            "junho",
+            "julho",
+            "agosto",
+            "setembro",
+            "outubro",
+            "novembro",
+            "dezembro",
+        ],
+        Lang::Nl => [
+            "maandag",
+            "dinsdag",
+            "woensdag",
+            "donderdag",
+            "vrijdag",
+            "zaterdag",
+            "zondag",
+            "januari",
+            "februari",
+            "maart",
+            "april",
+            "mei",
+            "juni",
+            "juli",
+            "augustus",
+            "september",
+            "oktober",
+            "november",
+            "december",
+        ],
+        Lang::Ru => [
+            "понедельник",
+            "вторник",
+            "сред",
+            "четверг",
+            "пятниц",
+            "суббот",
+            "воскресень",
+            "январ",
+            "феврал",
+            "март",
+            "апрел",
+            "ма",
+            "июн",
+            "июл",
+            "август",
+            "сентябр",
+            "октябр",
+            "ноябр",
+            "декабр",
+        ],
+        Lang::Ja => [
+            "月曜", "火曜", "水曜", "木曜", "金曜", "土曜", "日曜", "1月", "2月", "3月", "4月", "5月", "6月", "7月",
+            "8月", "9月", "10月", "11月", "12月",
+        ],
+        Lang::Ko => [
+            "월요일",
+            "화요일",
+            "수요일",
+            "목요일",
+            "금요일",
+            "토요일",
+            "일요일",
+            "1월",
+            "2월",
+            "3월",
+            "4월",
+            "5월",
+            "6월",
+            "7월",
+            "8월",
+            "9월",
+            "10월",
+            "11월",
+            "12월",
+        ],
+        Lang::Vi => [
+            "thứ hai",
+            "thứ ba",
+            "thứ tư",
+            "thứ năm",
+            "thứ sáu",
+            "thứ bảy",
+            "chủ nhật",
+            "tháng một",
+            "tháng hai",
+            "tháng ba",
+            "tháng tư",
+            "tháng năm",
+            "tháng sáu",
+            "tháng bảy",
+            "tháng tám",
+            "tháng chín",
+            "tháng mười",
+            "tháng mười một",
+            "tháng mười hai",
+        ],
+        Lang::Hi => [
+            "सोमवार",
+            "मंगलवार",
+            "बुधवार",
+            "गुरुवार",
+            "शुक्रवार",
+            "शनिवार",
+            "रविवार",
+            "जनवरी",
+            "फ़रवरी",
+            "मार्च",
+            "अप्रैल",
+            "मई",
+            "जून",
+            "जुलाई",
+            "अगस्त",
+            "सितंबर",
+            "अक्टूबर",
+            "नवंबर",
+            "दिसंबर",
+        ],
+    })
+}
+
+/// Capitalised English words that are not names.
+const NOT_NAMES: &[&str] = &[
+    "I", "I'm", "I've", "I'll", "I'd", "OK", "Okay", "Mr", "Mrs", "Ms", "Dr", "God", "TV", "Oh", "Yeah", "Hey", "Hi",
+    "Hello", "Well", "Yes", "No",
+];
+
+/// Every meaning problem of `candidate` as a translation of the English `source` into `lang`.
+pub fn check(lang: Lang, source: &str, candidate: &str) -> Vec<MeaningFlag> {
+    let mut out = Vec::new();
+    let flag = |issue, detail: String| MeaningFlag { issue, detail };
+    let cand = candidate.trim().to_lowercase();
+    let src = format!(" {} ", source.to_lowercase());
+    if !SOURCE_APOLOGY.iter().any(|a| src.contains(a)) {
+        if let Some(r) = REFUSALS
+            .iter()
+            .find(|r| cand.starts_with(*r) || cand.contains(&format!(". {r}")) || (r.len() > 12 && cand.contains(*r)))
+        {
+            out.push(flag(
+                MeaningIssue::Refusal,
+                format!("contains {r:?}, a refusal or comment instead of a translation"),
+            ));
+        }
+    }
+    if let Some(d) = untranslated(lang, source, candidate) {
+        out.push(flag(MeaningIssue::Untranslated, d));
+    }
+    let (sn, cn) = (numbers(source), numbers(candidate));
+    let missing: Vec<&String> = sn.iter().filter(|n| !cn.contains(n)).collect();
+    let added: Vec<&String> = cn.iter().filter(|n| !sn.contains(n)).collect();
+    if !missing.is_empty() || !added.is_empty() && !sn.is_empty() {
+        let mut d = Vec::new();
+        if !missing.is_empty() {
+            d.push(format!("{} missing", join(&missing)));
+        }
+        if !added.is_empty() {
+            d.push(format!("{} not in the source", join(&added)));
+        }
+        out.push(flag(MeaningIssue::Number, d.join("; ")));
+    }
+    if let Some(stems) = date_stems(lang) {
+        let words: Vec<String> = source
+            .split(|c: char| !c.is_alphabetic())
+            .map(str::to_lowercase)
+            .collect();
+        for (i, en) in EN_DATES.iter().enumerate() {
+            // "may" is a verb far more often than a month: only the capitalised month counts.
+            let present = if *en == "may" {
+                source.split(|c: char| !c.is_alphabetic()).any(|w| w == "May")
+                    && !source.trim_start().starts_with("May ")
+            } else {
+                words.iter().any(|w| w == en)
+            };
+            if present && !cand.contains(stems[i]) {
+                out.push(flag(
+                    MeaningIssue::Date,
+                    format!("{en:?} not translated (expected {:?})", stems[i]),
+                ));
+            }
+        }
+    }
+    if latin_script(lang) {
+        for name in names(source) {
+            if !candidate.contains(name) {
+                out.push(flag(MeaningIssue::Name, format!("name {name:?} missing")));
+            }
+        }
+    }
+    out
+}
+
+/// Adds the meaning problems of `candidate` to a register flag `(flagged, reason)`, reasons joined with "; ".
+pub fn add_flags(
+    register_flag: (bool, Option<String>),
+    lang: Lang,
+    source: &str,
+    candidate: &str,
+) -> (bool, Option<String>) {
+    let found = check(lang, source, candidate);
+    if found.is_empty() {
+        return register_flag;
+    }
+    let mut reasons: Vec<String> = register_flag.1.into_iter().collect();
+    reasons.extend(found.iter().map(|f| format!("{}: {}", f.issue.as_str(), f.detail)));
+    (true, Some(reasons.join("; ")))
+}
+
+impl MeaningIssue {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MeaningIssue::Refusal => "refusal",
+            MeaningIssue::Untranslated => "untranslated",
+            MeaningIssue::Number => "number changed",
+            MeaningIssue::Date => "date changed",
+            MeaningIssue::Name => "name dropped",
+        }
+    }
+}
+
+fn join(v: &[&String]) -> String {
+    v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+fn latin_script(lang: Lang) -> bool {
+    matches!(
+        lang,
+        Lang::De | Lang::Es | Lang::Fr | Lang::It | Lang::Nl | Lang::Pt | Lang::Vi
+    )
+}
+
+/// Whether `candidate` is still (mostly) English, with the evidence.
+fn untranslated(lang: Lang, source: &str, candidate: &str) -> Option<String> {
+    let letters = |s: &str| s.chars().filter(|c| c.is_alphabetic()).count();
+    if letters(source) < 8 || letters(candidate) == 0 {
+        return None;
+    }
+    if candidate.trim().eq_ignore_ascii_case(source.trim()) {
+        return Some("identical to the English source".into());
+    }
+    let script = |c: char| match lang {
+        Lang::Ja => ('\u{3040}'..='\u{30FF}').contains(&c) || ('\u{4E00}'..='\u{9FFF}').contains(&c),
+        Lang::Ko => ('\u{AC00}'..='\u{D7A3}').contains(&c),
+        Lang::Hi => ('\u{0900}'..='\u{097F}').contains(&c),
+        Lang::Ru => ('\u{0400}'..='\u{04FF}').contains(&c),
+        _ => c.is_alphabetic(),
+    };
+    let native = candidate.chars().filter(|c| script(*c)).count();
+    if !latin_script(lang) && native * 4 < letters(candidate) {
+        return Some(format!(
+            "only {native} of {} letters are in the {} script",
+            letters(candidate),
+            lang.name()
+        ));
+    }
+    let words: Vec<String> = candidate
+        .split(|c: char| !c.is_alphabetic() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let english = words.iter().filter(|w| ENGLISH.contains(&w.as_str())).count();
+    (words.len() >= 4 && english >= 3 && english * 4 >= words.len())
+        .then(|| format!("{english} of {} words are English function words", words.len()))
+}
+
+/// The numbers written with digits (ASCII, full-width or Devanagari), thousands and decimal separators removed so
+/// "1,000" and "1.000" compare equal.
+pub fn numbers(s: &str) -> Vec<String> {
+    let digit = |c: char| match c {
+        '0'..='9' => Some(c),
+        '\u{FF10}'..='\u{FF19}' => char::from_u32(c as u32 - 0xFF10 + '0' as u32),
+        '\u{0966}'..='\u{096F}' => char::from_u32(c as u32 - 0x0966 + '0' as u32),
+        _ => None,
+    };
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if let Some(d) = digit(c) {
+            cur.push(d);
+        } else if matches!(c, ',' | '.' | ' ' | '\u{202F}' | '\u{00A0}')
+            && !cur.is_empty()
+            && chars.get(i + 1).and_then(|n| digit(*n)).is_some()
+            && c != ' '
+        {
+            continue;
+        } else if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out.sort();
+    out
+}
+
+/// Capitalised words inside a sentence that look like names (a sentence's first word carries no information).
+fn names(source: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut sent_start = true;
+    for w in source.split_inclusive(|c: char| c.is_whitespace()) {
+        let word = w.trim().trim_matches(|c: char| !c.is_alphanumeric());
+        let ends = w.trim_end().ends_with(['.', '!', '?', ':', '"']);
+        if !sent_start
+            && word.chars().count() >= 3
+            && word.chars().next().is_some_and(char::is_uppercase)
+            && word.chars().all(|c| c.is_ascii_alphabetic())
+            && !NOT_NAMES.contains(&word)
+            && !EN_DATES.contains(&word.to_lowercase().as_str())
+        {
+            out.push(word);
+        }
+        if !w.trim().is_empty() {
+            sent_start = ends;
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn issues(lang: Lang, s: &str, c: &str) -> Vec<MeaningIssue> {
+        check(lang, s, c).into_iter().map(|f| f.issue).collect()
+    }
+
+    #[test]
+    fn refusals_are_caught_but_a_translated_apology_is_not() {
+        assert_eq!(
+            issues(
+                Lang::Ja,
+                "Where do you want me to send it?",
+                "申し訳ありませんが、その翻訳はできません。"
+            ),
+            [MeaningIssue::Refusal]
+        );
+        assert!(issues(
+            Lang::Es,
+            "Where do you want me to send it?",
+            "Como modelo de lenguaje, no puedo ayudar."
+        )
+        .contains(&MeaningIssue::Refusal));
+        assert!(issues(
+            Lang::De,
+            "Where do you want me to send it?",
+            "I'm sorry, but I cannot translate this."
+        )
+        .contains(&MeaningIssue::Refusal));
+        assert!(issues(
+            Lang::Es,
+            "I'm sorry, but I can't come tomorrow.",
+            "Lo siento, pero no puedo ir mañana."
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn english_left_in_place_is_untranslated() {
+        let s = "What do you think about the new movie?";
+        assert_eq!(issues(Lang::Fr, s, s), [MeaningIssue::Untranslated]);
+        assert_eq!(
+            issues(Lang::Ru, s, "What do you think about the new фильм?"),
+            [MeaningIssue::Untranslated]
+        );
+        assert!(issues(Lang::Ru, s, "Что ты думаешь о новом фильме?").is_empty());
+        assert!(issues(Lang::Nl, s, "Wat vind je van de nieuwe film?").is_empty());
+    }
+
+    #[test]
+    fn changed_or_dropped_numbers_dates_and_names_are_flagged() {
+        let s = "Can you meet Anna on Friday at 3, in room 1,204?";
+        assert!(issues(Lang::Es, s, "¿Puedes ver a Anna el viernes a las 3, en la sala 1.204?").is_empty());
+        let bad = issues(Lang::Es, s, "¿Puedes ver a Ana el jueves a las 4, en la sala 1.204?");
+        assert!(
+            bad.contains(&MeaningIssue::Number)
+                && bad.contains(&MeaningIssue::Date)
+                && bad.contains(&MeaningIssue::Name),
+            "{bad:?}"
+        );
+        assert_eq!(
+            issues(Lang::Hi, "I have 25 books.", "मेरे पास २५ किताबें हैं।"),
+            Vec::<MeaningIssue>::new()
+        );
+        assert_eq!(
+            issues(Lang::Ja, "I have 25 books.", "本が２５冊あります。"),
+            Vec::<MeaningIssue>::new()
+        );
+        assert_eq!(
+            issues(Lang::Ko, "See you on Monday.", "화요일에 봐요."),
+            [MeaningIssue::Date]
+        );
+        assert!(
+            issues(Lang::De, "You may go.", "Sie dürfen gehen.").is_empty(),
+            "the verb may is no month"
+        );
+    }
+}

@@ -1,0 +1,167 @@
+//! Dutch, Portuguese, Korean, Vietnamese and Russian: analyzer labels on real sentences (from the CoCoA-MT / IWSLT
+//! 2023 references and written here), repair for NL/RU, and accuracy on the held-out DEV split.
+use registro_register::repair::convert;
+use registro_register::{analyze, data, eval, Label, Lang, Register, Verdict};
+
+fn label(lang: Lang, s: &str) -> Label {
+    analyze(lang, s).label
+}
+
+#[test]
+fn dutch_je_and_u() {
+    assert_eq!(label(Lang::Nl, "Wat is jouw favoriete film?"), Label::Informal);
+    assert_eq!(label(Lang::Nl, "Heb je dat gezien?"), Label::Informal);
+    assert_eq!(label(Lang::Nl, "Wat is uw favoriete film?"), Label::Formal);
+    assert_eq!(label(Lang::Nl, "Hebt u dat gezien?"), Label::Formal);
+    assert_eq!(label(Lang::Nl, "Het regent vandaag."), Label::Neutral);
+    assert_eq!(
+        convert(Lang::Nl, "Heb je dat gezien?", Register::Formal).text,
+        "Hebt u dat gezien?"
+    );
+    assert_eq!(
+        convert(Lang::Nl, "Kunt u mij helpen met uw auto?", Register::Informal).text,
+        "Kun je mij helpen met jouw auto?"
+    );
+    let a = analyze(Lang::Nl, "Waar woon je?");
+    assert_eq!(a.verdict(Register::Formal), Verdict::Wrong);
+    assert_eq!(a.markers[0].text, "je");
+}
+
+#[test]
+fn portuguese_tu_and_voce() {
+    assert_eq!(
+        label(Lang::Pt, "Porquê que é o teu programa favorito, o Martin?"),
+        Label::Informal
+    );
+    assert_eq!(
+        label(Lang::Pt, "Como arranjas estacionamento em Astoria?"),
+        Label::Informal
+    );
+    assert_eq!(
+        label(Lang::Pt, "Se pensares nisso, muito poder vem da água."),
+        Label::Informal
+    );
+    assert_eq!(label(Lang::Pt, "Ouviste falar da juíza em Michigan?"), Label::Informal);
+    assert_eq!(label(Lang::Pt, "O senhor já esteve em Lisboa?"), Label::Formal);
+    assert_eq!(label(Lang::Pt, "Você gosta de futebol?"), Label::Formal);
+    // "seu" alone is also "his": formal, but weak, so an informal request is only uncertain.
+    let a = analyze(Lang::Pt, "Porquê que é o seu programa favorito?");
+    assert_eq!(a.label, Label::Formal);
+    assert_eq!(a.verdict(Register::Informal), Verdict::Uncertain);
+}
+
+#[test]
+fn korean_endings_and_pronouns() {
+    assert_eq!(label(Lang::Ko, "제일 좋아하시는 영화가 뭐예요?"), Label::Formal);
+    assert_eq!(label(Lang::Ko, "제일 좋아하는 영화가 뭐야?"), Label::Informal);
+    assert_eq!(
+        label(
+            Lang::Ko,
+            "흥미로워요. 볼더 사람들을 아는데, 그 사람들에게 물어 봐야겠어요."
+        ),
+        Label::Formal
+    );
+    assert_eq!(
+        label(Lang::Ko, "흥미로워. 볼더 사람들을 아는데, 그 사람들에게 물어 봐야겠어."),
+        Label::Informal
+    );
+    assert_eq!(label(Lang::Ko, "도와주셔서 감사합니다."), Label::Formal);
+    assert_eq!(label(Lang::Ko, "너는 어디에 살아?"), Label::Informal);
+    let a = analyze(Lang::Ko, "어디에 살아?");
+    assert_eq!(a.verdict(Register::Formal), Verdict::Wrong);
+    assert_eq!(a.markers[0].text, "살아");
+}
+
+#[test]
+fn vietnamese_address_terms() {
+    assert_eq!(
+        label(Lang::Vi, "Nghề nghiệp lý tưởng của quý vị là gì ạ?"),
+        Label::Formal
+    );
+    assert_eq!(label(Lang::Vi, "Bạn thích làm nghề gì?"), Label::Informal);
+    // "bạn của quý vị" is "your friend": not an informal addressee.
+    assert_eq!(label(Lang::Vi, "Bạn của quý vị nghĩ sao về điều này ạ?"), Label::Formal);
+    assert_eq!(label(Lang::Vi, "Hôm nay trời mưa."), Label::Neutral);
+    let a = analyze(Lang::Vi, "Bạn của quý vị nghĩ sao?");
+    assert_eq!(
+        a.markers.iter().map(|m| m.text.as_str()).collect::<Vec<_>>(),
+        ["quý vị"]
+    );
+}
+
+#[test]
+fn russian_ty_and_vy() {
+    assert_eq!(label(Lang::Ru, "Ты знаешь, где он живёт?"), Label::Informal);
+    assert_eq!(label(Lang::Ru, "Знаешь, где он живёт?"), Label::Informal);
+    assert_eq!(label(Lang::Ru, "Какой твой любимый фильм?"), Label::Informal);
+    assert_eq!(label(Lang::Ru, "Вы знаете, где он живёт?"), Label::Formal);
+    assert_eq!(label(Lang::Ru, "Какой ваш любимый фильм?"), Label::Formal);
+    assert_eq!(label(Lang::Ru, "Это лишь начало."), Label::Neutral);
+    assert_eq!(
+        convert(Lang::Ru, "Ты знаешь, где твоя машина?", Register::Formal).text,
+        "Вы знаете, где ваша машина?"
+    );
+    assert_eq!(
+        convert(Lang::Ru, "Вы говорите по-английски?", Register::Informal).text,
+        "Ты говоришь по-английски?"
+    );
+}
+
+#[test]
+fn new_languages_parse_from_their_codes() {
+    for (code, lang) in [
+        ("nl", Lang::Nl),
+        ("pt", Lang::Pt),
+        ("ko", Lang::Ko),
+        ("vi", Lang::Vi),
+        ("ru", Lang::Ru),
+    ] {
+        assert_eq!(code.parse::<Lang>().unwrap(), lang);
+        assert!(Lang::ALL.contains(&lang));
+    }
+    assert!("xx".parse::<Lang>().unwrap_err().to_string().contains("ru, vi"));
+}
+
+/// Analyzer accuracy on the held-out DEV split (last 50 pairs per domain, never used as few-shot examples) of
+/// CoCoA-MT (NL, PT) and IWSLT 2023 (KO, VI), both registers: a pair counts when the formal reference reads
+/// formal and the informal one informal. Floors sit just under what was measured.
+#[test]
+fn accuracy_on_the_dev_split() {
+    let mut failed = Vec::new();
+    // Measured: nl 0.99, pt 0.88, ko 0.94, vi 0.96 — Portuguese falls short of the 0.97 goal (pro-drop 3sg verbs
+    // outside the verb list read NEUTRAL).
+    for (lang, floor) in [(Lang::Nl, 0.98), (Lang::Pt, 0.87), (Lang::Ko, 0.93), (Lang::Vi, 0.95)] {
+        let Some(dir) = data::cocoa_train_dir(lang) else {
+            println!(
+                "skipped: no training data for {} (set REGISTRO_SHARED_DATA)",
+                lang.code()
+            );
+            continue;
+        };
+        let (pool, held) = data::split(data::load_dir(&dir, lang).unwrap());
+        let (p, h) = (eval::accuracy(lang, &pool), eval::accuracy(lang, &held));
+        println!(
+            "{}: dev {:.4} ({}/{}), pool {:.4} ({}/{})",
+            lang.code(),
+            h.accuracy(),
+            h.correct,
+            h.pairs,
+            p.accuracy(),
+            p.correct,
+            p.pairs
+        );
+        // Rules are tuned on the pool's misses only.
+        for m in p.misses.iter().take(6) {
+            println!("  miss {}: {} {}", m.0, m.1, m.2);
+        }
+        assert!(h.pairs >= 80, "{}: only {} dev pairs", lang.code(), h.pairs);
+        if h.accuracy() < floor {
+            failed.push(format!(
+                "{}: dev accuracy {:.4} below {floor}",
+                lang.code(),
+                h.accuracy()
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "{failed:?}");
+}
