@@ -266,3 +266,38 @@ fn export_writes_tsv_and_jsonl() {
 fn count(s: &Store, t: &str) -> i64 {
     s.connection().query_row(&format!("SELECT count(*) FROM {t}"), [], |r| r.get(0)).unwrap()
 }
+
+/// A store written by schema version 2 (before cached per-segment statistics) opens with its runs and outputs
+/// intact, gains the statistics table, and a cached table round-trips and goes when its run is deleted.
+#[test]
+fn a_version_2_store_gains_the_statistics_cache_and_keeps_its_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v2.db");
+    let run = {
+        let mut s = Store::open(&path).unwrap();
+        let p = s.create_project("p").unwrap();
+        let d = s.insert_document(p.id, &doc(2)).unwrap();
+        let mut nr = NewRun::new(p.id, Task::Translate, "sys");
+        nr.document_id = Some(d);
+        let run = s.create_run(&nr).unwrap();
+        s.put_outputs(run, &[Output::new(0, "Sie a"), Output::new(1, "Sie b")]).unwrap();
+        run
+    };
+    // Turn it back into what version 2 wrote.
+    rusqlite::Connection::open(&path).unwrap().execute_batch("DROP TABLE segment_stats; PRAGMA user_version = 2;").unwrap();
+
+    let mut s = Store::open(&path).unwrap();
+    let v: i64 = s.connection().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(v, SCHEMA_VERSION);
+    assert_eq!(s.outputs(run).unwrap().len(), 2, "the run's outputs survive the migration");
+    assert_eq!(s.segment_table_count(None).unwrap(), 0);
+    let fp = fingerprint(["Sie a", "Sie b"]);
+    let table = SegmentTable { width: 2, values: vec![1.0, 2.0, 0.25, 4.0] };
+    s.put_segment_table(run, "bleu|tok:13a", &fp, &table).unwrap();
+    assert_eq!(s.cached_segment_table(run, "bleu|tok:13a", &fp).unwrap(), Some(table));
+    assert_eq!(s.cached_segment_table(run, "bleu|tok:intl", &fp).unwrap(), None, "other parameters are a miss");
+    assert_eq!(s.cached_segment_table(run, "bleu|tok:13a", &fingerprint(["Sie a"])).unwrap(), None, "other texts are a miss");
+    s.delete_run(run).unwrap();
+    assert_eq!(s.segment_table_count(None).unwrap(), 0, "deleting the run deletes its statistics");
+    assert_eq!(s.integrity_check().unwrap(), "ok");
+}
