@@ -80,6 +80,22 @@ impl Store {
         Ok(())
     }
 
+    /// Every table cached for `run`, by key: (fingerprint, table). One query instead of one per table, for callers
+    /// that look up many (a comparison of many runs reads thousands).
+    pub fn segment_tables_of(&self, run: RunId) -> Result<std::collections::HashMap<String, (String, SegmentTable)>> {
+        let mut stmt = self.conn.prepare_cached("SELECT key, fingerprint, width, data FROM segment_stats WHERE run_id = ?1")?;
+        let rows = stmt.query_map([run], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?, r.get::<_, Vec<u8>>(3)?)))?;
+        let mut out = std::collections::HashMap::new();
+        for row in rows {
+            let (key, fp, width, blob) = row?;
+            let Ok(width) = usize::try_from(width) else { continue };
+            if let Some(values) = decode(&blob, width) {
+                out.insert(key, (fp, SegmentTable { width, values }));
+            }
+        }
+        Ok(out)
+    }
+
     /// Stores many tables in one transaction (one write for a whole comparison, not one per table).
     pub fn put_segment_tables(&mut self, tables: &[(RunId, String, String, SegmentTable)]) -> Result<()> {
         let tx = self.conn.transaction()?;

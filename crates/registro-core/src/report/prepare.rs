@@ -159,6 +159,8 @@ pub fn lexical_difference(a: &[u32], b: &[u32]) -> f64 {
 /// Cached per-segment tables, read from and written back to the store when there is one.
 struct StatsCache<'s> {
     store: Option<&'s mut Store>,
+    /// What the store holds for the compared runs, read in one query per run.
+    loaded: HashMap<RunId, HashMap<String, (String, SegmentTable)>>,
     pending: Vec<(RunId, String, String, SegmentTable)>,
 }
 
@@ -166,13 +168,9 @@ impl StatsCache<'_> {
     /// The table under `key` for `run` computed from texts with `fp` (`rows` of them), from the store or `compute`.
     fn get(&mut self, run: RunId, key: String, fp: &str, rows: usize, compute: impl FnOnce() -> Result<SegmentTable>) -> Result<SegmentTable> {
         let key = versioned(&key);
-        if let Some(store) = self.store.as_deref() {
-            // A table of the wrong size (a damaged or forged store) is recomputed like any miss.
-            if let Ok(Some(t)) = store.cached_segment_table(run, &key, fp) {
-                if t.values.len() == t.width * rows {
-                    return Ok(t);
-                }
-            }
+        // A table of the wrong size (a damaged or forged store) is recomputed like any miss.
+        if let Some(t) = self.lookup(run, &key, fp, rows) {
+            return Ok(t);
         }
         let t = compute()?;
         if self.store.is_some() {
@@ -183,9 +181,12 @@ impl StatsCache<'_> {
 
     /// The stored table, if any (no computing).
     fn peek(&self, run: RunId, key: &str, fp: &str, rows: usize) -> Option<SegmentTable> {
-        let key = versioned(key);
-        let t = self.store.as_deref()?.cached_segment_table(run, &key, fp).ok()??;
-        (t.values.len() == t.width * rows).then_some(t)
+        self.lookup(run, &versioned(key), fp, rows)
+    }
+
+    fn lookup(&self, run: RunId, versioned_key: &str, fp: &str, rows: usize) -> Option<SegmentTable> {
+        let (stored_fp, t) = self.loaded.get(&run)?.get(versioned_key)?;
+        (stored_fp == fp && t.values.len() == t.width * rows).then(|| t.clone())
     }
 
     fn put(&mut self, run: RunId, key: String, fp: String, table: SegmentTable) {
@@ -220,11 +221,16 @@ fn column(t: SegmentTable) -> Vec<f64> {
 /// comparison, or when the run was scored) and stored there when they were not: a comparison reopened later only
 /// aggregates and resamples.
 pub fn prepare_stored(data: ComparisonData, store: &mut Store) -> Result<Prepared> {
-    prepare_with(data, StatsCache { store: Some(store), pending: Vec::new() })
+    let mut loaded = HashMap::new();
+    for sys in &data.systems {
+        // An unreadable cache is an empty one: everything is recomputed from the texts.
+        loaded.insert(sys.run.id, store.segment_tables_of(sys.run.id).unwrap_or_default());
+    }
+    prepare_with(data, StatsCache { store: Some(store), loaded, pending: Vec::new() })
 }
 
 pub fn prepare(data: ComparisonData) -> Result<Prepared> {
-    prepare_with(data, StatsCache { store: None, pending: Vec::new() })
+    prepare_with(data, StatsCache { store: None, loaded: HashMap::new(), pending: Vec::new() })
 }
 
 fn prepare_with(data: ComparisonData, mut cache: StatsCache) -> Result<Prepared> {
