@@ -165,3 +165,19 @@ fn accuracy_on_the_dev_split() {
     }
     assert!(failed.is_empty(), "{failed:?}");
 }
+
+/// Pro-drop 2sg verbs: "¿Dónde deseas que envíe…?" has no pronoun, but "deseas" is tú; the Italian tu forms alike.
+#[test]
+fn spanish_and_italian_pro_drop_2sg_is_not_passed_as_formal() {
+    for (lang, s) in [
+        (Lang::Es, "¿Dónde deseas que envíe el paquete?"),
+        (Lang::Es, "Si necesitas algo, llámame."),
+        (Lang::Es, "¿Quieres que te llame mañana?"),
+        (Lang::It, "Dove vuoi che ti mandi il pacco?"),
+        (Lang::It, "Se hai bisogno di qualcosa, chiamami."),
+    ] {
+        let v = analyze(lang, s).verdict(Register::Formal);
+        assert!(matches!(v, Verdict::Wrong | Verdict::Uncertain), "{s}: {v:?}");
+    }
+    assert_eq!(analyze(Lang::Es, "¿Dónde desea que envíe el paquete?").verdict(Register::Informal), Verdict::Uncertain);
+}

@@ -16,6 +16,9 @@ pub const TU_VERBS: &[&str] = &[
     "escuchas", "prefieres", "recuerdas", "viviste", "fuiste", "viste", "hiciste", "tuviste", "dijiste", "estuviste",
     "pudiste", "oíste", "leíste", "escuchaste", "jugaste", "probaste", "pensaste", "compraste", "visitaste", "gustan",
     "vives", "trabajas", "sueles", "llamas", "usas", "compras", "lees", "juegas", "ganas", "te",
+    // Requests and offers, where the pronoun is always dropped ("¿Dónde deseas que envíe…?").
+    "deseas", "esperas", "buscas", "sientes", "tomas", "envías", "mandas", "llevas", "pagas", "vienes", "sales",
+    "empiezas", "pides", "prefieras", "desees", "necesites", "vuelves", "puedas", "quisieras", "olvidas",
 ];
 const TU_VERB_FALSE: &[&str] = &["gustaría", "gustan", "te"];
 pub const USTED_VERBS: &[&str] = &[
