@@ -211,3 +211,35 @@ fn stored_statistics_give_the_same_comparison_as_computing_from_text() {
     assert_ne!(tables(&changed), tables(&expected), "the edit changes the scores");
     assert_eq!(tables(&stored(&mut store)), tables(&changed));
 }
+
+/// Over the real IWSLT 2022 EN→DE submissions (five systems × two registers, scored and stored by `run_eval` as the
+/// app's folder import does): BLEU/chrF/TER/M-Acc tables read from stored statistics equal those computed from the
+/// texts, on the first (computing and storing) and the second (reading) comparison.
+#[test]
+fn stored_statistics_match_recomputing_on_the_real_iwslt_submissions() {
+    use registro_core::eval::{discover_submissions, eval_config, run_eval, EvalSettings};
+    let Some(dir) = registro_core::shared_data_dir().map(|d| d.join("iwslt2022-umd/en-de")).filter(|d| d.is_dir()) else {
+        println!("skipped: IWSLT 2022 EN-DE submissions not found (set REGISTRO_SHARED_DATA)");
+        return;
+    };
+    let loaded = discover_submissions(&dir, None).unwrap();
+    let cfg = eval_config(&loaded.lang.clone().unwrap_or_default(), &loaded, &EvalSettings::default()).unwrap();
+    let mut store = Store::open_in_memory().unwrap();
+    let cancel = registro_core::progress::CancelToken::new();
+    let ids = run_eval(Some(&mut store), "iwslt", &loaded, &cfg, &cancel, &mut |_| {}).unwrap().run_ids;
+    assert!(ids.len() >= 10, "five systems × two registers, got {}", ids.len());
+    let req = CompareRequest { runs: ids.clone(), baseline: Some(ids[0]), reference: None };
+    let opts = CompareOptions { bootstrap: 100, ..Default::default() };
+    let view = |c: &report::Comparison| serde_json::to_value((&c.tables, &c.charts)).unwrap();
+    let expected = report::compare(&report::prepare(report::load(&store, &req).unwrap()).unwrap(), &opts).unwrap();
+    for key in ["corpus", "macc"] {
+        assert!(expected.table(key).is_some(), "{key} table");
+    }
+    for round in ["computed and stored", "read back"] {
+        let prep = report::prepare_stored(report::load(&store, &req).unwrap(), &mut store).unwrap();
+        let got = report::compare(&prep, &opts).unwrap();
+        report::store_computed(&prep, &mut store).unwrap();
+        assert_eq!(view(&got), view(&expected), "{round}");
+        assert!(store.segment_table_count(Some(ids[0])).unwrap() >= 5, "{round}");
+    }
+}
