@@ -181,3 +181,24 @@ fn spanish_and_italian_pro_drop_2sg_is_not_passed_as_formal() {
     }
     assert_eq!(analyze(Lang::Es, "¿Dónde desea que envíe el paquete?").verdict(Register::Informal), Verdict::Uncertain);
 }
+
+/// Model output is untrusted: every prefix of a mixed-script, punctuation-heavy text goes through the analyzer,
+/// repair and the meaning checks of every language without a panic, and repair keeps the text valid.
+#[test]
+fn hostile_text_never_panics() {
+    let nasty = "¿Tú? U-bocht, 너 네, ты-знаешь… quý vị ạ\u{200D}\u{0301} １２,３ ०९ \"Friday\" May 5 — Вы\n\t\u{FEFF}ạ bạn của\u{0000}-t- 요? 1.000,5";
+    let chars: Vec<(usize, char)> = nasty.char_indices().collect();
+    for lang in Lang::ALL {
+        for &(i, _) in &chars {
+            let s = &nasty[..i];
+            let a = analyze(lang, s);
+            for m in &a.markers {
+                assert_eq!(&s[m.start..m.end], m.text);
+            }
+            for r in [Register::Formal, Register::Informal] {
+                let _ = convert(lang, s, r).text.len();
+            }
+            let _ = registro_register::meaning::check(lang, nasty, s);
+        }
+    }
+}
