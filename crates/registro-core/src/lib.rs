@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 pub mod doctor;
+pub mod documents;
 pub mod eval;
 pub mod models;
 pub mod progress;

@@ -23,12 +23,17 @@ pub struct Args {
     model: Option<String>,
     #[command(flatten)]
     backend: super::backend::BackendArgs,
-    /// Read English segments from this file (one per line; default: the arguments, else stdin)
+    /// Read English segments from this file (one per line; default: the arguments, else stdin); a .xlf/.xliff,
+    /// .srt, .vtt or .po file is translated as a document and written back in its format to --output
     #[arg(long)]
     input: Option<PathBuf>,
-    /// Write the translations here, one per line (with --contrastive: formal<TAB>informal per line)
+    /// Write the translations here, one per line (with --contrastive: formal<TAB>informal per line), or the
+    /// translated document when --input is one
     #[arg(long)]
     output: Option<PathBuf>,
+    /// Document format of --input and --output (xliff, srt, vtt, po) [default: from the extension]
+    #[arg(long)]
+    format: Option<String>,
     /// Candidates per segment for reranking
     #[arg(long, default_value_t = 4)]
     n_best: usize,
@@ -105,7 +110,8 @@ fn write_lines(path: &std::path::Path, lines: impl Iterator<Item = String>) -> a
 }
 
 pub fn run(ctx: &Ctx, a: Args) -> anyhow::Result<()> {
-    let sources = read_input(&a)?;
+    let is_document = a.input.as_ref().is_some_and(|p| registro_core::documents::is_document(p, a.format.as_deref()));
+    let sources = if is_document { Vec::new() } else { read_input(&a)? };
     let opts = options(&a)?;
     let mut gen = tr::open_generator(a.model.as_deref(), a.backend.config())?;
     let pool = tr::Pool::default_for(a.lang);
@@ -115,6 +121,9 @@ pub fn run(ctx: &Ctx, a: Args) -> anyhow::Result<()> {
     let mut t = tr::Translator::new(gen.as_mut(), pool);
     let cancel = crate::term::cancel_on_ctrl_c();
     let bar = crate::term::Bar::new(ctx.json, "segments");
+    if let Some(input) = a.input.as_ref().filter(|p| registro_core::documents::is_document(p, a.format.as_deref())) {
+        return translate_document(ctx, &a, input, &mut t, &opts, bar, &cancel);
+    }
     if a.contrastive {
         let (run_ids, pairs) = if a.no_store {
             (Vec::new(), tr::translate_contrastive(&mut t, &sources, &opts, cancel.flag())?)
@@ -173,6 +182,37 @@ pub fn run(ctx: &Ctx, a: Args) -> anyhow::Result<()> {
             secs / segs.len().max(1) as f64,
             opts.system_name(),
             run_id.map_or(String::new(), |id| format!(" (run {id})"))
+        );
+    }
+    Ok(())
+}
+
+fn translate_document(ctx: &Ctx, a: &Args, input: &std::path::Path, t: &mut tr::Translator<'_>, opts: &Options, bar: crate::term::Bar, cancel: &registro_core::progress::CancelToken) -> anyhow::Result<()> {
+    anyhow::ensure!(!a.contrastive, "--contrastive takes plain text input, not a document");
+    let output = a.output.as_ref().context("a document needs --output (the translated file, in the same format)")?;
+    let mut store = if a.no_store { None } else { Some(registro_store::Store::open_or_default(ctx.db.as_deref())?) };
+    let store_arg = match store.as_mut() {
+        Some(s) => {
+            let project = tr::project_id(s, &a.project)?;
+            Some((s, project))
+        }
+        None => None,
+    };
+    let r = registro_core::documents::translate_file(store_arg, t, input, output, a.format.as_deref(), opts, &mut bar.sink(), cancel)?;
+    drop(bar);
+    if ctx.json {
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "run_id": r.run_id, "document_id": r.document_id, "output": r.output, "segments": r.segments }))?);
+    } else {
+        for s in &r.segments {
+            print_segment(s);
+        }
+        eprintln!(
+            "{} of {} sentences translated, {} flagged; wrote {}{}",
+            r.segments.len(),
+            r.sentences,
+            r.segments.iter().filter(|s| s.flagged).count(),
+            output.display(),
+            r.run_id.map_or(String::new(), |id| format!(" (run {id})"))
         );
     }
     Ok(())
