@@ -594,7 +594,7 @@ pub fn translate_and_store(
         "n_best": opts.effective_n(),
         "gender": opts.gender,
         "shots": if tr.has_pool() { opts.shots } else { 0 },
-        "fewshot_pool": if tr.has_pool() { "cocoa-mt train (pool split)" } else { "none: CoCoA-MT training data not found, fewshot skipped" },
+        "fewshot_pool": if tr.has_pool() && opts.lang == Lang::Ru { "registro hand-written RU pairs (translate/fewshot.rs)" } else if tr.has_pool() { "cocoa-mt / iwslt2023 train (pool split)" } else { "none: CoCoA-MT training data not found, fewshot skipped" },
         "shots_per_sentence": opts.shots_per_sentence,
         "max_tokens": opts.max_tokens,
         "register_overrides": overrides,

@@ -63,9 +63,28 @@ impl Pool {
         Ok(Pool { lang, pairs, words })
     }
 
-    /// The default pool: the shared CoCoA-MT training data, if present.
+    /// The default pool: the shared CoCoA-MT (IWSLT 2023 for KO/VI) training data, if present; for Russian, which
+    /// neither data set covers, the hand-written pairs of [`RU_PAIRS`].
     pub fn default_for(lang: Lang) -> Option<Pool> {
+        if lang == Lang::Ru {
+            return Some(Pool::from_pairs(lang, RU_PAIRS.iter().enumerate().map(|(i, (s, f, inf))| Pair {
+                domain: "registro-ru".into(),
+                line: i,
+                source: s.to_string(),
+                formal: f.to_string(),
+                informal: inf.to_string(),
+                formal_feminine: None,
+                informal_feminine: None,
+                formal_annotated: None,
+                informal_annotated: None,
+            }).collect()));
+        }
         data::cocoa_train_dir(lang).and_then(|d| Pool::load(&d, lang).ok())
+    }
+
+    fn from_pairs(lang: Lang, pairs: Vec<Pair>) -> Pool {
+        let words = pairs.iter().map(|p| words(&p.source)).collect();
+        Pool { lang, pairs, words }
     }
 
     pub fn len(&self) -> usize {
@@ -111,3 +130,18 @@ impl Pool {
             .collect()
     }
 }
+
+/// Russian few-shot pairs (source, formal вы, informal ты), written for Registro by its developers (no data set has
+/// EN→RU formality references); conversational like CoCoA-MT's telephony and topical-chat domains.
+pub const RU_PAIRS: &[(&str, &str, &str)] = &[
+    ("Do you have time tomorrow?", "У вас есть время завтра?", "У тебя есть время завтра?"),
+    ("What is your favourite movie?", "Какой ваш любимый фильм?", "Какой твой любимый фильм?"),
+    ("Have you ever been to Moscow?", "Вы когда-нибудь были в Москве?", "Ты когда-нибудь был в Москве?"),
+    ("Can you send me the documents by Friday?", "Не могли бы вы прислать мне документы до пятницы?", "Можешь прислать мне документы до пятницы?"),
+    ("Thank you for your help, I really appreciate it.", "Спасибо вам за помощь, я очень это ценю.", "Спасибо тебе за помощь, я очень это ценю."),
+    ("Do you know where the station is?", "Вы знаете, где вокзал?", "Ты знаешь, где вокзал?"),
+    ("What do you think about this book?", "Что вы думаете об этой книге?", "Что ты думаешь об этой книге?"),
+    ("Please call me when you arrive.", "Пожалуйста, позвоните мне, когда приедете.", "Пожалуйста, позвони мне, когда приедешь."),
+    ("I heard you like to play football.", "Я слышал, что вы любите играть в футбол.", "Я слышал, что ты любишь играть в футбол."),
+    ("Where do you want me to send the package?", "Куда вам отправить посылку?", "Куда тебе отправить посылку?"),
+];
