@@ -182,13 +182,7 @@ impl Imported {
 /// Writes next to the destination first and renames, so a failure never leaves half a file where the user's
 /// file was; the source file itself is never overwritten.
 pub fn write_export(source: &Path, output: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    if let (Ok(a), Ok(b)) = (source.canonicalize(), output.canonicalize()) {
-        anyhow::ensure!(
-            a != b,
-            "{}: the output would overwrite the input; choose another --output",
-            output.display()
-        );
-    }
+    refuse_overwrite(source, output)?;
     let dir = output
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -202,6 +196,17 @@ pub fn write_export(source: &Path, output: &Path, bytes: &[u8]) -> anyhow::Resul
     ));
     std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
     std::fs::rename(&tmp, output).with_context(|| format!("writing {}", output.display()))
+}
+
+fn refuse_overwrite(source: &Path, output: &Path) -> anyhow::Result<()> {
+    if let (Ok(a), Ok(b)) = (source.canonicalize(), output.canonicalize()) {
+        anyhow::ensure!(
+            a != b,
+            "{}: the output would overwrite the input; choose another --output",
+            output.display()
+        );
+    }
+    Ok(())
 }
 
 pub struct FileTranslation {
@@ -224,6 +229,8 @@ pub fn translate_file(
     progress: ProgressFn<'_>,
     cancel: &CancelToken,
 ) -> anyhow::Result<FileTranslation> {
+    // Checked before the model runs, so a mistake costs no translation time.
+    refuse_overwrite(input, output)?;
     let imported = open(input, format, "en")?;
     let sentences = imported.sentences();
     anyhow::ensure!(

@@ -1,0 +1,218 @@
+//! `registro translate --input FILE --output FILE` with the real 0.5B model: an XLIFF 1.2 file from a CAT tool and
+//! an SRT file come back in their format with only the text changed (tags, notes, states, numbering and timings
+//! kept; xmllint reads the XLIFF when installed), the run is stored against an imported document, and bad files
+//! get errors naming the file and what to do.
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn run(db: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_registro"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env_remove("REGISTRO_DB")
+        .output()
+        .unwrap()
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../registro-formats/tests/fixtures")
+        .join(name)
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("registro-cli-docs-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn model_ready() -> bool {
+    let models = std::env::var_os("REGISTRO_MODELS")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/registro/models"))
+        });
+    models.is_some_and(|m| m.join("qwen2.5-coder-0.5b-instruct").exists())
+}
+
+const MODEL: &[&str] = &[
+    "--lang",
+    "de",
+    "--register",
+    "formal",
+    "--model",
+    "qwen2.5-coder-0.5b-instruct",
+    "--n-best",
+    "1",
+    "--controls",
+    "prompt",
+    "--json",
+];
+
+#[test]
+fn xliff_and_srt_translate_into_files_of_the_same_format() {
+    if !model_ready() {
+        println!("skipped: qwen2.5-coder-0.5b-instruct not fetched (registro models fetch qwen2.5-coder-0.5b-instruct)");
+        return;
+    }
+    let dir = temp("ok");
+    let db = dir.join("r.db");
+
+    let out_xlf = dir.join("contract.de.xlf");
+    let src = fixture("okapi.xlf");
+    let o = run(
+        &db,
+        &[
+            &[
+                "translate",
+                "--input",
+                src.to_str().unwrap(),
+                "--output",
+                out_xlf.to_str().unwrap(),
+            ],
+            MODEL,
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        v["run_id"].as_i64().is_some() && v["document_id"].as_i64().is_some(),
+        "{v}"
+    );
+    assert_eq!(v["segments"].as_array().unwrap().len(), 3);
+    let xlf = std::fs::read_to_string(&out_xlf).unwrap();
+    let orig = std::fs::read_to_string(&src).unwrap();
+    for line in orig
+        .lines()
+        .filter(|l| !l.contains("<source") && !l.contains("<target"))
+    {
+        assert!(xlf.contains(line), "lost: {line}\n{xlf}");
+    }
+    for tag in [
+        "<g id=\"1\" ctype=\"bold\">",
+        "<x id=\"2\" ctype=\"image\"/>",
+        "<g id=\"3\" ctype=\"link\">",
+        "<ph id=\"4\">&lt;b&gt;{amount}&lt;/b&gt;</ph>",
+    ] {
+        assert_eq!(
+            xlf.matches(tag).count(),
+            2,
+            "{tag} in source and target\n{xlf}"
+        );
+    }
+    assert_eq!(xlf.matches("state=\"translated\"").count(), 3, "{xlf}");
+    assert!(!xlf.contains("needs-translation"));
+    if Command::new("xmllint").arg("--version").output().is_ok() {
+        let lint = Command::new("xmllint")
+            .arg("--noout")
+            .arg(&out_xlf)
+            .output()
+            .unwrap();
+        assert!(
+            lint.status.success(),
+            "{}",
+            String::from_utf8_lossy(&lint.stderr)
+        );
+    }
+
+    let out_srt = dir.join("cues.de.srt");
+    let src = fixture("cues.srt");
+    let o = run(
+        &db,
+        &[
+            &[
+                "translate",
+                "--input",
+                src.to_str().unwrap(),
+                "--output",
+                out_srt.to_str().unwrap(),
+                "--no-store",
+            ],
+            MODEL,
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let srt = std::fs::read_to_string(&out_srt).unwrap();
+    let orig = std::fs::read_to_string(&src).unwrap();
+    let frame = |s: &str| {
+        s.split("\r\n")
+            .filter(|l| l.contains("-->") || l.chars().all(|c| c.is_ascii_digit()))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        frame(&srt),
+        frame(&orig),
+        "numbers, timings and blank lines kept\n{srt}"
+    );
+    assert_ne!(srt, orig, "the text is translated");
+    assert!(!srt.contains("Would you like"), "{srt}");
+}
+
+#[test]
+fn bad_documents_get_errors_naming_the_file() {
+    if !model_ready() {
+        println!("skipped: qwen2.5-coder-0.5b-instruct not fetched");
+        return;
+    }
+    let dir = temp("bad");
+    let db = dir.join("r.db");
+    let err = |args: &[&str]| {
+        let o = run(&db, &[args, MODEL].concat());
+        assert!(!o.status.success(), "{args:?} succeeded");
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let bomb = dir.join("laughs.xlf");
+    std::fs::write(&bomb, "<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY a \"aaaa\"><!ENTITY b \"&a;&a;&a;\">]><xliff version=\"1.2\"><file><body><trans-unit id=\"1\"><source>&b;</source></trans-unit></body></file></xliff>").unwrap();
+    let out = dir.join("out.xlf");
+    let e = err(&[
+        "translate",
+        "--input",
+        bomb.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert!(e.contains("laughs.xlf") && e.contains("DOCTYPE"), "{e}");
+    assert!(!out.exists(), "nothing written for a refused file");
+    let bad = dir.join("broken.srt");
+    std::fs::write(
+        &bad,
+        "1\n00:00:01,000 --> 00:00:02,000\nHi\n\nno timing here\n",
+    )
+    .unwrap();
+    let e = err(&[
+        "translate",
+        "--input",
+        bad.to_str().unwrap(),
+        "--output",
+        dir.join("o.srt").to_str().unwrap(),
+    ]);
+    assert!(
+        e.contains("broken.srt") && e.contains("line 5") && e.contains("timing line"),
+        "{e}"
+    );
+    let e = err(&["translate", "--input", bad.to_str().unwrap()]);
+    assert!(e.contains("--output"), "{e}");
+    let e = err(&[
+        "translate",
+        "--input",
+        bad.to_str().unwrap(),
+        "--output",
+        bad.to_str().unwrap(),
+    ]);
+    assert!(e.contains("overwrite the input"), "{e}");
+    let e = err(&[
+        "translate",
+        "--input",
+        bad.to_str().unwrap(),
+        "--output",
+        "x",
+        "--format",
+        "docz",
+    ]);
+    assert!(e.contains("unknown format 'docz'"), "{e}");
+}
