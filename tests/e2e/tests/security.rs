@@ -119,7 +119,7 @@ fn a_script_in_the_page_cannot_name_files() {
     refused(
         &s,
         "translate_text",
-        json!({"projectId": project_id, "args": {"text": "hello", "lang": "de", "register": "formal", "model": "/etc/passwd"}, "opId": "w", "onProgress": "$CHANNEL"}),
+        json!({"projectId": project_id, "args": {"text": "hello", "lang": "de", "register": "formal", "model": "/etc/passwd"}, "opId": "w", "onProgress": "$CHANNEL", "onSegment": "$CHANNEL"}),
         "by id, not by path",
     );
     let e = refused(
