@@ -16,7 +16,7 @@ fn run(db: &Path, args: &[&str]) -> Output {
 }
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
         .join("../registro-formats/tests/fixtures")
         .join(name)
 }

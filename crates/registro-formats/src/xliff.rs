@@ -34,7 +34,8 @@ fn err(text: &str, pos: usize, msg: impl Into<String>) -> FormatError {
 fn attr(raw_tag: &str, name: &str) -> Option<String> {
     let pat = format!(" {name}=");
     let i = raw_tag.find(&pat)? + pat.len();
-    let q = raw_tag[i..].chars().next()?;
+    // XML quotes attribute values with ' or "; anything else (even a multi-byte letter) is not an attribute value.
+    let q = raw_tag[i..].chars().next().filter(|c| *c == '"' || *c == '\'')?;
     let rest = &raw_tag[i + 1..];
     let j = rest.find(q)?;
     Some(rest[..j].to_string())
@@ -70,7 +71,11 @@ pub(crate) fn import(text: &str) -> Result<(Vec<Segment>, Vec<Vec<Edit>>), Forma
             )
         })?;
         let p1 = reader.buffer_position() as usize;
-        let raw = &text[p0..p1];
+        // The reader's positions are byte offsets; one inside a character (a byte-order mark it skipped partly)
+        // must not slice the text.
+        let raw = text
+            .get(p0..p1)
+            .ok_or_else(|| err(text, p0, "the XML reader stopped inside a character (a misplaced byte-order mark?)"))?;
         match &ev {
             Event::DocType(_) => {
                 return Err(err(
@@ -91,6 +96,12 @@ pub(crate) fn import(text: &str) -> Result<(Vec<Segment>, Vec<Vec<Edit>>), Forma
             }
             _ => {}
         }
+        if let Some((s, _, name)) = &opaque {
+            // The file ends inside an opaque inline element: without this the loop would read Eof forever.
+            if matches!(ev, Event::Eof) {
+                return Err(err(text, *s, format!("<{name}> is not closed before the end of the file")));
+            }
+        }
         if let Some((_, d, name)) = &opaque {
             let closes = matches!(&ev, Event::End(e) if depth == *d && e.local_name().as_ref() == name.as_str());
             {
@@ -107,7 +118,7 @@ pub(crate) fn import(text: &str) -> Result<(Vec<Segment>, Vec<Vec<Edit>>), Forma
                 }
             }
             if let Event::End(_) = ev {
-                depth -= 1;
+                depth = depth.saturating_sub(1);
             }
             continue;
         }

@@ -5,7 +5,7 @@ use registro_formats::{import, split_sentences, tmx, Format, FormatError, TmxUni
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> (PathBuf, Vec<u8>) {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+    let p = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name);
     let b = std::fs::read(&p).unwrap();
@@ -333,7 +333,7 @@ fn hostile_files_get_clear_errors() {
 /// The fuzz corpus (fuzz/corpus/formats) replays here: no input may panic.
 #[test]
 fn fuzz_corpus_replays_without_panics() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/formats");
+    let dir = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/formats");
     let mut n = 0;
     for e in std::fs::read_dir(&dir).unwrap() {
         let data = std::fs::read(e.unwrap().path()).unwrap();

@@ -4,7 +4,7 @@ use registro_remote::parse_completion;
 
 #[test]
 fn remote_answer_corpus_parses_or_fails_cleanly() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/remote_answer");
+    let dir = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/remote_answer");
     let mut ok = 0;
     for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let p = entry.unwrap().path();
