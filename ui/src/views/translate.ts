@@ -1,4 +1,4 @@
-// Translate view: English → DE/ES/FR/HI/IT/JA in a register chosen per document (overridable per sentence).
+// Translate view: English → DE/ES/FR/HI/IT/JA/KO/NL/PT/RU/VI in a register chosen per document (overridable per sentence).
 // Source and translation side by side; register markers highlighted in the requested register's colour and wrong
 // ones in red; a register badge per sentence and a flag when it is still wrong; candidates to pick from; in-place
 // editing (re-analysed and stored in the run); progress with cancel; export.
@@ -261,7 +261,8 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       total = p.total;
       if (p.done > 0 && firstAt === 0) [firstAt, firstDone] = [performance.now(), p.done];
       const secs = (performance.now() - firstAt) / 1000;
-      const rate = firstAt && p.done > firstDone && secs > 0 ? (p.done - firstDone) / secs : 0;
+      // Batched rows finish together: a rate over the first milliseconds would read hundreds per second.
+      const rate = firstAt && p.done > firstDone && secs >= 2 ? (p.done - firstDone) / secs : 0;
       const left = rate > 0 ? ` · ${rate.toFixed(2)} segments/s · ${Math.ceil((p.total - p.done) / rate)} s left` : '';
       panel.update({ ...p, message: p.message + left });
     };
@@ -338,7 +339,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   lang.dispatchEvent(new Event('change'));
 
   el.append(
-    h('header', { class: 'view-header' }, h('h2', {}, 'Translate'), h('p', { class: 'muted' }, 'Translate English into DE/ES/FR/HI/IT/JA in a chosen register; every sentence is checked, repaired or flagged.')),
+    h('header', { class: 'view-header' }, h('h2', {}, 'Translate'), h('p', { class: 'muted' }, 'Translate English into DE, ES, FR, HI, IT, JA, KO, NL, PT, RU or VI in a chosen register; every sentence is checked, repaired or flagged.')),
     h(
       'section',
       { class: 'card' },
