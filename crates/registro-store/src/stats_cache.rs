@@ -6,7 +6,7 @@
 //!
 //! The database is untrusted: a blob whose length does not match its width reads as a miss, never a panic.
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 use sha2::{Digest, Sha256};
 
 use crate::{Result, RunId, Store};
@@ -55,31 +55,6 @@ fn decode(blob: &[u8], width: usize) -> Option<Vec<f64>> {
 }
 
 impl Store {
-    /// The table stored for `run` under `key`, when it was computed from texts with this `fingerprint`.
-    pub fn cached_segment_table(&self, run: RunId, key: &str, fingerprint: &str) -> Result<Option<SegmentTable>> {
-        let row: Option<(i64, Vec<u8>)> = self
-            .conn
-            .query_row(
-                "SELECT width, data FROM segment_stats WHERE run_id = ?1 AND key = ?2 AND fingerprint = ?3",
-                params![run, key, fingerprint],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        Ok(row.and_then(|(width, blob)| {
-            let width = usize::try_from(width).ok()?;
-            Some(SegmentTable { width, values: decode(&blob, width)? })
-        }))
-    }
-
-    /// Stores (or replaces) `run`'s table under `key`.
-    pub fn put_segment_table(&mut self, run: RunId, key: &str, fingerprint: &str, table: &SegmentTable) -> Result<()> {
-        self.conn.execute(
-            "INSERT OR REPLACE INTO segment_stats (run_id, key, fingerprint, width, data) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![run, key, fingerprint, table.width as i64, encode(&table.values)],
-        )?;
-        Ok(())
-    }
-
     /// Every table cached for `run`, by key: (fingerprint, table). One query instead of one per table, for callers
     /// that look up many (a comparison of many runs reads thousands).
     pub fn segment_tables_of(&self, run: RunId) -> Result<std::collections::HashMap<String, (String, SegmentTable)>> {
@@ -119,13 +94,6 @@ impl Store {
         })
     }
 
-    /// Forgets every cached table (of one run, or all): they are recomputed when next needed.
-    pub fn clear_segment_tables(&mut self, run: Option<RunId>) -> Result<usize> {
-        Ok(match run {
-            Some(r) => self.conn.execute("DELETE FROM segment_stats WHERE run_id = ?1", [r])?,
-            None => self.conn.execute("DELETE FROM segment_stats", [])?,
-        })
-    }
 }
 
 #[cfg(test)]

@@ -293,10 +293,11 @@ fn a_version_2_store_gains_the_statistics_cache_and_keeps_its_runs() {
     assert_eq!(s.segment_table_count(None).unwrap(), 0);
     let fp = fingerprint(["Sie a", "Sie b"]);
     let table = SegmentTable { width: 2, values: vec![1.0, 2.0, 0.25, 4.0] };
-    s.put_segment_table(run, "bleu|tok:13a", &fp, &table).unwrap();
-    assert_eq!(s.cached_segment_table(run, "bleu|tok:13a", &fp).unwrap(), Some(table));
-    assert_eq!(s.cached_segment_table(run, "bleu|tok:intl", &fp).unwrap(), None, "other parameters are a miss");
-    assert_eq!(s.cached_segment_table(run, "bleu|tok:13a", &fingerprint(["Sie a"])).unwrap(), None, "other texts are a miss");
+    s.put_segment_tables(&[(run, "bleu|tok:13a".into(), fp.clone(), table.clone())]).unwrap();
+    let stored = s.segment_tables_of(run).unwrap();
+    assert_eq!(stored.get("bleu|tok:13a"), Some(&(fp.clone(), table)));
+    assert!(stored.get("bleu|tok:intl").is_none(), "other parameters are a miss");
+    assert_ne!(stored["bleu|tok:13a"].0, fingerprint(["Sie a"]), "other texts are a miss");
     s.delete_run(run).unwrap();
     assert_eq!(s.segment_table_count(None).unwrap(), 0, "deleting the run deletes its statistics");
     assert_eq!(s.integrity_check().unwrap(), "ok");

@@ -213,10 +213,6 @@ fn stats_table(s: SegmentStats) -> SegmentTable {
     SegmentTable { width: s.width, values: s.data }
 }
 
-fn column(t: SegmentTable) -> Vec<f64> {
-    t.values
-}
-
 /// [`prepare`] with the per-segment statistics read from `store` where they were computed before (by an earlier
 /// comparison, or when the run was scored) and stored there when they were not: a comparison reopened later only
 /// aggregates and resamples.
@@ -333,14 +329,14 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache) -> Result<Prepared>
                 let table = cache.get(run, format!("formality|lexical|{lang}"), &out_fp, n, || {
                     Ok(SegmentTable { width: 1, values: score_texts(&mut scorer, &sys.outputs, &lang) })
                 })?;
-                (column(table), "built-in lexical formality scorer".to_string())
+                (table.values, "built-in lexical formality scorer".to_string())
             }
         };
         sentence.insert(SentenceMetric::Formality, formality.clone());
 
         let (from, from_fp) = if same_lang { ("input", sources_fp.clone()) } else { ("reference", ref_fp.clone()) };
         let fp = fingerprint([out_fp.as_str(), from_fp.as_str()]);
-        let levenshtein = column(cache.get(run, format!("levenshtein|{from}"), &fp, n, || {
+        let levenshtein = cache.get(run, format!("levenshtein|{from}"), &fp, n, || {
             let values = (0..n)
                 .map(|i| {
                     let other = if same_lang { &data.sources[i] } else { sys.refs.first().map(|r| &r[i]).unwrap_or(&data.sources[i]) };
@@ -348,7 +344,8 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache) -> Result<Prepared>
                 })
                 .collect();
             Ok(SegmentTable { width: 1, values })
-        })?);
+        })?
+        .values;
 
         systems.push(PreparedSystem {
             bleu: bleu_s,
