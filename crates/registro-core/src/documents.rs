@@ -1,4 +1,4 @@
-//! Documents in, documents out: a translator's file (XLIFF, SRT, WebVTT, PO) is imported through
+//! Documents in, documents out: a translator's file (XLIFF, SRT, WebVTT, PO, DOCX, Markdown, HTML) is imported through
 //! `registro-formats`, its segments are split into sentences, stored as a document, translated as a run, and
 //! written back in the same format, where nothing but the text changes.
 
@@ -33,9 +33,9 @@ pub struct Imported {
 /// The format named by `--format`, else the file's extension.
 pub fn format_of(path: &Path, name: Option<&str>) -> anyhow::Result<Format> {
     match name {
-        Some(n) => Format::from_name(n).with_context(|| format!("unknown format '{n}' (xliff, srt, vtt, po)")),
+        Some(n) => Format::from_name(n).with_context(|| format!("unknown format '{n}' (xliff, srt, vtt, po, docx, md, html)")),
         None => Format::from_path(path).with_context(|| {
-            format!("{}: the extension names no document format (.xlf/.xliff, .srt, .vtt, .po); pass --format", path.display())
+            format!("{}: the extension names no document format (.xlf/.xliff, .srt, .vtt, .po, .docx, .md, .html); pass --format", path.display())
         }),
     }
 }
@@ -290,7 +290,7 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("overwrite the input"));
-        assert!(format_of(Path::new("x.docx"), None)
+        assert!(format_of(Path::new("x.pdf"), None)
             .unwrap_err()
             .to_string()
             .contains("--format"));

@@ -5,6 +5,9 @@
 //! Inline markup (XLIFF `<g>`, `<x/>`, `<ph>`, `<pc>`, …) reaches the translator as numbered placeholders
 //! (`<1>`, `</1>`, `<2/>`) and is put back verbatim on export.
 
+mod docx;
+mod html;
+mod markdown;
 mod po;
 pub mod segment;
 mod subtitles;
@@ -28,10 +31,14 @@ pub enum Format {
     Srt,
     Vtt,
     Po,
+    Docx,
+    Markdown,
+    Html,
 }
 
 impl Format {
-    /// The format a file name's extension names (`.xlf`, `.xliff`, `.sdlxliff`, `.srt`, `.vtt`, `.po`, `.pot`).
+    /// The format a file name's extension names (`.xlf`, `.xliff`, `.sdlxliff`, `.srt`, `.vtt`, `.po`, `.pot`,
+    /// `.docx`, `.md`, `.html`/`.htm`).
     pub fn from_path(path: &std::path::Path) -> Option<Format> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         Format::from_name(&ext)
@@ -43,6 +50,9 @@ impl Format {
             "srt" => Format::Srt,
             "vtt" | "webvtt" => Format::Vtt,
             "po" | "pot" => Format::Po,
+            "docx" => Format::Docx,
+            "md" | "markdown" => Format::Markdown,
+            "html" | "htm" | "xhtml" => Format::Html,
             _ => return None,
         })
     }
@@ -104,6 +114,14 @@ pub(crate) enum Escape {
     Plain {
         crlf: bool,
     },
+    /// Text of a DOCX run (`<w:t>`): XML-escaped, characters XML 1.0 forbids dropped (Word refuses the file).
+    Docx,
+    /// Markdown inline text: one line (a blank line would end the paragraph); `|` escaped inside a table cell.
+    Markdown {
+        table: bool,
+    },
+    /// HTML text: `<` escaped, `&` escaped unless it starts a character reference the translation kept.
+    Html,
 }
 
 /// A span of the skeleton replaced on export: `prefix + target + suffix`, or only `prefix` when `fixed`.
@@ -122,6 +140,8 @@ pub struct Document {
     pub segments: Vec<Segment>,
     skeleton: String,
     edits: Vec<Vec<Edit>>,
+    /// DOCX: the zip the XML parts came from; `skeleton` is those parts one after the other.
+    package: Option<docx::Package>,
 }
 
 pub fn import(bytes: &[u8], format: Format) -> Result<Document, FormatError> {
@@ -132,12 +152,25 @@ pub fn import(bytes: &[u8], format: Format) -> Result<Document, FormatError> {
             limit: MAX_INPUT_BYTES,
         });
     }
+    if format == Format::Docx {
+        let (package, skeleton, segments, edits) = docx::import(bytes)?;
+        return Ok(Document {
+            format,
+            segments,
+            skeleton,
+            edits,
+            package: Some(package),
+        });
+    }
     let text = std::str::from_utf8(bytes).map_err(|e| FormatError::NotUtf8(e.valid_up_to()))?;
     let (segments, edits) = match format {
         Format::Xliff => xliff::import(text)?,
         Format::Srt => subtitles::import(text, false)?,
         Format::Vtt => subtitles::import(text, true)?,
         Format::Po => po::import(text)?,
+        Format::Markdown => markdown::import(text)?,
+        Format::Html => html::import(text)?,
+        Format::Docx => unreachable!("read from its zip above"),
     };
     debug_assert_eq!(segments.len(), edits.len());
     Ok(Document {
@@ -145,6 +178,7 @@ pub fn import(bytes: &[u8], format: Format) -> Result<Document, FormatError> {
         segments,
         skeleton: text.to_string(),
         edits,
+        package: None,
     })
 }
 
@@ -162,6 +196,16 @@ impl Document {
         let mut all: Vec<(&Edit, String)> = Vec::new();
         for ((seg, edits), target) in self.segments.iter().zip(&self.edits).zip(targets) {
             let Some(target) = target else { continue };
+            // A reordered pair of placeholders would write `</a>` before `<a>` (a broken file): such a target
+            // loses its paired tags, which then go back in the source's order.
+            let balanced;
+            let target = match self.format {
+                Format::Docx | Format::Markdown | Format::Html => {
+                    balanced = balance_tags(target, &seg.tags);
+                    &balanced
+                }
+                _ => target,
+            };
             for e in edits {
                 let body = if e.fixed {
                     String::new()
@@ -172,21 +216,82 @@ impl Document {
             }
         }
         all.sort_by_key(|(e, _)| (e.range.start, e.range.end));
-        let mut out = String::with_capacity(self.skeleton.len());
-        let mut at = 0;
-        for (e, text) in all {
-            if e.range.start < at {
-                return Err(FormatError::Unsupported(
-                    "overlapping edits (a bug: please report the file)".into(),
-                ));
-            }
-            out.push_str(&self.skeleton[at..e.range.start]);
-            out.push_str(&text);
-            at = e.range.end;
+        if let Some(package) = &self.package {
+            return docx::export(package, &self.skeleton, &all);
         }
-        out.push_str(&self.skeleton[at..]);
-        Ok(out.into_bytes())
+        Ok(splice(&self.skeleton, 0, &all)?.into_bytes())
     }
+}
+
+/// `skeleton` (which starts at byte `base` of the document's skeleton) with the sorted edits applied.
+pub(crate) fn splice(
+    skeleton: &str,
+    base: usize,
+    edits: &[(&Edit, String)],
+) -> Result<String, FormatError> {
+    let mut out = String::with_capacity(skeleton.len());
+    let mut at = 0;
+    for (e, text) in edits {
+        let (start, end) = (e.range.start - base, e.range.end - base);
+        if start < at {
+            return Err(FormatError::Unsupported(
+                "overlapping edits (a bug: please report the file)".into(),
+            ));
+        }
+        out.push_str(&skeleton[at..start]);
+        out.push_str(text);
+        at = end;
+    }
+    out.push_str(&skeleton[at..]);
+    Ok(out)
+}
+
+/// The target as is when each pair of placeholders it uses is complete, opened before closed and nested;
+/// otherwise the target without its paired placeholders (standalone ones stay).
+fn balance_tags(target: &str, tags: &[InlineTag]) -> String {
+    let pair_of = |token: &str| -> Option<(usize, bool)> {
+        let close = token.starts_with("</");
+        let n = token
+            .trim_start_matches("</")
+            .trim_start_matches('<')
+            .trim_end_matches('>');
+        let partner = if close {
+            format!("<{n}>")
+        } else if token.ends_with("/>") {
+            return None;
+        } else {
+            format!("</{n}>")
+        };
+        tags.iter().position(|t| t.token == partner)?;
+        Some((n.parse().ok()?, close))
+    };
+    // The placeholders in the order the target uses them (the first occurrence of each, as `render` does).
+    let mut seen: Vec<(usize, usize, bool)> = Vec::new(); // (byte, n, close)
+    for t in tags {
+        if let (Some(at), Some((n, close))) = (target.find(&t.token), pair_of(&t.token)) {
+            seen.push((at, n, close));
+        }
+    }
+    seen.sort();
+    let mut stack = Vec::new();
+    let mut ok = true;
+    for &(_, n, close) in &seen {
+        if !close {
+            stack.push(n);
+        } else if stack.pop() != Some(n) {
+            ok = false;
+        }
+    }
+    if ok && stack.is_empty() {
+        return target.to_string();
+    }
+    let mut out = target.to_string();
+    for t in tags {
+        if pair_of(&t.token).is_some() {
+            out = out.replacen(&t.token, "", 1);
+        }
+    }
+    out
 }
 
 fn escape(text: &str, how: Escape, out: &mut String) {
@@ -213,6 +318,31 @@ fn escape(text: &str, how: Escape, out: &mut String) {
                 }
             }
         }
+        Escape::Docx => {
+            for c in text.chars() {
+                match c {
+                    '&' => out.push_str("&amp;"),
+                    '<' => out.push_str("&lt;"),
+                    '>' => out.push_str("&gt;"),
+                    '\t' | '\n' | '\r' => out.push(' '),
+                    c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
+                    _ => out.push(c),
+                }
+            }
+        }
+        Escape::Markdown { table } => {
+            let mut backslashes = 0;
+            for c in text.chars() {
+                match c {
+                    '\n' | '\r' => out.push(' '),
+                    // A `|` the text already escapes (`\|`) stays as it is.
+                    '|' if table && backslashes % 2 == 0 => out.push_str("\\|"),
+                    _ => out.push(c),
+                }
+                backslashes = if c == '\\' { backslashes + 1 } else { 0 };
+            }
+        }
+        Escape::Html => html::escape_text(text, out),
         Escape::Plain { crlf } => {
             // A blank line would end the cue early: blank lines inside a subtitle target are dropped.
             let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
