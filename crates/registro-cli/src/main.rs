@@ -45,6 +45,8 @@ enum Command {
     Translate(cmd::translate::Args),
     /// Rewrite informal text formally
     Rewrite(cmd::rewrite::Args),
+    /// Check a translation run: register consistency (with --fix), numbers, tags, untranslated, length, terms
+    Qa(cmd::qa::Args),
     /// Write comparison tables and charts for stored runs
     Report(cmd::report::Args),
     /// Benchmarks that print numbers
@@ -71,6 +73,7 @@ fn main() -> ExitCode {
         Command::Generate(a) => cmd::generate::run(&ctx, a),
         Command::Translate(a) => cmd::translate::run(&ctx, a),
         Command::Rewrite(a) => cmd::rewrite::run(&ctx, a),
+        Command::Qa(a) => cmd::qa::run(&ctx, a),
         Command::Report(a) => cmd::report::run(&ctx, a),
         Command::Bench(a) => cmd::bench::run(&ctx, a),
         Command::Doctor(a) => cmd::doctor::run(&ctx, a),

@@ -8,6 +8,7 @@ pub mod eval;
 pub mod models;
 pub mod progress;
 pub mod projects;
+pub mod qa;
 pub mod report;
 pub mod resume;
 pub mod rewrite;

@@ -6,6 +6,7 @@ pub mod generate;
 pub mod import;
 pub mod models;
 pub mod project;
+pub mod qa;
 pub mod report;
 pub mod rewrite;
 pub mod runs;

@@ -1,0 +1,146 @@
+//! `registro qa RUN_ID` on a run stored in a real SQLite file: the human report, --json, --termbase, --fix, and a
+//! non-zero exit while an error blocks the export.
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use registro_store::{NewDocument, NewRun, NewSegment, Store, Task};
+
+fn registro(db: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_registro"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env_remove("REGISTRO_DB")
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A formal EN→DE run over a stored document: one informal segment, one changed number.
+fn store_run(db: &PathBuf) -> i64 {
+    let mut store = Store::open(db).unwrap();
+    let project = store.create_project("client").unwrap().id;
+    let pairs = [
+        (
+            "Can you send me the invoice?",
+            "Können Sie mir die Rechnung schicken?",
+        ),
+        ("Do you have time on the 3rd?", "Hast du am 4. Zeit?"),
+        ("Where do you want to go?", "Wohin möchten Sie gehen?"),
+    ];
+    let doc = NewDocument {
+        name: "mail.txt".into(),
+        source_lang: "en".into(),
+        target_lang: Some("de".into()),
+        format: "text".into(),
+        segments: pairs
+            .iter()
+            .map(|(s, _)| NewSegment {
+                text: s.to_string(),
+                references: Vec::new(),
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let doc = store.insert_document(project, &doc).unwrap();
+    let mut run = NewRun::new(project, Task::Translate, "registro-prompt");
+    run.document_id = Some(doc);
+    run.target_lang = Some("de".into());
+    run.register = Some("formal".into());
+    let id = store.create_run(&run).unwrap();
+    let outs: Vec<_> = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, (_, t))| registro_store::Output::new(i as i64, *t))
+        .collect();
+    store.put_outputs(id, &outs).unwrap();
+    id
+}
+
+#[test]
+fn qa_reports_fixes_and_exits_non_zero_while_errors_remain() {
+    let dir = std::env::temp_dir().join(format!("registro-cli-test-qa-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("r.db");
+    let run = store_run(&db).to_string();
+
+    let o = registro(&db, &["qa", &run]);
+    let (out, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(out.contains("register: MIXED — Sie ×2, du ×1; dominant Sie; the document should be formal; deviating segments: 2"), "{out}");
+    assert!(out.contains("2 error(s), 0 warning(s)"), "{out}");
+    assert!(
+        out.contains("register        du in a formal document (Sie): \"Hast\", \"du\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("number          numbers differ: 3 missing; 4 not in the source"),
+        "{out}"
+    );
+    assert_eq!(
+        err.trim(),
+        format!("error: run {run}: 2 error(s) block an export (see the report above)")
+    );
+
+    let tb = dir.join("terms.csv");
+    std::fs::write(
+        &tb,
+        "source,target,forbidden\ninvoice,Rechnung,Faktura\ntime,Zeit,\n",
+    )
+    .unwrap();
+    let o = registro(
+        &db,
+        &["--json", "qa", &run, "--termbase", tb.to_str().unwrap()],
+    );
+    let j: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o).0));
+    assert_eq!(j["blocking"], true);
+    assert_eq!(j["report"]["terms"]["source_occurrences"], 2);
+    assert_eq!(j["report"]["terms"]["missing"], 0);
+    assert_eq!(
+        j["report"]["consistency"]["deviating"],
+        serde_json::json!([1])
+    );
+    assert_eq!(j["report"]["issues"][0]["spans"][1]["text"], "du");
+
+    // --fix repairs the du segment; the changed number still blocks.
+    let o = registro(&db, &["qa", &run, "--fix"]);
+    let (out, _) = text(&o);
+    assert!(!o.status.success());
+    assert!(
+        out.contains("fix: 1 segment(s) repaired") && out.contains("→ Haben Sie am 4. Zeit?"),
+        "{out}"
+    );
+    assert!(out.contains("register: consistent (Sie ×3)"), "{out}");
+    let store = Store::open(&db).unwrap();
+    assert_eq!(
+        store.output(run.parse().unwrap(), 1).unwrap().unwrap().text,
+        "Haben Sie am 4. Zeit?"
+    );
+
+    // Bad input: a termbase that is not one, a run that does not exist.
+    let bad = dir.join("terms.tbx");
+    std::fs::write(&bad, "<martif><text>\n<body><termEntry></body>").unwrap();
+    let (_, err) = text(&registro(
+        &db,
+        &["qa", &run, "--termbase", bad.to_str().unwrap()],
+    ));
+    assert!(
+        err.starts_with(&format!("error: {}:2: not well-formed XML", bad.display())),
+        "{err}"
+    );
+    let o = registro(&db, &["qa", "4242"]);
+    assert!(
+        !o.status.success() && text(&o).1.contains("4242"),
+        "{:?}",
+        text(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

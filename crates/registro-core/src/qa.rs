@@ -1,0 +1,190 @@
+//! QA of a stored translation run: loads its segments and outputs, runs `registro-qa` (register consistency,
+//! standard checks, termbase) and, when asked, makes the document consistent by repairing the deviating
+//! segments in place.
+//!
+//! A fix rewrites the run's own outputs rather than deriving a new run: the run is what the document's export,
+//! the review grid and the Dashboard read, and a second run would leave the user choosing between two halves of
+//! one document. The replaced text is kept in the output's `candidates.qa_fixes` (before, after, edits — the
+//! same place a hand edit keeps `edited_from`), so every fix can be undone; segments no rule can repair are
+//! flagged with the reason.
+use std::path::Path;
+
+use anyhow::Context;
+use registro_qa::termbase;
+pub use registro_qa::{blocking, CheckKind, Fix, Issue, Report, Severity, Termbase};
+use registro_register::{meaning, Lang, Register};
+use registro_store::{Output, RunId, Store};
+use serde::Serialize;
+
+/// What `registro qa` / the QA panel shows.
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct QaOutcome {
+    pub run_id: RunId,
+    /// The report on the run as stored now (after the fix when one was applied).
+    pub report: Report,
+    /// Empty unless a fix was asked for.
+    pub fixes: Vec<Fix>,
+    /// Segments repaired and written back.
+    pub fixed: usize,
+    /// Deviating segments no rule could repair (now flagged in the run).
+    pub unrepaired: usize,
+    /// Whether the report holds an error that should stop an export.
+    pub blocking: bool,
+}
+
+/// Checks run `run` (with the termbase at `termbase`, if given); with `fix`, repairs its deviating segments first.
+pub fn qa_run(
+    store: &mut Store,
+    run: RunId,
+    termbase_path: Option<&Path>,
+    fix: bool,
+) -> anyhow::Result<QaOutcome> {
+    let r = store.run(run)?;
+    let code = r.target_lang.as_deref().with_context(|| {
+        format!("run {run} has no target language: only translations can be checked")
+    })?;
+    let lang: Lang = code.parse().with_context(|| format!("run {run}"))?;
+    let register: Option<Register> = r
+        .register
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .with_context(|| format!("run {run}"))?;
+    let overrides = r
+        .params
+        .get("register_overrides")
+        .and_then(|o| o.as_object())
+        .cloned()
+        .unwrap_or_default();
+    let tb = termbase_path
+        .map(|p| termbase::load(p, None, r.source_lang.as_deref().unwrap_or("en"), code))
+        .transpose()?;
+    let sources: Option<Vec<String>> = r.document_id.map(|d| store.segment_texts(d)).transpose()?;
+    let total = sources
+        .as_ref()
+        .map_or(r.total_segments.max(0) as usize, Vec::len);
+    let mut outputs: Vec<Option<Output>> = vec![None; total];
+    for o in store.outputs(run)? {
+        if let Some(slot) = usize::try_from(o.segment_index)
+            .ok()
+            .and_then(|i| outputs.get_mut(i))
+        {
+            *slot = Some(o);
+        }
+    }
+    let registers: Vec<Option<Register>> = (0..total)
+        .map(|i| {
+            overrides
+                .get(&i.to_string())
+                .and_then(|v| serde_json::from_value(v.clone()).ok())
+        })
+        .collect();
+    let check = |outputs: &[Option<Output>]| {
+        let segs: Vec<registro_qa::Segment<'_>> = (0..total)
+            .map(|i| registro_qa::Segment {
+                source: sources.as_ref().map(|s| s[i].as_str()),
+                target: outputs[i].as_ref().map(|o| o.text.as_str()),
+                register: registers[i],
+            })
+            .collect();
+        let report = registro_qa::check(lang, register, &segs, tb.as_ref());
+        let fixes = if fix {
+            registro_qa::consistency::fixes(lang, &report.consistency, &segs)
+        } else {
+            Vec::new()
+        };
+        (report, fixes)
+    };
+    let (report, fixes) = check(&outputs);
+    if !fix || fixes.is_empty() {
+        let blocking = blocking(&report);
+        return Ok(QaOutcome {
+            run_id: run,
+            report,
+            fixes,
+            fixed: 0,
+            unrepaired: 0,
+            blocking,
+        });
+    }
+    let target = report.consistency.target.unwrap_or(Register::Formal);
+    let mut changed = Vec::new();
+    for f in &fixes {
+        let Some(out) = outputs[f.segment].as_mut() else {
+            continue;
+        };
+        let want = registers[f.segment].unwrap_or(target);
+        match &f.after {
+            Some(after) => {
+                record_fix(out, f);
+                out.text = after.clone();
+                let c = crate::translate::check(lang, want, after);
+                let (flagged, reason) = match &sources {
+                    Some(s) => {
+                        meaning::add_flags((c.flagged, c.flag_reason), lang, &s[f.segment], after)
+                    }
+                    None => (c.flagged, c.flag_reason),
+                };
+                out.detected_register = Some(c.analysis.label.as_str().to_lowercase());
+                out.flagged = flagged;
+                out.flag_reason = reason;
+            }
+            None => {
+                let why = format!(
+                    "qa: {} document, not repaired: {}",
+                    want.as_str(),
+                    f.reason.as_deref().unwrap_or("edit by hand")
+                );
+                out.flagged = true;
+                out.flag_reason = Some(match out.flag_reason.take() {
+                    Some(old) if !old.contains(&why) => format!("{old}; {why}"),
+                    Some(old) => old,
+                    None => why,
+                });
+            }
+        }
+        changed.push(out.clone());
+    }
+    // One transaction: the document is consistent or untouched, never half-fixed.
+    store
+        .put_outputs(run, &changed)
+        .with_context(|| format!("writing the repaired segments of run {run}"))?;
+    let (report, _) = check(&outputs);
+    let fixed = fixes.iter().filter(|f| f.after.is_some()).count();
+    Ok(QaOutcome {
+        run_id: run,
+        blocking: blocking(&report),
+        report,
+        fixed,
+        unrepaired: fixes.len() - fixed,
+        fixes,
+    })
+}
+
+/// Appends the fix to the output's `candidates.qa_fixes`, keeping whatever shape the candidates had.
+fn record_fix(out: &mut Output, f: &Fix) {
+    let entry = serde_json::json!({ "before": f.before, "after": f.after, "edits": f.edits });
+    let mut obj = match std::mem::take(&mut out.candidates) {
+        serde_json::Value::Object(m) => m,
+        serde_json::Value::Null => serde_json::Map::new(),
+        other => serde_json::Map::from_iter([("candidates".to_string(), other)]),
+    };
+    match obj.get_mut("qa_fixes").and_then(|v| v.as_array_mut()) {
+        Some(list) => list.push(entry),
+        None => {
+            obj.insert("qa_fixes".into(), serde_json::json!([entry]));
+        }
+    }
+    out.candidates = serde_json::Value::Object(obj);
+}
+
+/// The text a segment had before its first QA fix, if it was fixed: what "undo" restores.
+pub fn text_before_fixes(out: &Output) -> Option<String> {
+    out.candidates
+        .get("qa_fixes")?
+        .as_array()?
+        .first()?
+        .get("before")?
+        .as_str()
+        .map(str::to_string)
+}

@@ -1,0 +1,219 @@
+//! registro-qa: the checks a translator runs over a whole translated document before delivering it.
+//!
+//! - **Register consistency** ([`consistency`]): every segment's register markers, found by the per-language
+//!   analyzers of `registro-register`, collected over the document; which form dominates (du/Sie, tu/vous,
+//!   tú/usted, tu/Lei, jij/u, tum/aap, ты/вы, plain/polite/respectful…), which segments deviate and where, and
+//!   the rule-based repair that makes the document consistent where the language has one.
+//! - **Standard checks** ([`checks`]): numbers (the one number check, `registro_register::meaning`), inline
+//!   placeholder tags, untranslated / identical / empty segments, length ratio, whitespace.
+//! - **Terms** ([`termbase`]): a glossary per register (TSV/CSV/TBX) checked after translation, and the terms a
+//!   segment must or must not contain, for the translate path's constrained decoding.
+//!
+//! Each finding has a severity; [`blocking`] says whether a report should stop an export. This crate reads no
+//! database and runs no model: `registro-core::qa` loads a run and writes fixes back.
+#![forbid(unsafe_code)]
+
+pub mod checks;
+pub mod consistency;
+pub mod tags;
+pub mod termbase;
+
+use registro_register::{Lang, Register};
+use serde::{Deserialize, Serialize};
+
+pub use consistency::{Consistency, Fix};
+pub use termbase::{Termbase, TermbaseError, TermbaseFormat};
+
+/// Errors can block an export; warnings are shown and never block.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// What a finding is about.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckKind {
+    /// The segment's address form differs from the document's register.
+    Register,
+    /// No translation stored for the segment.
+    NoTarget,
+    Empty,
+    /// Left in English (or in the wrong script).
+    Untranslated,
+    /// Same text as the source (a name, a code, a URL may legitimately be).
+    Identical,
+    /// The model commented or refused instead of translating.
+    Refusal,
+    Number,
+    Tags,
+    Length,
+    Whitespace,
+    TermMissing,
+    TermForbidden,
+}
+
+impl CheckKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckKind::Register => "register",
+            CheckKind::NoTarget => "no-target",
+            CheckKind::Empty => "empty",
+            CheckKind::Untranslated => "untranslated",
+            CheckKind::Identical => "identical",
+            CheckKind::Refusal => "refusal",
+            CheckKind::Number => "number",
+            CheckKind::Tags => "tags",
+            CheckKind::Length => "length",
+            CheckKind::Whitespace => "whitespace",
+            CheckKind::TermMissing => "term-missing",
+            CheckKind::TermForbidden => "term-forbidden",
+        }
+    }
+}
+
+/// A stretch of the target text a finding points at: bytes for Rust, characters for the UI (`Array.from`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+    pub char_start: usize,
+    pub char_end: usize,
+    pub text: String,
+}
+
+impl Span {
+    pub fn of(text: &str, start: usize, end: usize) -> Span {
+        let char_start = text[..start].chars().count();
+        Span {
+            start,
+            end,
+            char_start,
+            char_end: char_start + text[start..end].chars().count(),
+            text: text[start..end].to_string(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "QaIssue")]
+pub struct Issue {
+    /// 0-based segment index.
+    pub segment: usize,
+    pub kind: CheckKind,
+    pub severity: Severity,
+    pub message: String,
+    /// Where in the target (empty when the finding is about something absent).
+    pub spans: Vec<Span>,
+    /// For term findings: how many occurrences this finding counts.
+    #[serde(default)]
+    pub count: usize,
+}
+
+/// One segment as QA sees it: the source and the stored translation, if any.
+#[derive(Clone, Copy, Debug)]
+pub struct Segment<'a> {
+    /// `None` when the run kept no source (pasted text is not stored as a document): the checks that compare
+    /// with the source are skipped, register consistency still runs.
+    pub source: Option<&'a str>,
+    pub target: Option<&'a str>,
+    /// A register chosen for this segment alone (a per-sentence override); `None` follows the document.
+    pub register: Option<Register>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct TermSummary {
+    pub entries: usize,
+    /// Source-term occurrences found in the document.
+    pub source_occurrences: usize,
+    /// Occurrences whose required target is missing.
+    pub missing: usize,
+    /// Forbidden target terms found.
+    pub forbidden: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "QaReport")]
+pub struct Report {
+    /// Target language code.
+    pub lang: String,
+    /// The register the run asked for, if known.
+    pub register: Option<Register>,
+    pub segments: usize,
+    /// Whether the sources were known; without them numbers, tags, untranslated, length and terms are not checked.
+    pub sources_known: bool,
+    pub consistency: Consistency,
+    /// Every finding, by segment then kind.
+    pub issues: Vec<Issue>,
+    pub terms: Option<TermSummary>,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+/// Runs every check over a document. `register` is what the run asked for; without one the dominant register
+/// of the document is what the others must match.
+pub fn check(
+    lang: Lang,
+    register: Option<Register>,
+    segments: &[Segment<'_>],
+    termbase: Option<&Termbase>,
+) -> Report {
+    let consistency = consistency::analyze(lang, register, segments);
+    let mut issues = consistency::issues(&consistency, segments);
+    for (i, s) in segments.iter().enumerate() {
+        issues.extend(match s.source {
+            Some(source) => checks::segment(lang, i, source, s.target),
+            None => checks::target_only(i, s.target),
+        });
+    }
+    let terms = termbase.map(|tb| {
+        let reg = consistency.target;
+        let mut summary = TermSummary {
+            entries: tb.entries.len(),
+            ..Default::default()
+        };
+        for (i, s) in segments.iter().enumerate() {
+            let (Some(source), Some(target)) = (s.source, s.target) else {
+                continue;
+            };
+            let found = tb.check_segment(i, source, target, s.register.or(reg));
+            summary.source_occurrences += found.source_occurrences;
+            for issue in found.issues {
+                match issue.kind {
+                    CheckKind::TermMissing => summary.missing += issue.count,
+                    CheckKind::TermForbidden => summary.forbidden += issue.count,
+                    _ => {}
+                }
+                issues.push(issue);
+            }
+        }
+        summary
+    });
+    issues.sort_by(|a, b| (a.segment, a.severity, a.kind).cmp(&(b.segment, b.severity, b.kind)));
+    let errors = issues
+        .iter()
+        .filter(|i| i.severity == Severity::Error)
+        .count();
+    Report {
+        lang: lang.code().to_string(),
+        register,
+        segments: segments.len(),
+        sources_known: segments.iter().all(|s| s.source.is_some()),
+        consistency,
+        warnings: issues.len() - errors,
+        errors,
+        issues,
+        terms,
+    }
+}
+
+/// Whether the report holds an error, which an export should refuse until it is fixed (warnings never block).
+pub fn blocking(report: &Report) -> bool {
+    report.issues.iter().any(|i| i.severity == Severity::Error)
+}
