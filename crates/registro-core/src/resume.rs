@@ -90,7 +90,15 @@ fn rewrite(
     let code = run.source_lang.as_deref().unwrap_or_default();
     let lang = Lang::ALL.into_iter().find(|l| l.code() == code).with_context(|| format!("run {}: unknown language {code:?}", run.id))?;
     let method: Method = param(run, "method")?;
-    let options = Options { lang, method, n: param(run, "n")?, weights: param(run, "weights")?, fluency: param(run, "fluency")? };
+    let options = Options {
+        n: param(run, "n")?,
+        weights: param(run, "weights")?,
+        fluency: param(run, "fluency")?,
+        // Runs stored before these options existed had neither.
+        roundtrip: param(run, "roundtrip").unwrap_or(false),
+        keep: param(run, "keep").unwrap_or_default(),
+        ..Options::new(lang, method)
+    };
     let scorer: ScorerChoice = param(run, "scorer_choice")?;
     let mut formality = rw::load_formality(&scorer)?;
     let mut neural = rw::neural_backend(method, run.model_id.as_deref())?;

@@ -255,10 +255,11 @@ fn start_run(st: &mut Store, req: &RewriteRequest, project: &str, scorer: &str) 
     let mut run = NewRun::new(p.id, Task::Rewrite, system);
     run.model_id = req.model.clone().filter(|_| o.method != Method::Rules);
     run.params = serde_json::json!({
-        "method": o.method, "n": o.n, "weights": o.weights, "fluency": o.fluency, "scorer": scorer,
+        "method": o.method, "n": o.n, "weights": o.weights, "fluency": o.fluency, "roundtrip": o.roundtrip, "keep": o.keep,
+        "scorer": scorer,
         // What `registro runs resume` reloads; `scorer` is only its display name.
         "scorer_choice": req.scorer,
-        "gm": "weighted geometric mean of formality (−3…3 → 0…1), chrF/100 to the input and 1 − ln(ppl)/ln(1000)",
+        "gm": "weighted geometric mean of formality (−3…3 → 0…1), meaning (chrF/100 to the input, with embedding similarity where measured), fluency 1 − ln(ppl)/ln(1000) and agreement (mean chrF/100 to the other candidates); a candidate with a content flag ranks after every one without",
     });
     run.source_lang = Some(o.lang.code().into());
     run.target_lang = Some(o.lang.code().into());
@@ -315,7 +316,10 @@ pub fn read_sentences(path: &Path) -> anyhow::Result<Vec<String>> {
 pub struct XformalReport {
     pub folder: String,
     pub run_id: Option<RunId>,
+    /// The chosen candidates.
     pub evaluation: registro_rewrite::xformal::Evaluation,
+    /// Every step of the method on the same sentences: chosen, rules, each model candidate, and the input copied.
+    pub steps: Vec<registro_rewrite::xformal::Step>,
     pub summary: Summary,
 }
 
@@ -334,23 +338,23 @@ pub fn evaluate_xformal(
     if cancel.is_cancelled() {
         bail!("cancelled");
     }
-    let outputs = out.best_texts();
-    let f_out: Vec<f32> = out.sentences.iter().map(|s| s.candidates.first().map_or(s.formality_before, |c| c.candidate.scores.formality)).collect();
-    let f_in: Vec<f32> = out.sentences.iter().map(|s| s.formality_before).collect();
-    let ppl: Option<Vec<f64>> = out.sentences.iter().map(|s| s.candidates.first().and_then(|c| c.candidate.scores.perplexity)).collect();
-    let evaluation = registro_rewrite::xformal::evaluate(&folder, &outputs, &f_out, &f_in, ppl.as_deref())?;
+    let steps = registro_rewrite::xformal::evaluate_steps(&folder, &out.sentences)?;
+    let evaluation = steps.iter().find(|s| s.step == "chosen").map(|s| s.evaluation.clone()).context("no chosen step")?;
     if let (Some(st), Some(run)) = (store, out.run_id) {
         let mut m = vec![
             NewMetric::corpus("bleu.multi", evaluation.multi_bleu),
             NewMetric::corpus("bleu.self", evaluation.self_bleu),
             NewMetric::corpus("gm.xformal", evaluation.gm),
         ];
+        if let Some(g) = evaluation.pg_gm {
+            m.push(NewMetric::corpus("gm.pang_gimpel", g));
+        }
         m[0].reference = Some("formal.ref*".into());
         m[0].signature = Some(evaluation.bleu_signature.clone());
         m[1].reference = Some("informal".into());
         st.put_metric_results(run, &m)?;
     }
-    Ok(XformalReport { folder: dir.display().to_string(), run_id: out.run_id, evaluation, summary: out.summary })
+    Ok(XformalReport { folder: dir.display().to_string(), run_id: out.run_id, evaluation, steps, summary: out.summary })
 }
 
 /// Retrains the surface and lexical scorers on PT16 (`dir` holds train.csv and tune.csv) and writes

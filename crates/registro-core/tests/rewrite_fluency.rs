@@ -7,7 +7,7 @@ use registro_core::rewrite::{neural_backend, rewrite, Lang, Method, Options, Rew
 fn request(model: Option<&str>) -> RewriteRequest {
     RewriteRequest {
         sentences: vec!["i dont know why u didnt call me!!!".into(), "thats sooo cool lol".into()],
-        options: Options { lang: Lang::En, method: Method::Rules, n: 1, weights: Weights::default(), fluency: true },
+        options: Options { n: 1, weights: Weights::default(), ..Options::new(Lang::En, Method::Rules) },
         model: model.map(str::to_string),
         scorer: ScorerChoice::Surface,
         project: None,

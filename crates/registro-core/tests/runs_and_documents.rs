@@ -98,7 +98,7 @@ fn evaluations_without_a_source_on_the_same_references_can_be_compared() {
 fn rules_request(sentences: Vec<String>, document_id: Option<i64>) -> RewriteRequest {
     RewriteRequest {
         sentences,
-        options: Options { lang: Lang::En, method: Method::Rules, n: 1, weights: Weights::default(), fluency: false },
+        options: Options { n: 1, fluency: false, ..Options::new(Lang::En, Method::Rules) },
         model: None,
         scorer: ScorerChoice::Surface,
         project: Some("p".into()),

@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bench;
+pub mod content;
 pub mod features;
 mod lang;
 pub mod lexicon;

@@ -1,12 +1,16 @@
 //! One sentence through a rewrite method: candidates (rules, round-trip MT, LLM), their scores and the reranked
-//! list, plus the labelled diff the side-by-side view shows. The neural parts come in through [`Neural`] and the
+//! list, plus the labelled diff the side-by-side view shows. The LLM method is a pipeline: the rules clean the
+//! surface first, the model makes the smallest edit that makes the rules' output formal (and, for choice, a few
+//! paraphrases and a round trip), and the candidate shown first is the best by the joint score of
+//! [`crate::rerank`], never the model's answer by default. The neural parts come in through [`Neural`] and the
 //! formality judgement through [`Formality`], so this crate stays free of ML dependencies (registro-core plugs in
 //! the engine).
 
 use serde::{Deserialize, Serialize};
 
+use crate::content;
 use crate::prompt;
-use crate::rerank::{rerank, Candidate, Scores, Weights};
+use crate::rerank::{dedup, rerank, Candidate, Scores, Weights};
 use crate::rules::{Edit, Formalizer};
 use crate::scorer::{Scorer, ScorerError};
 use crate::Lang;
@@ -50,6 +54,11 @@ pub trait Neural {
     fn generate(&mut self, messages: &[(&'static str, String)], n: usize) -> Result<Vec<String>, String>;
     /// Perplexity of `text` in `lang` under the fluency model.
     fn perplexity(&mut self, text: &str, lang: Lang) -> Result<f64, String>;
+    /// Cosine similarity of each candidate's sentence embedding to the input's, when the backend has an embedding
+    /// model for `lang`; `None` leaves meaning to chrF alone.
+    fn similarity(&mut self, _input: &str, _candidates: &[&str], _lang: Lang) -> Result<Option<Vec<f64>>, String> {
+        Ok(None)
+    }
 }
 
 /// A formality scorer on the PT16 scale (−3 … 3). The built-in regressor implements it; the engine's XLM-R
@@ -72,11 +81,23 @@ impl Formality for Scorer {
 pub struct Options {
     pub lang: Lang,
     pub method: Method,
-    /// Candidates to sample (LLM); round trip and rules give one each.
+    /// Paraphrases to sample with the LLM method, besides its minimal edit (0 = none, 1 = one greedy answer).
     pub n: usize,
     pub weights: Weights,
     /// Score perplexity when a neural backend is there (costs one forward pass per candidate).
     pub fluency: bool,
+    /// With the LLM method, also offer a round trip through another language (two more generations).
+    #[serde(default)]
+    pub roundtrip: bool,
+    /// Words the writer locked: a candidate without one of them (when the input has it) is flagged and demoted.
+    #[serde(default)]
+    pub keep: Vec<String>,
+}
+
+impl Options {
+    pub fn new(lang: Lang, method: Method) -> Self {
+        Options { lang, method, n: 2, weights: Weights::default(), fluency: true, roundtrip: false, keep: Vec::new() }
+    }
 }
 
 /// A piece of the side-by-side view. Concatenating `old` gives the input, `new` the candidate, exactly; `kind`
@@ -170,6 +191,28 @@ pub fn chrf(hyp: &str, reference: &str) -> f64 {
     registro_metrics::Chrf::default().sentence_score(hyp, &[reference])
 }
 
+fn roundtrip(nn: &mut dyn Neural, input: &str, lang: Lang) -> Result<String, String> {
+    // Round trip through English; for English input, through German and back.
+    let pivot = if lang == Lang::En { Lang::De } else { Lang::En };
+    let there = nn.translate(input, lang, pivot).map_err(|e| format!("round trip {lang}→{pivot}: {e}"))?;
+    let back = nn.translate(&there, pivot, lang).map_err(|e| format!("round trip {pivot}→{lang}: {e}"))?;
+    Ok(back.trim().to_string())
+}
+
+/// Mean chrF of each candidate to the others (minimum Bayes risk with chrF as the utility); `None` with fewer
+/// than three candidates, where "agreeing with the other one" says nothing.
+fn consensus(texts: &[&str]) -> Vec<Option<f64>> {
+    if texts.len() < 3 {
+        return vec![None; texts.len()];
+    }
+    (0..texts.len())
+        .map(|i| {
+            let others: Vec<f64> = (0..texts.len()).filter(|&j| j != i).map(|j| chrf(texts[i], texts[j])).collect();
+            Some(others.iter().sum::<f64>() / others.len() as f64)
+        })
+        .collect()
+}
+
 /// Rewrites one sentence. Errors carry the failing step ("round trip en→x: …").
 pub fn rewrite_sentence(
     input: &str,
@@ -186,40 +229,56 @@ pub fn rewrite_sentence(
         Method::Rules => {}
         Method::Roundtrip => {
             let nn = neural.as_deref_mut().ok_or("round-trip MT needs a translation model (engine)")?;
-            // Round trip through English; for English input, through German and back.
-            let pivot = if lang == Lang::En { Lang::De } else { Lang::En };
-            let there = nn.translate(input, lang, pivot).map_err(|e| format!("round trip {lang}→{pivot}: {e}"))?;
-            let back = nn.translate(&there, pivot, lang).map_err(|e| format!("round trip {pivot}→{lang}: {e}"))?;
-            raw.push((back.trim().to_string(), "roundtrip".into()));
+            raw.push((roundtrip(nn, input, lang)?, "roundtrip".into()));
         }
         Method::Llm => {
             let nn = neural.as_deref_mut().ok_or("LLM rewriting needs a language model (engine)")?;
-            let msgs = prompt::messages(lang, &rules.text);
-            let answers = nn.generate(&msgs, opts.n.max(1)).map_err(|e| format!("LLM rewrite: {e}"))?;
-            for (i, a) in answers.iter().enumerate() {
-                raw.push((prompt::clean_answer(a), format!("llm#{}", i + 1)));
+            let minimal = nn.generate(&prompt::minimal_messages(lang, &rules.text), 1).map_err(|e| format!("LLM minimal edit: {e}"))?;
+            if let Some(a) = minimal.first() {
+                raw.push((prompt::clean_answer(a), "llm-minimal".into()));
+            }
+            if opts.n > 0 {
+                let answers = nn.generate(&prompt::messages(lang, &rules.text), opts.n).map_err(|e| format!("LLM paraphrase: {e}"))?;
+                for (i, a) in answers.iter().enumerate() {
+                    raw.push((prompt::clean_answer(a), format!("llm-paraphrase#{}", i + 1)));
+                }
+            }
+            if opts.roundtrip {
+                raw.push((roundtrip(nn, input, lang)?, "roundtrip".into()));
             }
         }
     }
     let formality_before = formality.formality(input, lang)?;
-    let mut cands = Vec::with_capacity(raw.len());
-    for (text, origin) in raw {
-        if text.trim().is_empty() {
-            continue;
-        }
-        let f = formality.formality(&text, lang)?;
-        let m = chrf(&text, input);
-        let ppl = match neural.as_deref_mut() {
-            Some(nn) if opts.fluency => Some(nn.perplexity(&text, lang).map_err(|e| format!("perplexity: {e}"))?),
+    let mut cands: Vec<Candidate> =
+        raw.into_iter().map(|(text, origin)| Candidate { text, origin, also: Vec::new(), scores: Scores::default() }).collect();
+    dedup(&mut cands);
+    let texts: Vec<&str> = cands.iter().map(|c| c.text.as_str()).collect();
+    let agreement = consensus(&texts);
+    let similarity = match neural.as_deref_mut() {
+        Some(nn) => nn.similarity(input, &texts, lang).map_err(|e| format!("similarity: {e}"))?,
+        None => None,
+    };
+    for (i, c) in cands.iter_mut().enumerate() {
+        let perplexity = match neural.as_deref_mut() {
+            Some(nn) if opts.fluency => Some(nn.perplexity(&c.text, lang).map_err(|e| format!("perplexity: {e}"))?),
             _ => None,
         };
-        cands.push(Candidate { text, origin, scores: Scores::new(f, m, ppl, &opts.weights) });
+        c.scores = Scores {
+            formality: formality.formality(&c.text, lang)?,
+            meaning: chrf(&c.text, input),
+            similarity: similarity.as_ref().and_then(|s| s.get(i).copied()),
+            perplexity,
+            consensus: agreement[i],
+            flags: content::check(lang, input, &c.text, &rules.edits, &opts.keep),
+            gm: 0.0,
+        }
+        .weighed(&opts.weights);
     }
-    // With a neural method the rule output is only the starting point: keep it listed, but rank the method's own
-    // candidates first so that "best" answers the question the user asked.
     rerank(&mut cands);
-    if opts.method != Method::Rules {
-        if let Some(pos) = cands.iter().position(|c| c.origin != "rules") {
+    // The round-trip method is kept as it was for comparison: its own output first. The LLM method is chosen by
+    // score like everything else.
+    if opts.method == Method::Roundtrip {
+        if let Some(pos) = cands.iter().position(|c| c.origin == "roundtrip") {
             let c = cands.remove(pos);
             cands.insert(0, c);
         }
@@ -255,7 +314,7 @@ mod tests {
     }
 
     fn opts(method: Method) -> Options {
-        Options { lang: Lang::Pt, method, n: 2, weights: Weights::default(), fluency: true }
+        Options::new(Lang::Pt, method)
     }
 
     #[test]
@@ -274,18 +333,26 @@ mod tests {
     }
 
     #[test]
-    fn llm_candidates_are_cleaned_scored_and_ranked() {
+    fn llm_candidates_are_cleaned_merged_scored_and_chosen_by_score() {
         let input = "n preciso pedir pois sei q ela vai vir atras!!";
         let mut s = Scorer::builtin(Variant::Surface).unwrap();
         let mut nn = Canned;
         let r = rewrite_sentence(input, &opts(Method::Llm), &mut Formalizer::new(), &mut s, Some(&mut nn)).unwrap();
-        assert_eq!(r.candidates[0].candidate.text, "Não é necessário pedir, pois sei que ela virá.");
-        assert_eq!(r.candidates[0].candidate.origin, "llm#1");
+        let minimal = r.candidates.iter().find(|c| c.candidate.origin == "llm-minimal").unwrap();
+        assert_eq!(minimal.candidate.text, "Não é necessário pedir, pois sei que ela virá.");
+        // The first paraphrase said the same: one candidate, both origins.
+        assert_eq!(minimal.candidate.also, vec!["llm-paraphrase#1"]);
         let origins: Vec<&str> = r.candidates.iter().map(|c| c.candidate.origin.as_str()).collect();
-        assert!(origins.contains(&"rules") && origins.contains(&"llm#2"));
-        let last = r.candidates.iter().find(|c| c.candidate.origin == "llm#2").unwrap();
-        assert!(last.candidate.scores.gm < r.candidates[0].candidate.scores.gm);
+        assert_eq!(origins.len(), 3, "{origins:?}");
+        assert!(origins.contains(&"rules") && origins.contains(&"llm-paraphrase#2"));
+        // "kkk blz" lost the input's negation: flagged, and last whatever its score.
+        let last = &r.candidates[2].candidate;
+        assert_eq!(last.origin, "llm-paraphrase#2");
+        assert_eq!(last.scores.flags.iter().map(|f| f.issue).collect::<Vec<_>>(), vec![content::ContentIssue::Negation]);
+        // The first is the best of the unflagged by the joint score (no method wins by default); every axis is there.
+        assert!(r.candidates[0].candidate.scores.gm >= r.candidates[1].candidate.scores.gm);
         for c in &r.candidates {
+            assert!(c.candidate.scores.consensus.is_some() && c.candidate.scores.perplexity.is_some());
             assert_eq!(c.pieces.iter().map(|p| p.old.as_str()).collect::<String>(), input);
             assert_eq!(c.pieces.iter().map(|p| p.new.as_str()).collect::<String>(), c.candidate.text);
         }

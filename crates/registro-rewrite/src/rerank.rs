@@ -1,34 +1,46 @@
-//! Reranking rewrite candidates: formality ↑, meaning preservation ↑ (chrF against the input, the best-correlating
-//! meaning metric in Briakou et al. 2021) and fluency (perplexity ↓), combined as a weighted geometric mean so a
+//! Choosing among rewrite candidates: formality ↑, meaning preservation ↑ (chrF against the input, the
+//! best-correlating meaning metric in Briakou et al. 2021, averaged with embedding similarity where an embedding
+//! model is loaded), fluency (perplexity ↓) and consensus (minimum Bayes risk: the mean chrF to the other
+//! candidates, so the choice leans to what several methods agree on), combined as a weighted geometric mean so a
 //! candidate must be good on every axis. Each axis is first mapped to (0, 1]; the weights are part of the result so
-//! the UI and the JSON output can show exactly how a candidate won.
+//! the UI and the JSON output can show exactly how a candidate won. A candidate with a content problem (see
+//! [`crate::content`]) is ranked after every candidate without one, whatever its score.
 
 use serde::{Deserialize, Serialize};
+
+use crate::content::ContentFlag;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Weights {
     pub formality: f64,
     pub meaning: f64,
     pub fluency: f64,
+    /// Weight of the consensus (MBR) term; runs stored before it existed had none.
+    #[serde(default)]
+    pub consensus: f64,
 }
 
 impl Default for Weights {
+    /// Tuned on `data/rewrite-dev/en-tune` for multi-reference BLEU at a formality above the input's (see the
+    /// README of that folder for the numbers).
     fn default() -> Self {
-        Weights { formality: 1.0, meaning: 1.0, fluency: 1.0 }
+        Weights { formality: 1.0, meaning: 1.0, fluency: 1.0, consensus: 1.0 }
     }
 }
 
 impl std::str::FromStr for Weights {
     type Err = String;
-    /// `formality,meaning,fluency`, e.g. `1,2,0.5`.
+    /// `formality,meaning,fluency[,consensus]`, e.g. `1,2,0.5` or `1,2,0.5,1`.
     fn from_str(s: &str) -> Result<Self, String> {
         let v: Vec<f64> = s
             .split(',')
             .map(|x| x.trim().parse::<f64>().map_err(|_| format!("weight {x:?} is not a number")))
             .collect::<Result<_, _>>()?;
+        let ok = v.iter().all(|x| x.is_finite() && *x >= 0.0) && v.iter().sum::<f64>() > 0.0;
         match v[..] {
-            [f, m, l] if v.iter().all(|x| *x >= 0.0) && f + m + l > 0.0 => Ok(Weights { formality: f, meaning: m, fluency: l }),
-            _ => Err(format!("expected three non-negative weights formality,meaning,fluency; got {s:?}")),
+            [f, m, l] if ok => Ok(Weights { formality: f, meaning: m, fluency: l, consensus: Weights::default().consensus }),
+            [f, m, l, c] if ok => Ok(Weights { formality: f, meaning: m, fluency: l, consensus: c }),
+            _ => Err(format!("expected three or four non-negative weights formality,meaning,fluency[,consensus]; got {s:?}")),
         }
     }
 }
@@ -51,45 +63,92 @@ pub fn fluency_unit(ppl: f64) -> f64 {
     (1.0 - ppl.max(1.0).ln() / 1000f64.ln()).clamp(FLOOR, 1.0)
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+/// Cosine similarity −1 … 1 → (0, 1] (sentence embeddings of paraphrases sit well above 0).
+pub fn similarity_unit(cos: f64) -> f64 {
+    cos.clamp(FLOOR, 1.0)
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Scores {
     /// Formality on the PT16 scale.
     pub formality: f32,
     /// chrF against the input.
     pub meaning: f64,
+    /// Cosine similarity of sentence embeddings of the candidate and the input, when an embedding model is loaded.
+    #[serde(default)]
+    pub similarity: Option<f64>,
     /// Perplexity under the fluency model, when one is available.
     pub perplexity: Option<f64>,
-    /// The weighted geometric mean of the normalised axes (perplexity left out when absent).
+    /// Mean chrF (0 … 100) to the other candidates of the sentence, when there were at least three.
+    #[serde(default)]
+    pub consensus: Option<f64>,
+    /// Content the candidate drops or invents; any flag ranks it after every unflagged candidate.
+    #[serde(default)]
+    pub flags: Vec<ContentFlag>,
+    /// The weighted geometric mean of the normalised axes (absent axes left out).
     pub gm: f64,
 }
 
 impl Scores {
     pub fn new(formality: f32, meaning: f64, perplexity: Option<f64>, w: &Weights) -> Self {
-        let mut num = w.formality * formality_unit(formality).ln() + w.meaning * meaning_unit(meaning).ln();
+        Scores { formality, meaning, perplexity, ..Default::default() }.weighed(w)
+    }
+
+    /// Recomputes `gm` from the axes present.
+    pub fn weighed(mut self, w: &Weights) -> Self {
+        let meaning = match self.similarity {
+            Some(s) => (meaning_unit(self.meaning) * similarity_unit(s)).sqrt(),
+            None => meaning_unit(self.meaning),
+        };
+        let mut num = w.formality * formality_unit(self.formality).ln() + w.meaning * meaning.ln();
         let mut den = w.formality + w.meaning;
-        if let Some(p) = perplexity {
+        if let Some(p) = self.perplexity {
             num += w.fluency * fluency_unit(p).ln();
             den += w.fluency;
         }
-        let gm = if den > 0.0 { (num / den).exp() } else { 0.0 };
-        Scores { formality, meaning, perplexity, gm }
+        if let Some(c) = self.consensus {
+            num += w.consensus * meaning_unit(c).ln();
+            den += w.consensus;
+        }
+        self.gm = if den > 0.0 { (num / den).exp() } else { 0.0 };
+        self
     }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Candidate {
     pub text: String,
-    /// How it was produced: `rules`, `roundtrip`, `llm#1`, …
+    /// How it was produced: `rules`, `roundtrip`, `llm-minimal`, `llm-paraphrase#1`, …
     pub origin: String,
+    /// Other methods that produced exactly the same text (merged into this candidate).
+    #[serde(default)]
+    pub also: Vec<String>,
     pub scores: Scores,
 }
 
-/// Sorts best first (GM, then formality) and drops exact duplicates, keeping the first origin seen.
+/// Drops empty candidates and merges exact duplicates into the first one seen (its `also` lists the others).
+pub fn dedup(cands: &mut Vec<Candidate>) {
+    let mut kept: Vec<Candidate> = Vec::with_capacity(cands.len());
+    for c in cands.drain(..) {
+        if c.text.trim().is_empty() {
+            continue;
+        }
+        match kept.iter_mut().find(|k| k.text.trim() == c.text.trim()) {
+            Some(k) => k.also.push(c.origin),
+            None => kept.push(c),
+        }
+    }
+    *cands = kept;
+}
+
+/// Drops empty candidates and exact duplicates, keeping the first origin seen, then sorts best first: unflagged
+/// before flagged, then GM, then formality.
 pub fn rerank(cands: &mut Vec<Candidate>) {
-    let mut seen = std::collections::HashSet::new();
-    cands.retain(|c| !c.text.trim().is_empty() && seen.insert(c.text.trim().to_string()));
+    dedup(cands);
     cands.sort_by(|a, b| {
-        b.scores.gm.total_cmp(&a.scores.gm).then(b.scores.formality.total_cmp(&a.scores.formality))
+        a.scores.flags.is_empty().cmp(&b.scores.flags.is_empty()).reverse()
+            .then(b.scores.gm.total_cmp(&a.scores.gm))
+            .then(b.scores.formality.total_cmp(&a.scores.formality))
     });
 }
 
@@ -104,7 +163,7 @@ mod tests {
         let lost = Scores::new(2.5, 10.0, None, &w);
         let kept = Scores::new(1.0, 70.0, None, &w);
         assert!(kept.gm > lost.gm);
-        let formality_only = Weights { formality: 1.0, meaning: 0.0, fluency: 0.0 };
+        let formality_only = Weights { formality: 1.0, meaning: 0.0, fluency: 0.0, consensus: 0.0 };
         assert!(Scores::new(2.5, 10.0, None, &formality_only).gm > Scores::new(1.0, 70.0, None, &formality_only).gm);
         // Perplexity counts when present: a disfluent candidate loses.
         assert!(Scores::new(1.0, 70.0, Some(20.0), &w).gm > Scores::new(1.0, 70.0, Some(900.0), &w).gm);
@@ -115,11 +174,24 @@ mod tests {
     fn rerank_sorts_and_dedups() {
         let w = Weights::default();
         let mut c = vec![
-            Candidate { text: "a".into(), origin: "llm#1".into(), scores: Scores::new(0.0, 50.0, None, &w) },
-            Candidate { text: "b".into(), origin: "llm#2".into(), scores: Scores::new(2.0, 60.0, None, &w) },
-            Candidate { text: "b ".into(), origin: "llm#3".into(), scores: Scores::new(2.0, 60.0, None, &w) },
+            Candidate { text: "a".into(), origin: "llm#1".into(), also: vec![], scores: Scores::new(0.0, 50.0, None, &w) },
+            Candidate { text: "b".into(), origin: "llm#2".into(), also: vec![], scores: Scores::new(2.0, 60.0, None, &w) },
+            Candidate { text: "b ".into(), origin: "llm#3".into(), also: vec![], scores: Scores::new(2.0, 60.0, None, &w) },
         ];
         rerank(&mut c);
         assert_eq!(c.iter().map(|c| c.origin.as_str()).collect::<Vec<_>>(), vec!["llm#2", "llm#1"]);
+        assert_eq!(c[0].also, vec!["llm#3"]);
+        // A content flag ranks a candidate last whatever its score.
+        let mut c = vec![
+            Candidate { text: "a".into(), origin: "rules".into(), also: vec![], scores: Scores::new(0.0, 50.0, None, &w) },
+            Candidate {
+                text: "b".into(),
+                origin: "llm-minimal".into(),
+                also: vec![],
+                scores: Scores { flags: vec![ContentFlag { issue: crate::content::ContentIssue::Number, detail: "5 missing".into() }], ..Scores::new(2.5, 90.0, None, &w) },
+            },
+        ];
+        rerank(&mut c);
+        assert_eq!(c[0].origin, "rules");
     }
 }

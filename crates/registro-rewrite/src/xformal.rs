@@ -1,9 +1,13 @@
 //! Evaluation on an XFORMAL / GYAFC-layout folder: `informal` (one sentence a line) and `formal.ref0` …
 //! `formal.ref3` (aligned human rewrites; at least one). Users bring XFORMAL; Registro does not ship it.
 //!
-//! Reported as in Briakou et al. (2021): multi-reference BLEU against the formal references, self-BLEU against the
-//! informal input (high = little changed), mean formality, mean perplexity when a fluency model is given, and
-//! their GM (formality, multi-BLEU and fluency each mapped to (0, 1] as in [`crate::rerank`]).
+//! Reported as in Briakou et al. (2021): multi-reference BLEU against the formal references, self-BLEU and chrF
+//! against the informal input (high = little changed), mean formality, mean perplexity when a fluency model is
+//! given, and their GM (formality, multi-BLEU and fluency each mapped to (0, 1] as in [`crate::rerank`]); and Pang &
+//! Gimpel's Acc (share the scorer puts on the formal side), Sim (embedding similarity to the input where an
+//! embedding model scored it, else chrF to the input / 100), PP and their GM. [`evaluate_steps`] scores every step
+//! of a pipeline run (copying, rules, the LLM's minimal edit, a paraphrase, the round trip, the chosen candidate)
+//! from the candidates one run kept, so the methods are compared on the same sentences.
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +15,8 @@ use registro_metrics::metric::{corpus_stats, prepare_refs, Metric};
 use registro_metrics::Bleu;
 use serde::Serialize;
 
-use crate::rerank::{fluency_unit, formality_unit};
+use crate::pipeline::SentenceResult;
+use crate::rerank::{fluency_unit, formality_unit, Candidate};
 
 #[derive(Debug, thiserror::Error)]
 pub enum XformalError {
@@ -70,6 +75,25 @@ pub struct Evaluation {
     pub perplexity: Option<f64>,
     pub gm: f64,
     pub bleu_signature: String,
+    /// Corpus chrF of the outputs against the input (how much is kept).
+    pub chrf_to_input: f64,
+    /// Pang & Gimpel's Acc: the share of outputs the formality scorer puts above 0.
+    pub acc: f64,
+    /// Pang & Gimpel's Sim in [0, 1], measured as `sim_measure` says.
+    pub sim: f64,
+    pub sim_measure: String,
+    /// Pang & Gimpel's GM with t = (63, 71, 97, −37), when perplexity was measured.
+    pub pg_gm: Option<f64>,
+}
+
+/// Per-segment model scores of one system on a folder.
+#[derive(Clone, Debug, Default)]
+pub struct SegmentScores {
+    pub formality: Vec<f32>,
+    pub input_formality: Vec<f32>,
+    pub perplexity: Option<Vec<f64>>,
+    /// Embedding cosine similarity to the input.
+    pub similarity: Option<Vec<f64>>,
 }
 
 fn bleu(hyps: &[String], refs: &[Vec<String>]) -> Result<(f64, String), XformalError> {
@@ -80,30 +104,40 @@ fn bleu(hyps: &[String], refs: &[Vec<String>]) -> Result<(f64, String), XformalE
     Ok((m.score(&stats.sum()), sig))
 }
 
-/// Scores `outputs` (aligned with `folder.informal`). `formality` and `input_formality` are per-segment scores
-/// from the formality scorer; `perplexity` per segment when a fluency model ran.
-pub fn evaluate(
-    folder: &Folder,
-    outputs: &[String],
-    formality: &[f32],
-    input_formality: &[f32],
-    perplexity: Option<&[f64]>,
-) -> Result<Evaluation, XformalError> {
-    if outputs.len() != folder.informal.len() {
-        return Err(XformalError::Length { file: folder.dir.join("(outputs)"), expected: folder.informal.len(), got: outputs.len() });
+/// Scores `outputs` (aligned with `folder.informal`) with their per-segment model scores.
+pub fn evaluate(folder: &Folder, outputs: &[String], scores: &SegmentScores) -> Result<Evaluation, XformalError> {
+    let n = folder.informal.len();
+    let lengths = [
+        Some(outputs.len()),
+        Some(scores.formality.len()),
+        Some(scores.input_formality.len()),
+        scores.perplexity.as_ref().map(Vec::len),
+        scores.similarity.as_ref().map(Vec::len),
+    ];
+    if let Some(got) = lengths.into_iter().flatten().find(|&l| l != n) {
+        return Err(XformalError::Length { file: folder.dir.join("(outputs)"), expected: n, got });
     }
     let (multi_bleu, bleu_signature) = bleu(outputs, &folder.refs)?;
     let (input_multi_bleu, _) = bleu(&folder.informal, &folder.refs)?;
     let (self_bleu, _) = bleu(outputs, std::slice::from_ref(&folder.informal))?;
+    let chrf = registro_metrics::Chrf::default();
+    let prepared = prepare_refs(&chrf, std::slice::from_ref(&folder.informal)).map_err(|e| XformalError::Metric(e.to_string()))?;
+    let chrf_to_input = chrf.score(&corpus_stats(&chrf, outputs, &prepared).map_err(|e| XformalError::Metric(e.to_string()))?.sum());
     let mean = |v: &[f32]| v.iter().map(|&x| x as f64).sum::<f64>() / v.len().max(1) as f64;
-    let f = mean(formality);
+    let f = mean(&scores.formality);
     // Geometric mean of perplexities = exp(mean log ppl): one odd sentence should not dominate.
-    let ppl = perplexity.map(|p| (p.iter().map(|x| x.max(1.0).ln()).sum::<f64>() / p.len().max(1) as f64).exp());
+    let ppl = scores.perplexity.as_ref().map(|p| (p.iter().map(|x| x.max(1.0).ln()).sum::<f64>() / p.len().max(1) as f64).exp());
     let mut parts = vec![formality_unit(f as f32), (multi_bleu / 100.0).clamp(0.01, 1.0)];
     if let Some(p) = ppl {
         parts.push(fluency_unit(p));
     }
     let gm = (parts.iter().map(|x| x.ln()).sum::<f64>() / parts.len() as f64).exp();
+    let acc = scores.formality.iter().filter(|&&x| x > 0.0).count() as f64 / n.max(1) as f64;
+    let (sim, sim_measure) = match &scores.similarity {
+        Some(s) => (s.iter().sum::<f64>() / n.max(1) as f64, "mean embedding cosine to the input".to_string()),
+        None => (chrf_to_input / 100.0, "corpus chrF to the input / 100".to_string()),
+    };
+    let pg_gm = ppl.map(|p| registro_metrics::style::gm(acc, sim, p, Default::default()));
     Ok(Evaluation {
         segments: outputs.len(),
         references: folder.refs.len(),
@@ -111,9 +145,63 @@ pub fn evaluate(
         self_bleu,
         input_multi_bleu,
         formality: f,
-        input_formality: mean(input_formality),
+        input_formality: mean(&scores.input_formality),
         perplexity: ppl,
         gm,
         bleu_signature,
+        chrf_to_input,
+        acc,
+        sim,
+        sim_measure,
+        pg_gm,
     })
+}
+
+/// One step of a pipeline scored on a folder.
+#[derive(Clone, Debug, Serialize)]
+pub struct Step {
+    /// `input` (copying), `rules`, `llm-minimal`, `llm-paraphrase#1`, `roundtrip`, or `chosen`.
+    pub step: String,
+    pub evaluation: Evaluation,
+}
+
+/// Every step of a run, from the candidates it kept per sentence: the chosen candidate, each method's own output
+/// (a method whose answer was identical to another's is found through `also`), and the input copied. A sentence
+/// where a step produced nothing usable (an empty answer) counts the rules' output for it.
+pub fn evaluate_steps(folder: &Folder, results: &[SentenceResult]) -> Result<Vec<Step>, XformalError> {
+    let mut origins: Vec<String> = Vec::new();
+    for r in results {
+        for c in &r.candidates {
+            for o in std::iter::once(&c.candidate.origin).chain(&c.candidate.also) {
+                if !origins.contains(o) {
+                    origins.push(o.clone());
+                }
+            }
+        }
+    }
+    origins.sort_by_key(|o| (["rules", "llm-minimal"].iter().position(|x| x == o).unwrap_or(2), o.clone()));
+    let input_formality: Vec<f32> = results.iter().map(|r| r.formality_before).collect();
+    fn pick<'a>(r: &'a SentenceResult, origin: Option<&str>) -> Option<&'a Candidate> {
+        let by = |o: &str| r.candidates.iter().find(|c| c.candidate.origin == o || c.candidate.also.iter().any(|a| a == o));
+        match origin {
+            None => r.candidates.first(),
+            Some(o) => by(o).or_else(|| by("rules")),
+        }
+        .map(|c| &c.candidate)
+    }
+    let mut steps = Vec::new();
+    let mut named: Vec<(String, Option<String>)> = vec![("chosen".into(), None)];
+    named.extend(origins.into_iter().map(|o| (o.clone(), Some(o))));
+    for (name, origin) in named {
+        let picked: Vec<_> = results.iter().map(|r| pick(r, origin.as_deref())).collect();
+        let outputs: Vec<String> = results.iter().zip(&picked).map(|(r, c)| c.map_or_else(|| r.input.clone(), |c| c.text.clone())).collect();
+        let formality = results.iter().zip(&picked).map(|(r, c)| c.map_or(r.formality_before, |c| c.scores.formality)).collect();
+        let perplexity = picked.iter().map(|c| c.and_then(|c| c.scores.perplexity)).collect();
+        let similarity = picked.iter().map(|c| c.and_then(|c| c.scores.similarity)).collect();
+        let scores = SegmentScores { formality, input_formality: input_formality.clone(), perplexity, similarity };
+        steps.push(Step { step: name, evaluation: evaluate(folder, &outputs, &scores)? });
+    }
+    let copy = SegmentScores { formality: input_formality.clone(), input_formality, perplexity: None, similarity: None };
+    steps.push(Step { step: "input".into(), evaluation: evaluate(folder, &folder.informal, &copy)? });
+    Ok(steps)
 }

@@ -137,8 +137,15 @@ fn xformal_folder_evaluation_rewards_the_formal_rewrite() {
     let mut sc = Scorer::builtin(Variant::Surface).unwrap();
     let f_out: Vec<f32> = outputs.iter().map(|s| sc.score(s, Lang::Pt, None).unwrap()).collect();
     let f_in: Vec<f32> = informal.iter().map(|s| sc.score(s, Lang::Pt, None).unwrap()).collect();
-    let e = xformal::evaluate(&folder, &outputs, &f_out, &f_in, None).unwrap();
+    let scores = xformal::SegmentScores { formality: f_out, input_formality: f_in, perplexity: Some(vec![20.0, 30.0, 25.0]), similarity: None };
+    let e = xformal::evaluate(&folder, &outputs, &scores).unwrap();
     assert!(e.multi_bleu > e.input_multi_bleu, "{e:?}");
+    // Pang & Gimpel: Acc is the share above 0, Sim falls back to chrF to the input, GM uses t = (63, 71, 97, −37).
+    let acc = scores.formality.iter().filter(|&&f| f > 0.0).count() as f64 / 3.0;
+    assert_eq!(e.acc, acc);
+    assert!((e.sim - e.chrf_to_input / 100.0).abs() < 1e-12 && e.sim_measure.contains("chrF"));
+    let expected_gm = registro_metrics::style::gm(acc, e.sim, e.perplexity.unwrap(), Default::default());
+    assert_eq!(e.pg_gm, Some(expected_gm));
     assert!(e.formality > e.input_formality, "{e:?}");
     assert!(e.self_bleu < 100.0 && e.gm > 0.0 && e.bleu_signature.starts_with("nrefs:2"));
     // A reference file of the wrong length is named in the error.

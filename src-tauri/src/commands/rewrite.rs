@@ -31,10 +31,18 @@ pub struct RewriteArgs {
     #[serde(default = "yes")]
     #[ts(optional = nullable)]
     pub fluency: bool,
+    /// With the LLM method, also offer a round trip through another language.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub roundtrip: bool,
+    /// Words every rewrite must keep.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub keep: Vec<String>,
 }
 
 fn default_n() -> usize {
-    3
+    2
 }
 fn yes() -> bool {
     true
@@ -74,7 +82,14 @@ pub async fn rewrite_text(
         }
         let req = RewriteRequest {
             sentences,
-            options: Options { lang, method, n: args.n.clamp(1, 8), weights: args.weights.unwrap_or_default(), fluency: args.fluency },
+            options: Options {
+                n: args.n.min(8),
+                weights: args.weights.unwrap_or_default(),
+                fluency: args.fluency,
+                roundtrip: args.roundtrip,
+                keep: args.keep,
+                ..Options::new(lang, method)
+            },
             model: model.clone(),
             scorer,
             project: Some(project_id.to_string()),

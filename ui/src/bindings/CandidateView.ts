@@ -4,6 +4,10 @@ import type { Scores } from "./Scores";
 
 export type CandidateView = { pieces: Array<Piece>, text: string, 
 /**
- * How it was produced: `rules`, `roundtrip`, `llm#1`, …
+ * How it was produced: `rules`, `roundtrip`, `llm-minimal`, `llm-paraphrase#1`, …
  */
-origin: string, scores: Scores, };
+origin: string, 
+/**
+ * Other methods that produced exactly the same text (merged into this candidate).
+ */
+also: Array<string>, scores: Scores, };

@@ -5,4 +5,12 @@ export type RewriteArgs = {
 /**
  * Pasted text, one sentence per line (ignored when `document_id` is set).
  */
-text?: string, document_id?: number | null, lang: string, method: string, n?: number, model?: string | null, weights?: Weights | null, scorer?: string | null, fluency?: boolean, };
+text?: string, document_id?: number | null, lang: string, method: string, n?: number, model?: string | null, weights?: Weights | null, scorer?: string | null, fluency?: boolean, 
+/**
+ * With the LLM method, also offer a round trip through another language.
+ */
+roundtrip?: boolean, 
+/**
+ * Words every rewrite must keep.
+ */
+keep?: Array<string>, };

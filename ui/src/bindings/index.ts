@@ -15,6 +15,8 @@ export type { Column } from './Column';
 export type { CompareOptions } from './CompareOptions';
 export type { CompareRequest } from './CompareRequest';
 export type { Comparison } from './Comparison';
+export type { ContentFlag } from './ContentFlag';
+export type { ContentIssue } from './ContentIssue';
 export type { CpuFeature } from './CpuFeature';
 export type { CpuReport } from './CpuReport';
 export type { DoctorReport } from './DoctorReport';

@@ -10,7 +10,7 @@ import { ProgressPanel, errorMessage } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h } from '../dom';
 import { runTable } from '../lists';
-import { type Method, type Piece, type RewriteOutcome, type Weights, exportRewrite, rewriteText, scoreFormality } from './rewrite-api';
+import { type CandidateView, type Method, type Piece, type RewriteOutcome, type Weights, exportRewrite, rewriteText, scoreFormality } from './rewrite-api';
 
 const LANGS = ['en', 'pt', 'fr', 'it', 'de', 'es', 'hi', 'ja'];
 
@@ -43,6 +43,21 @@ function currentText(outcome: RewriteOutcome, i: number, st: SentenceState): str
 
 const fmt = (x: number) => (x >= 0 ? '+' : '') + x.toFixed(2);
 
+const ORIGIN_NAMES: Record<string, string> = { rules: 'rules', 'llm-minimal': 'LLM minimal edit', roundtrip: 'round trip' };
+const originName = (o: string) => ORIGIN_NAMES[o] ?? o.replace(/^llm-paraphrase#/, 'LLM paraphrase ');
+const origin = (c: CandidateView) => [c.origin, ...c.also].map(originName).join(' = ');
+const k0 = (st: SentenceState) => st.candidate === 0;
+
+/** Why this candidate is where it is: each axis of the joint score, in words a writer reads. */
+function whyText(c: CandidateView, chosen: boolean): string {
+  const sc = c.scores;
+  const parts = [`formality ${fmt(sc.formality)}`, `meaning: chrF ${sc.meaning.toFixed(0)} to the original` + (sc.similarity !== null ? `, similarity ${sc.similarity.toFixed(2)}` : '')];
+  if (sc.perplexity !== null) parts.push(`fluency: perplexity ${sc.perplexity.toFixed(0)}`);
+  if (sc.consensus !== null) parts.push(`agreement with the other candidates ${sc.consensus.toFixed(0)}`);
+  const head = chosen ? `Chosen: ${origin(c)} — best joint score ${sc.gm.toFixed(3)}` : `${origin(c)} — joint score ${sc.gm.toFixed(3)}`;
+  return `${head} (${parts.join('; ')})${sc.flags.length ? ' — ranked after every candidate that keeps the content' : ''}`;
+}
+
 export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const lang = h('select', { class: 'input', 'data-testid': 'rewrite-lang' }, ...LANGS.map((l) => h('option', { value: l }, l)));
   const method = h(
@@ -52,11 +67,14 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     h('option', { value: 'roundtrip' }, 'round-trip MT'),
     h('option', { value: 'llm' }, 'LLM'),
   );
-  const n = h('input', { class: 'input narrow', type: 'number', min: 1, max: 8, value: 3, 'data-testid': 'rewrite-n', title: 'LLM candidates per sentence' });
+  const n = h('input', { class: 'input narrow', type: 'number', min: 0, max: 8, value: 2, 'data-testid': 'rewrite-n', title: 'LLM paraphrases per sentence, besides its minimal edit' });
+  const roundtrip = h('input', { type: 'checkbox', 'data-testid': 'rewrite-roundtrip' });
+  const keep = h('input', { class: 'input', placeholder: 'words to keep, comma-separated', 'data-testid': 'rewrite-keep', title: 'A candidate that drops one of these words is flagged and ranked last' });
   const model = h('input', { class: 'input', placeholder: 'model id (roundtrip / LLM)', 'data-testid': 'rewrite-model' });
   const wF = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 1, 'data-testid': 'rewrite-weight-formality' });
   const wM = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 1, 'data-testid': 'rewrite-weight-meaning' });
   const wL = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 1, 'data-testid': 'rewrite-weight-fluency' });
+  const wC = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 1, 'data-testid': 'rewrite-weight-consensus' });
   const scorer = h('select', { class: 'input', 'data-testid': 'rewrite-scorer' }, h('option', { value: 'surface' }, 'surface scorer'), h('option', { value: 'lexical' }, 'lexical scorer (EN)'), h('option', { value: 'embedding' }, 'embedding scorer (EN, MiniLM)'));
   const useDoc = h('input', { type: 'checkbox', 'data-testid': 'rewrite-use-document' });
   const input = h('textarea', {
@@ -76,8 +94,9 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     h(
       'section',
       { class: 'card rw-form' },
-      h('div', { class: 'row' }, h('label', {}, 'Language ', lang), h('label', {}, 'Method ', method), h('label', {}, 'Candidates ', n), model, scorer),
-      h('div', { class: 'row' }, h('span', { class: 'muted small' }, 'Reranking weights (weighted geometric mean):'), h('label', {}, 'formality ', wF), h('label', {}, 'meaning (chrF) ', wM), h('label', {}, 'fluency (perplexity) ', wL)),
+      h('div', { class: 'row' }, h('label', {}, 'Language ', lang), h('label', {}, 'Method ', method), h('label', {}, 'Model ', model), scorer),
+      h('div', { class: 'row' }, h('label', {}, 'LLM paraphrases ', n), h('label', {}, roundtrip, ' also a round trip'), h('label', {}, 'Keep ', keep)),
+      h('div', { class: 'row' }, h('span', { class: 'muted small' }, 'The first candidate is the best by a weighted geometric mean of:'), h('label', {}, 'formality ', wF), h('label', {}, 'meaning ', wM), h('label', {}, 'fluency ', wL), h('label', {}, 'agreement ', wC)),
       h('div', { class: 'row' }, input),
       h('div', { class: 'row' }, h('label', {}, useDoc, ' rewrite the document selected in Documents instead'), runBtn),
       formError,
@@ -182,7 +201,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         { class: 'muted small', 'data-testid': 'rewrite-summary' },
         `${m.sentences} sentences · formality ${fmt(m.formality_before)} → ${fmt(m.formality_after)} · chrF to input ${m.chrf_to_input.toFixed(1)}` +
           (m.perplexity !== null ? ` · perplexity ${m.perplexity.toFixed(1)}` : '') +
-          ` · GM ${m.gm.toFixed(3)} (weights formality ${w.formality}, meaning ${w.meaning}, fluency ${w.fluency}) · ${m.seconds_per_sentence.toFixed(3)} s/sentence · scorer ${o.scorer}`,
+          ` · GM ${m.gm.toFixed(3)} (weights formality ${w.formality}, meaning ${w.meaning}, fluency ${w.fluency}, agreement ${w.consensus}) · ${m.seconds_per_sentence.toFixed(3)} s/sentence · scorer ${o.scorer}`,
       ),
       h('div', { class: 'row' }, undoBtn, acceptAll, exportBtn, h('span', { class: 'muted rw-legend' }, 'Click an edit to accept or reject it.')),
     );
@@ -201,17 +220,29 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       const after = st.rejected ? s.formality_before : st.formality ?? c.scores.formality;
       const delta = after - s.formality_before;
       const cand = h(
-        'select',
-        { class: 'input', 'data-testid': 'rewrite-candidate', onchange: (e: Event) => {
-          const k = Number((e.target as HTMLSelectElement).value);
-          snapshot();
-          states[i] = freshState(o, i, k);
-          renderResults();
-        } },
+        'div',
+        { class: 'rw-cands', 'data-testid': 'rewrite-candidates' },
         ...s.candidates.map((cv, k) =>
-          h('option', { value: k, selected: k === st.candidate }, `${k + 1}. ${cv.origin} — GM ${cv.scores.gm.toFixed(3)}, formality ${fmt(cv.scores.formality)}, chrF ${cv.scores.meaning.toFixed(0)}${cv.scores.perplexity !== null ? `, ppl ${cv.scores.perplexity.toFixed(0)}` : ''}`),
+          h(
+            'button',
+            {
+              class: `rw-cand${k === st.candidate ? ' current' : ''}${cv.scores.flags.length ? ' flagged' : ''}`,
+              'data-testid': 'rewrite-candidate',
+              'data-origin': cv.origin,
+              title: cv.text,
+              onclick: () => {
+                if (k === st.candidate) return;
+                snapshot();
+                states[i] = freshState(o, i, k);
+                renderResults();
+              },
+            },
+            `${k === 0 ? '★ ' : ''}${origin(cv)} · ${cv.scores.gm.toFixed(2)}`,
+          ),
         ),
       );
+      const why = h('div', { class: 'rw-why', 'data-testid': 'rewrite-why' }, whyText(c, k0(st)));
+      const flags = c.scores.flags.map((f) => h('span', { class: 'rw-flag', 'data-testid': 'rewrite-flag' }, `⚠ ${f.issue.replace('_', ' ')}: ${f.detail}`));
       row.append(
         old,
         neu,
@@ -219,7 +250,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
           'div',
           { class: 'rw-meta' },
           h('span', { 'data-testid': 'rewrite-formality' }, 'formality ', fmt(s.formality_before), ' → ', h('span', { class: delta >= 0 ? 'rw-up' : 'rw-down' }, fmt(after))),
-          s.candidates.length > 1 ? cand : h('span', {}, c.origin),
+          cand,
           h('button', { class: 'btn small', 'data-testid': 'rewrite-accept-sentence', onclick: () => change(i, (x) => {
             x.rejected = false;
             x.accepted = x.accepted.map(() => true);
@@ -229,6 +260,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
           }) }, 'Keep original'),
         ),
       );
+      row.append(why, ...flags);
       list.append(row);
     });
     results.append(list);
@@ -246,7 +278,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
 
   runBtn.addEventListener('click', async () => {
     formError.textContent = '';
-    const weights: Weights = { formality: Number(wF.value), meaning: Number(wM.value), fluency: Number(wL.value) };
+    const weights: Weights = { formality: Number(wF.value), meaning: Number(wM.value), fluency: Number(wL.value), consensus: Number(wC.value) };
     const docId = useDoc.checked ? ctx.selectedDocumentId() : null;
     if (useDoc.checked && docId === null) {
       formError.textContent = 'Select a document in the Documents tab first.';
@@ -266,7 +298,9 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         document_id: docId,
         lang: lang.value,
         method: method.value as Method,
-        n: Number(n.value) || 3,
+        n: Math.max(0, Number(n.value) || 0),
+        roundtrip: roundtrip.checked,
+        keep: keep.value.split(',').map((w) => w.trim()).filter((w) => w.length > 0),
         model: model.value.trim() || null,
         weights,
         scorer: scorer.value,

@@ -57,9 +57,15 @@ struct RewriteOpts {
     /// Rewriting method
     #[arg(long, value_enum, default_value_t = Method::Rules)]
     method: Method,
-    /// LLM candidates per sentence
-    #[arg(long, default_value_t = 3)]
+    /// LLM paraphrases per sentence besides the minimal edit (0 = none; 1 = one greedy answer; more are sampled)
+    #[arg(long, default_value_t = 2)]
     n: usize,
+    /// With --method llm, also offer a round trip through another language as a candidate
+    #[arg(long)]
+    roundtrip: bool,
+    /// A word the rewrite must keep (repeatable); a candidate without it is flagged and ranked last
+    #[arg(long = "keep", value_name = "WORD")]
+    keep: Vec<String>,
     /// Model id for roundtrip / llm (see `registro models list`); with rules it only scores fluency (perplexity)
     #[arg(long)]
     model: Option<String>,
@@ -69,9 +75,9 @@ struct RewriteOpts {
     /// Write the chosen rewrites here (one per line)
     #[arg(long)]
     output: Option<PathBuf>,
-    /// Reranking weights formality,meaning,fluency
-    #[arg(long, default_value = "1,1,1", value_parser = parse_weights)]
-    weights: Weights,
+    /// Weights of the joint score formality,meaning,fluency[,consensus] (default: the tuned ones)
+    #[arg(long, value_parser = parse_weights)]
+    weights: Option<Weights>,
     /// Formality scorer: surface | lexical | embedding (MiniLM) | a trained weights .json | xlmr:<model id or folder>
     #[arg(long, default_value = "surface", value_parser = parse_scorer)]
     scorer: ScorerChoice,
@@ -108,7 +114,14 @@ fn read_input(o: &RewriteOpts, text: &[String]) -> anyhow::Result<Vec<String>> {
 fn request(o: &RewriteOpts, sentences: Vec<String>) -> RewriteRequest {
     RewriteRequest {
         sentences,
-        options: Options { lang: o.lang, method: o.method, n: o.n, weights: o.weights, fluency: !o.no_fluency },
+        options: Options {
+            n: o.n,
+            weights: o.weights.unwrap_or_default(),
+            fluency: !o.no_fluency,
+            roundtrip: o.roundtrip,
+            keep: o.keep.clone(),
+            ..Options::new(o.lang, o.method)
+        },
         model: o.model.clone(),
         scorer: o.scorer.clone(),
         project: (!o.no_store).then(|| o.project.clone()),
@@ -158,10 +171,16 @@ fn rewrite(ctx: &Ctx, o: &RewriteOpts, text: &[String]) -> anyhow::Result<()> {
         println!("{}", c.text);
         let edits: Vec<String> = best.pieces.iter().filter_map(|p| p.kind.as_ref().map(|k| format!("{:?}→{:?} [{k}]", p.old, p.new))).collect();
         let ppl = c.scores.perplexity.map_or(String::new(), |p| format!("  ppl {p:.1}"));
+        let sim = c.scores.similarity.map_or(String::new(), |p| format!("  sim {p:.2}"));
+        let agree = c.scores.consensus.map_or(String::new(), |p| format!("  consensus {p:.1}"));
+        let also = if c.also.is_empty() { String::new() } else { format!(" = {}", c.also.join(", ")) };
         eprintln!(
-            "  formality {:+.2} → {:+.2}  chrF {:.1}{ppl}  GM {:.3}  ({}; {} candidates)",
+            "  formality {:+.2} → {:+.2}  chrF {:.1}{sim}{ppl}{agree}  GM {:.3}  ({}{also}; {} candidates)",
             s.formality_before, c.scores.formality, c.scores.meaning, c.scores.gm, c.origin, s.candidates.len()
         );
+        for f in &c.scores.flags {
+            eprintln!("  flag: {f}");
+        }
         if !edits.is_empty() {
             eprintln!("  edits: {}", edits.join("; "));
         }
@@ -189,13 +208,17 @@ fn eval(ctx: &Ctx, o: &RewriteOpts, dir: &std::path::Path) -> anyhow::Result<()>
     }
     let e = &r.evaluation;
     println!("{} ({} segments, {} references), method {}", r.folder, e.segments, e.references, o.method.name());
-    println!("  multi-BLEU      {:.2}  (input: {:.2})  {}", e.multi_bleu, e.input_multi_bleu, e.bleu_signature);
-    println!("  self-BLEU       {:.2}", e.self_bleu);
-    println!("  formality       {:+.3}  (input: {:+.3})", e.formality, e.input_formality);
-    if let Some(p) = e.perplexity {
-        println!("  perplexity      {p:.2}");
+    println!("  {}", e.bleu_signature);
+    println!("  {:<18} {:>10} {:>9} {:>10} {:>6} {:>6} {:>7} {:>7} {:>8}", "step", "multi-BLEU", "self-BLEU", "chrF(input)", "form.", "Acc", "Sim", "PP", "P&G GM");
+    let opt = |v: Option<f64>, p: usize| v.map_or("-".to_string(), |x| format!("{x:.p$}"));
+    for s in &r.steps {
+        let e = &s.evaluation;
+        println!(
+            "  {:<18} {:>10.2} {:>9.2} {:>10.2} {:>+6.2} {:>6.3} {:>7.3} {:>7} {:>8}",
+            s.step, e.multi_bleu, e.self_bleu, e.chrf_to_input, e.formality, e.acc, e.sim, opt(e.perplexity, 1), opt(e.pg_gm, 2)
+        );
     }
-    println!("  GM              {:.4}", e.gm);
+    println!("  formality of the input {:+.3}; Sim = {}", e.input_formality, e.sim_measure);
     println!("  s/sentence      {:.4}", r.summary.seconds_per_sentence);
     if let Some(id) = r.run_id {
         println!("  stored as run {id}");

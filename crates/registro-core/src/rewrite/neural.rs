@@ -17,39 +17,51 @@ use super::{Formality, Lang, Method, Neural, Scorer};
 
 pub struct LlmBackend {
     model: Model,
-    /// Attention state of each language's system prompt + few-shot block, computed once.
-    prefixes: HashMap<Lang, (String, Prefix)>,
+    /// Attention state of each prompt's system + few-shot block (minimal edit and paraphrase, per language),
+    /// keyed by its rendered text and computed once.
+    prefixes: HashMap<String, Prefix>,
+    /// The English sentence encoder for the meaning axis: tried once, `None` inside when it is not installed.
+    encoder: Option<Option<SentenceEncoder>>,
     cancel: AtomicBool,
 }
+
+/// The sentence-embedding model the meaning axis uses for English (all-MiniLM-L6-v2 is English-only; other
+/// languages are judged by chrF alone rather than by an encoder that does not know them).
+const ENGLISH_ENCODER: &str = "all-minilm-l6-v2";
 
 impl LlmBackend {
     pub fn load(id: &str) -> anyhow::Result<Self> {
         let model = crate::models::load_llm(id, Default::default(), None)?;
-        Ok(Self { model, prefixes: HashMap::new(), cancel: AtomicBool::new(false) })
+        Ok(Self { model, prefixes: HashMap::new(), encoder: None, cancel: AtomicBool::new(false) })
+    }
+
+    fn encoder(&mut self) -> Option<&SentenceEncoder> {
+        self.encoder
+            .get_or_insert_with(|| {
+                let r = crate::models::resolve(ENGLISH_ENCODER).ok()?;
+                SentenceEncoder::load(&r.dir, DeviceChoice::default()).ok()
+            })
+            .as_ref()
     }
 
     fn chat(messages: &[(&'static str, String)]) -> Vec<ChatMessage> {
         messages.iter().map(|(r, c)| ChatMessage::new(r, c)).collect()
     }
 
-    fn answer(&mut self, messages: &[(&'static str, String)], n: usize, max_tokens: usize, cache_key: Option<Lang>) -> anyhow::Result<Vec<String>> {
+    fn answer(&mut self, messages: &[(&'static str, String)], n: usize, max_tokens: usize, cache_prefix: bool) -> anyhow::Result<Vec<String>> {
         let full = self.model.info.chat.render(&Self::chat(messages), true)?;
         // Reuse the shared system + few-shot prefix when the rendered conversation extends it textually.
         let mut prefix = None;
         let mut rest = full.as_str();
-        if let Some(lang) = cache_key {
-            if !self.prefixes.contains_key(&lang) {
-                let head = self.model.info.chat.render(&Self::chat(&messages[..messages.len() - 1]), false)?;
-                if full.starts_with(&head) {
+        if cache_prefix && messages.len() > 1 {
+            let head = self.model.info.chat.render(&Self::chat(&messages[..messages.len() - 1]), false)?;
+            if full.starts_with(&head) {
+                if !self.prefixes.contains_key(&head) {
                     let p = self.model.prefix(&self.model.encode(&head)?)?;
-                    self.prefixes.insert(lang, (head, p));
+                    self.prefixes.insert(head.clone(), p);
                 }
-            }
-            if let Some((head, p)) = self.prefixes.get(&lang) {
-                if full.starts_with(head.as_str()) {
-                    rest = &full[head.len()..];
-                    prefix = Some(p);
-                }
+                rest = &full[head.len()..];
+                prefix = self.prefixes.get(&head);
             }
         }
         let prompt = self.model.encode(rest)?;
@@ -73,25 +85,34 @@ impl Neural for LlmBackend {
             ("user", text.to_string()),
         ];
         let budget = self.budget(text);
-        self.answer(&msgs, 1, budget, None).map(|mut v| registro_rewrite::prompt::clean_answer(&v.remove(0))).map_err(|e| format!("{e:#}"))
+        self.answer(&msgs, 1, budget, false).map(|mut v| registro_rewrite::prompt::clean_answer(&v.remove(0))).map_err(|e| format!("{e:#}"))
     }
 
     fn generate(&mut self, messages: &[(&'static str, String)], n: usize) -> Result<Vec<String>, String> {
         let input = messages.last().map_or("", |m| m.1.as_str()).to_string();
-        let lang = guess_lang(messages);
         let budget = self.budget(&input);
-        self.answer(messages, n, budget, lang).map_err(|e| format!("{e:#}"))
+        self.answer(messages, n, budget, true).map_err(|e| format!("{e:#}"))
     }
 
     fn perplexity(&mut self, text: &str, _lang: Lang) -> Result<f64, String> {
         self.model.perplexity(text).map_err(|e| format!("{e:#}"))
     }
-}
 
-/// The language a rewrite prompt is for (its system message names it), to key the prefix cache.
-fn guess_lang(messages: &[(&'static str, String)]) -> Option<Lang> {
-    let sys = &messages.first()?.1;
-    Lang::ALL.into_iter().find(|l| sys.contains(&format!("informal {} text", l.name())))
+    fn similarity(&mut self, input: &str, candidates: &[&str], lang: Lang) -> Result<Option<Vec<f64>>, String> {
+        if lang != Lang::En {
+            return Ok(None);
+        }
+        let Some(enc) = self.encoder() else { return Ok(None) };
+        let mut texts = vec![input];
+        texts.extend_from_slice(candidates);
+        let e = enc.embed(&texts).map_err(|e| format!("{e:#}"))?;
+        let cos = |a: &[f32], b: &[f32]| {
+            let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+            let n = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            (dot / (n(a) * n(b)).max(1e-12)) as f64
+        };
+        Ok(Some(e[1..].iter().map(|c| cos(&e[0], c)).collect()))
+    }
 }
 
 pub fn backend(method: Method, model: Option<&str>) -> anyhow::Result<Box<dyn Neural>> {
