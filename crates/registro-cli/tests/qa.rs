@@ -144,3 +144,85 @@ fn qa_reports_fixes_and_exits_non_zero_while_errors_remain() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `translate --termbase` with the real 0.5B model on a PO document: the forbidden term the model writes without
+/// the termbase is banned with it, the run records the termbase, and `registro qa` confirms it.
+#[test]
+fn translate_with_a_termbase_bans_the_forbidden_term() {
+    let models = std::env::var_os("REGISTRO_MODELS")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/registro/models"))
+        });
+    if !models.is_some_and(|m| m.join("qwen2.5-coder-0.5b-instruct").exists()) {
+        println!("skipped: qwen2.5-coder-0.5b-instruct not fetched (registro models fetch qwen2.5-coder-0.5b-instruct)");
+        return;
+    }
+    let dir =
+        std::env::temp_dir().join(format!("registro-cli-test-qa-terms-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("r.db");
+    let po = dir.join("app.po");
+    std::fs::write(
+        &po,
+        "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\n\
+         msgid \"Please sign the contract and send it back.\"\nmsgstr \"\"\n\n\
+         msgid \"Your contract ends in May.\"\nmsgstr \"\"\n",
+    )
+    .unwrap();
+    let tb = dir.join("terms.tsv");
+    std::fs::write(
+        &tb,
+        "source\ttarget\tforbidden\ncontract\tKontrakt\tVertrag\n",
+    )
+    .unwrap();
+    let forbidden_after = |with_termbase: bool| {
+        let out = dir.join(format!("app.{with_termbase}.po"));
+        let mut args = vec![
+            "--json",
+            "translate",
+            "--lang",
+            "de",
+            "--register",
+            "formal",
+            "--model",
+            "qwen2.5-coder-0.5b-instruct",
+        ];
+        args.extend([
+            "--controls",
+            "prompt,constrain",
+            "--input",
+            po.to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+        ]);
+        if with_termbase {
+            args.extend(["--termbase", tb.to_str().unwrap()]);
+        }
+        let o = registro(&db, &args);
+        assert!(o.status.success(), "{:?}", text(&o));
+        let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let run = j["run_id"].to_string();
+        let shown = registro(&db, &["--json", "runs", "show", &run]);
+        let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+        assert_eq!(
+            shown["run"]["params"]["termbase"]["entries"].as_i64(),
+            with_termbase.then_some(1),
+            "{shown}"
+        );
+        let q = registro(
+            &db,
+            &["--json", "qa", &run, "--termbase", tb.to_str().unwrap()],
+        );
+        let q: serde_json::Value = serde_json::from_slice(&q.stdout).unwrap();
+        assert_eq!(q["report"]["terms"]["source_occurrences"], 2, "{q}");
+        q["report"]["terms"]["forbidden"].as_u64().unwrap()
+    };
+    assert!(
+        forbidden_after(false) > 0,
+        "without the termbase the model writes \"Vertrag\""
+    );
+    assert_eq!(forbidden_after(true), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -32,6 +32,11 @@ pub struct QaOutcome {
     pub blocking: bool,
 }
 
+/// Reads a termbase for translating English into `lang` (what `translate --termbase` enforces).
+pub fn load_termbase(path: &Path, lang: Lang) -> anyhow::Result<std::sync::Arc<Termbase>> {
+    Ok(std::sync::Arc::new(termbase::load(path, None, "en", lang.code())?))
+}
+
 /// Checks run `run` (with the termbase at `termbase`, if given); with `fix`, repairs its deviating segments first.
 pub fn qa_run(
     store: &mut Store,

@@ -174,6 +174,9 @@ pub struct Options {
     /// requested register (off = every segment gets the full search, the old path).
     #[serde(default = "yes")]
     pub early_exit: bool,
+    /// Terms each segment must use or avoid (`--termbase`), enforced through the decoding constraints.
+    #[serde(skip)]
+    pub termbase: Option<std::sync::Arc<registro_qa::Termbase>>,
 }
 
 fn yes() -> bool {
@@ -193,6 +196,7 @@ impl Options {
             shots: 3,
             shots_per_sentence: false,
             early_exit: true,
+            termbase: None,
         }
     }
 
@@ -365,6 +369,9 @@ impl<'g> Translator<'g> {
             };
             let constraints =
                 if controlled && o.controls.has(Control::Constrain) { constrain::for_register(o.lang, register) } else { Constraints::default() };
+            if let Some(tb) = &o.termbase {
+                constraints = constraints.with_terms(&tb.generation_terms(source, Some(register)));
+            }
             let spec = prompt::PromptSpec { lang: o.lang, register, instruct: controlled && o.controls.has(Control::Prompt), gender: o.gender, shots: &shots };
             let p = prompt::build(self.gen.chat_format(), &spec, source)?;
             let n = o.effective_n();
@@ -599,6 +606,9 @@ pub fn translate_and_store(
         "max_tokens": opts.max_tokens,
         "register_overrides": overrides,
     });
+    if let Some(tb) = &opts.termbase {
+        run.params["termbase"] = serde_json::json!({ "file": tb.origin, "entries": tb.entries.len() });
+    }
     let backend = tr.backend_description();
     if !backend.is_null() {
         run.params["backend"] = backend;

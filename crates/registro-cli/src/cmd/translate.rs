@@ -52,6 +52,10 @@ pub struct Args {
     /// Retrieve few-shot examples per sentence instead of once per document
     #[arg(long)]
     shots_per_sentence: bool,
+    /// Glossary whose terms each segment must use (boosted) or avoid (banned), per register: .tsv/.csv/.tbx
+    /// (see `registro qa --termbase`)
+    #[arg(long)]
+    termbase: Option<PathBuf>,
     /// Project the run is stored in (created when missing)
     #[arg(long, default_value = "default")]
     project: String,
@@ -86,6 +90,7 @@ fn options(a: &Args) -> anyhow::Result<Options> {
         n_best: a.n_best.max(1),
         gender: a.gender,
         shots_per_sentence: a.shots_per_sentence,
+        termbase: a.termbase.as_deref().map(|p| registro_core::qa::load_termbase(p, a.lang)).transpose()?,
         ..Options::new(a.lang, a.register)
     })
 }

@@ -13,7 +13,17 @@ impl Constraints {
     pub fn is_empty(&self) -> bool {
         self.ban.is_empty() && self.boost.is_empty()
     }
+
+    /// Adds a termbase's terms for one segment: forbidden targets banned, required ones boosted harder than a
+    /// register marker (the client asked for that word).
+    pub fn with_terms(mut self, terms: &registro_qa::termbase::GenerationTerms) -> Self {
+        self.ban.extend(terms.ban.iter().cloned());
+        self.boost.extend(terms.require.iter().map(|t| (t.clone(), TERM_BOOST)));
+        self
+    }
 }
+
+const TERM_BOOST: f32 = 3.0;
 
 const BOOST: f32 = 1.5;
 
