@@ -153,6 +153,103 @@ fn xliff_and_srt_translate_into_files_of_the_same_format() {
     assert!(!srt.contains("Would you like"), "{srt}");
 }
 
+/// A DOCX letter (heading, a bold word inside a table cell, a footer) comes back as a .docx with the same parts in
+/// the same order, the heading style, table and bold run kept and the text translated; python3's zipfile reads it,
+/// and python-docx too when its cached venv exists.
+#[test]
+fn docx_translates_into_a_docx_with_its_structure() {
+    if !model_ready() {
+        println!("skipped: qwen2.5-coder-0.5b-instruct not fetched (registro models fetch qwen2.5-coder-0.5b-instruct)");
+        return;
+    }
+    let dir = temp("docx");
+    let db = dir.join("r.db");
+    let src = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap())
+        .join("../registro-formats/tests/data/letter.docx");
+    let out = dir.join("letter.de.docx");
+    let o = run(
+        &db,
+        &[
+            &[
+                "translate",
+                "--input",
+                src.to_str().unwrap(),
+                "--output",
+                out.to_str().unwrap(),
+            ],
+            MODEL,
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["segments"].as_array().unwrap().len(), 3, "{v}");
+    assert!(v["run_id"].as_i64().is_some(), "{v}");
+    // The zip as python's zipfile sees it: entry names in order, the document and footer XML.
+    let script = r#"
+import sys, zipfile
+a, b = zipfile.ZipFile(sys.argv[1]), zipfile.ZipFile(sys.argv[2])
+assert a.namelist() == b.namelist(), (a.namelist(), b.namelist())
+assert b.testzip() is None
+for n in a.namelist():
+    if n not in ("word/document.xml", "word/footer1.xml"):
+        assert a.read(n) == b.read(n), n
+sys.stdout.write(b.read("word/document.xml").decode() + "\n=====\n" + b.read("word/footer1.xml").decode())
+"#;
+    let py = match Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&src)
+        .arg(&out)
+        .output()
+    {
+        Ok(p) => p,
+        Err(_) => {
+            println!("SKIPPED the zip check: python3 is not installed");
+            return;
+        }
+    };
+    assert!(
+        py.status.success(),
+        "{}",
+        String::from_utf8_lossy(&py.stderr)
+    );
+    let text = String::from_utf8(py.stdout).unwrap();
+    let (doc, footer) = text.split_once("\n=====\n").unwrap();
+    assert!(doc.contains(r#"<w:pStyle w:val="Heading1"/>"#), "{doc}");
+    assert!(doc.contains("<w:tbl>") && doc.contains("<w:tc>"), "{doc}");
+    assert!(
+        !doc.contains("Please pay") && !doc.contains("Payment reminder"),
+        "translated\n{doc}"
+    );
+    assert!(!footer.contains("Thank you"), "translated\n{footer}");
+    // The bold word is still a bold run with text.
+    let bold = doc
+        .split("<w:r>")
+        .filter(|r| r.contains("<w:b/>"))
+        .filter_map(|r| r.split("<w:t xml:space=\"preserve\">").nth(1))
+        .map(|t| t.split("</w:t>").next().unwrap_or(""))
+        .collect::<String>();
+    assert!(!bold.trim().is_empty(), "no bold text left\n{doc}");
+    let venv = std::env::var_os("HOME")
+        .map(|h| PathBuf::from(h).join(".cache/registro/venv-docx/bin/python"))
+        .filter(|p| p.exists());
+    let Some(python) = venv else {
+        println!("SKIPPED python-docx: no ~/.cache/registro/venv-docx (python3 -m venv ~/.cache/registro/venv-docx && ~/.cache/registro/venv-docx/bin/pip install python-docx)");
+        return;
+    };
+    let script = "import sys, docx\nd = docx.Document(sys.argv[1])\nc = d.tables[0].cell(0, 0).paragraphs[0]\nprint(len(d.paragraphs), d.paragraphs[0].style.name, repr([r.text for r in c.runs if r.bold]))";
+    let o = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let line = String::from_utf8(o.stdout).unwrap();
+    assert!(line.starts_with("2 Heading 1 ['"), "{line}");
+}
+
 #[test]
 fn bad_documents_get_errors_naming_the_file() {
     if !model_ready() {
@@ -215,4 +312,19 @@ fn bad_documents_get_errors_naming_the_file() {
         "docz",
     ]);
     assert!(e.contains("unknown format 'docz'"), "{e}");
+    // A .docx that is not a zip (a renamed text file) is refused before the model runs.
+    let fake = dir.join("notes.docx");
+    std::fs::write(&fake, "Meeting notes\n").unwrap();
+    let e = err(&[
+        "translate",
+        "--input",
+        fake.to_str().unwrap(),
+        "--output",
+        dir.join("o.docx").to_str().unwrap(),
+    ]);
+    assert!(
+        e.contains("notes.docx") && e.contains("not a DOCX file"),
+        "{e}"
+    );
+    assert!(!dir.join("o.docx").exists());
 }

@@ -105,6 +105,29 @@ fn contract() -> Vec<u8> {
     ])
 }
 
+/// A short letter for the CLI test with the real model (three short segments): a heading, a sentence with a bold
+/// word inside a table cell, a footer.
+fn letter() -> Vec<u8> {
+    let doc = format!(
+        r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:document {W}><w:body><w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Payment reminder</w:t></w:r></w:p><w:tbl><w:tblPr><w:tblStyle w:val="TableGrid"/></w:tblPr><w:tblGrid><w:gridCol w:w="8000"/></w:tblGrid><w:tr><w:tc><w:p><w:r><w:t xml:space="preserve">Please pay the </w:t></w:r><w:r><w:rPr><w:b/></w:rPr><w:t>invoice</w:t></w:r><w:r><w:t xml:space="preserve"> by Friday.</w:t></w:r></w:p></w:tc></w:tr></w:tbl><w:p/><w:sectPr><w:footerReference w:type="default" r:id="rId7"/></w:sectPr></w:body></w:document>"#
+    );
+    let ftr = format!(
+        r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:ftr {W}><w:p><w:r><w:t>Thank you for your order.</w:t></w:r></w:p></w:ftr>"#
+    );
+    let rels = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/><Relationship Id="rId7" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer" Target="footer1.xml"/></Relationships>"#;
+    zip_of(&[
+        ("[Content_Types].xml", CONTENT_TYPES.as_bytes(), true),
+        ("_rels/.rels", RELS.as_bytes(), true),
+        ("word/document.xml", doc.as_bytes(), true),
+        ("word/_rels/document.xml.rels", rels.as_bytes(), true),
+        ("word/styles.xml", STYLES.as_bytes(), true),
+        ("word/footer1.xml", ftr.as_bytes(), true),
+    ])
+}
+
 fn data_dir() -> PathBuf {
     Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
         .join("tests/data")
@@ -143,22 +166,28 @@ fn sources(bytes: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// The CLI test and a user trying the feature read `tests/data/contract.docx`; it is this builder's output
-/// (`REGISTRO_WRITE_FIXTURES=1` rewrites it).
+/// A user trying the feature reads `tests/data/contract.docx`, the CLI test `tests/data/letter.docx`; they are these
+/// builders' output (`REGISTRO_WRITE_FIXTURES=1` rewrites them).
 #[test]
-fn committed_fixture_is_the_built_contract() {
-    let p = data_dir().join("contract.docx");
-    if std::env::var_os("REGISTRO_WRITE_FIXTURES").is_some() {
-        std::fs::create_dir_all(data_dir()).unwrap();
-        std::fs::write(&p, contract()).unwrap();
+fn committed_fixtures_are_the_built_documents() {
+    for (name, built) in [("contract.docx", contract()), ("letter.docx", letter())] {
+        let p = data_dir().join(name);
+        if std::env::var_os("REGISTRO_WRITE_FIXTURES").is_some() {
+            std::fs::create_dir_all(data_dir()).unwrap();
+            std::fs::write(&p, &built).unwrap();
+        }
+        assert_eq!(
+            entries(&std::fs::read(&p).unwrap()),
+            entries(&built),
+            "{} is stale: REGISTRO_WRITE_FIXTURES=1 cargo test --workspace --test docx",
+            p.display()
+        );
+        assert_eq!(Format::from_path(&p), Some(Format::Docx));
     }
     assert_eq!(
-        entries(&std::fs::read(&p).unwrap()),
-        entries(&contract()),
-        "{} is stale: REGISTRO_WRITE_FIXTURES=1 cargo test --workspace --test docx",
-        p.display()
+        sources(&letter()),
+        ["Payment reminder", "Please pay the <1>invoice</1> by Friday.", "Thank you for your order."]
     );
-    assert_eq!(Format::from_path(&p), Some(Format::Docx));
 }
 
 #[test]
