@@ -367,7 +367,7 @@ impl<'g> Translator<'g> {
                     .or_insert_with(|| self.pool.as_ref().map(|p| p.retrieve(&doc_query, o.shots, register, o.gender)).unwrap_or_default())
                     .clone(),
             };
-            let constraints =
+            let mut constraints =
                 if controlled && o.controls.has(Control::Constrain) { constrain::for_register(o.lang, register) } else { Constraints::default() };
             if let Some(tb) = &o.termbase {
                 constraints = constraints.with_terms(&tb.generation_terms(source, Some(register)));

@@ -115,6 +115,8 @@ impl Entry {
 #[derive(Clone, Debug, Default)]
 pub struct Termbase {
     pub entries: Vec<Entry>,
+    /// The file it was read from, for the run's parameters.
+    pub origin: Option<String>,
     index: HashMap<String, Vec<usize>>,
     /// Entries whose source term starts with no word character: tried on every segment.
     unindexed: Vec<usize>,
@@ -188,7 +190,9 @@ pub fn load(
             format!("grew past {} MiB while being read", MAX_BYTES >> 20),
         ));
     }
-    parse(&bytes, format, &file, source_lang, target_lang)
+    let mut tb = parse(&bytes, format, &file, source_lang, target_lang)?;
+    tb.origin = Some(file);
+    Ok(tb)
 }
 
 /// Parses termbase bytes; `file` names them in errors.
@@ -787,6 +791,7 @@ impl Termbase {
         }
         Termbase {
             entries,
+            origin: None,
             index,
             unindexed,
         }
@@ -867,7 +872,11 @@ impl Termbase {
                         message: format!(
                             "term {:?} ×{n} in the source needs {want}{}; found ×{found} (termbase line {})",
                             e.source[0],
-                            register.map(|r| format!(" ({})", r.as_str())).unwrap_or_default(),
+                            // The register is named only where the entry has a variant per register.
+                            register
+                                .filter(|_| !e.target_formal.is_empty() || !e.target_informal.is_empty())
+                                .map(|r| format!(" ({})", r.as_str()))
+                                .unwrap_or_default(),
                             e.line
                         ),
                         spans: Vec::new(),
