@@ -31,7 +31,7 @@ fn interrupted_run(db: &std::path::Path) -> i64 {
     let doc = store.insert_document(project.id, &doc).unwrap();
     let req = RewriteRequest {
         sentences: DRAFTS.iter().map(|s| s.to_string()).collect(),
-        options: Options { lang: Lang::En, method: Method::Rules, n: 1, weights: Weights::default(), fluency: false },
+        options: Options { n: 1, fluency: false, ..Options::new(Lang::En, Method::Rules) },
         model: None,
         scorer: ScorerChoice::Surface,
         project: Some("Drafts".into()),
