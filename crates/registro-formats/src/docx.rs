@@ -224,6 +224,10 @@ fn import_part(
     part: &str,
     base: usize,
 ) -> Result<(Vec<Segment>, Vec<Vec<Edit>>), FormatError> {
+    // quick-xml skips a leading byte-order mark and counts positions after it: read past it ourselves.
+    if let Some(body) = text.strip_prefix('\u{feff}') {
+        return import_part(body, part, base + '\u{feff}'.len_utf8());
+    }
     let mut reader = Reader::from_str(text);
     let mut prefix: Option<String> = None;
     let mut depth = 0usize;
@@ -441,13 +445,8 @@ impl Builder<'_> {
         self.tags.push(InlineTag { token, raw });
     }
 
-    /// Opening and standalone tags are numbered 1, 2, 3…; a closing tag repeats its opening's number.
     fn next(&self) -> usize {
-        self.tags
-            .iter()
-            .filter(|t| !t.token.starts_with("</"))
-            .count()
-            + 1
+        crate::markdown::next_number(&self.tags)
     }
 
     fn flush(&mut self) {

@@ -264,7 +264,16 @@ fn flow(text: &str, toks: &[(Tok, Range<usize>)]) -> Option<(Segment, Edit)> {
                 open.push((name.clone(), n));
                 format!("<{n}>")
             }
-            Tok::End(name) => match open.iter().rposition(|(o, _)| o == name) {
+            // Only the innermost open elements are searched: an end tag matching none of them is standalone, and
+            // a page of thousands of unclosed tags cannot make each end tag scan them all.
+            Tok::End(name) => match open
+                .iter()
+                .enumerate()
+                .rev()
+                .take(64)
+                .find(|(_, (o, _))| o == name)
+                .map(|(k, _)| k)
+            {
                 Some(k) => {
                     let (_, m) = open.remove(k);
                     format!("</{m}>")

@@ -249,6 +249,7 @@ pub(crate) fn splice(
 /// The target as is when each pair of placeholders it uses is complete, opened before closed and nested;
 /// otherwise the target without its paired placeholders (standalone ones stay).
 fn balance_tags(target: &str, tags: &[InlineTag]) -> String {
+    let known: std::collections::HashSet<&str> = tags.iter().map(|t| t.token.as_str()).collect();
     let pair_of = |token: &str| -> Option<(usize, bool)> {
         let close = token.starts_with("</");
         let n = token
@@ -262,20 +263,26 @@ fn balance_tags(target: &str, tags: &[InlineTag]) -> String {
         } else {
             format!("</{n}>")
         };
-        tags.iter().position(|t| t.token == partner)?;
+        known.contains(partner.as_str()).then_some(())?;
         Some((n.parse().ok()?, close))
     };
-    // The placeholders in the order the target uses them (the first occurrence of each, as `render` does).
-    let mut seen: Vec<(usize, usize, bool)> = Vec::new(); // (byte, n, close)
-    for t in tags {
-        if let (Some(at), Some((n, close))) = (target.find(&t.token), pair_of(&t.token)) {
-            seen.push((at, n, close));
+    // The paired placeholders in the order the target uses them (the first occurrence of each, as `render` does).
+    let mut seen: Vec<(usize, bool)> = Vec::new(); // (n, close)
+    let mut used = std::collections::HashSet::new();
+    for (at, _) in target.match_indices('<') {
+        let Some(len) = target[at..].find('>') else {
+            break;
+        };
+        let token = &target[at..=at + len];
+        if known.contains(token) && used.insert(token) {
+            if let Some(p) = pair_of(token) {
+                seen.push(p);
+            }
         }
     }
-    seen.sort();
     let mut stack = Vec::new();
     let mut ok = true;
-    for &(_, n, close) in &seen {
+    for &(n, close) in &seen {
         if !close {
             stack.push(n);
         } else if stack.pop() != Some(n) {
@@ -285,12 +292,24 @@ fn balance_tags(target: &str, tags: &[InlineTag]) -> String {
     if ok && stack.is_empty() {
         return target.to_string();
     }
-    let mut out = target.to_string();
-    for t in tags {
-        if pair_of(&t.token).is_some() {
-            out = out.replacen(&t.token, "", 1);
+    // Each paired placeholder's first occurrence goes (the one `render` would have used).
+    let mut out = String::with_capacity(target.len());
+    let mut dropped = std::collections::HashSet::new();
+    let mut rest = target;
+    while let Some(lt) = rest.find('<') {
+        out.push_str(&rest[..lt]);
+        let after = &rest[lt..];
+        match after.find('>').map(|j| &after[..=j]) {
+            Some(tok) if known.contains(tok) && pair_of(tok).is_some() && dropped.insert(tok) => {
+                rest = &after[tok.len()..];
+            }
+            _ => {
+                out.push('<');
+                rest = &after[1..];
+            }
         }
     }
+    out.push_str(rest);
     out
 }
 
@@ -354,19 +373,29 @@ fn escape(text: &str, how: Escape, out: &mut String) {
 /// Target text with placeholders turned back into the original markup.
 fn render(target: &str, tags: &[InlineTag], how: Escape) -> String {
     let mut used = vec![false; tags.len()];
+    // Placeholders end at their first `>`: one lookup per `<`, so a unit with thousands of tags stays linear.
+    let index: std::collections::HashMap<&str, usize> = tags
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, t)| (t.token.as_str(), i))
+        .collect();
     let mut out = String::new();
     let mut rest = target;
-    'outer: while !rest.is_empty() {
+    while !rest.is_empty() {
         if let Some(lt) = rest.find('<') {
             let (before, after) = rest.split_at(lt);
             escape(before, how, &mut out);
-            for (i, t) in tags.iter().enumerate() {
-                if !used[i] && after.starts_with(&t.token) {
-                    used[i] = true;
-                    out.push_str(&t.raw);
-                    rest = &after[t.token.len()..];
-                    continue 'outer;
-                }
+            let hit = after
+                .find('>')
+                .and_then(|j| index.get(&after[..=j]))
+                .copied()
+                .filter(|&i| !used[i]);
+            if let Some(i) = hit {
+                used[i] = true;
+                out.push_str(&tags[i].raw);
+                rest = &after[tags[i].token.len()..];
+                continue;
             }
             escape("<", how, &mut out);
             rest = &after[1..];

@@ -265,7 +265,13 @@ fn block(text: &str, items: &[(Item, Range<usize>)], table: bool) -> Option<(Seg
     Some((seg, edit))
 }
 
-/// Opening and standalone tags are numbered 1, 2, 3…; a closing tag repeats its opening's number.
+/// Opening and standalone tags are numbered 1, 2, 3…; a closing tag repeats its opening's number. The next number
+/// is the last opening or standalone tag's plus one (a closing run before it is as long as the nesting is deep), so
+/// numbering a block stays linear in its tags.
 pub(crate) fn next_number(tags: &[InlineTag]) -> usize {
-    tags.iter().filter(|t| !t.token.starts_with("</")).count() + 1
+    tags.iter()
+        .rev()
+        .find(|t| !t.token.starts_with("</"))
+        .and_then(|t| t.token.trim_matches(['<', '>', '/']).parse::<usize>().ok())
+        .map_or(1, |n| n + 1)
 }

@@ -186,7 +186,11 @@ fn committed_fixtures_are_the_built_documents() {
     }
     assert_eq!(
         sources(&letter()),
-        ["Payment reminder", "Please pay the <1>invoice</1> by Friday.", "Thank you for your order."]
+        [
+            "Payment reminder",
+            "Please pay the <1>invoice</1> by Friday.",
+            "Thank you for your order."
+        ]
     );
 }
 
@@ -546,4 +550,26 @@ fn fuzz_corpus_replays_without_panics() {
         n += 1;
     }
     assert!(n >= 2, "corpus at {}", dir.display());
+}
+
+/// Parts written with a byte-order mark, or with WordprocessingML as the default namespace (no `w:` prefix), are
+/// read and rebuilt in their own spelling.
+#[test]
+fn byte_order_mark_and_default_namespace() {
+    let bom = "\u{feff}<?xml version=\"1.0\"?><w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><w:body><w:p><w:r><w:t>Hello</w:t></w:r><w:r><w:rPr><w:i/></w:rPr><w:t> world</w:t></w:r></w:p></w:body></w:document>";
+    let plain = "<document xmlns=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><body><p><r><t>Hello</t></r><r><rPr><i/></rPr><t> world</t></r></p></body></document>";
+    for xml in [bom, plain] {
+        let bytes = zip_of(&[("word/document.xml", xml.as_bytes(), true)]);
+        let doc = import(&bytes, Format::Docx).unwrap();
+        assert_eq!(doc.segments[0].source, "Hello<1> world</1>");
+        let out = doc.export(&upper(&doc)).unwrap();
+        assert_eq!(sources(&out), ["HELLO<1> WORLD</1>"]);
+        let xml_out = String::from_utf8(entries(&out)[0].1.clone()).unwrap();
+        assert_eq!(xml_out.starts_with('\u{feff}'), xml.starts_with('\u{feff}'));
+        assert_eq!(
+            xml_out.contains("<w:r>"),
+            xml.contains("<w:r>"),
+            "{xml_out}"
+        );
+    }
 }
