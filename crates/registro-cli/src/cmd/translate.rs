@@ -24,14 +24,16 @@ pub struct Args {
     #[command(flatten)]
     backend: super::backend::BackendArgs,
     /// Read English segments from this file (one per line; default: the arguments, else stdin); a .xlf/.xliff,
-    /// .srt, .vtt or .po file is translated as a document and written back in its format to --output
+    /// .srt, .vtt, .po, .docx, .md or .html file is translated as a document and written back in its format to
+    /// --output
     #[arg(long)]
     input: Option<PathBuf>,
     /// Write the translations here, one per line (with --contrastive: formal<TAB>informal per line), or the
     /// translated document when --input is one
     #[arg(long)]
     output: Option<PathBuf>,
-    /// Document format of --input and --output (xliff, srt, vtt, po) [default: from the extension]
+    /// Document format of --input and --output (xliff, srt, vtt, po, docx, md, html) [default: from the
+    /// extension]
     #[arg(long)]
     format: Option<String>,
     /// Candidates per segment for reranking
