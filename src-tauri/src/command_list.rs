@@ -40,6 +40,7 @@ pub const COMMANDS: &[&str] = &[
     "save_translation_edit",
     "repair_translation",
     "export_translation",
+    "qa_run",
     "test_backend",
     "backend_status",
     "clear_backend",

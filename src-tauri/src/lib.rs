@@ -114,6 +114,7 @@ pub fn run() -> anyhow::Result<()> {
             commands::translate::save_translation_edit,
             commands::translate::repair_translation,
             commands::translate::export_translation,
+            commands::qa::qa_run,
             commands::backends::test_backend,
             commands::backends::backend_status,
             commands::backends::clear_backend,

@@ -27,6 +27,7 @@ fn visit_roots(v: &mut Generator) {
     };
     use registro_core::rewrite::{RewriteOutcome, Weights};
     use registro_core::translate::{SegmentCheck, SegmentOut};
+    use registro_core::qa::QaOutcome;
     use registro_store::{Document, Project, Run};
 
     // The shell and projects.
@@ -68,6 +69,7 @@ fn visit_roots(v: &mut Generator) {
     v.root::<translate::TranslateOutcome>();
     v.root::<SegmentOut>();
     v.root::<SegmentCheck>();
+    v.root::<QaOutcome>();
 }
 
 /// Collects one file per type (its path under `ui/src/bindings/` → contents), following dependencies.

@@ -30,11 +30,18 @@ pub struct QaOutcome {
     pub unrepaired: usize,
     /// Whether the report holds an error that should stop an export.
     pub blocking: bool,
+    /// Each segment's translation as checked (after the fix), for a face to show the findings' spans in.
+    pub targets: Vec<Option<String>>,
 }
 
 /// Reads a termbase for translating English into `lang` (what `translate --termbase` enforces).
 pub fn load_termbase(path: &Path, lang: Lang) -> anyhow::Result<std::sync::Arc<Termbase>> {
-    Ok(std::sync::Arc::new(termbase::load(path, None, "en", lang.code())?))
+    Ok(std::sync::Arc::new(termbase::load(
+        path,
+        None,
+        "en",
+        lang.code(),
+    )?))
 }
 
 /// Checks run `run` (with the termbase at `termbase`, if given); with `fix`, repairs its deviating segments first.
@@ -110,6 +117,7 @@ pub fn qa_run(
             fixed: 0,
             unrepaired: 0,
             blocking,
+            targets: texts(&outputs),
         });
     }
     let target = report.consistency.target.unwrap_or(Register::Formal);
@@ -163,7 +171,15 @@ pub fn qa_run(
         fixed,
         unrepaired: fixes.len() - fixed,
         fixes,
+        targets: texts(&outputs),
     })
+}
+
+fn texts(outputs: &[Option<Output>]) -> Vec<Option<String>> {
+    outputs
+        .iter()
+        .map(|o| o.as_ref().map(|o| o.text.clone()))
+        .collect()
 }
 
 /// Appends the fix to the output's `candidates.qa_fixes`, keeping whatever shape the candidates had.

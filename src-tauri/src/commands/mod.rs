@@ -6,6 +6,7 @@ pub mod backends;
 pub mod dashboard;
 pub mod files;
 pub mod projects;
+pub mod qa;
 pub mod rewrite;
 pub mod translate;
 

@@ -11,6 +11,7 @@ import type { ViewContext } from '../context';
 import { clear, h } from '../dom';
 import { runTable } from '../lists';
 import { backendStatus } from './settings-backends';
+import { qaPanel } from './translate-qa';
 import {
   type Analysis,
   type SegmentOut,
@@ -106,6 +107,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const resultBody = h('tbody', {});
   const results = h('table', { class: 'tr-table', 'data-testid': 'translate-results' }, resultBody);
   const runs = h('section', { class: 'card' });
+  const qa = qaPanel(ctx);
 
   /** Per-segment register overrides, by segment index. */
   let overrides: Record<number, Register> = {};
@@ -361,14 +363,17 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       progressSlot,
     ),
     h('section', { class: 'card' }, h('h3', {}, 'Translation'), summary, h('div', { class: 'table-wrap' }, results)),
+    qa.el,
     runs,
   );
 
   renderDocs();
   void renderSegList();
   void renderRuns();
+  void qa.refresh();
   return ctx.subscribe((what) => {
     if (what === 'documents') renderDocs();
     void renderRuns();
+    if (what === 'runs') void qa.refresh();
   });
 }

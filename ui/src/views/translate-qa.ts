@@ -1,0 +1,133 @@
+// The Translate view's QA panel: pick a translate run, check it (register consistency across the document, numbers,
+// tags, untranslated/empty/length/whitespace, and terms from a termbase the user picks), see every finding with the
+// words it points at, and "Make consistent": the deviating segments repaired in the run (old text kept) and those no
+// rule can repair flagged. Errors would block an export; warnings never do.
+
+import { type ChosenFile, type Id, call, chooseFile, listRuns } from '../api';
+import type { QaIssue, QaOutcome } from '../bindings';
+import { errorMessage } from '../components';
+import type { ViewContext } from '../context';
+import { clear, h } from '../dom';
+
+export const qaRun = (runId: Id, termbase: ChosenFile | null, fix: boolean) =>
+  call<QaOutcome>('qa_run', { runId, termbase: termbase?.token ?? null, fix });
+
+/** `text` with the issue's spans wrapped in <mark>. */
+function marked(text: string, issue: QaIssue): Node[] {
+  const chars = Array.from(text);
+  const out: Node[] = [];
+  let pos = 0;
+  for (const s of [...issue.spans].sort((a, b) => a.char_start - b.char_start)) {
+    if (s.char_start < pos || s.char_end > chars.length) continue;
+    if (s.char_start > pos) out.push(document.createTextNode(chars.slice(pos, s.char_start).join('')));
+    out.push(h('mark', { class: `tr-m ${issue.severity === 'error' ? 'wrong' : 'weak'}`, 'data-testid': 'qa-span' }, chars.slice(s.char_start, s.char_end).join('')));
+    pos = s.char_end;
+  }
+  if (pos < chars.length) out.push(document.createTextNode(chars.slice(pos).join('')));
+  return out;
+}
+
+export interface QaPanel {
+  el: HTMLElement;
+  /** Re-lists the project's translate runs; a run that appeared since the last listing is selected. */
+  refresh(): Promise<void>;
+}
+
+export function qaPanel(ctx: ViewContext): QaPanel {
+  const runSelect = h('select', { class: 'input', 'data-testid': 'qa-run' });
+  const tbName = h('span', { class: 'muted small', 'data-testid': 'qa-termbase-name' }, 'no termbase');
+  let termbase: ChosenFile | null = null;
+  const checkBtn = h('button', { class: 'btn primary', 'data-testid': 'qa-check' }, 'Check document');
+  const fixBtn = h('button', { class: 'btn', 'data-testid': 'qa-fix', disabled: true }, 'Make consistent');
+  const tbBtn = h('button', { class: 'btn', 'data-testid': 'qa-termbase' }, 'Termbase…');
+  const summary = h('div', { class: 'tr-summary', 'data-testid': 'qa-summary' });
+  const register = h('div', { class: 'tr-summary', 'data-testid': 'qa-register' });
+  const fixes = h('div', { class: 'muted small', 'data-testid': 'qa-fixes' });
+  const body = h('tbody', {});
+  const table = h('table', { class: 'tr-table', 'data-testid': 'qa-issues' }, body);
+
+  const render = (o: QaOutcome) => {
+    const r = o.report;
+    const c = r.consistency;
+    summary.textContent = `${r.errors} error${r.errors === 1 ? '' : 's'} · ${r.warnings} warning${r.warnings === 1 ? '' : 's'}${o.blocking ? ' · export blocked until the errors are fixed' : ' · ready to export'}${r.terms ? ` · terms: ${r.terms.source_occurrences} found, ${r.terms.missing} missing, ${r.terms.forbidden} forbidden` : ''}${r.sources_known ? '' : ' · no stored source: only the register was checked'}`;
+    summary.classList.toggle('qa-blocking', o.blocking);
+    const forms = c.forms.map((f) => `${f.form} ×${f.segments.length}`).join(', ');
+    register.textContent = !c.dominant
+      ? 'Register: no address form in any segment'
+      : c.mixed
+        ? `Register: MIXED — ${forms}; the document is ${c.target ?? '?'}; deviating: ${c.deviating.map((i) => i + 1).join(', ') || 'none'}`
+        : `Register: consistent — ${forms}`;
+    register.dataset.mixed = c.mixed ? '1' : '0';
+    fixBtn.disabled = c.deviating.length === 0;
+    fixes.textContent = o.fixes.length ? `${o.fixed} segment${o.fixed === 1 ? '' : 's'} repaired (the old text is kept in the run) · ${o.unrepaired} could not be repaired and are flagged` : '';
+    clear(body);
+    for (const i of r.issues) {
+      const text = o.targets[i.segment] ?? '';
+      body.append(
+        h(
+          'tr',
+          { 'data-testid': 'qa-issue', 'data-kind': i.kind, 'data-severity': i.severity, 'data-segment': i.segment },
+          h('td', { class: 'muted small' }, String(i.segment + 1)),
+          h('td', {}, h('span', { class: `badge ${i.severity === 'error' ? 'failed' : 'cancelled'}` }, i.severity), ' ', h('span', { class: 'muted small' }, i.kind)),
+          h('td', {}, h('div', {}, i.message), h('div', { class: 'tr-out' }, ...marked(text, i))),
+        ),
+      );
+    }
+    if (r.issues.length === 0) body.append(h('tr', {}, h('td', { colspan: 3, class: 'muted' }, 'No findings.')));
+  };
+
+  const run = async (fix: boolean) => {
+    const id = Number(runSelect.value);
+    if (!id) return;
+    checkBtn.disabled = fixBtn.disabled = true;
+    try {
+      render(await qaRun(id, termbase, fix));
+      if (fix) ctx.changed('runs');
+    } catch (e) {
+      ctx.notify(errorMessage(e), 'error');
+    } finally {
+      checkBtn.disabled = false;
+    }
+  };
+  checkBtn.addEventListener('click', () => void run(false));
+  fixBtn.addEventListener('click', () => void run(true));
+  tbBtn.addEventListener('click', async () => {
+    try {
+      const f = await chooseFile('import');
+      if (!f) return;
+      termbase = f;
+      tbName.textContent = f.name;
+    } catch (e) {
+      ctx.notify(errorMessage(e), 'error');
+    }
+  });
+
+  let newest = 0;
+  const refresh = async () => {
+    try {
+      const runs = (await listRuns(ctx.project.id, { task: 'translate' })).filter((r) => r.target_lang);
+      const top = Math.max(0, ...runs.map((r) => r.id));
+      // A run just translated is the one to check; otherwise the user's pick stays.
+      const keep = top > newest ? top : Number(runSelect.value) || null;
+      newest = top;
+      clear(runSelect);
+      runSelect.append(...runs.map((r) => h('option', { value: r.id }, `run ${r.id} · ${r.target_lang} · ${r.register ?? ''} · ${r.completed_segments} segments`)));
+      if (keep && runs.some((r) => r.id === keep)) runSelect.value = String(keep);
+      checkBtn.disabled = runs.length === 0;
+    } catch (e) {
+      ctx.notify(errorMessage(e), 'error');
+    }
+  };
+
+  const el = h(
+    'section',
+    { class: 'card', 'data-testid': 'qa-panel' },
+    h('h3', {}, 'Quality check'),
+    h('div', { class: 'row' }, h('label', {}, 'Run ', runSelect), tbBtn, tbName, checkBtn, fixBtn),
+    summary,
+    register,
+    fixes,
+    h('div', { class: 'table-wrap' }, table),
+  );
+  return { el, refresh };
+}
