@@ -170,13 +170,18 @@ pub(crate) fn export(
     let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let write_err = |e: &dyn std::fmt::Display| zip_err("writing the DOCX", e);
     for i in 0..zip.len() {
-        let part = package.parts.iter().find(|p| p.0 == i);
+        let part = package
+            .parts
+            .binary_search_by_key(&i, |p| p.0)
+            .ok()
+            .map(|k| &package.parts[k]);
+        // `all` is sorted by position and a part's edits lie inside it: two binary searches find them.
         let mine: Vec<(&Edit, String)> = match part {
-            Some((_, _, r)) => all
-                .iter()
-                .filter(|(e, _)| e.range.start >= r.start && e.range.end <= r.end)
-                .map(|(e, s)| (*e, s.clone()))
-                .collect(),
+            Some((_, _, r)) => {
+                let lo = all.partition_point(|(e, _)| e.range.start < r.start);
+                let hi = all.partition_point(|(e, _)| e.range.start < r.end);
+                all[lo..hi].iter().map(|(e, s)| (*e, s.clone())).collect()
+            }
             None => Vec::new(),
         };
         let f = zip.by_index_raw(i).map_err(|e| write_err(&e))?;
