@@ -8,7 +8,9 @@
 //! first text run's properties is plain, a stretch in other properties (bold, italic, a colour) is `<n>…</n>`,
 //! hyperlinks and simple fields are `<n>…</n>` around their runs, and non-text run content (tabs, breaks,
 //! drawings, field codes, note references) is `<n/>`. Each tag's markup closes the current text run and opens the
-//! next, so the paragraph's runs are rebuilt from the translation in any order the translator put the tags.
+//! next, so the paragraph's runs are rebuilt from the translation wherever the translator moved the tags (a pair
+//! put out of order loses its tags rather than breaking the XML: see `balance_tags`). Content controls (`w:sdt`
+//! inside a paragraph), text boxes and tracked deletions are kept whole as `<n/>`: their text is not translated.
 //!
 //! On export, changed parts are deflated again and every other zip entry is copied as its compressed bytes, in
 //! the same order. The zip is bounded before anything is inflated: entry count, each text part's inflated size and
