@@ -33,6 +33,13 @@ if ! "$LLAMA_VENV/bin/python" -c "import llama_cpp.server, sys; sys.exit(llama_c
   python3 -m venv "$LLAMA_VENV"
   "$LLAMA_VENV/bin/pip" install -q --find-links "$HOME/.cache/registro/wheels" "llama-cpp-python[server]==$LLAMA_PY_VERSION"
 fi
+# python-docx, the reference reader the DOCX round-trip tests open exported files with (crates/registro-formats/tests/docx.rs,
+# crates/registro-cli/tests/translate_documents.rs).
+DOCX_VENV="$HOME/.cache/registro/venv-docx"
+if ! "$DOCX_VENV/bin/python" -c "import docx" 2>/dev/null; then
+  python3 -m venv "$DOCX_VENV"
+  "$DOCX_VENV/bin/pip" install -q "python-docx==1.2.0"
+fi
 # REGISTRO_TS_CHECK=1: the UI's generated TypeScript types (ui/src/bindings/) must match the Rust types, or the
 # ts_bindings test fails naming the stale file (a change on one side cannot silently break the other).
 REGISTRO_TS_CHECK=1 cargo test --workspace --no-fail-fast --exclude registro-e2e   # the window tests run below, under Xvfb
