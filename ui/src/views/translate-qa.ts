@@ -80,8 +80,12 @@ export function qaPanel(ctx: ViewContext): QaPanel {
     const id = Number(runSelect.value);
     if (!id) return;
     checkBtn.disabled = fixBtn.disabled = true;
+    // A picked file's token is good for one use: the termbase counts for this check, the next needs a new pick.
+    const tb = termbase;
+    termbase = null;
+    if (tb) tbName.textContent = `${tb.name} (checked; pick it again to check terms again)`;
     try {
-      render(await qaRun(id, termbase, fix));
+      render(await qaRun(id, tb, fix));
       if (fix) ctx.changed('runs');
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
