@@ -396,3 +396,44 @@ fn fuzz_corpus_replays_without_panics() {
     }
     assert!(n >= 4, "corpus at {}", dir.display());
 }
+
+/// Exporters vary: a term straight inside `langSet`, TBX v2's `ntig`/`termGrp`, CDATA and character references,
+/// a DCT-style `<basic:administrativeStatus>` element and a `usage` note.
+#[test]
+fn tbx_variants_from_other_exporters_are_read() {
+    let tbx = r#"<?xml version="1.0"?>
+<martif type="TBX" xml:lang="en"><text><body>
+  <termEntry>
+    <langSet xml:lang="en"><term><![CDATA[R&D budget]]></term></langSet>
+    <langSet xml:lang="de">
+      <ntig><termGrp><term>F&amp;E-Budget</term></termGrp></ntig>
+      <tig><term>Forschungsetat</term><basic:administrativeStatus>supersededTerm-admn-sts</basic:administrativeStatus></tig>
+    </langSet>
+  </termEntry>
+  <termEntry>
+    <langSet xml:lang="EN-GB"><tig><term>you&#39;re welcome</term></tig></langSet>
+    <langSet xml:lang="de_CH">
+      <tig><term>gern geschehen</term><descrip type="usage">informal</descrip></tig>
+      <tig><term>keine Ursache</term></tig>
+    </langSet>
+  </termEntry>
+</body></text></martif>"#;
+    let tb = parse(tbx, TermbaseFormat::Tbx).unwrap();
+    assert_eq!(tb.entries.len(), 2, "{:?}", tb.entries);
+    assert_eq!(tb.entries[0].source, ["R&D budget"]);
+    assert_eq!(tb.entries[0].target, ["F&E-Budget"]);
+    assert_eq!(tb.entries[0].forbidden, ["Forschungsetat"]);
+    assert_eq!(tb.entries[1].source, ["you're welcome"]);
+    assert_eq!(tb.entries[1].target_informal, ["gern geschehen"]);
+    assert_eq!(tb.entries[1].target, ["keine Ursache"]);
+    let r = tb.check_segment(
+        0,
+        "The R&D budget grows.",
+        "Das Forschungsetat wächst.",
+        Some(Register::Formal),
+    );
+    assert_eq!(
+        r.issues.iter().map(|i| i.kind).collect::<Vec<_>>(),
+        [CheckKind::TermMissing, CheckKind::TermForbidden]
+    );
+}
