@@ -71,8 +71,9 @@ pub fn qa_run(
     let tb = termbase_path
         .map(|p| termbase::load(p, None, r.source_lang.as_deref().unwrap_or("en"), code))
         .transpose()?;
-    let sources: Option<Vec<String>> = r.document_id.map(|d| store.segment_texts(d)).transpose()?;
-    let total = sources
+    let doc_sources: Option<Vec<String>> =
+        r.document_id.map(|d| store.segment_texts(d)).transpose()?;
+    let total = doc_sources
         .as_ref()
         .map_or(r.total_segments.max(0) as usize, Vec::len);
     let mut outputs: Vec<Option<Output>> = vec![None; total];
@@ -84,6 +85,19 @@ pub fn qa_run(
             *slot = Some(o);
         }
     }
+    // A run over pasted text has no document; its outputs carry their source (`translate::to_output`).
+    let sources = doc_sources.or_else(|| {
+        outputs
+            .iter()
+            .map(|o| {
+                o.as_ref()?
+                    .candidates
+                    .get("source")?
+                    .as_str()
+                    .map(str::to_string)
+            })
+            .collect::<Option<Vec<String>>>()
+    });
     let registers: Vec<Option<Register>> = (0..total)
         .map(|i| {
             overrides

@@ -555,6 +555,8 @@ pub fn to_output(s: &SegmentOut) -> Output {
         text: s.text.clone(),
         candidates: serde_json::json!({
             "candidates": s.candidates,
+            // Pasted text is stored as no document: the source kept here is what QA compares the translation with.
+            "source": s.source,
             "before_repair": s.before_repair,
             "repair_edits": s.repair_edits,
             "markers": s.analysis.markers,

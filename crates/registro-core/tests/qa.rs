@@ -325,3 +325,46 @@ fn terms_of_a_termbase_are_checked_for_the_run_register() {
     assert!(e.contains("999"), "{e}");
     assert!(Path::new(&tb).exists());
 }
+
+#[test]
+fn a_run_over_pasted_text_is_checked_against_the_sources_its_outputs_keep() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(dir.path().join("r.db")).unwrap();
+    let project = registro_core::projects::find_or_create_project(&store, "pasted")
+        .unwrap()
+        .id;
+    let mut run = NewRun::new(project, Task::Translate, "registro-prompt");
+    run.target_lang = Some("de".into());
+    run.register = Some("formal".into());
+    run.total_segments = Some(2);
+    let id = store.create_run(&run).unwrap();
+    let out = |i: i64, src: &str, text: &str| Output {
+        candidates: serde_json::json!({ "source": src }),
+        ..Output::new(i, text)
+    };
+    store
+        .put_outputs(
+            id,
+            &[
+                out(0, "It costs 25 euros.", "Es kostet 52 Euro."),
+                out(1, "Do you have time?", "Hast du Zeit?"),
+            ],
+        )
+        .unwrap();
+    let r = qa::qa_run(&mut store, id, None, false).unwrap().report;
+    assert!(r.sources_known);
+    assert_eq!(
+        found(&r),
+        [
+            (0, CheckKind::Number, Severity::Error),
+            (1, CheckKind::Register, Severity::Error)
+        ]
+    );
+    // Without the kept sources only the register can be checked, and the report says so.
+    store
+        .put_outputs(id, &[Output::new(0, "Es kostet 52 Euro.")])
+        .unwrap();
+    let r = qa::qa_run(&mut store, id, None, false).unwrap().report;
+    assert!(!r.sources_known);
+    assert_eq!(found(&r), [(1, CheckKind::Register, Severity::Error)]);
+}
