@@ -49,7 +49,7 @@ fn print_human(out: &qa::QaOutcome) {
         r.segments
     );
     if !r.sources_known {
-        println!("(the run has no stored document: numbers, tags, untranslated, length and terms need the sources and were not checked)");
+        println!("(this run kept no sources: numbers, tags, untranslated, length and terms need them and were not checked; translate again to check them)");
     }
     let forms = c
         .forms
