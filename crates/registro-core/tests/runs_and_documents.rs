@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use registro_core::eval::{self, registro_metrics::evaluate::EvalConfig, EvalFiles, MetricName};
 use registro_core::progress::CancelToken;
 use registro_core::report::{self, CompareOptions, CompareRequest};
-use registro_core::rewrite::{self, Formality, Lang, Method, Options, RewriteRequest, ScorerChoice, Weights};
+use registro_core::rewrite::{self, Formality, Lang, Method, Options, RewriteRequest, ScorerChoice};
 use registro_store::{NewDocument, NewSegment, RunStatus, Store};
 
 fn write(dir: &Path, name: &str, lines: &[&str]) -> PathBuf {

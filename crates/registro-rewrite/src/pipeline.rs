@@ -96,7 +96,7 @@ pub struct Options {
 
 impl Options {
     pub fn new(lang: Lang, method: Method) -> Self {
-        Options { lang, method, n: 2, weights: Weights::default(), fluency: true, roundtrip: false, keep: Vec::new() }
+        Options { lang, method, n: 1, weights: Weights::default(), fluency: true, roundtrip: false, keep: Vec::new() }
     }
 }
 
@@ -314,7 +314,7 @@ mod tests {
     }
 
     fn opts(method: Method) -> Options {
-        Options::new(Lang::Pt, method)
+        Options { n: 2, ..Options::new(Lang::Pt, method) }
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub struct RewriteArgs {
 }
 
 fn default_n() -> usize {
-    2
+    1
 }
 fn yes() -> bool {
     true

@@ -86,6 +86,14 @@ pub fn app_args(db: &Path, dir: &Path, answers: &[Option<&Path>]) -> Vec<String>
     vec!["--db".into(), db.display().to_string(), "--e2e-dialog-answers".into(), file.display().to_string()]
 }
 
+/// Where a test writes its screenshot `name`: `tests/e2e/screenshots/` (looked at by a person after each change).
+pub fn screenshot_path(name: &str) -> PathBuf {
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("screenshots").join(name)
+}
+
+/// How long a step of the UI may take before a test fails (model work waits longer, per test).
+pub const UI_WAIT: Duration = Duration::from_secs(30);
+
 /// One WebDriver session = one running app window.
 pub struct Session {
     base: String,
@@ -133,6 +141,16 @@ impl Session {
 
     fn url(&self, path: &str) -> String {
         format!("{}/session/{}{}", self.base, self.id, path)
+    }
+
+    /// Starts the app on `db` (no dialog answers), waits for the UI, opens `project` (which the test created in
+    /// the store) and its `tab` (`translate`, `rewrite`, …).
+    pub fn in_project(db: &Path, dir: &Path, project: &str, tab: &str) -> Result<Session> {
+        let s = Session::start(&app_binary(), &app_args(db, dir, &[]))?;
+        s.wait_for(r#"body[data-ready="1"]"#, UI_WAIT)?;
+        s.click_css(&format!(r#"[data-testid="project-item"][data-project-name="{project}"] [data-testid="open-project"]"#), UI_WAIT)?;
+        s.click_css(&format!(r#"[data-testid="tab-{tab}"]"#), UI_WAIT)?;
+        Ok(s)
     }
 
     pub fn title(&self) -> Result<String> {

@@ -3,16 +3,12 @@
 //! state), no network request until the user asks for the source check, then one line per source. Writes
 //! `tests/e2e/screenshots/about.png`.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use registro_e2e::{app_args, app_binary, ready_or_skip, Session};
+use registro_e2e::{screenshot_path, app_args, app_binary, ready_or_skip, Session};
 
 const WAIT: Duration = Duration::from_secs(30);
 
-fn screenshot_path(name: &str) -> PathBuf {
-    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("screenshots").join(name)
-}
 
 fn fact(s: &Session, key: &str) -> String {
     let e = s.wait_for(&format!(r#"[data-testid="about-fact"][data-key="{key}"]"#), WAIT).unwrap_or_else(|e| panic!("fact {key}: {e}"));

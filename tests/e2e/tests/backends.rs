@@ -8,17 +8,12 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use registro_e2e::{app_args, app_binary, ready_or_skip, Session};
+use registro_e2e::{screenshot_path, app_args, app_binary, ready_or_skip, Session};
 use registro_store::{RunStatus, Store};
 
 const WAIT: Duration = Duration::from_secs(30);
 const SECRET: &str = "sk-e2e-do-not-store-4242";
 
-fn screenshot_path(name: &str) -> PathBuf {
-    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
-        .join("screenshots")
-        .join(name)
-}
 
 struct Server(Child);
 

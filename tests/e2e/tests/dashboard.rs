@@ -6,14 +6,11 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use registro_e2e::{app_args, app_binary, ready_or_skip, Session};
+use registro_e2e::{screenshot_path, app_args, app_binary, ready_or_skip, Session};
 use serde_json::json;
 
 const WAIT: Duration = Duration::from_secs(60);
 
-fn screenshot_path(name: &str) -> PathBuf {
-    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("screenshots").join(name)
-}
 
 fn submissions_dir() -> Option<PathBuf> {
     let base = std::env::var_os("REGISTRO_SHARED_DATA")

@@ -3,10 +3,9 @@
 //! close the app, start it again on the same database and find the project and segments again.
 //! Writes `tests/e2e/screenshots/foundation.png` and prints how long the app took to become usable.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use registro_e2e::{app_args, app_binary, ready_or_skip, Session};
+use registro_e2e::{screenshot_path, app_args, app_binary, ready_or_skip, Session};
 
 const WAIT: Duration = Duration::from_secs(30);
 const PROJECT: &str = "Letters to the council";
@@ -16,9 +15,6 @@ const LINES: [&str; 3] = [
     "gonna be late, sry — start without me",
 ];
 
-fn screenshot_path(name: &str) -> PathBuf {
-    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("screenshots").join(name)
-}
 
 /// Starts the app with `args` and waits until the first project list has loaded; returns the session and the
 /// time from asking the driver for a window to a usable UI.

@@ -2,20 +2,16 @@
 //! sentences is listed with a Resume button; clicking it produces only the two missing sentences, the run turns
 //! `done`, and the sentences finished before are kept as they were. Writes `tests/e2e/screenshots/resume.png`.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use registro_core::progress::CancelToken;
-use registro_core::rewrite::{self, Lang, Method, Options, RewriteRequest, ScorerChoice, Weights};
-use registro_e2e::{app_args, app_binary, ready_or_skip, Session};
+use registro_core::rewrite::{self, Lang, Method, Options, RewriteRequest, ScorerChoice};
+use registro_e2e::{screenshot_path, app_args, app_binary, ready_or_skip, Session};
 use registro_store::{NewDocument, NewSegment, RunStatus, Store};
 
 const WAIT: Duration = Duration::from_secs(30);
 const DRAFTS: [&str; 4] = ["gonna call u tmrw", "i dunno what ur talking about lol", "thx for the help!!", "wanna grab lunch?"];
 
-fn screenshot_path(name: &str) -> PathBuf {
-    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("screenshots").join(name)
-}
 
 /// A store holding project "Drafts" with one document and a rules rewrite of it cancelled after two sentences.
 fn interrupted_run(db: &std::path::Path) -> i64 {

@@ -9,16 +9,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use registro_e2e::{app_args, app_binary, ready_or_skip, Session};
+use registro_e2e::{screenshot_path, app_args, app_binary, ready_or_skip, Session};
 use serde_json::{json, Value};
 
 const WAIT: Duration = Duration::from_secs(30);
 /// Long enough for any refusal; a command that instead opened a dialog would still be waiting.
 const CALL_MS: u64 = 8000;
 
-fn screenshot_path(name: &str) -> PathBuf {
-    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("screenshots").join(name)
-}
 
 fn snapshot(p: &Path) -> Option<Vec<u8>> {
     std::fs::read(p).ok()

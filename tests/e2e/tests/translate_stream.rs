@@ -4,18 +4,14 @@
 //! bar no longer shows the previous run's message. Writes `tests/e2e/screenshots/translate-stream.png` and
 //! `translate-cancelled.png`.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use registro_e2e::{app_args, app_binary, ready_or_skip, Session};
+use registro_e2e::{screenshot_path, ready_or_skip, Session};
 use registro_store::{RunStatus, Store};
 
 const WAIT: Duration = Duration::from_secs(30);
 const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
 
-fn screenshot_path(name: &str) -> PathBuf {
-    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("screenshots").join(name)
-}
 
 fn sentences(n: usize) -> String {
     (0..n).map(|i| format!("Thank you for message number {i}, we will answer soon.")).collect::<Vec<_>>().join("\\n")
@@ -68,10 +64,7 @@ fn segments_stream_in_cancel_keeps_them_and_the_model_stays_loaded() {
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("registro.db");
     Store::open(&db).unwrap().create_project("Letters").unwrap();
-    let s = Session::start(&app_binary(), &app_args(&db, dir.path(), &[])).expect("start the app");
-    s.wait_for(r#"body[data-ready="1"]"#, WAIT).expect("the UI becomes ready");
-    s.click_css(r#"[data-testid="project-item"][data-project-name="Letters"] [data-testid="open-project"]"#, WAIT).unwrap();
-    s.click_css(r#"[data-testid="tab-translate"]"#, WAIT).unwrap();
+    let s = Session::in_project(&db, dir.path(), "Letters", "translate").expect("the app opens the project");
     s.wait_for(r#"[data-testid="translate-source"]"#, WAIT).unwrap();
 
     // First click: 12 segments. The model loads first (its own step), then rows arrive while the run goes on.

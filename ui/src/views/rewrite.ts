@@ -67,14 +67,14 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     h('option', { value: 'roundtrip' }, 'round-trip MT'),
     h('option', { value: 'llm' }, 'LLM'),
   );
-  const n = h('input', { class: 'input narrow', type: 'number', min: 0, max: 8, value: 2, 'data-testid': 'rewrite-n', title: 'LLM paraphrases per sentence, besides its minimal edit' });
+  const n = h('input', { class: 'input narrow', type: 'number', min: 0, max: 8, value: 1, 'data-testid': 'rewrite-n', title: 'LLM paraphrases per sentence, besides its minimal edit' });
   const roundtrip = h('input', { type: 'checkbox', 'data-testid': 'rewrite-roundtrip' });
   const keep = h('input', { class: 'input', placeholder: 'words to keep, comma-separated', 'data-testid': 'rewrite-keep', title: 'A candidate that drops one of these words is flagged and ranked last' });
   const model = h('input', { class: 'input', placeholder: 'model id (roundtrip / LLM)', 'data-testid': 'rewrite-model' });
   const wF = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 1, 'data-testid': 'rewrite-weight-formality' });
-  const wM = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 1, 'data-testid': 'rewrite-weight-meaning' });
-  const wL = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 1, 'data-testid': 'rewrite-weight-fluency' });
-  const wC = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 1, 'data-testid': 'rewrite-weight-consensus' });
+  const wM = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 0.5, 'data-testid': 'rewrite-weight-meaning' });
+  const wL = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 0.5, 'data-testid': 'rewrite-weight-fluency' });
+  const wC = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 6, 'data-testid': 'rewrite-weight-consensus' });
   const scorer = h('select', { class: 'input', 'data-testid': 'rewrite-scorer' }, h('option', { value: 'surface' }, 'surface scorer'), h('option', { value: 'lexical' }, 'lexical scorer (EN)'), h('option', { value: 'embedding' }, 'embedding scorer (EN, MiniLM)'));
   const useDoc = h('input', { type: 'checkbox', 'data-testid': 'rewrite-use-document' });
   const input = h('textarea', {

@@ -58,7 +58,7 @@ struct RewriteOpts {
     #[arg(long, value_enum, default_value_t = Method::Rules)]
     method: Method,
     /// LLM paraphrases per sentence besides the minimal edit (0 = none; 1 = one greedy answer; more are sampled)
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 1)]
     n: usize,
     /// With --method llm, also offer a round trip through another language as a candidate
     #[arg(long)]
