@@ -98,6 +98,25 @@ fn names(s: &str) -> Vec<String> {
     out
 }
 
+/// The numbers of a text, without the digits of chat spellings: "b4", "gr8", "2nite" and "4ever" are words whose
+/// rewrite ("before", "great", "tonight", "forever") rightly has no digit, while "5pm", "3rd" and "10k" are numbers.
+fn numbers(s: &str) -> Vec<String> {
+    const UNITS: &[&str] = &["am", "pm", "st", "nd", "rd", "th", "k", "m", "h", "hr", "hrs", "min", "mins", "s", "kg", "km", "g", "mb", "gb", "x", "ish"];
+    let kept: Vec<&str> = s
+        .split(|c: char| c.is_whitespace() || (c.is_ascii_punctuation() && !matches!(c, '.' | ',' | ':' | '%' | '$' | '€' | '£')))
+        .filter(|w| {
+            let letters_at = w.find(char::is_alphabetic);
+            let digits_at = w.find(|c: char| c.is_ascii_digit());
+            match (letters_at, digits_at) {
+                (Some(l), Some(d)) if l < d => false,
+                (Some(l), Some(_)) => UNITS.contains(&w[l..].trim_end_matches(['.', ',', ':']).to_lowercase().as_str()),
+                _ => true,
+            }
+        })
+        .collect();
+    registro_register::meaning::numbers(&kept.join(" "))
+}
+
 fn contains_word(hay: &str, needle: &str) -> bool {
     let n = needle.to_lowercase();
     let h = hay.to_lowercase();
@@ -113,7 +132,7 @@ fn contains_word(hay: &str, needle: &str) -> bool {
 pub fn check(lang: Lang, input: &str, candidate: &str, rule_edits: &[Edit], locked: &[String]) -> Vec<ContentFlag> {
     let mut out = Vec::new();
     let flag = |issue, detail: String| ContentFlag { issue, detail };
-    let (a, b) = (registro_register::meaning::numbers(input), registro_register::meaning::numbers(candidate));
+    let (a, b) = (numbers(input), numbers(candidate));
     let missing: Vec<&str> = a.iter().filter(|n| !b.contains(n)).map(String::as_str).collect();
     let added: Vec<&str> = b.iter().filter(|n| !a.contains(n)).map(String::as_str).collect();
     if !missing.is_empty() {
@@ -164,6 +183,10 @@ mod tests {
         assert_eq!(issues(Lang::En, "meet me at 5pm with Anna", "Please meet me at 5 p.m. with Anna."), vec![]);
         assert_eq!(issues(Lang::En, "meet me at 5pm with Anna", "Please meet me this evening with Anna."), vec![ContentIssue::Number]);
         assert_eq!(issues(Lang::En, "gonna see it tonight", "I am going to see it tonight at 8."), vec![ContentIssue::Number]);
+        // Chat spellings with digits are words, not numbers; units stuck to a number are still numbers.
+        assert_eq!(issues(Lang::En, "ill send it b4 friday, gr8 c u 2nite", "I will send it before Friday; see you tonight."), vec![]);
+        assert_eq!(issues(Lang::En, "the 3rd one costs 10k", "The third one costs 10,000."), vec![ContentIssue::Number, ContentIssue::Number]);
+        assert_eq!(issues(Lang::En, "call me at 10am", "Please call me at 10 a.m."), vec![]);
         assert_eq!(issues(Lang::En, "i went with Mike and Sarah", "I went with Mike."), vec![ContentIssue::Name]);
         assert_eq!(issues(Lang::En, "i dont think so", "I think so."), vec![ContentIssue::Negation]);
         assert_eq!(issues(Lang::En, "i don't think so", "I do not believe so."), vec![]);

@@ -36,7 +36,7 @@ fn the_chosen_rewrite_comes_first_with_why_and_the_others_are_one_click_away() {
                set('rewrite-input', 'thx for the help, ill send u the API docs b4 friday\nthat movie was sooo boring lol');
                set('rewrite-method', 'llm');
                set('rewrite-model', '{MODEL}');
-               set('rewrite-n', '1');
+               set('rewrite-n', '2');
                set('rewrite-keep', 'API');"#
         ),
         vec![],
@@ -51,16 +51,21 @@ fn the_chosen_rewrite_comes_first_with_why_and_the_others_are_one_click_away() {
     let why = texts(&s, r#"[data-testid="rewrite-why"]"#);
     for w in &why {
         assert!(w.starts_with("Chosen: "), "{w}");
-        for axis in ["formality", "meaning: chrF", "fluency: perplexity", "agreement"] {
+        for axis in ["formality", "meaning: chrF", "fluency: perplexity"] {
             assert!(w.contains(axis), "{axis} missing in {w:?}");
         }
     }
-    // The rules, the minimal edit and the paraphrase are there as chips; the first one is marked as chosen.
+    // The rules, the minimal edit and the paraphrases are there as chips (a method that said the same as another
+    // shares its chip: "rules = LLM minimal edit"); the first one is marked as chosen.
     let chips = texts(&s, r#"[data-testid="rewrite-sentence"]:first-child [data-testid="rewrite-candidate"]"#);
     assert!(chips[0].starts_with('★'), "{chips:?}");
     let all = chips.join(" | ");
-    for want in ["rules", "LLM minimal edit", "LLM paraphrase 1"] {
+    for want in ["rules", "LLM minimal edit", "LLM paraphrase 1", "LLM paraphrase 2"] {
         assert!(all.contains(want), "{want} missing in {all}");
+    }
+    // With three different candidates or more, agreement with the others is part of why.
+    if chips.len() >= 3 {
+        assert!(why[0].contains("agreement"), "{}", why[0]);
     }
     let first_output = texts(&s, r#"[data-testid="rewrite-output"]"#)[0].clone();
     assert!(first_output.contains("API"), "the locked word is gone: {first_output}");
