@@ -2,7 +2,7 @@
 //! formality, meaning, fluency and agreement, content checked, and the best by that joint score shown first.
 //! Needs the real Qwen2.5-Coder-0.5B file (the README's test command fetches it); skipped with a message otherwise.
 use registro_core::progress::CancelToken;
-use registro_core::rewrite::{evaluate_xformal, neural_backend, rewrite, Lang, Method, Options, RewriteRequest, ScorerChoice};
+use registro_core::rewrite::{evaluate_xformal, neural_backend, rewrite, Lang, Method, Neural, Options, RewriteRequest, ScorerChoice};
 
 const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
 
@@ -17,15 +17,20 @@ fn request(sentences: &[&str], keep: &[&str]) -> RewriteRequest {
     }
 }
 
-#[test]
-fn the_llm_pipeline_offers_rules_minimal_edit_and_paraphrase_and_shows_the_best_first() {
-    let mut neural = match neural_backend(Method::Llm, Some(MODEL)) {
-        Ok(n) => n.expect("the LLM method loads a model"),
+/// The model behind the LLM method, or `None` (with a message) where it is not downloaded.
+fn backend() -> Option<Box<dyn Neural>> {
+    match neural_backend(Method::Llm, Some(MODEL)) {
+        Ok(n) => Some(n.expect("the LLM method loads a model")),
         Err(e) => {
             println!("skipped: {MODEL} is not available ({e:#}); run `registro models fetch {MODEL}`");
-            return;
+            None
         }
-    };
+    }
+}
+
+#[test]
+fn the_llm_pipeline_offers_rules_minimal_edit_and_paraphrase_and_shows_the_best_first() {
+    let Some(mut neural) = backend() else { return };
     let inputs = ["u coming to the party at 8 tonight?? gonna be awesome lol", "i dont think Mike likes the new API tbh"];
     let out = rewrite(None, &request(&inputs, &["API"]), Some(neural.as_mut()), &CancelToken::new(), &mut |_| {}).unwrap();
     assert_eq!(out.sentences.len(), 2);
@@ -61,13 +66,7 @@ fn the_llm_pipeline_offers_rules_minimal_edit_and_paraphrase_and_shows_the_best_
 
 #[test]
 fn every_step_is_scored_on_a_folder_with_pang_and_gimpel() {
-    let mut neural = match neural_backend(Method::Llm, Some(MODEL)) {
-        Ok(n) => n.expect("the LLM method loads a model"),
-        Err(e) => {
-            println!("skipped: {MODEL} is not available ({e:#})");
-            return;
-        }
-    };
+    let Some(mut neural) = backend() else { return };
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("informal"), "thx for the help, ill send u the files b4 friday\nthat movie was sooo boring lol\n").unwrap();
     std::fs::write(dir.path().join("formal.ref0"), "Thank you for your help; I will send you the files before Friday.\nThat movie was very boring.\n").unwrap();

@@ -140,8 +140,9 @@ fn xformal_folder_evaluation_rewards_the_formal_rewrite() {
     let scores = xformal::SegmentScores { formality: f_out, input_formality: f_in, perplexity: Some(vec![20.0, 30.0, 25.0]), similarity: None };
     let e = xformal::evaluate(&folder, &outputs, &scores).unwrap();
     assert!(e.multi_bleu > e.input_multi_bleu, "{e:?}");
-    // Pang & Gimpel: Acc is the share above 0, Sim falls back to chrF to the input, GM uses t = (63, 71, 97, −37).
-    let acc = scores.formality.iter().filter(|&&f| f > 0.0).count() as f64 / 3.0;
+    // Pang & Gimpel: Acc is the share on the formal side, Sim falls back to chrF to the input, GM uses
+    // t = (63, 71, 97, −37).
+    let acc = scores.formality.iter().filter(|&&f| f > xformal::FORMAL_THRESHOLD).count() as f64 / 3.0;
     assert_eq!(e.acc, acc);
     assert!((e.sim - e.chrf_to_input / 100.0).abs() < 1e-12 && e.sim_measure.contains("chrF"));
     let expected_gm = registro_metrics::style::gm(acc, e.sim, e.perplexity.unwrap(), Default::default());
