@@ -143,13 +143,15 @@ impl Session {
         format!("{}/session/{}{}", self.base, self.id, path)
     }
 
-    /// Starts the app on `db` (no dialog answers), waits for the UI, opens `project` (which the test created in
-    /// the store) and its `tab` (`translate`, `rewrite`, …).
-    pub fn in_project(db: &Path, dir: &Path, project: &str, tab: &str) -> Result<Session> {
-        let s = Session::start(&app_binary(), &app_args(db, dir, &[]))?;
+    /// Starts the app on `db` with the file dialogs answered by `answers` (see [`app_args`]), waits for the UI,
+    /// opens `project` (which the test created in the store) and, when given, its `tab` (`translate`, `rewrite`, …).
+    pub fn in_project(db: &Path, dir: &Path, answers: &[Option<&Path>], project: &str, tab: Option<&str>) -> Result<Session> {
+        let s = Session::start(&app_binary(), &app_args(db, dir, answers))?;
         s.wait_for(r#"body[data-ready="1"]"#, UI_WAIT)?;
         s.click_css(&format!(r#"[data-testid="project-item"][data-project-name="{project}"] [data-testid="open-project"]"#), UI_WAIT)?;
-        s.click_css(&format!(r#"[data-testid="tab-{tab}"]"#), UI_WAIT)?;
+        if let Some(tab) = tab {
+            s.click_css(&format!(r#"[data-testid="tab-{tab}"]"#), UI_WAIT)?;
+        }
         Ok(s)
     }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use registro_core::progress::CancelToken;
 use registro_core::rewrite::{self, Lang, Method, Options, RewriteRequest, ScorerChoice};
-use registro_e2e::{screenshot_path, app_args, app_binary, ready_or_skip, Session};
+use registro_e2e::{screenshot_path, ready_or_skip, Session};
 use registro_store::{NewDocument, NewSegment, RunStatus, Store};
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -57,9 +57,7 @@ fn a_cancelled_run_is_resumed_from_the_runs_table() {
     let run = interrupted_run(&db);
     let before = Store::open(&db).unwrap().outputs(run).unwrap();
 
-    let s = Session::start(&app_binary(), &app_args(&db, dir.path(), &[])).expect("start the app");
-    s.wait_for(r#"body[data-ready="1"]"#, WAIT).expect("the UI becomes ready");
-    s.click_css(r#"[data-testid="project-item"][data-project-name="Drafts"] [data-testid="open-project"]"#, WAIT).unwrap();
+    let s = Session::in_project(&db, dir.path(), &[], "Drafts", None).expect("the app opens the project");
     let row = format!(r#"[data-testid="run-item"][data-run-id="{run}"]"#);
     let listed = s.text(&s.wait_for(&row, WAIT).expect("the cancelled run is listed")).unwrap();
     assert!(listed.contains("cancelled") && listed.contains("2/4"), "the row shows the interrupted run: {listed}");

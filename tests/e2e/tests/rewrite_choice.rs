@@ -28,7 +28,7 @@ fn the_chosen_rewrite_comes_first_with_why_and_the_others_are_one_click_away() {
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("registro.db");
     Store::open(&db).unwrap().create_project("Drafts").unwrap();
-    let s = Session::in_project(&db, dir.path(), "Drafts", "rewrite").expect("the app opens the project");
+    let s = Session::in_project(&db, dir.path(), &[], "Drafts", Some("rewrite")).expect("the app opens the project");
     s.wait_for(r#"[data-testid="rewrite-input"]"#, WAIT).unwrap();
     s.execute(
         &format!(

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use registro_e2e::{app_args, app_binary, ready_or_skip, screenshot_path, Session};
+use registro_e2e::{ready_or_skip, screenshot_path, Session};
 use registro_store::{NewDocument, NewRun, NewSegment, Output, Store, Task};
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -79,20 +79,8 @@ fn the_quality_check_finds_mixed_register_and_makes_the_document_consistent() {
     )
     .unwrap();
 
-    let s = Session::start(
-        &app_binary(),
-        &app_args(&db, dir.path(), &[Some(tb.as_path())]),
-    )
-    .expect("start the app");
-    s.wait_for(r#"body[data-ready="1"]"#, WAIT)
-        .expect("the UI becomes ready");
-    s.click_css(
-        r#"[data-testid="project-item"][data-project-name="Client"] [data-testid="open-project"]"#,
-        WAIT,
-    )
-    .unwrap();
-    s.click_css(r#"[data-testid="tab-translate"]"#, WAIT)
-        .unwrap();
+    let s = Session::in_project(&db, dir.path(), &[Some(tb.as_path())], "Client", Some("translate"))
+        .expect("the app opens the project");
     s.wait_for(
         &format!(r#"[data-testid="qa-run"] option[value="{run}"]"#),
         WAIT,

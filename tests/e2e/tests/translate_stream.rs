@@ -64,7 +64,7 @@ fn segments_stream_in_cancel_keeps_them_and_the_model_stays_loaded() {
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("registro.db");
     Store::open(&db).unwrap().create_project("Letters").unwrap();
-    let s = Session::in_project(&db, dir.path(), "Letters", "translate").expect("the app opens the project");
+    let s = Session::in_project(&db, dir.path(), &[], "Letters", Some("translate")).expect("the app opens the project");
     s.wait_for(r#"[data-testid="translate-source"]"#, WAIT).unwrap();
 
     // First click: 12 segments. The model loads first (its own step), then rows arrive while the run goes on.
