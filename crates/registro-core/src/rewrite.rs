@@ -16,6 +16,9 @@ pub use registro_rewrite::{bench, formalize, Edit, EditKind, Formalized, Formali
 use crate::progress::{CancelToken, Progress, ProgressFn};
 
 mod neural;
+mod remote;
+
+pub use remote::RemoteNeural;
 
 /// Which formality scorer judges candidates.
 #[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
@@ -134,6 +137,24 @@ pub fn neural_backend(method: Method, model: Option<&str>) -> anyhow::Result<Opt
         Method::Rules if model.is_none() => Ok(None),
         Method::Rules => neural::backend(method, model).map(Some),
         Method::Roundtrip | Method::Llm => neural::backend(method, model).map(Some),
+    }
+}
+
+/// The model behind a method: on the OpenAI-compatible server `backend` when one is given, else the local engine
+/// ([`neural_backend`]). Also returns the model id the run records: a server's `remote:<model>@<API base>`, so a
+/// stored run resumes on the same server.
+pub fn open_neural(
+    method: Method,
+    model: Option<&str>,
+    backend: Option<crate::translate::remote::Config>,
+) -> anyhow::Result<(Option<Box<dyn Neural>>, Option<String>)> {
+    match backend {
+        Some(cfg) if method != Method::Rules || model.is_some() => {
+            let n = RemoteNeural::connect(cfg)?;
+            let id = n.id();
+            Ok((Some(Box::new(n)), Some(id)))
+        }
+        _ => Ok((neural_backend(method, model)?, model.map(str::to_string))),
     }
 }
 

@@ -127,3 +127,36 @@ fn a_server_without_logprobs_or_tokenizer_still_translates_and_the_run_says_what
         "the API key reached the database"
     );
 }
+
+/// Fluency of a rewrite candidate on a server that echoes the prompt's log-probabilities as vLLM does (the first
+/// token unscored, then the one generated token after the text): the perplexity is taken over the text's own
+/// tokens only.
+#[test]
+fn a_rewrite_candidate_perplexity_counts_only_the_echoed_text() {
+    use registro_core::rewrite::{self as rw, Method};
+    let echo = |tokens: &[&str], lps: &[Option<f32>]| {
+        Act::json(
+            200,
+            &serde_json::json!({"choices": [{"text": tokens.concat(), "finish_reason": "length",
+                "logprobs": {"tokens": tokens, "token_logprobs": lps}}]})
+            .to_string(),
+        )
+    };
+    let server = FakeServer::start(vec![
+        Act::json(200, r#"{"data":[{"id":"Qwen/Qwen2.5-7B-Instruct"}]}"#),
+        echo(&["The", " capital", " of", " France", " is", " Paris"], &[None, Some(-2.0), Some(-0.5), Some(-1.0), Some(-0.3), Some(-0.2)]),
+        text(" Paris"),
+        echo(&["The", " capital", " of", " France", " is", " Paris"], &[None, Some(-2.0), Some(-0.5), Some(-1.0), Some(-0.3), Some(-0.2)]),
+        Act::json(404, "{}"),
+        Act::json(404, "{}"),
+        echo(&["Thank", " you", " very", " much", ".", " It"], &[None, Some(-1.0), Some(-2.0), Some(-1.0), Some(-0.5), Some(-3.0)]),
+    ]);
+    let mut cfg = remote::BackendConfig::new(&server.url());
+    cfg.api_key = None;
+    cfg.max_in_flight = 1;
+    let (neural, model) = rw::open_neural(Method::Llm, None, Some(cfg)).unwrap();
+    assert!(model.unwrap().starts_with("remote:Qwen/Qwen2.5-7B-Instruct@"));
+    let ppl = neural.unwrap().perplexity("Thank you very much.", rw::Lang::En).unwrap();
+    // −(−1 − 2 − 1 − 0.5) / 4: the unscored first token and the generated " It" are not the text's.
+    assert!((ppl - 1.125f64.exp()).abs() < 1e-4, "{ppl}");
+}

@@ -418,3 +418,47 @@ fn a_document_translates_through_the_server_and_resumes_after_the_server_is_kill
         );
     }
 }
+
+/// The rewrite pipeline on the server: rules, the model's minimal edit and a paraphrase come back as candidates, and
+/// the stored run names the server, so it resumes there. llama-cpp-python echoes prompt log-probabilities that are
+/// not the model's (about −10 nats per token on plain English without `logits_all`): the probe must not trust them,
+/// and asking for fluency there is a clear error that says how to run without it.
+#[test]
+fn the_rewrite_pipeline_runs_on_the_server_and_refuses_a_fluency_it_cannot_measure() {
+    use registro_core::rewrite::{self as rw, Method};
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let server = Server::start(0);
+    let mut cfg = remote::BackendConfig::new(&server.url());
+    cfg.api_key = None;
+    cfg.timeout = Duration::from_secs(120);
+    assert!(!connect(&server, 1).capabilities().echo_logprobs, "llama-cpp-python's echoed prompt scores were trusted");
+    let (neural, model) = rw::open_neural(Method::Llm, None, Some(cfg)).unwrap();
+    let mut neural = neural.expect("the LLM method opens the server");
+    let model = model.expect("the run records the server");
+    assert!(model.starts_with("remote:") && model.ends_with(&server.url()), "{model}");
+    let mut req = rw::RewriteRequest {
+        sentences: vec!["thx for the help, ill send u the files b4 friday".into()],
+        options: rw::Options::new(rw::Lang::En, Method::Llm),
+        model: Some(model.clone()),
+        scorer: rw::ScorerChoice::Surface,
+        project: None,
+        document_id: None,
+    };
+    let err = rw::rewrite(None, &req, Some(neural.as_mut()), &CancelToken::new(), &mut |_| {}).unwrap_err();
+    assert!(format!("{err:#}").contains("--no-fluency"), "{err:#}");
+    req.options.fluency = false;
+    let out = rw::rewrite(None, &req, Some(neural.as_mut()), &CancelToken::new(), &mut |_| {}).unwrap();
+    let s = &out.sentences[0];
+    let origins: Vec<&str> = s
+        .candidates
+        .iter()
+        .flat_map(|c| std::iter::once(c.candidate.origin.as_str()).chain(c.candidate.also.iter().map(String::as_str)))
+        .collect();
+    for want in ["rules", "llm-minimal", "llm-paraphrase#1"] {
+        assert!(origins.contains(&want), "{want} missing from {origins:?}");
+    }
+    println!("on the server: {:?} ({})", s.candidates[0].candidate.text, s.candidates[0].candidate.origin);
+    assert!(s.candidates[0].candidate.scores.formality > s.formality_before, "{:?}", s.candidates[0]);
+    // A stored run's model id reconnects to the same server (what `registro runs resume` does).
+    assert!(rw::neural_backend(Method::Llm, Some(&model)).is_ok());
+}

@@ -286,13 +286,23 @@ impl Client {
             n: 1,
             ..Default::default()
         };
-        caps.echo_logprobs = self
+        let echoed = self
             .complete(&echo, &AtomicBool::new(false))
             .ok()
             .and_then(|c| c.into_iter().next())
-            .is_some_and(|c| {
-                c.text.starts_with(PROMPT) && c.token_logprobs.is_some_and(|l| l.len() > 2)
-            });
+            .filter(|c| c.text.starts_with(PROMPT))
+            .and_then(|c| c.token_logprobs)
+            .filter(|l| l.len() > 2);
+        // Some servers echo numbers that are not the prompt's log-probabilities (llama-cpp-python without
+        // `logits_all` reports about −10 per token on this sentence, where a real model gives a few nats): a
+        // perplexity from them would be nonsense, so such an echo does not count.
+        let mean = echoed.as_ref().map(|l| l.iter().map(|&x| x as f64).sum::<f64>() / l.len() as f64);
+        caps.echo_logprobs = mean.is_some_and(|m| m > -6.0);
+        if let Some(m) = mean.filter(|_| !caps.echo_logprobs) {
+            caps.notes.push(format!(
+                "prompt log-probabilities look wrong ({m:.1} nats per token on {PROMPT:?}): fluency is not scored on this server"
+            ));
+        }
         for (path, _) in TOKENIZE {
             if self
                 .tokenize_at(path, "Hello world")

@@ -90,6 +90,8 @@ struct RewriteOpts {
     /// Do not store the run
     #[arg(long)]
     no_store: bool,
+    #[command(flatten)]
+    backend: super::backend::BackendArgs,
 }
 
 fn parse_weights(s: &str) -> Result<Weights, String> {
@@ -109,6 +111,12 @@ fn read_input(o: &RewriteOpts, text: &[String]) -> anyhow::Result<Vec<String>> {
     let mut s = String::new();
     std::io::stdin().read_to_string(&mut s).context("reading stdin")?;
     Ok(s.lines().map(str::to_string).collect())
+}
+
+fn open_neural(o: &RewriteOpts, req: &mut RewriteRequest) -> anyhow::Result<Option<Box<dyn rw::Neural>>> {
+    let (neural, model) = rw::open_neural(o.method, o.model.as_deref(), o.backend.config())?;
+    req.model = model;
+    Ok(neural)
 }
 
 fn request(o: &RewriteOpts, sentences: Vec<String>) -> RewriteRequest {
@@ -148,10 +156,11 @@ pub fn run(ctx: &Ctx, args: Args) -> anyhow::Result<()> {
 fn rewrite(ctx: &Ctx, o: &RewriteOpts, text: &[String]) -> anyhow::Result<()> {
     let sentences = read_input(o, text)?;
     let mut store = open_store(ctx, o)?;
-    let mut neural = rw::neural_backend(o.method, o.model.as_deref())?;
+    let mut req = request(o, sentences);
+    let mut neural = open_neural(o, &mut req)?;
     let cancel = crate::term::cancel_on_ctrl_c();
     let bar = crate::term::Bar::new(ctx.json, "sentences");
-    let out = rw::rewrite(store.as_mut(), &request(o, sentences), neural.as_mut().map(|n| &mut **n as &mut dyn rw::Neural), &cancel, &mut bar.sink())?;
+    let out = rw::rewrite(store.as_mut(), &req, neural.as_mut().map(|n| &mut **n as &mut dyn rw::Neural), &cancel, &mut bar.sink())?;
     drop(bar);
     if cancel.is_cancelled() {
         eprintln!("cancelled: {} sentences finished{}", out.sentences.len(), out.run_id.map_or(String::new(), |id| format!(" and kept in run {id}")));
@@ -197,10 +206,11 @@ fn rewrite(ctx: &Ctx, o: &RewriteOpts, text: &[String]) -> anyhow::Result<()> {
 
 fn eval(ctx: &Ctx, o: &RewriteOpts, dir: &std::path::Path) -> anyhow::Result<()> {
     let mut store = open_store(ctx, o)?;
-    let mut neural = rw::neural_backend(o.method, o.model.as_deref())?;
+    let mut req = request(o, Vec::new());
+    let mut neural = open_neural(o, &mut req)?;
     let cancel = crate::term::cancel_on_ctrl_c();
     let bar = crate::term::Bar::new(ctx.json, "sentences");
-    let r = rw::evaluate_xformal(store.as_mut(), dir, request(o, Vec::new()), neural.as_mut().map(|n| &mut **n as &mut dyn rw::Neural), &cancel, &mut bar.sink())?;
+    let r = rw::evaluate_xformal(store.as_mut(), dir, req, neural.as_mut().map(|n| &mut **n as &mut dyn rw::Neural), &cancel, &mut bar.sink())?;
     drop(bar);
     if ctx.json {
         println!("{}", serde_json::to_string_pretty(&r)?);

@@ -117,6 +117,14 @@ impl Neural for LlmBackend {
 
 pub fn backend(method: Method, model: Option<&str>) -> anyhow::Result<Box<dyn Neural>> {
     let id = model.map_or_else(crate::models::default_model, str::to_string);
+    // A run made on a server stores `remote:<model>@<API base>`: resuming it reconnects there.
+    if let Some((served, url)) = crate::translate::remote::parse_id(&id) {
+        let mut cfg = crate::translate::remote::Config::new(&url);
+        cfg.model = Some(served);
+        cfg.api_key = registro_remote::ApiKey::from_env();
+        let b = super::remote::RemoteNeural::connect(cfg).with_context(|| format!("reconnecting to the run's backend {url}"))?;
+        return Ok(Box::new(b));
+    }
     let b = LlmBackend::load(&id).with_context(|| format!("--method {} needs a chat model", method.name()))?;
     Ok(Box::new(b))
 }
