@@ -69,7 +69,13 @@ pub async fn rewrite_text(
     let lang = lang(&args.lang)?;
     let method: Method = args.method.parse().map_err(CmdError::msg)?;
     let scorer = scorer(args.scorer.as_deref())?;
-    let model = args.model.as_deref().map(str::trim).filter(|m| !m.is_empty()).map(files::model_id).transpose()?;
+    let picked = args.model.as_deref().map(str::trim).filter(|m| !m.is_empty());
+    // The backend connected in Settings → Backends, picked by its `remote:` id, or a local model.
+    let remote = picked.and_then(super::backends::backend_for).transpose()?;
+    let model = match picked {
+        Some(m) if remote.is_none() => Some(files::model_id(m)?),
+        _ => None,
+    };
     blocking(app, move |state| {
         let op = state.ops.start(&op_id);
         let mut store = state.open_store()?;
@@ -80,6 +86,7 @@ pub async fn rewrite_text(
         if sentences.iter().all(|s| s.trim().is_empty()) {
             return Err(CmdError::msg("nothing to rewrite: paste some text or pick a document"));
         }
+        let (mut neural, model) = core::open_neural(method, model.as_deref(), remote)?;
         let req = RewriteRequest {
             sentences,
             options: Options {
@@ -95,7 +102,6 @@ pub async fn rewrite_text(
             project: Some(project_id.to_string()),
             document_id: args.document_id,
         };
-        let mut neural = core::neural_backend(method, model.as_deref())?;
         let mut progress = |p: Progress| {
             let _ = on_progress.send(p);
         };

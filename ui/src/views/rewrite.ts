@@ -10,6 +10,7 @@ import { ProgressPanel, errorMessage } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h } from '../dom';
 import { runTable } from '../lists';
+import { modelPicker } from './model-picker';
 import { type CandidateView, type Method, type Piece, type RewriteOutcome, type Weights, exportRewrite, rewriteText, scoreFormality } from './rewrite-api';
 
 const LANGS = ['en', 'pt', 'fr', 'it', 'de', 'es', 'hi', 'ja'];
@@ -70,7 +71,8 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const n = h('input', { class: 'input narrow', type: 'number', min: 0, max: 8, value: 1, 'data-testid': 'rewrite-n', title: 'LLM paraphrases per sentence, besides its minimal edit' });
   const roundtrip = h('input', { type: 'checkbox', 'data-testid': 'rewrite-roundtrip' });
   const keep = h('input', { class: 'input', placeholder: 'words to keep, comma-separated', 'data-testid': 'rewrite-keep', title: 'A candidate that drops one of these words is flagged and ranked last' });
-  const model = h('input', { class: 'input', placeholder: 'model id (roundtrip / LLM)', 'data-testid': 'rewrite-model' });
+  // Local models and the backend connected in Settings → Backends (the pipeline runs on it the same way).
+  const { input: model, list: modelList } = modelPicker('rewrite', '', false, 'model id (roundtrip / LLM)');
   const wF = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 1, 'data-testid': 'rewrite-weight-formality' });
   const wM = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 0.5, 'data-testid': 'rewrite-weight-meaning' });
   const wL = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 0.5, 'data-testid': 'rewrite-weight-fluency' });
@@ -94,7 +96,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     h(
       'section',
       { class: 'card rw-form' },
-      h('div', { class: 'row' }, h('label', {}, 'Language ', lang), h('label', {}, 'Method ', method), h('label', {}, 'Model ', model), scorer),
+      h('div', { class: 'row' }, h('label', {}, 'Language ', lang), h('label', {}, 'Method ', method), h('label', {}, 'Model ', model, modelList), scorer),
       h('div', { class: 'row' }, h('label', {}, 'LLM paraphrases ', n), h('label', {}, roundtrip, ' also a round trip'), h('label', {}, 'Keep ', keep)),
       h('div', { class: 'row' }, h('span', { class: 'muted small' }, 'The first candidate is the best by a weighted geometric mean of:'), h('label', {}, 'formality ', wF), h('label', {}, 'meaning ', wM), h('label', {}, 'fluency ', wL), h('label', {}, 'agreement ', wC)),
       h('div', { class: 'row' }, input),

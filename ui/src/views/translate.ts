@@ -5,12 +5,12 @@
 
 import './translate.css';
 
-import { type AboutReport, type Progress, type Register, call, chooseFile, documentSegments, listRuns } from '../api';
+import { type Progress, type Register, chooseFile, documentSegments, listRuns } from '../api';
 import { ProgressPanel, errorMessage } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h } from '../dom';
 import { runTable } from '../lists';
-import { backendStatus } from './settings-backends';
+import { modelPicker } from './model-picker';
 import { qaPanel } from './translate-qa';
 import {
   type Analysis,
@@ -87,14 +87,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     h('option', { value: 'masculine' }, 'addressee: masculine'),
     h('option', { value: 'feminine' }, 'addressee: feminine'),
   );
-  // The picker lists the local models and the backend connected in Settings → Backends; any id or path still works.
-  const modelList = h('datalist', { id: 'translate-models', 'data-testid': 'translate-model-options' });
-  const model = h('input', { class: 'input', 'data-testid': 'translate-model', value: 'qwen2.5-coder-1.5b-instruct', list: 'translate-models' });
-  void Promise.all([call<AboutReport>('about_report', { checkSources: false }).catch(() => null), backendStatus().catch(() => null)]).then(([about, backend]) => {
-    const local = (about?.report.models ?? []).filter((m) => m.role === 'llm').map((m) => h('option', { value: m.id }, `local · ${m.state}`));
-    modelList.append(...(backend ? [h('option', { value: backend.id, 'data-testid': 'translate-model-remote' }, `remote · ${backend.model}`)] : []), ...local);
-    if (backend) model.value = backend.id;
-  });
+  const { input: model, list: modelList } = modelPicker('translate', 'qwen2.5-coder-1.5b-instruct', true);
   const nBest = h('input', { class: 'input', type: 'number', min: 1, max: 8, value: 4, 'data-testid': 'translate-nbest' });
   const docSelect = h('select', { class: 'input', 'data-testid': 'translate-document' });
   const source = h('textarea', { class: 'input tr-source', 'data-testid': 'translate-source', placeholder: 'English text, one segment per line (or pick a document)' });
