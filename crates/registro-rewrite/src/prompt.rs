@@ -103,6 +103,18 @@ pub fn messages(lang: Lang, input: &str) -> Vec<(&'static str, String)> {
     conversation(system, few_shot(lang), input)
 }
 
+/// Chat messages for the round trip's translation of `text` from `from` into `to` (one prompt whatever the model
+/// runs on: the local engine or a server).
+pub fn translation_messages(text: &str, from: Lang, to: Lang) -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "system",
+            format!("You are a translator. Translate the user's {} text into {}. Answer with the translation only, on one line.", from.name(), to.name()),
+        ),
+        ("user", text.to_string()),
+    ]
+}
+
 /// Cleans a model answer: the first non-empty line, without quotes or a "Formal:" label the model may add.
 pub fn clean_answer(raw: &str) -> String {
     let line = raw.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");

@@ -71,8 +71,10 @@ fn the_chosen_rewrite_comes_first_with_why_and_the_others_are_one_click_away() {
     assert!(first_output.contains("API"), "the locked word is gone: {first_output}");
     s.screenshot(&screenshot_path("rewrite-choice.png")).unwrap();
 
-    // One click shows another candidate; the why line follows it.
-    if chips.len() > 1 {
+    // One click shows another candidate; the why line follows it. (Sampling is seeded: the two paraphrases differ
+    // from the greedy answers, so there is always a second chip.)
+    assert!(chips.len() > 1, "only one candidate offered: {chips:?}");
+    {
         s.click_css(r#"[data-testid="rewrite-sentence"]:first-child [data-testid="rewrite-candidate"]:nth-child(2)"#, WAIT).unwrap();
         let t = Instant::now();
         let mut switched = String::new();

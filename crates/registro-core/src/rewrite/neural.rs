@@ -80,10 +80,7 @@ impl LlmBackend {
 
 impl Neural for LlmBackend {
     fn translate(&mut self, text: &str, from: Lang, to: Lang) -> Result<String, String> {
-        let msgs = vec![
-            ("system", format!("You are a translator. Translate the user's {} text into {}. Answer with the translation only, on one line.", from.name(), to.name())),
-            ("user", text.to_string()),
-        ];
+        let msgs = registro_rewrite::prompt::translation_messages(text, from, to);
         let budget = self.budget(text);
         self.answer(&msgs, 1, budget, false).map(|mut v| registro_rewrite::prompt::clean_answer(&v.remove(0))).map_err(|e| format!("{e:#}"))
     }

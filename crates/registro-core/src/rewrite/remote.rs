@@ -59,10 +59,7 @@ impl RemoteNeural {
 
 impl Neural for RemoteNeural {
     fn translate(&mut self, text: &str, from: Lang, to: Lang) -> Result<String, String> {
-        let msgs = vec![
-            ("system", format!("You are a translator. Translate the user's {} text into {}. Answer with the translation only, on one line.", from.name(), to.name())),
-            ("user", text.to_string()),
-        ];
+        let msgs = registro_rewrite::prompt::translation_messages(text, from, to);
         let mut a = self.answers(&msgs, 1).map_err(|e| format!("{e:#}"))?;
         Ok(registro_rewrite::prompt::clean_answer(&a.swap_remove(0)))
     }
