@@ -2,14 +2,12 @@
 //! markup and a link, lists, a figure, a table, pre and code): no translation gives the same bytes; a translation
 //! changes the text only (script, style, pre, code, attributes and entities kept) and reads back the same.
 
+mod common;
+
 use registro_formats::{import, Format, FormatError};
-use std::path::Path;
 
 fn page() -> (std::path::PathBuf, Vec<u8>) {
-    let p = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
-        .join("tests/data/page.html");
-    let b = std::fs::read(&p).unwrap();
-    (p, b)
+    common::data("page.html")
 }
 
 /// Every tag of the page in order (names and attributes), text left out: the structure a translation must keep.
@@ -95,20 +93,7 @@ fn translated_page_keeps_markup_scripts_and_entities() {
         out.contains("<p>RUN <code>registro --help</code> TO SEE &LT;ALL&GT; COMMANDS.</p>"),
         "{out}"
     );
-    let again = import(out.as_bytes(), Format::Html).unwrap();
-    let want: Vec<String> = doc
-        .segments
-        .iter()
-        .map(|s| s.source.to_uppercase())
-        .collect();
-    assert_eq!(
-        again
-            .segments
-            .iter()
-            .map(|s| s.source.clone())
-            .collect::<Vec<_>>(),
-        want
-    );
+    common::assert_reimports_upper_cased(&out, &doc, Format::Html);
 }
 
 #[test]

@@ -4,14 +4,13 @@
 //! structure with code, URLs and front matter untouched.
 
 use pulldown_cmark::{Event, Options, Parser};
+mod common;
+
 use registro_formats::{import, Format, FormatError};
 use std::path::Path;
 
 fn guide() -> (std::path::PathBuf, Vec<u8>) {
-    let p = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
-        .join("tests/data/guide.md");
-    let b = std::fs::read(&p).unwrap();
-    (p, b)
+    common::data("guide.md")
 }
 
 /// The block and inline structure (tags and code/HTML contents), text left out.
@@ -118,21 +117,7 @@ fn translated_guide_keeps_code_links_front_matter_and_structure() {
         out.contains("> TIP: THE FORMAL REGISTER IS THE DEFAULT FOR CONTRACTS.\\\n> IT CAN"),
         "{out}"
     );
-    // Re-import: the same segments, upper-cased.
-    let again = import(out.as_bytes(), Format::Markdown).unwrap();
-    let want: Vec<String> = doc
-        .segments
-        .iter()
-        .map(|s| s.source.to_uppercase())
-        .collect();
-    assert_eq!(
-        again
-            .segments
-            .iter()
-            .map(|s| s.source.clone())
-            .collect::<Vec<_>>(),
-        want
-    );
+    common::assert_reimports_upper_cased(&out, &doc, Format::Markdown);
 }
 
 #[test]
