@@ -47,6 +47,10 @@ impl std::str::FromStr for Method {
 }
 
 /// Model-backed operations, implemented by registro-core on top of the engine.
+///
+/// The `*_many` methods take the same step for many sentences at once, one result per item in order; each must
+/// equal what the one-item method gives that item alone. Their defaults call the one-item methods in turn; a
+/// backend that decodes rows together (the engine) or keeps requests in flight (a server) overrides them.
 pub trait Neural {
     /// Machine translation `from` → `to` (round-trip MT uses x → en → x).
     fn translate(&mut self, text: &str, from: Lang, to: Lang) -> Result<String, String>;
@@ -58,6 +62,23 @@ pub trait Neural {
     /// model for `lang`; `None` leaves meaning to chrF alone.
     fn similarity(&mut self, _input: &str, _candidates: &[&str], _lang: Lang) -> Result<Option<Vec<f64>>, String> {
         Ok(None)
+    }
+    /// How many sentences the pipeline should hand over at once (1 = one at a time).
+    fn batch_size(&self) -> usize {
+        1
+    }
+    fn translate_many(&mut self, texts: &[String], from: Lang, to: Lang) -> Vec<Result<String, String>> {
+        texts.iter().map(|t| self.translate(t, from, to)).collect()
+    }
+    fn generate_many(&mut self, prompts: &[Vec<(&'static str, String)>], n: usize) -> Vec<Result<Vec<String>, String>> {
+        prompts.iter().map(|m| self.generate(m, n)).collect()
+    }
+    fn perplexity_many(&mut self, texts: &[&str], lang: Lang) -> Vec<Result<f64, String>> {
+        texts.iter().map(|t| self.perplexity(t, lang)).collect()
+    }
+    /// [`Neural::similarity`] of each (input, candidates) pair.
+    fn similarity_many(&mut self, items: &[(&str, Vec<&str>)], lang: Lang) -> Vec<Result<Option<Vec<f64>>, String>> {
+        items.iter().map(|(input, cands)| self.similarity(input, cands, lang)).collect()
     }
 }
 
@@ -191,12 +212,24 @@ pub fn chrf(hyp: &str, reference: &str) -> f64 {
     registro_metrics::Chrf::default().sentence_score(hyp, &[reference])
 }
 
-fn roundtrip(nn: &mut dyn Neural, input: &str, lang: Lang) -> Result<String, String> {
-    // Round trip through English; for English input, through German and back.
+/// The round trip of each input: through English, or for English input through German and back. Every input
+/// goes there in one [`Neural::translate_many`] call and what arrived comes back in another.
+fn roundtrips(nn: &mut dyn Neural, inputs: &[&str], lang: Lang) -> Vec<Result<String, String>> {
     let pivot = if lang == Lang::En { Lang::De } else { Lang::En };
-    let there = nn.translate(input, lang, pivot).map_err(|e| format!("round trip {lang}→{pivot}: {e}"))?;
-    let back = nn.translate(&there, pivot, lang).map_err(|e| format!("round trip {pivot}→{lang}: {e}"))?;
-    Ok(back.trim().to_string())
+    let texts: Vec<String> = inputs.iter().map(|s| s.to_string()).collect();
+    let there = nn.translate_many(&texts, lang, pivot);
+    let arrived: Vec<String> = there.iter().filter_map(|r| r.as_ref().ok().cloned()).collect();
+    let mut back = nn.translate_many(&arrived, pivot, lang).into_iter();
+    there
+        .into_iter()
+        .map(|r| match r {
+            Err(e) => Err(format!("round trip {lang}→{pivot}: {e}")),
+            Ok(_) => match back.next() {
+                Some(b) => b.map(|b| b.trim().to_string()).map_err(|e| format!("round trip {pivot}→{lang}: {e}")),
+                None => Err(format!("round trip {pivot}→{lang}: no answer")),
+            },
+        })
+        .collect()
 }
 
 /// Mean chrF of each candidate to the others (minimum Bayes risk with chrF as the utility); `None` with fewer
@@ -213,70 +246,160 @@ fn consensus(texts: &[&str]) -> Vec<Option<f64>> {
         .collect()
 }
 
+/// Each sentence's candidates so far as (text, origin), or the first step that failed for it.
+type Raw = Result<Vec<(String, String)>, String>;
+
+/// Adds one step's candidates to each sentence still without an error.
+fn add_step(raw: &mut [Raw], step: Vec<Result<Vec<(String, String)>, String>>) {
+    for (r, s) in raw.iter_mut().zip(step) {
+        if let Ok(list) = r {
+            match s {
+                Ok(more) => list.extend(more),
+                Err(e) => *r = Err(e),
+            }
+        }
+    }
+}
+
 /// Rewrites one sentence. Errors carry the failing step ("round trip en→x: …").
 pub fn rewrite_sentence(
     input: &str,
     opts: &Options,
     formalizer: &mut Formalizer,
     formality: &mut dyn Formality,
-    mut neural: Option<&mut dyn Neural>,
+    neural: Option<&mut dyn Neural>,
 ) -> Result<SentenceResult, String> {
+    rewrite_batch(&[input], opts, formalizer, formality, neural).pop().expect("one result per input")
+}
+
+/// Rewrites several sentences, each model step taken for all of them together: the minimal edits, then the
+/// paraphrases, the round trips, the embedding similarities and the perplexity of every candidate — so a backend
+/// that batches decodes the sentences as rows of one batch. A sentence's candidates, scores and choice are what it
+/// gets alone (nothing depends on its batch-mates); its `seconds` is the batch's time shared out. One result per
+/// input, in order; a step that fails fails only the sentences it failed for, and the error names the step.
+pub fn rewrite_batch(
+    inputs: &[&str],
+    opts: &Options,
+    formalizer: &mut Formalizer,
+    formality: &mut dyn Formality,
+    mut neural: Option<&mut dyn Neural>,
+) -> Vec<Result<SentenceResult, String>> {
     let t0 = std::time::Instant::now();
     let lang = opts.lang;
-    let rules = formalizer.formalize(input, lang);
-    let mut raw: Vec<(String, String)> = vec![(rules.text.clone(), "rules".into())];
+    let rules: Vec<crate::rules::Formalized> = inputs.iter().map(|s| formalizer.formalize(s, lang)).collect();
+    let mut raw: Vec<Raw> = rules.iter().map(|r| Ok(vec![(r.text.clone(), "rules".to_string())])).collect();
+    let answers = |out: Vec<Result<Vec<String>, String>>, step: &str, origin: &dyn Fn(usize) -> String| -> Vec<Result<Vec<(String, String)>, String>> {
+        out.into_iter()
+            .map(|r| {
+                r.map(|v| v.iter().enumerate().map(|(i, a)| (prompt::clean_answer(a), origin(i))).collect()).map_err(|e| format!("{step}: {e}"))
+            })
+            .collect()
+    };
     match opts.method {
         Method::Rules => {}
-        Method::Roundtrip => {
-            let nn = neural.as_deref_mut().ok_or("round-trip MT needs a translation model (engine)")?;
-            raw.push((roundtrip(nn, input, lang)?, "roundtrip".into()));
-        }
-        Method::Llm => {
-            let nn = neural.as_deref_mut().ok_or("LLM rewriting needs a language model (engine)")?;
-            let minimal = nn.generate(&prompt::minimal_messages(lang, &rules.text), 1).map_err(|e| format!("LLM minimal edit: {e}"))?;
-            if let Some(a) = minimal.first() {
-                raw.push((prompt::clean_answer(a), "llm-minimal".into()));
-            }
-            if opts.n > 0 {
-                let answers = nn.generate(&prompt::messages(lang, &rules.text), opts.n).map_err(|e| format!("LLM paraphrase: {e}"))?;
-                for (i, a) in answers.iter().enumerate() {
-                    raw.push((prompt::clean_answer(a), format!("llm-paraphrase#{}", i + 1)));
+        Method::Roundtrip => match neural.as_deref_mut() {
+            None => add_step(&mut raw, inputs.iter().map(|_| Err("round-trip MT needs a translation model (engine)".to_string())).collect()),
+            Some(nn) => add_step(&mut raw, roundtrips(nn, inputs, lang).into_iter().map(|r| r.map(|t| vec![(t, "roundtrip".to_string())])).collect()),
+        },
+        Method::Llm => match neural.as_deref_mut() {
+            None => add_step(&mut raw, inputs.iter().map(|_| Err("LLM rewriting needs a language model (engine)".to_string())).collect()),
+            Some(nn) => {
+                let minimal = nn.generate_many(&rules.iter().map(|r| prompt::minimal_messages(lang, &r.text)).collect::<Vec<_>>(), 1);
+                // The minimal edit is one greedy answer, whatever a backend returns beyond it.
+                let minimal = minimal.into_iter().map(|r| r.map(|mut v| { v.truncate(1); v })).collect();
+                add_step(&mut raw, answers(minimal, "LLM minimal edit", &|_| "llm-minimal".to_string()));
+                if opts.n > 0 {
+                    let para = nn.generate_many(&rules.iter().map(|r| prompt::messages(lang, &r.text)).collect::<Vec<_>>(), opts.n);
+                    add_step(&mut raw, answers(para, "LLM paraphrase", &|i| format!("llm-paraphrase#{}", i + 1)));
+                }
+                if opts.roundtrip {
+                    add_step(&mut raw, roundtrips(nn, inputs, lang).into_iter().map(|r| r.map(|t| vec![(t, "roundtrip".to_string())])).collect());
                 }
             }
-            if opts.roundtrip {
-                raw.push((roundtrip(nn, input, lang)?, "roundtrip".into()));
+        },
+    }
+    let mut cands: Vec<Result<Vec<Candidate>, String>> = raw
+        .into_iter()
+        .map(|r| {
+            r.map(|list| {
+                let mut c: Vec<Candidate> =
+                    list.into_iter().map(|(text, origin)| Candidate { text, origin, also: Vec::new(), scores: Scores::default() }).collect();
+                dedup(&mut c);
+                c
+            })
+        })
+        .collect();
+    let live: Vec<usize> = (0..inputs.len()).filter(|&i| cands[i].is_ok()).collect();
+    let texts_of = |c: &Result<Vec<Candidate>, String>| -> Vec<String> { c.as_ref().map(|v| v.iter().map(|c| c.text.clone()).collect()).unwrap_or_default() };
+    let mut similarity: Vec<Option<Vec<f64>>> = vec![None; inputs.len()];
+    if let Some(nn) = neural.as_deref_mut() {
+        let texts: Vec<Vec<String>> = live.iter().map(|&i| texts_of(&cands[i])).collect();
+        let items: Vec<(&str, Vec<&str>)> = live.iter().zip(&texts).map(|(&i, t)| (inputs[i], t.iter().map(String::as_str).collect())).collect();
+        for (&i, r) in live.iter().zip(nn.similarity_many(&items, lang)) {
+            match r {
+                Ok(s) => similarity[i] = s,
+                Err(e) => cands[i] = Err(format!("similarity: {e}")),
             }
         }
     }
+    let mut perplexity: Vec<Vec<Option<f64>>> = cands.iter().map(|c| c.as_ref().map_or(0, Vec::len)).map(|n| vec![None; n]).collect();
+    if let Some(nn) = neural.as_deref_mut().filter(|_| opts.fluency) {
+        // Every candidate of every sentence in one call, then shared back out.
+        let owners: Vec<(usize, usize)> = (0..inputs.len()).flat_map(|i| (0..perplexity[i].len()).map(move |k| (i, k))).collect();
+        let texts: Vec<String> = owners.iter().map(|&(i, k)| cands[i].as_ref().map(|c| c[k].text.clone()).unwrap_or_default()).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        for (&(i, k), r) in owners.iter().zip(nn.perplexity_many(&refs, lang)) {
+            match r {
+                Ok(p) => perplexity[i][k] = Some(p),
+                Err(e) if cands[i].is_ok() => cands[i] = Err(format!("perplexity: {e}")),
+                Err(_) => {}
+            }
+        }
+    }
+    let seconds = t0.elapsed().as_secs_f64() / inputs.len().max(1) as f64;
+    let mut out = Vec::with_capacity(inputs.len());
+    for (((input, rules), cands), (similarity, perplexity)) in inputs.iter().zip(rules).zip(cands).zip(similarity.into_iter().zip(perplexity)) {
+        out.push(cands.and_then(|cands| choose(input, rules, cands, similarity, perplexity, opts, formality, seconds)));
+    }
+    out
+}
+
+/// Scores one sentence's candidates and puts the best first (the LLM method's choice; the round-trip method keeps
+/// its own output first, for comparison).
+#[allow(clippy::too_many_arguments)]
+fn choose(
+    input: &str,
+    rules: crate::rules::Formalized,
+    mut cands: Vec<Candidate>,
+    similarity: Option<Vec<f64>>,
+    perplexity: Vec<Option<f64>>,
+    opts: &Options,
+    formality: &mut dyn Formality,
+    seconds: f64,
+) -> Result<SentenceResult, String> {
+    let lang = opts.lang;
     let formality_before = formality.formality(input, lang)?;
-    let mut cands: Vec<Candidate> =
-        raw.into_iter().map(|(text, origin)| Candidate { text, origin, also: Vec::new(), scores: Scores::default() }).collect();
-    dedup(&mut cands);
     let texts: Vec<&str> = cands.iter().map(|c| c.text.as_str()).collect();
     let agreement = consensus(&texts);
-    let similarity = match neural.as_deref_mut() {
-        Some(nn) => nn.similarity(input, &texts, lang).map_err(|e| format!("similarity: {e}"))?,
-        None => None,
-    };
-    for (i, c) in cands.iter_mut().enumerate() {
-        let perplexity = match neural.as_deref_mut() {
-            Some(nn) if opts.fluency => Some(nn.perplexity(&c.text, lang).map_err(|e| format!("perplexity: {e}"))?),
-            _ => None,
-        };
-        c.scores = Scores {
-            formality: formality.formality(&c.text, lang)?,
-            meaning: chrf(&c.text, input),
-            similarity: similarity.as_ref().and_then(|s| s.get(i).copied()),
-            perplexity,
-            consensus: agreement[i],
-            flags: content::check(lang, input, &c.text, &rules.edits, &opts.keep),
-            gm: 0.0,
-        }
-        .weighed(&opts.weights);
+    let mut scores = Vec::with_capacity(cands.len());
+    for (i, c) in cands.iter().enumerate() {
+        scores.push(
+            Scores {
+                formality: formality.formality(&c.text, lang)?,
+                meaning: chrf(&c.text, input),
+                similarity: similarity.as_ref().and_then(|s| s.get(i).copied()),
+                perplexity: perplexity.get(i).copied().flatten(),
+                consensus: agreement[i],
+                flags: content::check(lang, input, &c.text, &rules.edits, &opts.keep),
+                gm: 0.0,
+            }
+            .weighed(&opts.weights),
+        );
+    }
+    for (c, s) in cands.iter_mut().zip(scores) {
+        c.scores = s;
     }
     rerank(&mut cands);
-    // The round-trip method is kept as it was for comparison: its own output first. The LLM method is chosen by
-    // score like everything else.
     if opts.method == Method::Roundtrip {
         if let Some(pos) = cands.iter().position(|c| c.origin == "roundtrip") {
             let c = cands.remove(pos);
@@ -290,7 +413,7 @@ pub fn rewrite_sentence(
             CandidateView { candidate: c, pieces }
         })
         .collect();
-    Ok(SentenceResult { input: input.to_string(), formality_before, rule_edits: rules.edits, candidates, seconds: t0.elapsed().as_secs_f64() })
+    Ok(SentenceResult { input: input.to_string(), formality_before, rule_edits: rules.edits, candidates, seconds })
 }
 
 #[cfg(test)]
@@ -356,6 +479,70 @@ mod tests {
             assert_eq!(c.pieces.iter().map(|p| p.old.as_str()).collect::<String>(), input);
             assert_eq!(c.pieces.iter().map(|p| p.new.as_str()).collect::<String>(), c.candidate.text);
         }
+    }
+
+    /// Answers made from the sentence itself, and a log of which step was asked how: a backend that batches.
+    #[derive(Default)]
+    struct Batching {
+        calls: Vec<&'static str>,
+    }
+    fn answer_to(m: &[(&'static str, String)], n: usize) -> Vec<String> {
+        let s = &m.last().unwrap().1;
+        (0..n).map(|i| if i == 0 { format!("Formal: {}", s.replace("gonna", "going to")) } else { format!("{s} lol") }).collect()
+    }
+    impl Neural for Batching {
+        fn translate(&mut self, text: &str, _from: Lang, to: Lang) -> Result<String, String> {
+            Ok(format!("{text} ({to})"))
+        }
+        fn generate(&mut self, m: &[(&'static str, String)], n: usize) -> Result<Vec<String>, String> {
+            self.calls.push("generate");
+            Ok(answer_to(m, n))
+        }
+        fn perplexity(&mut self, text: &str, _lang: Lang) -> Result<f64, String> {
+            self.calls.push("perplexity");
+            Ok(10.0 + text.len() as f64)
+        }
+        fn similarity(&mut self, input: &str, cands: &[&str], _lang: Lang) -> Result<Option<Vec<f64>>, String> {
+            Ok(Some(cands.iter().map(|c| 1.0 / (1.0 + (c.len() as f64 - input.len() as f64).abs())).collect()))
+        }
+        fn generate_many(&mut self, prompts: &[Vec<(&'static str, String)>], n: usize) -> Vec<Result<Vec<String>, String>> {
+            self.calls.push("generate_many");
+            prompts.iter().map(|m| Ok(answer_to(m, n))).collect()
+        }
+        fn perplexity_many(&mut self, texts: &[&str], _lang: Lang) -> Vec<Result<f64, String>> {
+            self.calls.push("perplexity_many");
+            texts.iter().map(|t| if t.to_lowercase().contains("boom") { Err("too long".to_string()) } else { Ok(10.0 + t.len() as f64) }).collect()
+        }
+    }
+
+    /// Without the time, which is the batch's shared out.
+    fn comparable(r: &SentenceResult) -> serde_json::Value {
+        let mut v = serde_json::to_value(r).unwrap();
+        v.as_object_mut().unwrap().remove("seconds");
+        v
+    }
+
+    #[test]
+    fn a_batch_asks_each_step_once_and_gives_every_sentence_what_it_gets_alone() {
+        let inputs = ["u gonna come 2nite?", "i dont know if Anna is gonna make it tbh", "thx, see u at 8"];
+        let opts = Options { n: 2, roundtrip: true, ..Options::new(Lang::En, Method::Llm) };
+        let mut s = Scorer::builtin(Variant::Surface).unwrap();
+        let mut nn = Batching::default();
+        let batch = rewrite_batch(&inputs, &opts, &mut Formalizer::new(), &mut s, Some(&mut nn));
+        // One call per step for the whole batch: minimal edits, paraphrases, then every candidate's perplexity.
+        assert_eq!(nn.calls, vec!["generate_many", "generate_many", "perplexity_many"]);
+        assert_eq!(batch.len(), inputs.len());
+        for (input, b) in inputs.iter().zip(&batch) {
+            let alone = rewrite_sentence(input, &opts, &mut Formalizer::new(), &mut s, Some(&mut Batching::default())).unwrap();
+            let b = b.as_ref().unwrap();
+            assert_eq!(comparable(b), comparable(&alone), "{input}");
+            assert!(b.candidates.iter().any(|c| c.candidate.origin == "roundtrip"), "{input}");
+        }
+        // A step that fails for one sentence fails that sentence only, naming the step.
+        let with_bad = ["u gonna come 2nite?", "boom"];
+        let out = rewrite_batch(&with_bad, &Options { n: 0, ..opts.clone() }, &mut Formalizer::new(), &mut s, Some(&mut Batching::default()));
+        assert!(out[0].is_ok());
+        assert_eq!(out[1].as_ref().unwrap_err(), "perplexity: too long");
     }
 
     #[test]
