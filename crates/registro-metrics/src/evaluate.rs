@@ -11,10 +11,8 @@ use serde::Serialize;
 use crate::bleu::Bleu;
 use crate::chrf::Chrf;
 use crate::edits::{edit_type_counts, EditType};
-use crate::macc::{Label, MaccResult, MatchedAccuracy, Register};
-use crate::metric::{
-    corpus_stats, prepare_refs, signature, Metric, NRefs, PreparedRefs, SegmentStats, SigResampling,
-};
+use crate::macc::{classify, label_stats, phrases, Counts, Label, MaccResult, MatchedAccuracy, Register};
+use crate::metric::{par_map, signature, Metric, NRefs, SegmentStats, SigResampling};
 use crate::significance::{paired_ar, paired_bootstrap, TestResult};
 use crate::style::{self, Bucket, Distribution};
 use crate::ter::Ter;
@@ -261,55 +259,385 @@ fn sig_resampling(cfg: &EvalConfig) -> SigResampling {
     }
 }
 
-/// Statistics of every system of one group (same test set) for one metric, with the significance results.
-struct GroupScores {
-    stats: Vec<SegmentStats>,
-    tests: Option<Vec<TestResult>>,
-    nrefs: NRefs,
+/// Whether `m` reduces each segment to statistics that are summed over the corpus (or, for M-Acc, to a label),
+/// so that it can be scored while the files are read, a chunk at a time. The style and model-based metrics need
+/// every line at once.
+pub fn is_segmentwise(m: MetricName) -> bool {
+    matches!(
+        m,
+        MetricName::Bleu | MetricName::Chrf | MetricName::ChrfPlusPlus | MetricName::Ter | MetricName::MAcc
+    )
 }
 
-fn score_group(
-    metric: &dyn Metric,
-    prep: &PreparedRefs,
-    systems: &[&SystemInput],
-    cfg: &EvalConfig,
-) -> Result<GroupScores, MetricError> {
-    let mut stats = Vec::with_capacity(systems.len());
-    for s in systems {
-        stats.push(
-            corpus_stats(metric, &s.lines, prep)
-                .map_err(|e| MetricError::Input(format!("system {}: {e}", s.name)))?,
-        );
-    }
-    let tests = match cfg.significance {
-        Some(t) if stats.len() > 1 => {
-            let others: Vec<&SegmentStats> = stats[1..].iter().collect();
-            Some(match t {
-                SigTest::Bootstrap(n) => paired_bootstrap(metric, &stats[0], &others, n, cfg.seed)?,
-                SigTest::Randomization(n) => paired_ar(metric, &stats[0], &others, n, 0, cfg.seed)?,
-            })
+/// How many segments a [`GroupScorer`] is given at a time by [`evaluate_with`] (and by `registro eval`, which reads
+/// files): enough work for [`par_map`]'s threads, while the references prepared for one chunk stay a few MB.
+pub const CHUNK_SEGMENTS: usize = 4096;
+
+/// A corpus metric as a group scores it: the metric, and how one segment's statistics become its sentence score.
+enum CorpusMetric {
+    Bleu { corpus: Bleu, sentence: Bleu },
+    Chrf { name: MetricName, chrf: Chrf },
+    Ter(Ter),
+}
+
+impl CorpusMetric {
+    fn metric(&self) -> &dyn Metric {
+        match self {
+            Self::Bleu { corpus, .. } => corpus,
+            Self::Chrf { chrf, .. } => chrf,
+            Self::Ter(t) => t,
         }
-        _ => None,
-    };
-    Ok(GroupScores {
-        stats,
-        tests,
-        nrefs: prep.nrefs.clone(),
-    })
+    }
+
+    fn sentence_score(&self, row: &[f64]) -> f64 {
+        match self {
+            // sacrebleu's sentence BLEU uses the effective order.
+            Self::Bleu { sentence, .. } => sentence.compute(row).score,
+            Self::Chrf { chrf, .. } => chrf.score(row),
+            Self::Ter(t) => t.score(row),
+        }
+    }
 }
 
-fn significance(g: &GroupScores, i: usize, baseline: &str) -> Option<Significance> {
-    g.tests.as_ref().map(|t| Significance {
+/// What a group keeps of one system for one corpus metric: the running sum (added in segment order, exactly as
+/// [`SegmentStats::sum`] does), the sentence scores, and every row only when a paired test will resample them.
+#[derive(Default)]
+struct Tally {
+    sum: Vec<f64>,
+    rows: Vec<f64>,
+    sentences: Vec<f64>,
+}
+
+impl Tally {
+    fn add(&mut self, row: &[f64], sentence: f64, keep_row: bool) {
+        if self.sum.is_empty() {
+            self.sum = vec![0.0; row.len()];
+        }
+        for (t, v) in self.sum.iter_mut().zip(row) {
+            *t += v;
+        }
+        if keep_row {
+            self.rows.extend_from_slice(row);
+        }
+        self.sentences.push(sentence);
+    }
+}
+
+#[derive(Default)]
+struct MaccTally {
+    counts: Counts,
+    labels: Vec<Label>,
+    rows: Vec<f64>,
+}
+
+/// One chunk of aligned lines for a [`GroupScorer`]: every slice holds the same segments.
+pub struct Chunk<'a> {
+    /// One slice per reference stream.
+    pub refs: Vec<&'a [String]>,
+    /// The formal and informal annotated references, when M-Acc is scored.
+    pub annotated: Option<(&'a [String], &'a [String])>,
+    /// One slice per system, in the order the scorer was made with.
+    pub hyps: Vec<&'a [String]>,
+}
+
+/// Scores the systems of one test set chunk by chunk: each segment becomes its statistics (and M-Acc label) as soon
+/// as it is pushed, so the caller can drop its text and memory grows with the statistics alone. Every system is
+/// compared with the first (the baseline) when a paired test is asked, as in sacrebleu.
+pub struct GroupScorer {
+    cfg: EvalConfig,
+    key: String,
+    references: Vec<String>,
+    systems: Vec<(String, Option<Register>)>,
+    corpus: Vec<(CorpusMetric, Vec<Tally>)>,
+    macc: Option<(MatchedAccuracy, Vec<MaccTally>)>,
+    keep_rows: bool,
+    segments: usize,
+}
+
+fn mismatch(what: String, expected: usize, got: usize) -> MetricError {
+    MetricError::LengthMismatch { what, expected, got }
+}
+
+impl GroupScorer {
+    /// `references` names the reference streams, `systems` are (name, requested register) with the baseline
+    /// first; `annotated` says whether annotated formal and informal references will come with every chunk.
+    pub fn new(
+        cfg: &EvalConfig,
+        key: &str,
+        references: Vec<String>,
+        systems: Vec<(String, Option<Register>)>,
+        annotated: bool,
+    ) -> Result<Self, MetricError> {
+        let Some((baseline, baseline_register)) = systems.first().cloned() else {
+            return Err(MetricError::Input("no system to score".into()));
+        };
+        let wants = |m| cfg.metrics.contains(&m);
+        if references.is_empty() && cfg.metrics.iter().any(|&m| needs_refs(m)) {
+            return Err(MetricError::Input(format!("system {baseline}: no reference given")));
+        }
+        if wants(MetricName::MAcc) && !annotated {
+            return Err(MetricError::Input(format!(
+                "system {baseline}: m-acc needs --formal-annotated and --informal-annotated references"
+            )));
+        }
+        let tallies = || (0..systems.len()).map(|_| Tally::default()).collect::<Vec<_>>();
+        let mut corpus = Vec::new();
+        if wants(MetricName::Bleu) {
+            let sentence = Bleu { effective_order: true, ..cfg.bleu.clone() };
+            corpus.push((CorpusMetric::Bleu { corpus: cfg.bleu.clone(), sentence }, tallies()));
+        }
+        if wants(MetricName::Chrf) {
+            corpus.push((CorpusMetric::Chrf { name: MetricName::Chrf, chrf: cfg.chrf.clone() }, tallies()));
+        }
+        if wants(MetricName::ChrfPlusPlus) {
+            let chrf = Chrf { word_order: 2, ..cfg.chrf.clone() };
+            corpus.push((CorpusMetric::Chrf { name: MetricName::ChrfPlusPlus, chrf }, tallies()));
+        }
+        if wants(MetricName::Ter) {
+            corpus.push((CorpusMetric::Ter(cfg.ter.clone()), tallies()));
+        }
+        // The paired test compares accuracy for the baseline's register across the group.
+        let macc = wants(MetricName::MAcc).then(|| {
+            let m = MatchedAccuracy::new(baseline_register.unwrap_or(Register::Formal), &cfg.lang);
+            (m, (0..systems.len()).map(|_| MaccTally::default()).collect())
+        });
+        Ok(Self {
+            keep_rows: cfg.significance.is_some() && systems.len() > 1,
+            cfg: cfg.clone(),
+            key: key.to_string(),
+            references,
+            systems,
+            corpus,
+            macc,
+            segments: 0,
+        })
+    }
+
+    /// Whether this group scores anything at all (a request of style metrics only needs no scorer).
+    pub fn is_empty(&self) -> bool {
+        self.corpus.is_empty() && self.macc.is_none()
+    }
+
+    /// Segments pushed so far.
+    pub fn segments(&self) -> usize {
+        self.segments
+    }
+
+    /// Scores the next segments of every system.
+    pub fn push(&mut self, chunk: &Chunk) -> Result<(), MetricError> {
+        if chunk.hyps.len() != self.systems.len() {
+            return Err(MetricError::Input(format!(
+                "{} hypothesis streams for {} systems",
+                chunk.hyps.len(),
+                self.systems.len()
+            )));
+        }
+        let n = chunk
+            .refs
+            .first()
+            .or(chunk.annotated.as_ref().map(|a| &a.0))
+            .or(chunk.hyps.first())
+            .map_or(0, |l| l.len());
+        for (k, r) in chunk.refs.iter().enumerate() {
+            if r.len() != n {
+                return Err(mismatch(format!("reference stream {} vs reference stream 1", k + 1), n, r.len()));
+            }
+        }
+        if let Some((f, i)) = chunk.annotated {
+            for (what, l) in [("formal annotated reference", f), ("informal annotated reference", i)] {
+                if l.len() != n {
+                    return Err(mismatch(format!("{what} vs references"), n, l.len()));
+                }
+            }
+        }
+        for ((name, _), h) in self.systems.iter().zip(&chunk.hyps) {
+            if h.len() != n {
+                return Err(mismatch(format!("system {name} vs references"), n, h.len()));
+            }
+        }
+        let annotated = match (&self.macc, chunk.annotated) {
+            (Some((m, _)), Some(a)) => Some((m.mode, a)),
+            (Some(_), None) => return Err(MetricError::Input("m-acc needs the annotated references".into())),
+            (None, _) => None,
+        };
+        let corpus = &self.corpus;
+        let per_segment = par_map(n, |i| {
+            let refs: Vec<&str> = chunk.refs.iter().map(|r| r[i].as_str()).collect();
+            let mut rows = Vec::with_capacity(corpus.len() * chunk.hyps.len());
+            for (c, _) in corpus {
+                let prep = c.metric().prepare_refs(&refs);
+                for h in &chunk.hyps {
+                    let row = c.metric().segment_stats(&h[i], &prep);
+                    let sentence = c.sentence_score(&row);
+                    rows.push((row, sentence));
+                }
+            }
+            let labels: Vec<Label> = match annotated {
+                Some((mode, (f, inf))) => {
+                    let (f, inf) = (phrases(&f[i]), phrases(&inf[i]));
+                    chunk.hyps.iter().map(|h| classify(&h[i], &f, &inf, mode)).collect()
+                }
+                None => Vec::new(),
+            };
+            (rows, labels)
+        });
+        let keep = self.keep_rows;
+        for (rows, labels) in per_segment {
+            let mut rows = rows.into_iter();
+            for (_, tallies) in &mut self.corpus {
+                for t in tallies.iter_mut() {
+                    let (row, sentence) = rows.next().expect("one row per metric and system");
+                    t.add(&row, sentence, keep);
+                }
+            }
+            if let Some((_, tallies)) = &mut self.macc {
+                for (t, l) in tallies.iter_mut().zip(labels) {
+                    t.counts.add(l);
+                    t.labels.push(l);
+                    if keep {
+                        t.rows.extend_from_slice(&label_stats(l));
+                    }
+                }
+            }
+        }
+        self.segments += n;
+        Ok(())
+    }
+
+    /// The paired test of every system against the first, on the rows kept (none without a test).
+    fn paired(
+        &self,
+        metric: &dyn Metric,
+        rows: Vec<(usize, Vec<f64>)>,
+    ) -> Result<Option<Vec<TestResult>>, MetricError> {
+        let Some(test) = self.cfg.significance.filter(|_| self.keep_rows) else {
+            return Ok(None);
+        };
+        let stats: Vec<SegmentStats> = rows.into_iter().map(|(width, data)| SegmentStats { width, data }).collect();
+        let others: Vec<&SegmentStats> = stats[1..].iter().collect();
+        Ok(Some(match test {
+            SigTest::Bootstrap(n) => paired_bootstrap(metric, &stats[0], &others, n, self.cfg.seed)?,
+            SigTest::Randomization(n) => paired_ar(metric, &stats[0], &others, n, 0, self.cfg.seed)?,
+        }))
+    }
+
+    /// The reports of every system, in the order given to [`GroupScorer::new`].
+    pub fn finish(mut self) -> Result<Vec<SystemReport>, MetricError> {
+        let baseline = self.systems[0].0.clone();
+        if self.segments == 0 && !self.is_empty() {
+            // sacrebleu fails on an empty corpus too; a score of an empty file would only mislead.
+            return Err(MetricError::Input(format!(
+                "system {baseline}: no segments to score (empty hypothesis file?)"
+            )));
+        }
+        let rs = sig_resampling(&self.cfg);
+        let nrefs = NRefs::Fixed(self.references.len());
+        let mut reps: Vec<SystemReport> = self
+            .systems
+            .iter()
+            .map(|(name, register)| blank_report(name, *register, &self.key, &self.references, self.segments))
+            .collect();
+        let sig = |tests: &Option<Vec<TestResult>>, i: usize| significance(tests, i, &baseline);
+        for (c, tallies) in std::mem::take(&mut self.corpus) {
+            let m = c.metric();
+            let mut tallies = tallies;
+            let rows = tallies.iter_mut().map(|t| (t.sum.len(), std::mem::take(&mut t.rows))).collect();
+            let tests = self.paired(m, rows)?;
+            let signature = signature(m, &nrefs, &rs);
+            for (i, (r, t)) in reps.iter_mut().zip(tallies).enumerate() {
+                let sentences = r.sentences.as_mut().expect("blank reports carry sentences");
+                match &c {
+                    CorpusMetric::Bleu { corpus, .. } => {
+                        let b = corpus.compute(&t.sum);
+                        r.bleu = Some(BleuReport {
+                            score: b.score,
+                            signature: signature.clone(),
+                            ratio: b.ratio(),
+                            verbose: b.verbose(),
+                            counts: b.counts,
+                            totals: b.totals,
+                            precisions: b.precisions,
+                            bp: b.bp,
+                            sys_len: b.sys_len,
+                            ref_len: b.ref_len,
+                            significance: sig(&tests, i),
+                        });
+                        sentences.bleu = Some(t.sentences);
+                    }
+                    CorpusMetric::Chrf { name, chrf } => {
+                        let rep = ScoreReport {
+                            name: chrf.name(),
+                            score: chrf.score(&t.sum),
+                            signature: signature.clone(),
+                            significance: sig(&tests, i),
+                        };
+                        if *name == MetricName::Chrf {
+                            r.chrf = Some(rep);
+                            sentences.chrf = Some(t.sentences);
+                        } else {
+                            r.chrf_pp = Some(rep);
+                            sentences.chrf_pp = Some(t.sentences);
+                        }
+                    }
+                    CorpusMetric::Ter(ter) => {
+                        r.ter = Some(ScoreReport {
+                            name: "TER".into(),
+                            score: ter.score(&t.sum),
+                            signature: signature.clone(),
+                            significance: sig(&tests, i),
+                        });
+                        sentences.ter = Some(t.sentences);
+                    }
+                }
+            }
+        }
+        if let Some((m, mut tallies)) = self.macc.take() {
+            let rows = tallies.iter_mut().map(|t| (4, std::mem::take(&mut t.rows))).collect();
+            let tests = self.paired(&m, rows)?;
+            let default_register = m.register;
+            for (i, (r, t)) in reps.iter_mut().zip(tallies).enumerate() {
+                let result = MaccResult::from(t.counts);
+                let register = r.register.unwrap_or(default_register);
+                let score = 100.0 * if register == Register::Formal { result.formal } else { result.informal };
+                r.m_acc = Some(MaccReport { result, score, register, significance: sig(&tests, i) });
+                r.sentences.as_mut().expect("blank reports carry sentences").m_acc = Some(t.labels);
+            }
+        }
+        Ok(reps)
+    }
+}
+
+fn blank_report(
+    name: &str,
+    register: Option<Register>,
+    key: &str,
+    references: &[String],
+    segments: usize,
+) -> SystemReport {
+    SystemReport {
+        system: name.to_string(),
+        test_set: key.to_string(),
+        references: references.to_vec(),
+        register,
+        segments,
+        bleu: None,
+        chrf: None,
+        chrf_pp: None,
+        ter: None,
+        m_acc: None,
+        style: None,
+        sentences: Some(Sentences::default()),
+    }
+}
+
+fn significance(tests: &Option<Vec<TestResult>>, i: usize, baseline: &str) -> Option<Significance> {
+    tests.as_ref().map(|t| Significance {
         baseline: baseline.to_string(),
         is_baseline: i == 0,
         p_value: t[i].p_value,
         mean: t[i].mean,
         ci: t[i].ci,
     })
-}
-
-fn ref_streams(ts: &TestSet) -> Vec<Vec<String>> {
-    ts.refs.iter().map(|(_, l)| l.clone()).collect()
 }
 
 fn needs_refs(m: MetricName) -> bool {
@@ -359,10 +687,8 @@ pub fn evaluate_with(
         }
     }
     let mut reports: Vec<Option<SystemReport>> = vec![None; systems.len()];
-    let rs = sig_resampling(cfg);
     for (ts, idx) in &groups {
         let members: Vec<&SystemInput> = idx.iter().map(|&i| &systems[i]).collect();
-        let baseline = members[0].name.clone();
         for s in &members {
             if cfg.metrics.iter().any(|&m| needs_refs(m)) && ts.refs.is_empty() {
                 return Err(MetricError::Input(format!(
@@ -393,148 +719,52 @@ pub fn evaluate_with(
                 }
             }
         }
-        let mut reps: Vec<SystemReport> = members
-            .iter()
-            .map(|s| SystemReport {
-                system: s.name.clone(),
-                test_set: ts.key.clone(),
-                references: ts.refs.iter().map(|r| r.0.clone()).collect(),
-                register: s.register,
-                segments: s.lines.len(),
-                bleu: None,
-                chrf: None,
-                chrf_pp: None,
-                ter: None,
-                m_acc: None,
-                style: None,
-                sentences: Some(Sentences::default()),
-            })
-            .collect();
-        let streams = ref_streams(ts);
-        if cfg.metrics.contains(&MetricName::Bleu) {
-            let m = &cfg.bleu;
-            let g = score_group(m, &prepare_refs(m, &streams)?, &members, cfg)?;
-            let sent = Bleu {
-                effective_order: true,
-                ..m.clone()
-            };
-            let sig = signature(m, &g.nrefs, &rs);
-            for (i, r) in reps.iter_mut().enumerate() {
-                let b = m.compute(&g.stats[i].sum());
-                r.bleu = Some(BleuReport {
-                    score: b.score,
-                    signature: sig.clone(),
-                    ratio: b.ratio(),
-                    verbose: b.verbose(),
-                    counts: b.counts,
-                    totals: b.totals,
-                    precisions: b.precisions,
-                    bp: b.bp,
-                    sys_len: b.sys_len,
-                    ref_len: b.ref_len,
-                    significance: significance(&g, i, &baseline),
-                });
-                let st = &g.stats[i];
-                r.sentences.as_mut().unwrap().bleu = Some(
-                    (0..st.len())
-                        .map(|k| sent.compute(st.row(k)).score)
-                        .collect(),
-                );
-            }
-        }
-        for (name, chrf) in [
-            (MetricName::Chrf, &cfg.chrf),
-            (
-                MetricName::ChrfPlusPlus,
-                &Chrf {
-                    word_order: 2,
-                    ..cfg.chrf.clone()
-                },
-            ),
-        ] {
-            if !cfg.metrics.contains(&name) {
-                continue;
-            }
-            let g = score_group(chrf, &prepare_refs(chrf, &streams)?, &members, cfg)?;
-            let sig = signature(chrf, &g.nrefs, &rs);
-            for (i, r) in reps.iter_mut().enumerate() {
-                let st = &g.stats[i];
-                let rep = ScoreReport {
-                    name: chrf.name(),
-                    score: chrf.score(&st.sum()),
-                    signature: sig.clone(),
-                    significance: significance(&g, i, &baseline),
-                };
-                let sent: Vec<f64> = (0..st.len()).map(|k| chrf.score(st.row(k))).collect();
-                let sentences = r.sentences.as_mut().unwrap();
-                if name == MetricName::Chrf {
-                    r.chrf = Some(rep);
-                    sentences.chrf = Some(sent);
-                } else {
-                    r.chrf_pp = Some(rep);
-                    sentences.chrf_pp = Some(sent);
+        let ref_names: Vec<String> = ts.refs.iter().map(|r| r.0.clone()).collect();
+        let mut scorer = GroupScorer::new(
+            cfg,
+            &ts.key,
+            ref_names.clone(),
+            members.iter().map(|s| (s.name.clone(), s.register)).collect(),
+            ts.formal_annotated.is_some() && ts.informal_annotated.is_some(),
+        )?;
+        let mut reps = if scorer.is_empty() {
+            let n = members[0].lines.len();
+            members.iter().map(|s| blank_report(&s.name, s.register, &ts.key, &ref_names, n)).collect()
+        } else {
+            let n = members[0].lines.len();
+            let annotated = ts.formal_annotated.as_deref().zip(ts.informal_annotated.as_deref());
+            if let Some((f, i)) = annotated.filter(|_| cfg.metrics.contains(&MetricName::MAcc)) {
+                for (what, l) in [("formal annotated reference", f), ("informal annotated reference", i)] {
+                    if l.len() != n {
+                        return Err(mismatch(format!("system {} vs {what}", members[0].name), l.len(), n));
+                    }
                 }
             }
-        }
-        if cfg.metrics.contains(&MetricName::Ter) {
-            let m = &cfg.ter;
-            let g = score_group(m, &prepare_refs(m, &streams)?, &members, cfg)?;
-            let sig = signature(m, &g.nrefs, &rs);
-            for (i, r) in reps.iter_mut().enumerate() {
-                let st = &g.stats[i];
-                r.ter = Some(ScoreReport {
-                    name: "TER".into(),
-                    score: m.score(&st.sum()),
-                    signature: sig.clone(),
-                    significance: significance(&g, i, &baseline),
-                });
-                r.sentences.as_mut().unwrap().ter =
-                    Some((0..st.len()).map(|k| m.score(st.row(k))).collect());
+            for (k, r) in ts.refs.iter().enumerate() {
+                if r.1.len() != n {
+                    return Err(mismatch(format!("reference stream {} vs reference stream 1", k + 1), n, r.1.len()));
+                }
             }
-        }
-        if cfg.metrics.contains(&MetricName::MAcc) {
-            let (Some(f), Some(inf)) = (&ts.formal_annotated, &ts.informal_annotated) else {
-                return Err(MetricError::Input(format!(
-                    "system {}: m-acc needs --formal-annotated and --informal-annotated references",
-                    baseline
-                )));
-            };
-            // The significance test compares accuracy for the baseline's register across the group.
-            let register = members[0].register.unwrap_or(Register::Formal);
-            let m = MatchedAccuracy::new(register, &cfg.lang);
-            let prep = prepare_refs(&m, &[f.clone(), inf.clone()])?;
-            let g = score_group(&m, &prep, &members, cfg)?;
-            for (i, (r, s)) in reps.iter_mut().zip(&members).enumerate() {
-                let (res, labels) = m.evaluate(&s.lines, f, inf)?;
-                let reg = s.register.unwrap_or(register);
-                let score = 100.0
-                    * if reg == Register::Formal {
-                        res.formal
-                    } else {
-                        res.informal
-                    };
-                r.m_acc = Some(MaccReport {
-                    result: res,
-                    score,
-                    register: reg,
-                    significance: significance(&g, i, &baseline),
-                });
-                r.sentences.as_mut().unwrap().m_acc = Some(labels);
+            for s in &members[1..] {
+                if s.lines.len() != n {
+                    return Err(mismatch(format!("system {} vs system {}", s.name, members[0].name), n, s.lines.len()));
+                }
             }
-        }
-        let style_wanted = cfg.metrics.iter().any(|m| {
-            matches!(
-                m,
-                MetricName::SelfBleu
-                    | MetricName::Led
-                    | MetricName::Levenshtein
-                    | MetricName::Distinct
-                    | MetricName::LengthRatio
-                    | MetricName::LengthBuckets
-                    | MetricName::EditTypes
-            )
-        });
+            for start in (0..n).step_by(CHUNK_SEGMENTS) {
+                let end = (start + CHUNK_SEGMENTS).min(n);
+                scorer.push(&Chunk {
+                    refs: ts.refs.iter().map(|r| &r.1[start..end]).collect(),
+                    annotated: annotated
+                        .filter(|_| cfg.metrics.contains(&MetricName::MAcc))
+                        .map(|(f, i)| (&f[start..end], &i[start..end])),
+                    hyps: members.iter().map(|s| &s.lines[start..end]).collect(),
+                })?;
+            }
+            scorer.finish()?
+        };
+        let style_wanted = cfg.metrics.iter().any(|&m| !is_segmentwise(m));
         if style_wanted {
+            let streams: Vec<Vec<String>> = ts.refs.iter().map(|(_, l)| l.clone()).collect();
             for (r, s) in reps.iter_mut().zip(&members) {
                 let mut st = StyleReport::default();
                 let src = ts.source.as_deref().unwrap_or(&[]);
@@ -609,8 +839,8 @@ pub fn evaluate_with(
                 r.style.get_or_insert_with(StyleReport::default).model = Some(m);
             }
         }
-        for (k, &i) in idx.iter().enumerate() {
-            reports[i] = Some(reps[k].clone());
+        for (&i, rep) in idx.iter().zip(reps) {
+            reports[i] = Some(rep);
         }
     }
     Ok(reports

@@ -161,6 +161,13 @@ impl From<Counts> for MaccResult {
     }
 }
 
+/// A label as M-Acc's sufficient statistics: one-hot over (FORMAL, INFORMAL, NEUTRAL, OTHER).
+pub fn label_stats(l: Label) -> [f64; 4] {
+    let mut v = [0.0; 4];
+    v[l as usize] = 1.0;
+    v
+}
+
 /// M-Acc as a corpus metric for the significance tests: references are the formal and the informal annotated
 /// line (in that order); the score is 100 × accuracy for the requested register.
 #[derive(Clone, Debug)]
@@ -246,9 +253,7 @@ impl Metric for MatchedAccuracy {
         let r = refs
             .downcast_ref::<MaccRefs>()
             .expect("M-Acc references prepared by M-Acc");
-        let mut v = vec![0.0; 4];
-        v[classify(hyp, &r.formal, &r.informal, self.mode) as usize] = 1.0;
-        v
+        label_stats(classify(hyp, &r.formal, &r.informal, self.mode)).to_vec()
     }
 
     fn score(&self, stats: &[f64]) -> f64 {
