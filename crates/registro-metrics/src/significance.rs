@@ -194,59 +194,137 @@ impl Resampled<'_> {
     }
 }
 
-/// Columns summed together per pass: 16 f64 accumulators stay in registers, and a block of `n` rows
+/// Float columns summed together per pass: 16 f64 accumulators stay in registers, and a block of `n` rows
 /// (n × 128 bytes) stays in cache while every resample walks it.
 const BLOCK: usize = 16;
 
-/// Resampled scores of many statistics at once over the same indices (`samples × n`, as from
-/// [`bootstrap_indices`]): one result per job, equal to the last bit to [`bootstrap_scores`] for a metric and to
-/// `Σ values[idx] / n` (summed in index order) for a mean.
-///
-/// Every job's columns are laid side by side and walked in blocks of 16, so one pass over the indices sums all
-/// systems and metrics with vectorised adds instead of one short, bounds-checked row at a time per job. Each
-/// column is still summed in index order from the same start value, which is what keeps results identical.
-pub fn bootstrap_many(jobs: &[Resampled<'_>], idx: &[u32], samples: usize) -> Vec<Vec<f64>> {
-    let Some(n) = jobs.first().map(|j| j.len()) else {
-        return Vec::new();
-    };
-    assert!(jobs.iter().all(|j| j.len() == n), "resampled jobs differ in length");
-    assert!(idx.len() >= n * samples, "too few resample indices");
-    // Column offsets of each job.
-    let mut offsets = Vec::with_capacity(jobs.len());
-    let mut total = 0;
-    for j in jobs {
-        offsets.push(total);
-        total += j.width();
+/// Integer columns summed together per pass: one 64-byte cache line per drawn segment.
+const UBLOCK: usize = 16;
+
+/// Where one column of a job is summed.
+#[derive(Clone, Copy)]
+enum Col {
+    /// Exact integer sums (index into the distinct integer columns).
+    Int(usize),
+    /// Float sums in index order (index into the float columns).
+    Float(usize),
+}
+
+/// Whether every value of `s` is a non-negative integer whose resampled sums (at most `n` × the largest value)
+/// fit in a u32: then a u32 sum is exactly the f64 sum, in any order, and twice as many fit in a register.
+fn exact_in_u32(s: &SegmentStats, n: usize) -> bool {
+    let mut max = 0.0f64;
+    for &v in &s.data {
+        if !(v >= 0.0 && v.fract() == 0.0) {
+            return false;
+        }
+        max = max.max(v);
     }
-    if n == 0 || samples == 0 || total == 0 {
-        return jobs.iter().map(|_| vec![f64::NAN; samples]).collect();
+    max * n as f64 <= u32::MAX as f64
+}
+
+/// Distinct integer columns, column after column (`n` values each). Systems scored against the same reference
+/// share some columns (reference lengths, reference n-gram counts): those are summed once.
+struct IntColumns {
+    n: usize,
+    data: Vec<u32>,
+    by_hash: crate::fxhash::FxMap<u64, Vec<usize>>,
+}
+
+impl IntColumns {
+    fn new(n: usize) -> Self {
+        IntColumns { n, data: Vec::new(), by_hash: Default::default() }
     }
-    let nblocks = total.div_ceil(BLOCK);
-    // Block-major copy: block b holds rows of BLOCK columns (zero-padded); `init` is each column's start value
-    // (`Sum for f64` starts from −0.0, `bootstrap_scores` from 0.0).
-    let mut blocks = vec![0.0f64; nblocks * n * BLOCK];
-    let mut init = vec![0.0f64; nblocks * BLOCK];
-    for (j, &off) in jobs.iter().zip(&offsets) {
-        match j {
-            Resampled::Metric(_, s) => {
-                for i in 0..n {
-                    for (c, v) in s.row(i).iter().enumerate() {
-                        let col = off + c;
-                        blocks[(col / BLOCK) * n * BLOCK + i * BLOCK + col % BLOCK] = *v;
-                    }
-                }
-            }
-            Resampled::Mean(v) => {
-                init[off] = -0.0;
-                for (i, x) in v.iter().enumerate() {
-                    blocks[(off / BLOCK) * n * BLOCK + i * BLOCK + off % BLOCK] = *x;
-                }
+
+    fn len(&self) -> usize {
+        self.data.len() / self.n
+    }
+
+    fn column(&self, k: usize) -> &[u32] {
+        &self.data[k * self.n..(k + 1) * self.n]
+    }
+
+    /// The id of column `c` of `s` (checked by [`exact_in_u32`]), added unless an equal column is there.
+    fn add(&mut self, s: &SegmentStats, c: usize) -> usize {
+        use std::hash::Hasher;
+        let col: Vec<u32> = (0..self.n).map(|i| s.data[i * s.width + c] as u32).collect();
+        let mut h = crate::fxhash::FxHasher::default();
+        for &v in &col {
+            h.write_u32(v);
+        }
+        let hash = h.finish();
+        if let Some(ids) = self.by_hash.get(&hash) {
+            if let Some(&k) = ids.iter().find(|&&k| self.column(k) == col.as_slice()) {
+                return k;
             }
         }
+        let k = self.len();
+        self.data.extend_from_slice(&col);
+        self.by_hash.entry(hash).or_default().push(k);
+        k
     }
-    // sums[s * stride + col] (rows padded to whole blocks), computed per chunk of resamples on every core.
+
+    /// `sums[s * len + k]`: column `k` summed over resample `s`'s indices.
+    fn resample(&self, idx: &[u32], samples: usize) -> Vec<u32> {
+        let (n, total) = (self.n, self.len());
+        if total == 0 {
+            return Vec::new();
+        }
+        let nblocks = total.div_ceil(UBLOCK);
+        par_chunks(samples, |range| {
+            let mut out = vec![0u32; range.len() * total];
+            // This thread's copy of one block, row-major (UBLOCK columns per segment, zero-padded).
+            let mut blk = vec![0u32; n * UBLOCK];
+            for b in 0..nblocks {
+                let cols = b * UBLOCK..((b + 1) * UBLOCK).min(total);
+                blk.iter_mut().for_each(|v| *v = 0);
+                for (c, k) in cols.clone().enumerate() {
+                    for (i, v) in self.column(k).iter().enumerate() {
+                        blk[i * UBLOCK + c] = *v;
+                    }
+                }
+                for (r, s) in range.clone().enumerate() {
+                    let acc = sum_rows_u32(&blk, &idx[s * n..(s + 1) * n]);
+                    out[r * total + cols.start..r * total + cols.end].copy_from_slice(&acc[..cols.len()]);
+                }
+            }
+            out
+        })
+    }
+}
+
+/// The sum of the rows `idx` of a block (rows of [`UBLOCK`] columns).
+#[inline(always)]
+fn sum_rows_u32(blk: &[u32], idx: &[u32]) -> [u32; UBLOCK] {
+    let mut acc = [0u32; UBLOCK];
+    for &i in idx {
+        let at = i as usize * UBLOCK;
+        let row: &[u32; UBLOCK] = blk[at..at + UBLOCK].try_into().expect("row");
+        // No overflow: `exact_in_u32` bounds every sum (wrapping keeps debug builds vectorised).
+        for c in 0..UBLOCK {
+            acc[c] = acc[c].wrapping_add(row[c]);
+        }
+    }
+    acc
+}
+
+/// Float columns (`init`: each column's start value), summed per resample in index order as numpy would.
+fn resample_f64(columns: &[(Vec<f64>, f64)], n: usize, idx: &[u32], samples: usize) -> Vec<f64> {
+    let total = columns.len();
+    if total == 0 {
+        return Vec::new();
+    }
+    let nblocks = total.div_ceil(BLOCK);
     let stride = nblocks * BLOCK;
-    let sums: Vec<f64> = par_chunks(samples, |range| {
+    let mut blocks = vec![0.0f64; nblocks * n * BLOCK];
+    let mut init = vec![0.0f64; stride];
+    for (col, (values, start)) in columns.iter().enumerate() {
+        init[col] = *start;
+        for (i, v) in values.iter().enumerate() {
+            blocks[(col / BLOCK) * n * BLOCK + i * BLOCK + col % BLOCK] = *v;
+        }
+    }
+    let padded = par_chunks(samples, |range| {
         let mut out = vec![0.0f64; range.len() * stride];
         for b in 0..nblocks {
             let blk = &blocks[b * n * BLOCK..(b + 1) * n * BLOCK];
@@ -257,30 +335,72 @@ pub fn bootstrap_many(jobs: &[Resampled<'_>], idx: &[u32], samples: usize) -> Ve
                     let at = i as usize * BLOCK;
                     acc = add_block(acc, blk[at..at + BLOCK].try_into().expect("row"));
                 }
-                let o: &mut [f64; BLOCK] = (&mut out[r * stride + b * BLOCK..r * stride + (b + 1) * BLOCK]).try_into().expect("out");
-                *o = acc;
+                out[r * stride + b * BLOCK..r * stride + (b + 1) * BLOCK].copy_from_slice(&acc);
             }
         }
         out
     });
-    let total = stride;
+    // Drop the padding columns.
+    padded.chunks_exact(stride).flat_map(|row| row[..total].iter().copied()).collect()
+}
+
+/// Resampled scores of many statistics at once over the same indices (`samples × n`, as from
+/// [`bootstrap_indices`]): one result per job, equal to the last bit to [`bootstrap_scores`] for a metric and to
+/// `Σ values[idx] / n` (summed in index order) for a mean.
+///
+/// One index draw serves every job (sacrebleu's paired tests resample all systems with the same indices).
+/// Integer statistics (BLEU and chrF counts, M-Acc labels…) are summed exactly in u32 lanes, each distinct column
+/// once (systems sharing a reference share its columns); other statistics and means are summed in f64 in index
+/// order from sacrebleu's start value. Columns are walked in cache-line blocks, so one pass over a resample's
+/// indices sums 16 columns with vector adds.
+pub fn bootstrap_many(jobs: &[Resampled<'_>], idx: &[u32], samples: usize) -> Vec<Vec<f64>> {
+    let Some(n) = jobs.first().map(|j| j.len()) else {
+        return Vec::new();
+    };
+    assert!(jobs.iter().all(|j| j.len() == n), "resampled jobs differ in length");
+    assert!(idx.len() >= n * samples, "too few resample indices");
+    if n == 0 || samples == 0 || jobs.iter().all(|j| j.width() == 0) {
+        return jobs.iter().map(|_| vec![f64::NAN; samples]).collect();
+    }
+    let mut ints = IntColumns::new(n);
+    let mut floats: Vec<(Vec<f64>, f64)> = Vec::new();
+    let mut float_col = |values: Vec<f64>, start: f64| {
+        floats.push((values, start));
+        Col::Float(floats.len() - 1)
+    };
+    let cols: Vec<Vec<Col>> = jobs
+        .iter()
+        .map(|j| match j {
+            Resampled::Metric(_, s) if exact_in_u32(s, n) => (0..s.width).map(|c| Col::Int(ints.add(s, c))).collect(),
+            // `bootstrap_scores` starts its sums from 0.0.
+            Resampled::Metric(_, s) => (0..s.width).map(|c| float_col((0..n).map(|i| s.data[i * s.width + c]).collect(), 0.0)).collect(),
+            // `Sum for f64` starts from −0.0.
+            Resampled::Mean(v) => vec![float_col(v.to_vec(), -0.0)],
+        })
+        .collect();
+    let (ni, nf) = (ints.len(), floats.len());
+    let int_sums = ints.resample(idx, samples);
+    drop(ints);
+    let float_sums = resample_f64(&floats, n, idx, samples);
+    drop(floats);
+    let sum = |k: usize, c: Col| match c {
+        Col::Int(u) => int_sums[k * ni + u] as f64,
+        Col::Float(f) => float_sums[k * nf + f],
+    };
     // Scoring the sums (logs and exponentials for BLEU, F-scores for chrF) is per job: on every core too.
-    par_map(jobs.len(), |ji| {
-        let (j, off) = (&jobs[ji], offsets[ji]);
-        match j {
-            Resampled::Metric(metric, s) => {
-                let mut acc32 = vec![0.0f32; s.width];
-                (0..samples)
-                    .map(|k| {
-                        for (a, v) in acc32.iter_mut().zip(&sums[k * total + off..k * total + off + s.width]) {
-                            *a = *v as f32;
-                        }
-                        metric.score_f32(&acc32)
-                    })
-                    .collect()
-            }
-            Resampled::Mean(_) => (0..samples).map(|k| sums[k * total + off] / n as f64).collect(),
+    par_map(jobs.len(), |ji| match &jobs[ji] {
+        Resampled::Metric(metric, s) => {
+            let mut acc32 = vec![0.0f32; s.width];
+            (0..samples)
+                .map(|k| {
+                    for (a, c) in acc32.iter_mut().zip(&cols[ji]) {
+                        *a = sum(k, *c) as f32;
+                    }
+                    metric.score_f32(&acc32)
+                })
+                .collect()
         }
+        Resampled::Mean(_) => (0..samples).map(|k| sum(k, cols[ji][0]) / n as f64).collect(),
     })
 }
 
@@ -490,6 +610,35 @@ mod tests {
             .map(|s| idx[s * n..(s + 1) * n].iter().map(|&i| means[i as usize]).sum::<f64>() / n as f64)
             .collect();
         assert_eq!(got[1], one_by_one);
+    }
+
+    /// Integer statistics are summed in u32 lanes and equal columns once: the scores must still be those of the
+    /// f64 sums `bootstrap_scores` takes, for shared columns, widths across blocks, and values too large for u32
+    /// sums (which take the float path).
+    #[test]
+    fn integer_statistics_resample_like_float_sums() {
+        let n = 301;
+        let counts = |w: usize, salt: u64, scale: f64| SegmentStats {
+            width: w,
+            data: (0..n * w).map(|k| (((k as u64 * 2654435761 + salt) % 97) as f64 * scale).floor()).collect(),
+        };
+        let a = counts(10, 1, 1.0);
+        let mut b = counts(18, 2, 1.0);
+        // b shares a's first column (a reference length), and one column of b repeats another.
+        for i in 0..n {
+            b.data[i * 18] = a.data[i * 10];
+            b.data[i * 18 + 17] = b.data[i * 18 + 3];
+        }
+        let c = counts(3, 3, 1.0);
+        // Sums of up to 301 × 2^25 overflow a u32: this job is summed in f64.
+        let huge = counts(2, 4, (1u64 << 25) as f64);
+        let idx = bootstrap_indices(n, 250, 11);
+        let jobs = [Resampled::Metric(&Ratio, &a), Resampled::Metric(&Ratio, &b), Resampled::Metric(&Ratio, &c), Resampled::Metric(&Ratio, &huge)];
+        let got = bootstrap_many(&jobs, &idx, 250);
+        for (g, s) in got.iter().zip([&a, &b, &c, &huge]) {
+            assert_eq!(g, &bootstrap_scores(&Ratio, s, &idx, 250));
+        }
+        assert!(exact_in_u32(&a, n) && !exact_in_u32(&huge, n));
     }
 
     #[test]
