@@ -198,8 +198,12 @@ impl Resampled<'_> {
 /// (n × 128 bytes) stays in cache while every resample walks it.
 const BLOCK: usize = 16;
 
-/// Integer columns summed together per pass: one 64-byte cache line per drawn segment.
-const UBLOCK: usize = 16;
+/// Integer columns summed together per pass: 32 u16 values, one 64-byte cache line per drawn segment.
+const UBLOCK: usize = 32;
+
+/// Columns whose values exceed this are summed in u32 lanes directly (16 per cache line); smaller ones in u16
+/// lanes, emptied into u32 totals before they could overflow (at least every 16 segments).
+const NARROW_MAX: u32 = u16::MAX as u32 / 16;
 
 /// Where one column of a job is summed.
 #[derive(Clone, Copy)]
@@ -270,22 +274,44 @@ impl IntColumns {
         if total == 0 {
             return Vec::new();
         }
-        let nblocks = total.div_ceil(UBLOCK);
+        // Narrow columns in blocks of UBLOCK u16, the rest in blocks of UBLOCK / 2 u32; similar maxima share a
+        // block, so each block empties its u16 lanes as rarely as its largest value allows.
+        let max: Vec<u32> = (0..total).map(|k| self.column(k).iter().copied().max().unwrap_or(0)).collect();
+        let mut order: Vec<usize> = (0..total).collect();
+        order.sort_by_key(|&k| max[k]);
+        let narrow = order.iter().take_while(|&&k| max[k] <= NARROW_MAX).count();
+        let narrow_blocks = narrow.div_ceil(UBLOCK);
+        let blocks: Vec<&[usize]> = order[..narrow].chunks(UBLOCK).chain(order[narrow..].chunks(UBLOCK / 2)).collect();
         par_chunks(samples, |range| {
             let mut out = vec![0u32; range.len() * total];
-            // This thread's copy of one block, row-major (UBLOCK columns per segment, zero-padded).
-            let mut blk = vec![0u32; n * UBLOCK];
-            for b in 0..nblocks {
-                let cols = b * UBLOCK..((b + 1) * UBLOCK).min(total);
-                blk.iter_mut().for_each(|v| *v = 0);
-                for (c, k) in cols.clone().enumerate() {
-                    for (i, v) in self.column(k).iter().enumerate() {
-                        blk[i * UBLOCK + c] = *v;
+            // This thread's copy of one block, row-major (its columns per segment, zero-padded).
+            let mut blk16 = vec![0u64; n * (UBLOCK / 4)];
+            let mut blk32 = vec![0u32; n * (UBLOCK / 2)];
+            for (b, cols) in blocks.iter().enumerate() {
+                let wide = b >= narrow_blocks;
+                if wide {
+                    blk32.iter_mut().for_each(|v| *v = 0);
+                    for (c, &k) in cols.iter().enumerate() {
+                        for (i, v) in self.column(k).iter().enumerate() {
+                            blk32[i * (UBLOCK / 2) + c] = *v;
+                        }
+                    }
+                } else {
+                    blk16.iter_mut().for_each(|v| *v = 0);
+                    for (c, &k) in cols.iter().enumerate() {
+                        for (i, v) in self.column(k).iter().enumerate() {
+                            blk16[i * (UBLOCK / 4) + c / 4] |= (*v as u64) << (16 * (c % 4));
+                        }
                     }
                 }
+                // Segments summed in u16 lanes before they are emptied: no lane can pass u16::MAX.
+                let every = (u16::MAX as u32 / cols.iter().map(|&k| max[k]).max().unwrap_or(0).max(1)) as usize;
                 for (r, s) in range.clone().enumerate() {
-                    let acc = sum_rows_u32(&blk, &idx[s * n..(s + 1) * n]);
-                    out[r * total + cols.start..r * total + cols.end].copy_from_slice(&acc[..cols.len()]);
+                    let rows = &idx[s * n..(s + 1) * n];
+                    let acc = if wide { sum_rows_u32(&blk32, rows) } else { sum_rows_u16(&blk16, rows, every) };
+                    for (c, &k) in cols.iter().enumerate() {
+                        out[r * total + k] = acc[c];
+                    }
                 }
             }
             out
@@ -293,19 +319,45 @@ impl IntColumns {
     }
 }
 
-/// The sum of the rows `idx` of a block (rows of [`UBLOCK`] columns).
+/// The sum of the rows `idx` of a block of u16 columns packed four to a u64 (column `c` in bits 16·(c % 4) of
+/// word c / 4), emptied into u32 totals every `every` rows. A u64 add is four u16 adds as long as no lane
+/// overflows into the next, which `every` guarantees; the compiler turns the eight words into vector adds.
+#[inline(always)]
+fn sum_rows_u16(blk: &[u64], idx: &[u32], every: usize) -> [u32; UBLOCK] {
+    const W: usize = UBLOCK / 4;
+    let mut total = [0u32; UBLOCK];
+    for chunk in idx.chunks(every) {
+        let mut acc = [0u64; W];
+        for &i in chunk {
+            let at = i as usize * W;
+            let row: &[u64; W] = blk[at..at + W].try_into().expect("row");
+            for c in 0..W {
+                acc[c] = acc[c].wrapping_add(row[c]);
+            }
+        }
+        for (c, t) in total.iter_mut().enumerate() {
+            *t = t.wrapping_add(((acc[c / 4] >> (16 * (c % 4))) & 0xffff) as u32);
+        }
+    }
+    total
+}
+
+/// The sum of the rows `idx` of a block of u32 columns (the first half of the result).
 #[inline(always)]
 fn sum_rows_u32(blk: &[u32], idx: &[u32]) -> [u32; UBLOCK] {
-    let mut acc = [0u32; UBLOCK];
+    const W: usize = UBLOCK / 2;
+    let mut acc = [0u32; W];
     for &i in idx {
-        let at = i as usize * UBLOCK;
-        let row: &[u32; UBLOCK] = blk[at..at + UBLOCK].try_into().expect("row");
-        // No overflow: `exact_in_u32` bounds every sum (wrapping keeps debug builds vectorised).
-        for c in 0..UBLOCK {
+        let at = i as usize * W;
+        let row: &[u32; W] = blk[at..at + W].try_into().expect("row");
+        // No overflow: `exact_in_u32` bounds every sum.
+        for c in 0..W {
             acc[c] = acc[c].wrapping_add(row[c]);
         }
     }
-    acc
+    let mut out = [0u32; UBLOCK];
+    out[..W].copy_from_slice(&acc);
+    out
 }
 
 /// Float columns (`init`: each column's start value), summed per resample in index order as numpy would.
@@ -630,12 +682,14 @@ mod tests {
             b.data[i * 18 + 17] = b.data[i * 18 + 3];
         }
         let c = counts(3, 3, 1.0);
+        // Values above NARROW_MAX go to u32 lanes.
+        let wide = counts(5, 5, 100.0);
         // Sums of up to 301 × 2^25 overflow a u32: this job is summed in f64.
         let huge = counts(2, 4, (1u64 << 25) as f64);
         let idx = bootstrap_indices(n, 250, 11);
-        let jobs = [Resampled::Metric(&Ratio, &a), Resampled::Metric(&Ratio, &b), Resampled::Metric(&Ratio, &c), Resampled::Metric(&Ratio, &huge)];
+        let jobs = [Resampled::Metric(&Ratio, &a), Resampled::Metric(&Ratio, &b), Resampled::Metric(&Ratio, &c), Resampled::Metric(&Ratio, &wide), Resampled::Metric(&Ratio, &huge)];
         let got = bootstrap_many(&jobs, &idx, 250);
-        for (g, s) in got.iter().zip([&a, &b, &c, &huge]) {
+        for (g, s) in got.iter().zip([&a, &b, &c, &wide, &huge]) {
             assert_eq!(g, &bootstrap_scores(&Ratio, s, &idx, 250));
         }
         assert!(exact_in_u32(&a, n) && !exact_in_u32(&huge, n));
