@@ -268,8 +268,8 @@ impl IntColumns {
         k
     }
 
-    /// `sums[s * len + k]`: column `k` summed over resample `s`'s indices.
-    fn resample(&self, idx: &[u32], samples: usize) -> Vec<u32> {
+    /// `sums[s * len + k]`: column `k` summed over the segments `rows(s)` of each of `samples` samples.
+    fn resample<'i>(&self, samples: usize, rows: impl Fn(usize) -> &'i [u32] + Sync) -> Vec<u32> {
         let (n, total) = (self.n, self.len());
         if total == 0 {
             return Vec::new();
@@ -307,7 +307,7 @@ impl IntColumns {
                 // Segments summed in u16 lanes before they are emptied: no lane can pass u16::MAX.
                 let every = (u16::MAX as u32 / cols.iter().map(|&k| max[k]).max().unwrap_or(0).max(1)) as usize;
                 for (r, s) in range.clone().enumerate() {
-                    let rows = &idx[s * n..(s + 1) * n];
+                    let rows = rows(s);
                     let acc = if wide { sum_rows_u32(&blk32, rows) } else { sum_rows_u16(&blk16, rows, every) };
                     for (c, &k) in cols.iter().enumerate() {
                         out[r * total + k] = acc[c];
@@ -431,7 +431,7 @@ pub fn bootstrap_many(jobs: &[Resampled<'_>], idx: &[u32], samples: usize) -> Ve
         })
         .collect();
     let (ni, nf) = (ints.len(), floats.len());
-    let int_sums = ints.resample(idx, samples);
+    let int_sums = ints.resample(samples, |s| &idx[s * n..(s + 1) * n]);
     drop(ints);
     let float_sums = resample_f64(&floats, n, idx, samples);
     drop(floats);
@@ -544,7 +544,6 @@ pub fn paired_ar(
 ) -> Result<Vec<TestResult>, MetricError> {
     check(baseline, systems)?;
     let n = baseline.len();
-    let w = baseline.width;
     let bl_total = baseline.sum();
     let bl_score = metric.score(&bl_total);
     let mut out = vec![TestResult {
@@ -562,47 +561,93 @@ pub fn paired_ar(
         out[0].mean = Some(m);
         out[0].ci = Some(ci);
     }
-    for sys in systems {
-        // Every system test restarts the generator from the seed, as sacrebleu does.
-        let mut rng = Pcg64::from_seed(seed);
-        let sel = rng.bools(trials * n);
-        let bs_idx = (confidence_samples > 0).then(|| rng.choice(n, n * confidence_samples));
-        let sys_total = sys.sum();
-        let score = metric.score(&sys_total);
-        let diff = (bl_score - score).abs();
-        // shuf_a = Σ_sel baseline + Σ_¬sel system; shuf_b is the complement.
-        let exceed: usize = par_map(trials, |t| {
-            let mut a = sys_total.clone();
-            for i in 0..n {
-                if sel[t * n + i] {
-                    for ((x, b), s) in a.iter_mut().zip(baseline.row(i)).zip(sys.row(i)) {
-                        *x += b - s;
-                    }
-                }
-            }
-            let b: Vec<f64> = (0..w).map(|k| bl_total[k] + sys_total[k] - a[k]).collect();
-            usize::from((metric.score(&a) - metric.score(&b)).abs() > diff)
-        })
-        .into_iter()
-        .sum();
-        let p = (exceed + 1) as f64 / (trials + 1) as f64;
-        let mut r = TestResult {
-            score,
-            p_value: Some(p),
-            mean: None,
-            ci: None,
-        };
-        if let Some(idx) = bs_idx {
-            let (m, ci) = ci_for(
-                metric,
-                &bootstrap_scores(metric, sys, &idx, confidence_samples),
-            );
+    // Every system's test restarts the generator from the seed, as sacrebleu does: all of them draw the same
+    // trials and the same bootstrap indices, drawn once here.
+    let mut rng = Pcg64::from_seed(seed);
+    let sel = rng.bools(trials * n);
+    let bs_idx = (confidence_samples > 0).then(|| rng.choice(n, n * confidence_samples));
+    let exceed = if exact_in_u32(baseline, n) && systems.iter().all(|s| exact_in_u32(s, n)) {
+        ar_exceed_counts(metric, baseline, systems, &sel, trials)
+    } else {
+        systems.iter().map(|sys| ar_exceed_count(metric, baseline, sys, &sel, trials)).collect()
+    };
+    let boot = bs_idx.map(|idx| {
+        let jobs: Vec<Resampled> = systems.iter().map(|s| Resampled::Metric(metric, *s)).collect();
+        bootstrap_many(&jobs, &idx, confidence_samples)
+    });
+    for (k, sys) in systems.iter().enumerate() {
+        let score = metric.score(&sys.sum());
+        let p = (exceed[k] + 1) as f64 / (trials + 1) as f64;
+        let mut r = TestResult { score, p_value: Some(p), mean: None, ci: None };
+        if let Some(boot) = &boot {
+            let (m, ci) = ci_for(metric, &boot[k]);
             r.mean = Some(m);
             r.ci = Some(ci);
         }
         out.push(r);
     }
     Ok(out)
+}
+
+/// How many of the `trials` shuffles (segment `i` of trial `t` swapped where `sel[t * n + i]`) give a score
+/// difference above the observed one (sacrebleu's loop, one system).
+fn ar_exceed_count(metric: &dyn Metric, baseline: &SegmentStats, sys: &SegmentStats, sel: &[bool], trials: usize) -> usize {
+    let (n, w) = (baseline.len(), baseline.width);
+    let bl_total = baseline.sum();
+    let sys_total = sys.sum();
+    let diff = (metric.score(&bl_total) - metric.score(&sys_total)).abs();
+    // shuf_a = Σ_sel baseline + Σ_¬sel system; shuf_b is the complement.
+    par_map(trials, |t| {
+        let mut a = sys_total.clone();
+        for i in 0..n {
+            if sel[t * n + i] {
+                for ((x, b), s) in a.iter_mut().zip(baseline.row(i)).zip(sys.row(i)) {
+                    *x += b - s;
+                }
+            }
+        }
+        let b: Vec<f64> = (0..w).map(|k| bl_total[k] + sys_total[k] - a[k]).collect();
+        usize::from((metric.score(&a) - metric.score(&b)).abs() > diff)
+    })
+    .into_iter()
+    .sum()
+}
+
+/// [`ar_exceed_count`] for every system at once when all statistics are integers: each trial's swapped segments
+/// are summed once per distinct column (the baseline's columns serve every system), exactly, so
+/// `system total + Σ_sel baseline − Σ_sel system` is the value sacrebleu's loop reaches one segment at a time.
+fn ar_exceed_counts(metric: &dyn Metric, baseline: &SegmentStats, systems: &[&SegmentStats], sel: &[bool], trials: usize) -> Vec<usize> {
+    let (n, w) = (baseline.len(), baseline.width);
+    // The segments each trial swaps.
+    let mut picked: Vec<u32> = Vec::with_capacity(sel.len() / 2 + 1);
+    let mut starts = Vec::with_capacity(trials + 1);
+    for t in 0..trials {
+        starts.push(picked.len());
+        picked.extend((0..n).filter(|&i| sel[t * n + i]).map(|i| i as u32));
+    }
+    starts.push(picked.len());
+    let mut ints = IntColumns::new(n);
+    let bl_cols: Vec<usize> = (0..w).map(|c| ints.add(baseline, c)).collect();
+    let sys_cols: Vec<Vec<usize>> = systems.iter().map(|s| (0..w).map(|c| ints.add(s, c)).collect()).collect();
+    let total = ints.len();
+    let sums = ints.resample(trials, |t| &picked[starts[t]..starts[t + 1]]);
+    let bl_total = baseline.sum();
+    let bl_score = metric.score(&bl_total);
+    par_map(systems.len(), |k| {
+        let sys_total = systems[k].sum();
+        let diff = (bl_score - metric.score(&sys_total)).abs();
+        let (mut a, mut b) = (vec![0.0; w], vec![0.0; w]);
+        (0..trials)
+            .filter(|&t| {
+                let row = &sums[t * total..(t + 1) * total];
+                for c in 0..w {
+                    a[c] = sys_total[c] + row[bl_cols[c]] as f64 - row[sys_cols[k][c]] as f64;
+                    b[c] = bl_total[c] + sys_total[c] - a[c];
+                }
+                (metric.score(&a) - metric.score(&b)).abs() > diff
+            })
+            .count()
+    })
 }
 
 #[cfg(test)]
@@ -693,6 +738,29 @@ mod tests {
             assert_eq!(g, &bootstrap_scores(&Ratio, s, &idx, 250));
         }
         assert!(exact_in_u32(&a, n) && !exact_in_u32(&huge, n));
+    }
+
+    /// Approximate randomization of every system at once (integer statistics) counts the same exceeding trials
+    /// as sacrebleu's loop over one system at a time.
+    #[test]
+    fn batched_randomization_equals_the_loop_per_system() {
+        let n = 157;
+        let counts = |salt: u64| SegmentStats {
+            width: 6,
+            data: (0..n * 6).map(|k| ((k as u64 * 2654435761 + salt * 40503) % 23) as f64).collect(),
+        };
+        let (base, y) = (counts(1), counts(3));
+        // x is the baseline one count up (even segments) or down (odd ones): shuffles often exceed the small net
+        // difference.
+        let mut x = base.clone();
+        for (k, v) in x.data.iter_mut().enumerate() {
+            *v = if (k / 6) % 2 == 0 { *v + 1.0 } else { (*v - 1.0).max(0.0) };
+        }
+        let sel = Pcg64::from_seed(5).bools(400 * n);
+        let batched = ar_exceed_counts(&Ratio, &base, &[&x, &y, &base], &sel, 400);
+        let looped: Vec<usize> = [&x, &y, &base].iter().map(|s| ar_exceed_count(&Ratio, &base, s, &sel, 400)).collect();
+        assert_eq!(batched, looped);
+        assert!(looped[0] > 0 && looped[0] < 400, "a test that can go either way: {looped:?}");
     }
 
     #[test]
