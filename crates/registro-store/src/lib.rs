@@ -39,6 +39,7 @@ pub use judgments::JudgmentFilter;
 pub use model::*;
 pub use documents::content_hash;
 pub use ownership::{peek_schema_version, APPLICATION_ID};
+pub use runs::{RunNarrowing, RunPageQuery, RunSort};
 pub use schema::SCHEMA_VERSION;
 pub use stats_cache::{fingerprint, SegmentTable};
 

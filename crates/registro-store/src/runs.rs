@@ -2,6 +2,7 @@
 //! or ad-hoc segments, with its life cycle and crash recovery.
 
 use rusqlite::{params, OptionalExtension, Row, ToSql};
+use serde::{Deserialize, Serialize};
 
 use crate::{worker, NewRun, Result, Run, RunFilter, RunId, RunStatus, Store, StoreError, NOW};
 
@@ -42,6 +43,104 @@ fn from_row(r: &Row) -> rusqlite::Result<Run> {
         started_at: r.get(16)?,
         finished_at: r.get(17)?,
     })
+}
+
+/// What the Dashboard's runs table asks for: [`RunFilter`]'s conditions, the narrowing a user types, an order and
+/// a page.
+#[derive(Clone, Debug, Default)]
+pub struct RunPageQuery {
+    pub filter: RunFilter,
+    pub narrowing: RunNarrowing,
+    pub sort: RunSort,
+    pub ascending: bool,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+/// Conditions beyond [`RunFilter`]'s that the runs table offers.
+#[derive(Clone, Debug, Default)]
+pub struct RunNarrowing {
+    /// Runs with this source language, or with none recorded.
+    pub source_lang: Option<String>,
+    /// Substring of the system name or the model id, ignoring ASCII case (SQLite's `lower`).
+    pub text: Option<String>,
+    /// `created_at` on or after / on or before these ISO strings (compared as text, as they are stored).
+    pub created_from: Option<String>,
+    pub created_to: Option<String>,
+}
+
+/// The column a runs table is ordered by (ties by id, in the same direction).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum RunSort {
+    #[default]
+    Id,
+    System,
+    Task,
+    Pair,
+    Register,
+    Model,
+    Created,
+}
+
+impl RunSort {
+    /// SQL columns of `runs r`; a closed set, so nothing from the page reaches the statement text.
+    fn columns(self) -> &'static [&'static str] {
+        match self {
+            RunSort::Id => &["r.id"],
+            RunSort::System => &["r.system"],
+            RunSort::Task => &["r.task"],
+            RunSort::Pair => &["r.source_lang", "r.target_lang"],
+            RunSort::Register => &["r.register"],
+            RunSort::Model => &["r.model_id"],
+            RunSort::Created => &["r.created_at"],
+        }
+    }
+}
+
+/// ` WHERE …` (or nothing) over `runs r` for `filter` and `more`, with its numbered arguments.
+fn where_clause(filter: &RunFilter, more: &RunNarrowing) -> (String, Vec<Box<dyn ToSql>>) {
+    let mut clauses = Vec::new();
+    let mut args: Vec<Box<dyn ToSql>> = Vec::new();
+    let mut add = |clause: &str, v: Box<dyn ToSql>| {
+        args.push(v);
+        clauses.push(clause.replace('?', &format!("?{}", args.len())));
+    };
+    if let Some(p) = filter.project_id {
+        add("r.project_id = ?", Box::new(p));
+    }
+    if let Some(d) = filter.document_id {
+        add("r.document_id = ?", Box::new(d));
+    }
+    if let Some(t) = filter.task {
+        add("r.task = ?", Box::new(t.as_str()));
+    }
+    if let Some(s) = filter.status {
+        add("r.status = ?", Box::new(s.as_str()));
+    }
+    if let Some(s) = &filter.system {
+        add("instr(r.system, ?) > 0", Box::new(s.clone()));
+    }
+    if let Some(l) = &filter.target_lang {
+        add("r.target_lang = ?", Box::new(l.clone()));
+    }
+    if let Some(g) = &filter.register {
+        add("r.register = ?", Box::new(g.clone()));
+    }
+    if let Some(l) = &more.source_lang {
+        add("(r.source_lang IS NULL OR r.source_lang = ?)", Box::new(l.clone()));
+    }
+    if let Some(t) = &more.text {
+        add("(instr(lower(r.system), ?) > 0 OR instr(lower(coalesce(r.model_id, '')), ?) > 0)", Box::new(t.to_lowercase()));
+    }
+    if let Some(f) = &more.created_from {
+        add("r.created_at >= ?", Box::new(f.clone()));
+    }
+    if let Some(t) = &more.created_to {
+        add("r.created_at <= ?", Box::new(t.clone()));
+    }
+    let sql = if clauses.is_empty() { String::new() } else { format!(" WHERE {}", clauses.join(" AND ")) };
+    (sql, args)
 }
 
 impl Store {
@@ -97,38 +196,8 @@ impl Store {
 
     /// Runs matching `filter`, newest first.
     pub fn list_runs(&self, filter: &RunFilter) -> Result<Vec<Run>> {
-        let mut clauses = Vec::new();
-        let mut args: Vec<Box<dyn ToSql>> = Vec::new();
-        let mut add = |clause: &str, v: Box<dyn ToSql>| {
-            args.push(v);
-            clauses.push(clause.replace('?', &format!("?{}", args.len())));
-        };
-        if let Some(p) = filter.project_id {
-            add("r.project_id = ?", Box::new(p));
-        }
-        if let Some(d) = filter.document_id {
-            add("r.document_id = ?", Box::new(d));
-        }
-        if let Some(t) = filter.task {
-            add("r.task = ?", Box::new(t.as_str()));
-        }
-        if let Some(s) = filter.status {
-            add("r.status = ?", Box::new(s.as_str()));
-        }
-        if let Some(s) = &filter.system {
-            add("instr(r.system, ?) > 0", Box::new(s.clone()));
-        }
-        if let Some(l) = &filter.target_lang {
-            add("r.target_lang = ?", Box::new(l.clone()));
-        }
-        if let Some(g) = &filter.register {
-            add("r.register = ?", Box::new(g.clone()));
-        }
-        let mut sql = SELECT.to_string();
-        if !clauses.is_empty() {
-            sql += &format!(" WHERE {}", clauses.join(" AND "));
-        }
-        sql += " ORDER BY r.id DESC";
+        let (where_sql, args) = where_clause(filter, &RunNarrowing::default());
+        let mut sql = format!("{SELECT}{where_sql} ORDER BY r.id DESC");
         if let Some(l) = filter.limit {
             sql += &format!(" LIMIT {}", l.max(0));
         }
@@ -136,6 +205,28 @@ impl Store {
         let refs: Vec<&dyn ToSql> = args.iter().map(|b| b.as_ref()).collect();
         let rows = stmt.query_map(refs.as_slice(), from_row)?.collect::<Result<_, _>>()?;
         Ok(rows)
+    }
+
+    /// One page of the runs matching `q` in its order, and how many match in all. Filtering, ordering and
+    /// paging happen in SQL, so a page of a store with tens of thousands of runs reads only its rows (the outputs
+    /// of each are counted for the page alone). `filter.limit` is ignored: `q.limit` is the page size.
+    pub fn page_runs(&self, q: &RunPageQuery) -> Result<(Vec<Run>, i64)> {
+        let (where_sql, args) = where_clause(&q.filter, &q.narrowing);
+        let refs: Vec<&dyn ToSql> = args.iter().map(|b| b.as_ref()).collect();
+        let total: i64 = self.conn.query_row(&format!("SELECT count(*) FROM runs r{where_sql}"), refs.as_slice(), |r| r.get(0))?;
+        let dir = if q.ascending { "ASC" } else { "DESC" };
+        let order = q.sort.columns().iter().map(|c| format!("{c} {dir}")).collect::<Vec<_>>().join(", ");
+        // The page's ids first, then their rows: the outputs count is a subquery per row, which must not run for
+        // every matching run before the sort.
+        let sql = format!(
+            "{SELECT} JOIN (SELECT r.id AS page_id FROM runs r{where_sql} ORDER BY {order}, r.id {dir} LIMIT {} OFFSET {}) page
+               ON page.page_id = r.id ORDER BY {order}, r.id {dir}",
+            q.limit.max(0),
+            q.offset.max(0)
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map(refs.as_slice(), from_row)?.collect::<Result<_, _>>()?;
+        Ok((rows, total))
     }
 
     /// Marks a run as running in this process (records the worker so a crash can be detected later).
@@ -256,5 +347,71 @@ impl Store {
             return Err(StoreError::NotFound { what: "run", id: id.to_string() });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Task;
+
+    /// 250 runs: systems `sys-000` … `sys-249`, every third on `Sys-Alpha` (a model id, mixed case), every other
+    /// one formal; the outputs of run k number k % 4.
+    fn store() -> Store {
+        let mut s = Store::open_in_memory().unwrap();
+        let p = s.create_project("shared task").unwrap();
+        for k in 0..250 {
+            let mut r = NewRun::new(p.id, if k % 5 == 0 { Task::Rewrite } else { Task::Eval }, format!("sys-{k:03}"));
+            r.total_segments = Some(4);
+            r.source_lang = Some("en".into());
+            r.target_lang = Some(if k % 2 == 0 { "de" } else { "fr" }.into());
+            r.register = Some(if k % 2 == 0 { "formal" } else { "informal" }.into());
+            r.model_id = (k % 3 == 0).then(|| "Sys-Alpha".to_string());
+            let id = s.create_run(&r).unwrap();
+            let outs: Vec<_> = (0..k % 4).map(|i| crate::Output::new(i, "x")).collect();
+            s.put_outputs(id, &outs).unwrap();
+        }
+        s
+    }
+
+    #[test]
+    fn a_page_holds_its_rows_in_order_with_the_total_of_all_matches() {
+        let s = store();
+        let q = RunPageQuery { limit: 100, offset: 100, ..Default::default() };
+        let (rows, total) = s.page_runs(&q).unwrap();
+        assert_eq!(total, 250);
+        let systems: Vec<_> = rows.iter().map(|r| r.system.as_str()).collect();
+        assert_eq!(systems.len(), 100);
+        assert_eq!((systems[0], systems[99]), ("sys-149", "sys-050"), "newest first, the second hundred");
+        assert!(rows.iter().all(|r| r.completed_segments == r.system[4..].parse::<i64>().unwrap() % 4), "each row counts its own outputs");
+        let (last, _) = s.page_runs(&RunPageQuery { limit: 100, offset: 200, ..Default::default() }).unwrap();
+        assert_eq!(last.len(), 50, "the last page is short");
+        let (past, total) = s.page_runs(&RunPageQuery { limit: 100, offset: 1000, ..Default::default() }).unwrap();
+        assert!(past.is_empty());
+        assert_eq!(total, 250, "the total does not depend on the page");
+    }
+
+    #[test]
+    fn filters_narrow_the_total_and_the_order_follows_the_chosen_column() {
+        let s = store();
+        let q = RunPageQuery {
+            filter: RunFilter { task: Some(Task::Eval), register: Some("formal".into()), ..Default::default() },
+            narrowing: RunNarrowing { text: Some("SYS-alpha".into()), source_lang: Some("en".into()), ..Default::default() },
+            sort: RunSort::System,
+            ascending: true,
+            limit: 5,
+            offset: 0,
+        };
+        let (rows, total) = s.page_runs(&q).unwrap();
+        // Even k, k % 3 == 0, k % 5 != 0: multiples of 6 in 0..250 (42) minus those of 30 (9).
+        assert_eq!(total, 33);
+        assert_eq!(rows.iter().map(|r| r.system.as_str()).collect::<Vec<_>>(), ["sys-006", "sys-012", "sys-018", "sys-024", "sys-036"]);
+        let none = RunPageQuery { narrowing: RunNarrowing { text: Some("no such system".into()), ..Default::default() }, limit: 10, ..Default::default() };
+        let (rows, total) = s.page_runs(&none).unwrap();
+        assert!(rows.is_empty() && total == 0);
+        // A quote or a percent sign in what the user typed is text, not SQL.
+        let odd = RunPageQuery { narrowing: RunNarrowing { text: Some("'; DROP TABLE runs; --%".into()), ..Default::default() }, limit: 10, ..Default::default() };
+        assert_eq!(s.page_runs(&odd).unwrap().1, 0);
+        assert_eq!(s.list_runs(&RunFilter::default()).unwrap().len(), 250);
     }
 }
