@@ -52,8 +52,12 @@ export DISPLAY=":$DISPLAY_NUM"
 
 # The accessibility bridge and a missing session bus make WebKitGTK stall or warn under Xvfb.
 log "tauri-driver on port $PORT (logs in $LOG_DIR)"
-setsid dbus-run-session -- env NO_AT_BRIDGE=1 tauri-driver --port "$PORT" --native-port "$NATIVE_PORT" \
-  >"$LOG_DIR/tauri-driver.log" 2>&1 &
+# GNOME Keyring on that bus, unlocked with a throwaway password, its files under $LOG_DIR (never the user's own
+# keyring): Settings → Backends stores API keys there. It exits with the bus.
+mkdir -p -m 700 "$LOG_DIR/keyring"
+setsid dbus-run-session -- sh -c '! command -v gnome-keyring-daemon >/dev/null || printf e2e | HOME="$0" XDG_DATA_HOME="$0" \
+  XDG_RUNTIME_DIR="$0" gnome-keyring-daemon --unlock --components=secrets >/dev/null; exec env NO_AT_BRIDGE=1 "$@"' \
+  "$LOG_DIR/keyring" tauri-driver --port "$PORT" --native-port "$NATIVE_PORT" >"$LOG_DIR/tauri-driver.log" 2>&1 &
 DRIVER_PID=$!
 for _ in $(seq 100); do
   curl -s -o /dev/null "http://127.0.0.1:$PORT/status" && break

@@ -16,6 +16,8 @@ APT_PACKAGES=(
   build-essential pkg-config curl ca-certificates file
   libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libayatana-appindicator3-dev libssl-dev
   xvfb xauth webkit2gtk-driver dbus dbus-x11
+  # A Secret Service for backend API keys in the OS keyring (the keyring tests start it on a private session bus)
+  gnome-keyring
   # pip + venv: the CUDA toolchain wheels (check-gpu-build.sh) and the llama-cpp-python server the backend tests start
   python3 python3-pip python3-venv
 )

@@ -32,6 +32,7 @@ pub const COMMANDS: &[&str] = &[
     "dashboard_human_summary",
     "dashboard_export",
     "dashboard_save_chart",
+    "dashboard_chart_svg",
     "rewrite_text",
     "score_formality",
     "export_rewrite",
@@ -44,6 +45,7 @@ pub const COMMANDS: &[&str] = &[
     "test_backend",
     "backend_status",
     "clear_backend",
+    "forget_backend_key",
 ];
 
 #[cfg(test)]

@@ -106,6 +106,7 @@ pub fn run() -> anyhow::Result<()> {
             commands::dashboard::dashboard_human_summary,
             commands::dashboard::dashboard_export,
             commands::dashboard::dashboard_save_chart,
+            commands::dashboard::dashboard_chart_svg,
             commands::rewrite::rewrite_text,
             commands::rewrite::score_formality,
             commands::rewrite::export_rewrite,
@@ -118,6 +119,7 @@ pub fn run() -> anyhow::Result<()> {
             commands::backends::test_backend,
             commands::backends::backend_status,
             commands::backends::clear_backend,
+            commands::backends::forget_backend_key,
         ])
         .run(tauri::generate_context!())
         .context("the Registro window failed")?;

@@ -51,6 +51,8 @@ enum Command {
     Report(cmd::report::Args),
     /// Benchmarks that print numbers
     Bench(cmd::bench::Args),
+    /// Remote backends: the API key in the OS keyring
+    Backend(cmd::backend::Args),
     /// Version, CPU/GPU, devices, models, store, network and data: what a bug report needs
     Doctor(cmd::doctor::Args),
 }
@@ -76,6 +78,7 @@ fn main() -> ExitCode {
         Command::Qa(a) => cmd::qa::run(&ctx, a),
         Command::Report(a) => cmd::report::run(&ctx, a),
         Command::Bench(a) => cmd::bench::run(&ctx, a),
+        Command::Backend(a) => cmd::backend::run(&ctx, a),
         Command::Doctor(a) => cmd::doctor::run(&ctx, a),
     };
     match result {

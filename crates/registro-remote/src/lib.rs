@@ -5,15 +5,18 @@
 //! (`n`, `logprobs`, `logit_bias`, a tokenize endpoint) and some accept unknown fields with HTTP 200 and ignore them,
 //! so [`Client::probe`] checks each capability by the *answer* to a tiny request.
 //!
-//! The API key is held in [`ApiKey`], whose `Debug` prints no secret; every error text passes through
+//! The API key comes from `REGISTRO_API_KEY` or the OS keyring ([`key_store`]) and is held in [`ApiKey`], whose
+//! `Debug` prints no secret; every error text passes through
 //! [`Client::scrub`] so a server echoing the key back cannot put it into a log, a run or a message.
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::{json, Value};
+
+pub mod key_store;
 
 /// The largest answer read from a server: a completion of a few hundred tokens with logprobs is a few hundred KiB.
 const MAX_BODY: u64 = 16 << 20;
@@ -63,11 +66,12 @@ pub struct Config {
 }
 
 impl Config {
+    /// Default settings for the server at `url`, with its API key from `REGISTRO_API_KEY` or the OS keyring.
     pub fn new(url: &str) -> Self {
         Config {
             url: url.to_string(),
             model: None,
-            api_key: ApiKey::from_env(),
+            api_key: key_store::resolve(url).0,
             timeout: Duration::from_secs(120),
             max_in_flight: 8,
             retries: 4,
@@ -142,6 +146,43 @@ impl std::fmt::Debug for Client {
     }
 }
 
+/// Requests on their way to the server ([`Client::send_all`]). Dropping it stops further sending.
+pub struct InFlight {
+    rx: mpsc::Receiver<(usize, Result<Vec<Completion>>)>,
+    /// What the senders check before each request and between retries: set on a cancel or a drop.
+    halt: Arc<AtomicBool>,
+    left: usize,
+}
+
+impl InFlight {
+    /// The next answer (its request's index and result), as it arrives. `None` once every request is answered,
+    /// or as soon as `cancel` is set: after a cancel nothing more is sent and nothing more is handed out.
+    pub fn next(&mut self, cancel: &AtomicBool) -> Option<(usize, Result<Vec<Completion>>)> {
+        // The caller's flag is not shared with the sender threads, so it is copied to theirs while waiting.
+        while self.left > 0 {
+            if cancel.load(Ordering::SeqCst) {
+                self.halt.store(true, Ordering::SeqCst);
+                return None;
+            }
+            match self.rx.recv_timeout(Duration::from_millis(20)) {
+                Ok(answer) => {
+                    self.left -= 1;
+                    return Some(answer);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            }
+        }
+        None
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.halt.store(true, Ordering::SeqCst);
+    }
+}
+
 /// Whether a failure is worth another try, and how long the server asked us to wait.
 enum Failure {
     Retry(String, Option<Duration>),
@@ -188,6 +229,21 @@ impl Client {
             .map(|c| c.model.clone())
             .or_else(|| self.cfg.model.clone())
             .unwrap_or_default()
+    }
+
+    /// The same server, probe result and settings with another bound on requests in flight.
+    pub fn with_max_in_flight(&self, k: usize) -> Client {
+        Client {
+            cfg: Config {
+                max_in_flight: k.max(1),
+                ..self.cfg.clone()
+            },
+            base: self.base.clone(),
+            root: self.root.clone(),
+            agent: self.agent.clone(),
+            net: self.net.clone(),
+            caps: self.caps.clone(),
+        }
     }
 
     /// Removes the API key from a text that may quote a request back.
@@ -296,7 +352,9 @@ impl Client {
         // Some servers echo numbers that are not the prompt's log-probabilities (llama-cpp-python without
         // `logits_all` reports about −10 per token on this sentence, where a real model gives a few nats): a
         // perplexity from them would be nonsense, so such an echo does not count.
-        let mean = echoed.as_ref().map(|l| l.iter().map(|&x| x as f64).sum::<f64>() / l.len() as f64);
+        let mean = echoed
+            .as_ref()
+            .map(|l| l.iter().map(|&x| x as f64).sum::<f64>() / l.len() as f64);
         caps.echo_logprobs = mean.is_some_and(|m| m > -6.0);
         if let Some(m) = mean.filter(|_| !caps.echo_logprobs) {
             caps.notes.push(format!(
@@ -442,37 +500,52 @@ impl Client {
     }
 
     /// Many requests, at most `max_in_flight` at once; results in request order. Cancellation stops sending: the
-    /// requests not sent yet come back as errors saying so.
+    /// requests not answered by then come back as errors saying so.
     pub fn complete_many(
-        &self,
+        self: &Arc<Self>,
         reqs: &[Request],
         cancel: &AtomicBool,
     ) -> Vec<Result<Vec<Completion>>> {
-        let next = AtomicUsize::new(0);
-        let out: Mutex<Vec<Option<Result<Vec<Completion>>>>> =
-            Mutex::new((0..reqs.len()).map(|_| None).collect());
-        let workers = self.cfg.max_in_flight.min(reqs.len()).max(1);
-        std::thread::scope(|s| {
-            for _ in 0..workers {
-                s.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= reqs.len() {
-                        break;
-                    }
-                    let r = if cancel.load(Ordering::SeqCst) {
-                        Err(anyhow!("cancelled"))
-                    } else {
-                        self.complete(&reqs[i], cancel)
-                    };
-                    out.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r);
-                });
-            }
-        });
-        out.into_inner()
-            .unwrap_or_else(|p| p.into_inner())
-            .into_iter()
-            .map(|r| r.unwrap_or_else(|| Err(anyhow!("not sent"))))
+        let mut out: Vec<Option<Result<Vec<Completion>>>> = (0..reqs.len()).map(|_| None).collect();
+        let mut pending = self.send_all(reqs.to_vec(), cancel);
+        while let Some((i, r)) = pending.next(cancel) {
+            out[i] = Some(r);
+        }
+        out.into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(anyhow!("cancelled before an answer came"))))
             .collect()
+    }
+
+    /// Starts sending `reqs`, at most `max_in_flight` outstanding at any time; [`InFlight::next`] hands out each
+    /// answer as it arrives, in whatever order the server finishes them. The senders are threads of their own, so
+    /// a caller that stops listening (a cancel, an error) returns at once: nothing new is sent, and the answers
+    /// still on their way are dropped.
+    pub fn send_all(self: &Arc<Self>, reqs: Vec<Request>, cancel: &AtomicBool) -> InFlight {
+        let halt = Arc::new(AtomicBool::new(cancel.load(Ordering::SeqCst)));
+        let (tx, rx) = mpsc::channel();
+        let left = reqs.len();
+        let reqs = Arc::new(reqs);
+        let next = Arc::new(AtomicUsize::new(0));
+        for _ in 0..self.cfg.max_in_flight.min(left) {
+            let (client, reqs, next, halt, tx) = (
+                self.clone(),
+                reqs.clone(),
+                next.clone(),
+                halt.clone(),
+                tx.clone(),
+            );
+            std::thread::spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= reqs.len() || halt.load(Ordering::SeqCst) {
+                    break;
+                }
+                let r = client.complete(&reqs[i], &halt);
+                if tx.send((i, r)).is_err() {
+                    break;
+                }
+            });
+        }
+        InFlight { rx, halt, left }
     }
 
     /// Sends with retries; the answer's JSON.
@@ -564,7 +637,7 @@ impl Client {
                     }
                 );
                 match code {
-                    401 | 403 => Err(Failure::Fatal(format!("{why}. The server refused the API key: set REGISTRO_API_KEY to a valid key"))),
+                    401 | 403 => Err(Failure::Fatal(format!("{why}. The server refused the API key: store a valid one (registro backend key set --url URL, or Settings → Backends) or set REGISTRO_API_KEY"))),
                     404 => Err(Failure::Fatal(format!("{why}. Is this an OpenAI-compatible API base (ending in /v1)?"))),
                     408 | 425 | 429 | 500..=599 => Err(Failure::Retry(why, wait)),
                     _ => Err(Failure::Fatal(why)),

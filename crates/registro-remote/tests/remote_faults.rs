@@ -2,6 +2,7 @@
 //! 500, a dropped connection, truncated JSON, a missing logprobs field, an answer slower than the timeout, a key
 //! echoed back. Every test is bounded: few requests, short timeouts.
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use registro_remote::{ApiKey, Client, Config, Request};
@@ -195,7 +196,7 @@ fn requests_in_flight_are_bounded_and_results_keep_their_order() {
     let s = FakeServer::start(acts);
     let mut cfg = client(&s, 0, 5000).config().clone();
     cfg.max_in_flight = 4;
-    let c = Client::new(cfg).unwrap();
+    let c = Arc::new(Client::new(cfg).unwrap());
     let reqs: Vec<Request> = (0..12)
         .map(|i| Request {
             prompt: format!("p{i}"),
@@ -220,7 +221,7 @@ fn requests_in_flight_are_bounded_and_results_keep_their_order() {
 #[test]
 fn cancellation_stops_sending() {
     let s = FakeServer::start(vec![ok_completion("x"); 8]);
-    let c = client(&s, 0, 5000);
+    let c = Arc::new(client(&s, 0, 5000));
     let cancel = AtomicBool::new(true);
     let out = c.complete_many(&vec![req(); 8], &cancel);
     assert!(out.iter().all(|r| r.is_err()));
@@ -267,5 +268,67 @@ fn the_probe_refuses_a_model_the_server_does_not_serve() {
     assert!(
         e.contains("qwen-72b") && e.contains("a, b") && e.contains("--backend-model"),
         "{e}"
+    );
+}
+
+/// The prompt of a completion request body.
+fn prompt_of(body: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(body).unwrap_or_default()["prompt"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn answers_are_handed_out_as_they_arrive_each_with_its_own_request() {
+    // The answer to prompt pN (N = 0..3) comes after (4 − N) × 150 ms: the last one sent is the first back.
+    let s = FakeServer::start_with(vec![], |_, body| {
+        let p = prompt_of(body);
+        let n: u64 = p[1..].parse().unwrap_or(0);
+        ok_completion(&format!("answer to {p}")).delay(Duration::from_millis((4 - n) * 150))
+    });
+    let c = Arc::new(client(&s, 0, 5000));
+    let reqs: Vec<Request> = (0..4)
+        .map(|i| Request {
+            prompt: format!("p{i}"),
+            ..req()
+        })
+        .collect();
+    let mut pending = c.send_all(reqs, &AtomicBool::new(false));
+    let mut order = Vec::new();
+    while let Some((i, r)) = pending.next(&AtomicBool::new(false)) {
+        assert_eq!(r.unwrap()[0].text, format!("answer to p{i}"));
+        order.push(i);
+    }
+    assert_eq!(order, [3, 2, 1, 0]);
+}
+
+#[test]
+fn a_cancel_while_requests_are_in_flight_stops_sending_and_returns_at_once() {
+    let s = FakeServer::start_with(vec![], |_, _| {
+        ok_completion("x").delay(Duration::from_millis(300))
+    });
+    let mut cfg = client(&s, 0, 5000).config().clone();
+    cfg.max_in_flight = 2;
+    let c = Arc::new(Client::new(cfg).unwrap());
+    let cancel = AtomicBool::new(false);
+    let mut pending = c.send_all(vec![req(); 10], &cancel);
+    assert!(pending.next(&cancel).unwrap().1.is_ok());
+    cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+    let t0 = Instant::now();
+    assert!(pending.next(&cancel).is_none());
+    // No waiting for the answers still on their way.
+    assert!(
+        t0.elapsed() < Duration::from_millis(150),
+        "{:?}",
+        t0.elapsed()
+    );
+    drop(pending);
+    std::thread::sleep(Duration::from_millis(800));
+    // The two sent first, and at most one more each that a sender took before it saw the cancel.
+    assert!(
+        s.requests() <= 4,
+        "{} requests after the cancel",
+        s.requests()
     );
 }

@@ -1,6 +1,8 @@
 //! A scripted HTTP/1.1 server on 127.0.0.1 for fault tests: each request gets the next act of the script (an answer,
 //! possibly late; a dropped connection; a truncated body). Requests past the script get HTTP 500. One connection per
-//! request (`Connection: close`), each served on its own thread, so concurrency is observable.
+//! request (`Connection: close`), each served on its own thread, so concurrency is observable. A responder, when
+//! given, answers what the script does not (by path and body: per prompt, say), so answers need not follow arrival
+//! order.
 #![allow(dead_code)]
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -57,9 +59,13 @@ impl Act {
     }
 }
 
+/// Answers a request the script does not cover, from its path and body.
+pub type Responder = fn(&str, &str) -> Act;
+
 #[derive(Default)]
 struct State {
     script: Mutex<Vec<Act>>,
+    responder: Option<Responder>,
     requests: AtomicUsize,
     current: AtomicUsize,
     max_concurrent: AtomicUsize,
@@ -75,10 +81,21 @@ pub struct FakeServer {
 
 impl FakeServer {
     pub fn start(script: Vec<Act>) -> FakeServer {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        Self::start_on(0, script, None)
+    }
+
+    /// The script first, then `responder` for every request after it.
+    pub fn start_with(script: Vec<Act>, responder: Responder) -> FakeServer {
+        Self::start_on(0, script, Some(responder))
+    }
+
+    /// On `port` (0: a free one).
+    pub fn start_on(port: u16, script: Vec<Act>, responder: Option<Responder>) -> FakeServer {
+        let listener = TcpListener::bind(("127.0.0.1", port)).unwrap();
         let port = listener.local_addr().unwrap().port();
         let state = Arc::new(State {
             script: Mutex::new(script.into_iter().rev().collect()),
+            responder,
             ..Default::default()
         });
         let st = state.clone();
@@ -162,11 +179,10 @@ fn serve(mut conn: TcpStream, st: &State) {
     st.max_concurrent.fetch_max(now, Ordering::SeqCst);
     *st.last_headers.lock().unwrap() = headers;
     st.bodies.lock().unwrap().push(body.clone());
-    let act = st
-        .script
-        .lock()
-        .unwrap()
-        .pop()
+    let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
+    let scripted = st.script.lock().unwrap().pop();
+    let act = scripted
+        .or_else(|| st.responder.map(|r| r(&path, &body)))
         .unwrap_or_else(|| Act::json(500, r#"{"error":{"message":"script exhausted"}}"#));
     match act {
         Act::Respond {

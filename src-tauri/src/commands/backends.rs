@@ -1,9 +1,9 @@
 //! Settings → Backends: an OpenAI-compatible server (vLLM, SGLang, llama.cpp) the app's translations can run on.
-//! The connection lives in this process only: the API key is never written anywhere (not the store, not a run, not
-//! the web view's storage), and the page gets back whether a key is set, never the key.
+//! The connection lives in this process only. A key typed in the page goes into the OS keyring and nowhere else (not
+//! the store, not a run, not the web view's storage); the page gets back where the key comes from, never the key.
 use std::sync::Mutex;
 
-use registro_core::translate::remote::{self, ApiKey, BackendConfig, Capabilities};
+use registro_core::translate::remote::{self, key_store, BackendConfig, Capabilities};
 use registro_core::translate::Generator;
 use serde::Serialize;
 use tauri::AppHandle;
@@ -21,12 +21,13 @@ pub struct BackendStatus {
     pub id: String,
     pub url: String,
     pub model: String,
-    pub has_key: bool,
+    /// Where the API key requests carry comes from: `REGISTRO_API_KEY`, the OS keyring, or none.
+    pub key: key_store::KeySource,
     pub capabilities: Capabilities,
 }
 
-/// Connects to `url`, probes what the server honours, and makes it the app's backend. A blank key falls back to
-/// `REGISTRO_API_KEY`.
+/// Stores a key typed in the page in the OS keyring (a clear error where there is none), connects to `url`, probes
+/// what the server honours, and makes it the app's backend.
 #[tauri::command]
 pub async fn test_backend(
     app: AppHandle,
@@ -35,31 +36,30 @@ pub async fn test_backend(
     api_key: Option<String>,
 ) -> CmdResult<BackendStatus> {
     blocking(app, move |_| {
-        let mut cfg = BackendConfig::new(url.trim());
-        cfg.model = model
-            .map(|m| m.trim().to_string())
-            .filter(|m| !m.is_empty());
-        cfg.api_key = api_key
-            .as_deref()
-            .and_then(ApiKey::new)
-            .or_else(ApiKey::from_env);
-        // A person is waiting on the button: fail within seconds, not minutes.
-        cfg.retries = 1;
-        cfg.timeout = std::time::Duration::from_secs(30);
-        let gen = remote::RemoteGenerator::connect(cfg.clone())?;
+        let (gen, cfg, key) =
+            remote::connect_from_settings(&url, model.as_deref(), api_key.as_deref())?;
         let capabilities = gen.capabilities().clone();
-        cfg.model = Some(capabilities.model.clone());
-        cfg.retries = BackendConfig::new("http://x").retries;
-        cfg.timeout = BackendConfig::new("http://x").timeout;
         let status = BackendStatus {
             id: gen.id(),
             url: capabilities.url.clone(),
             model: capabilities.model.clone(),
-            has_key: cfg.api_key.is_some(),
+            key,
             capabilities,
         };
         *BACKEND.lock().unwrap_or_else(|p| p.into_inner()) = Some((cfg, status.clone()));
         Ok(status)
+    })
+    .await
+}
+
+/// Removes the key stored in the OS keyring for `url` (`false` when none was stored) and disconnects the backend,
+/// whose connection still holds the key in memory.
+#[tauri::command]
+pub async fn forget_backend_key(app: AppHandle, url: String) -> CmdResult<bool> {
+    blocking(app, move |_| {
+        let removed = key_store::clear_key(&url)?;
+        *BACKEND.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        Ok(removed)
     })
     .await
 }

@@ -1,19 +1,19 @@
 //! Settings → Backends in the real window, against a real OpenAI-compatible server (llama-cpp-python serving the
 //! 0.5B GGUF on 127.0.0.1): Test connection shows what the server honours, the Translate view's model picker then
 //! offers the backend beside the local models, and a translation runs through it into a stored run. The API key
-//! typed in Settings reaches neither the page's storage, the database nor the run. Writes
+//! typed in Settings goes to the OS keyring (GNOME Keyring on scripts/e2e.sh's session bus) and reaches neither the
+//! page's storage, the database nor the run; a second Test connection with the field empty finds it there. Writes
 //! `tests/e2e/screenshots/backends.png` and `translate-remote.png`.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use registro_e2e::{screenshot_path, app_args, app_binary, ready_or_skip, Session};
+use registro_e2e::{app_args, app_binary, ready_or_skip, screenshot_path, Session};
 use registro_store::{RunStatus, Store};
 
 const WAIT: Duration = Duration::from_secs(30);
 const SECRET: &str = "sk-e2e-do-not-store-4242";
-
 
 struct Server(Child);
 
@@ -156,7 +156,7 @@ fn settings_backends_connects_and_translate_runs_through_the_server() {
         .unwrap();
     assert!(
         result.contains("qwen2.5-coder-0.5b-instruct")
-            && result.contains("with an API key")
+            && result.contains("key stored in the keyring")
             && result.contains("seeded requests"),
         "{result}"
     );
@@ -173,6 +173,19 @@ fn settings_backends_connects_and_translate_runs_through_the_server() {
         Some(""),
         "the key field is emptied after the test"
     );
+    // Again with the field empty: the key now comes from the keyring, not from the page.
+    s.execute(
+        r#"document.querySelector('[data-testid="backend-key-source"]').remove()"#,
+        vec![],
+    )
+    .unwrap();
+    s.click_css(r#"[data-testid="backend-test"]"#, WAIT)
+        .unwrap();
+    s.wait_for(
+        r#"[data-testid="backend-key-source"][data-source="keyring"]"#,
+        Duration::from_secs(120),
+    )
+    .expect("the second connection reads the key from the keyring");
     let storage = s
         .execute("return JSON.stringify(localStorage)", vec![])
         .unwrap();

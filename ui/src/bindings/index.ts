@@ -40,6 +40,7 @@ export type { ImportFormat } from './ImportFormat';
 export type { ImportOptions } from './ImportOptions';
 export type { ImportOutcome } from './ImportOutcome';
 export type { ImportSummary } from './ImportSummary';
+export type { KeySource } from './KeySource';
 export type { Label } from './Label';
 export type { Level } from './Level';
 export type { Marker } from './Marker';

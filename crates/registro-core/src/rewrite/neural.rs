@@ -118,7 +118,6 @@ pub fn backend(method: Method, model: Option<&str>) -> anyhow::Result<Box<dyn Ne
     if let Some((served, url)) = crate::translate::remote::parse_id(&id) {
         let mut cfg = crate::translate::remote::Config::new(&url);
         cfg.model = Some(served);
-        cfg.api_key = registro_remote::ApiKey::from_env();
         let b = super::remote::RemoteNeural::connect(cfg).with_context(|| format!("reconnecting to the run's backend {url}"))?;
         return Ok(Box::new(b));
     }

@@ -8,16 +8,17 @@
 //! the returned logprobs. Repair and flagging run here unchanged. What the server cannot do is in
 //! the generator's `describe`, which the run's parameters keep.
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use anyhow::Context;
 use registro_engine::chat::ChatTemplate;
 /// The backend's settings, under the name the faces use.
 pub use registro_remote::Config as BackendConfig;
-pub use registro_remote::{ApiKey, Capabilities, Config};
+pub use registro_remote::{key_store, ApiKey, Capabilities, Config};
 use registro_remote::{Client, Completion, Request};
 
-use super::backend::{Generated, Generator};
+use super::backend::{GenRequest, Generated, Generator, OnDone};
 use super::constrain::Constraints;
 use super::prompt::ChatFormat;
 
@@ -28,7 +29,7 @@ pub const ID_PREFIX: &str = "remote:";
 const SAMPLE_TEMPERATURE: f32 = 0.8;
 
 pub struct RemoteGenerator {
-    client: Client,
+    client: Arc<Client>,
     caps: Capabilities,
     format: ChatFormat,
     stops: Vec<String>,
@@ -60,7 +61,7 @@ impl RemoteGenerator {
         };
         let format = ChatFormat::Template(t);
         Ok(RemoteGenerator {
-            client,
+            client: Arc::new(client),
             caps,
             stops: format.stops(),
             format,
@@ -176,6 +177,70 @@ impl Generator for RemoteGenerator {
         constraints: &Constraints,
         cancel: &AtomicBool,
     ) -> anyhow::Result<Vec<Generated>> {
+        let reqs = self.requests_for(prefix, turn, n, max_tokens, constraints)?;
+        let answers = self.client.complete_many(&reqs, cancel);
+        self.merge(answers)
+    }
+
+    /// Every segment's requests go out together, at most `max_in_flight` outstanding across segments (a server
+    /// batches what it has in flight, so a document keeps it busy), and a segment is reported the moment its
+    /// last answer is in, so the caller stores it at once, in whatever order the server finishes them.
+    fn generate_many(
+        &mut self,
+        requests: &[GenRequest],
+        cancel: &AtomicBool,
+        on_done: OnDone<'_>,
+    ) -> anyhow::Result<()> {
+        let mut flat: Vec<Request> = Vec::new();
+        // For each flat request: its segment and its place among that segment's requests.
+        let mut owner: Vec<(usize, usize)> = Vec::new();
+        let mut answers: Vec<Vec<Option<anyhow::Result<Vec<Completion>>>>> = Vec::new();
+        for (seg, r) in requests.iter().enumerate() {
+            let reqs = self.requests_for(&r.prefix, &r.turn, r.n, r.max_tokens, &r.constraints)?;
+            owner.extend((0..reqs.len()).map(|k| (seg, k)));
+            answers.push((0..reqs.len()).map(|_| None).collect());
+            flat.extend(reqs);
+        }
+        let mut pending = self.client.send_all(flat, cancel);
+        while let Some((i, answer)) = pending.next(cancel) {
+            let (seg, k) = owner[i];
+            answers[seg][k] = Some(answer);
+            if answers[seg].iter().all(Option::is_some) {
+                let got = std::mem::take(&mut answers[seg])
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                // A segment whose answers came in as the cancel did is not reported: the caller would store it
+                // after the user asked to stop.
+                if cancel.load(Ordering::SeqCst) {
+                    break;
+                }
+                on_done(seg, self.merge(got))?;
+            }
+        }
+        if !cancel.load(Ordering::SeqCst) {
+            let left = answers.iter().filter(|a| !a.is_empty()).count();
+            anyhow::ensure!(
+                left == 0,
+                "the requests to {} stopped with {left} segments unanswered",
+                self.caps.url
+            );
+        }
+        Ok(())
+    }
+}
+
+impl RemoteGenerator {
+    /// One segment's requests: a greedy one, and `n - 1` sampled candidates (one request with `n` where the server
+    /// honours it, else seeded requests).
+    fn requests_for(
+        &mut self,
+        prefix: &str,
+        turn: &str,
+        n: usize,
+        max_tokens: usize,
+        constraints: &Constraints,
+    ) -> anyhow::Result<Vec<Request>> {
         let logit_bias = self.bias(constraints)?;
         let greedy = Request {
             prompt: format!("{prefix}{turn}"),
@@ -204,8 +269,17 @@ impl Generator for RemoteGenerator {
                 ..greedy.clone()
             }));
         }
+        Ok(reqs)
+    }
+
+    /// A segment's candidates from its requests' answers (greedy first, duplicates dropped); any failed request
+    /// fails the segment.
+    fn merge(
+        &self,
+        answers: Vec<anyhow::Result<Vec<Completion>>>,
+    ) -> anyhow::Result<Vec<Generated>> {
         let mut out: Vec<Generated> = Vec::new();
-        for r in self.client.complete_many(&reqs, cancel) {
+        for r in answers {
             for c in r.with_context(|| format!("the backend {}", self.caps.url))? {
                 let g = generated(c);
                 if !out.iter().any(|o| o.text == g.text) {
@@ -234,8 +308,39 @@ pub fn open_generator(
     }
 }
 
-/// The generator a stored run was made with: its local model, or its remote backend (API key from the
-/// environment, as when it ran).
+/// What Settings → Backends does on Test connection: a key typed there goes into the OS keyring (never the store,
+/// a settings file or a run), then the server is probed with the key `REGISTRO_API_KEY` or the keyring gives,
+/// failing within seconds since a person is waiting. Returns the generator, the settings later runs use (the
+/// probed model pinned, normal retries and timeout) and where the key came from.
+pub fn connect_from_settings(
+    url: &str,
+    model: Option<&str>,
+    new_key: Option<&str>,
+) -> anyhow::Result<(RemoteGenerator, Config, key_store::KeySource)> {
+    if let Some(k) = new_key.filter(|k| !k.trim().is_empty()) {
+        key_store::store_key(url, k)?;
+    }
+    let (api_key, source) = key_store::resolve(url);
+    let mut cfg = Config {
+        model: model
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .map(str::to_string),
+        api_key,
+        ..Config::new(url.trim())
+    };
+    let (retries, timeout) = (cfg.retries, cfg.timeout);
+    cfg.retries = 1;
+    cfg.timeout = std::time::Duration::from_secs(30);
+    let gen = RemoteGenerator::connect(cfg.clone())?;
+    cfg.model = Some(gen.caps.model.clone());
+    cfg.retries = retries;
+    cfg.timeout = timeout;
+    Ok((gen, cfg, source))
+}
+
+/// The generator a stored run was made with: its local model, or its remote backend (API key from
+/// `REGISTRO_API_KEY` or the keyring, as when it ran).
 pub fn open_for_run(model_id: &str) -> anyhow::Result<Box<dyn Generator>> {
     match parse_id(model_id) {
         Some((model, url)) => {
@@ -256,23 +361,27 @@ pub fn parse_id(model_id: &str) -> Option<(String, String)> {
     Some((rest[..at].to_string(), rest[at + 1..].to_string()))
 }
 
-/// Throughput at one number of requests in flight.
+/// Throughput at one bound on requests in flight.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct ThroughputPoint {
     pub in_flight: usize,
+    pub segments: usize,
+    /// HTTP requests sent: one per segment and candidate where the server ignores `n`.
     pub requests: usize,
     pub seconds: f64,
     pub generated_tokens: usize,
     pub tokens_per_second: f64,
-    pub requests_per_second: f64,
+    pub segments_per_second: f64,
 }
 
-/// How generation throughput grows with requests in flight: the same `requests` greedy translation prompts (German,
-/// formal, each a different sentence) sent at each level of `in_flight`.
+/// How translation throughput grows with requests in flight: the same document of `segments` sentences (German,
+/// formal, each different), `candidates` per segment, sent through [`Generator::generate_many`] — the path
+/// `registro translate --backend` takes — at each bound in `in_flight`.
 pub fn throughput(
     cfg: Config,
     in_flight: &[usize],
-    requests: usize,
+    segments: usize,
+    candidates: usize,
     max_tokens: usize,
     cancel: &AtomicBool,
 ) -> anyhow::Result<(Capabilities, Vec<ThroughputPoint>)> {
@@ -286,8 +395,7 @@ pub fn throughput(
         "Have you already tried restarting the router?",
         "I will call you back as soon as I have the results.",
     ];
-    let gen = RemoteGenerator::connect(cfg.clone())?;
-    let mut points = Vec::new();
+    let mut gen = RemoteGenerator::connect(cfg)?;
     let spec = super::prompt::PromptSpec {
         lang: super::Lang::De,
         register: super::Register::Formal,
@@ -295,46 +403,51 @@ pub fn throughput(
         gender: None,
         shots: &[],
     };
-    let reqs: Vec<Request> = (0..requests)
+    let doc: Vec<GenRequest> = (0..segments)
         .map(|i| {
             let p = super::prompt::build(
                 &gen.format,
                 &spec,
                 &format!("{} ({})", SENTENCES[i % SENTENCES.len()], i + 1),
             )?;
-            Ok(Request {
-                prompt: format!("{}{}", p.prefix, p.turn),
+            Ok(GenRequest {
+                prefix: p.prefix,
+                turn: p.turn,
+                n: candidates.max(1),
                 max_tokens,
-                temperature: 0.0,
-                n: 1,
-                logprobs: gen.caps.logprobs,
-                stop: gen.stops.clone(),
-                ..Default::default()
+                constraints: Constraints::default(),
             })
         })
         .collect::<anyhow::Result<_>>()?;
-    // One request first so the server has loaded the model and cached the shared prefix before anything is timed.
-    gen.client.complete(&reqs[0], cancel)?;
+    let requests: usize = doc
+        .iter()
+        .map(|r| {
+            gen.requests_for(&r.prefix, &r.turn, r.n, r.max_tokens, &r.constraints)
+                .map(|q| q.len())
+        })
+        .sum::<anyhow::Result<usize>>()?;
+    // One segment first so the server has loaded the model and cached the shared prefix before anything is timed.
+    gen.generate_many(&doc[..1], cancel, &mut |_, g| g.map(|_| ()))?;
+    let mut points = Vec::new();
     for &k in in_flight {
-        let mut cfg = cfg.clone();
-        cfg.max_in_flight = k.max(1);
-        cfg.model = Some(gen.caps.model.clone());
-        let client = Client::new(cfg)?;
+        gen.client = Arc::new(gen.client.with_max_in_flight(k));
         let t0 = std::time::Instant::now();
-        let mut tokens = 0;
-        for r in client.complete_many(&reqs, cancel) {
-            for c in r? {
-                tokens += c.token_logprobs.map(|l| l.len()).unwrap_or(0);
-            }
-        }
+        let (mut tokens, mut done) = (0, 0);
+        gen.generate_many(&doc, cancel, &mut |_, g| {
+            tokens += g?.iter().map(|g| g.tokens).sum::<usize>();
+            done += 1;
+            Ok(())
+        })?;
+        anyhow::ensure!(done == doc.len(), "cancelled");
         let seconds = t0.elapsed().as_secs_f64();
         points.push(ThroughputPoint {
             in_flight: k,
+            segments,
             requests,
             seconds,
             generated_tokens: tokens,
             tokens_per_second: tokens as f64 / seconds,
-            requests_per_second: requests as f64 / seconds,
+            segments_per_second: segments as f64 / seconds,
         });
     }
     Ok((gen.caps, points))
