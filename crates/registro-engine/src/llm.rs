@@ -14,6 +14,8 @@ use crate::gguf::GgufFile;
 use crate::logits::{self, LogitsProcessor, Rng, Sampling};
 use crate::text::{HfTokenizer, TextCodec};
 
+mod score_many;
+
 #[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
     pub device: DeviceChoice,

@@ -1,0 +1,32 @@
+//! Perplexity of many texts in one pass gives each text the perplexity it gets alone, on every architecture: the
+//! rewrite pipeline ranks candidates by it, so batching must not change a choice.
+mod common;
+
+use std::sync::Arc;
+
+use candle_core::quantized::GgmlDType;
+use registro_engine::{LoadOptions, Model};
+
+#[test]
+fn perplexity_of_many_texts_equals_one_at_a_time() {
+    let long: String = (0..150).map(|i| char::from(b'A' + (i * 7 % 26) as u8)).collect();
+    let texts = ["Hello there.", "A longer sentence, with more words in it than the first one.", "", "x", long.as_str(), "Short one", "Hello there."];
+    for arch in ["qwen2", "qwen3", "llama", "gemma3"] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = common::tiny_gguf(dir.path(), arch, GgmlDType::Q8_0);
+        let m = Model::load(&path, &LoadOptions::default()).unwrap().with_codec(Arc::new(common::CharCodec));
+        let many = m.perplexity_many(&texts).unwrap();
+        assert_eq!(many.len(), texts.len());
+        for (t, p) in texts.iter().zip(&many) {
+            let alone = m.perplexity(t).unwrap();
+            let p = *p.as_ref().unwrap();
+            if alone.is_infinite() {
+                assert!(p.is_infinite(), "{arch} {t:?}: {p} vs {alone}");
+            } else {
+                assert!((p - alone).abs() <= 1e-4 * alone, "{arch} {t:?}: {p} vs {alone}");
+            }
+        }
+        // A text the model cannot encode fails the call with the tokenizer's error, not a wrong number.
+        assert!(m.perplexity_many(&["ok", "tab\there"]).is_err(), "{arch}");
+    }
+}
