@@ -18,6 +18,7 @@ use crate::progress::{CancelToken, Progress, ProgressFn};
 mod neural;
 mod remote;
 
+pub use neural::{LlmBackend, Resident};
 pub use remote::RemoteNeural;
 
 /// Which formality scorer judges candidates.
@@ -133,10 +134,19 @@ impl RewriteOutcome {
 /// Returns a clear error while no engine model can serve the method. With the rules a model is optional and only
 /// scores fluency (perplexity), so the three methods can be compared on the same metrics.
 pub fn neural_backend(method: Method, model: Option<&str>) -> anyhow::Result<Option<Box<dyn Neural>>> {
-    match method {
-        Method::Rules if model.is_none() => Ok(None),
-        Method::Rules => neural::backend(method, model).map(Some),
-        Method::Roundtrip | Method::Llm => neural::backend(method, model).map(Some),
+    match local_model(method, model) {
+        None => Ok(None),
+        Some(id) => neural::backend(method, &id).map(Some),
+    }
+}
+
+/// The model a method runs on when no server is given: `model`, else the default chat model for round trip and
+/// LLM; none for the rules without a model.
+pub fn local_model(method: Method, model: Option<&str>) -> Option<String> {
+    match (method, model) {
+        (Method::Rules, None) => None,
+        (_, Some(m)) => Some(m.to_string()),
+        (Method::Roundtrip | Method::Llm, None) => Some(crate::models::default_model()),
     }
 }
 
@@ -174,7 +184,7 @@ fn summarize(sentences: &[SentenceResult], seconds: f64) -> Summary {
 }
 
 /// Rewrites every sentence; stores a run when `store` and `req.project` are given. Cancellation stops between
-/// sentences and leaves a `cancelled` run with the outputs done so far.
+/// batches of sentences and leaves a `cancelled` run with the outputs done so far.
 pub fn rewrite(
     store: Option<&mut Store>,
     req: &RewriteRequest,
@@ -182,18 +192,46 @@ pub fn rewrite(
     cancel: &CancelToken,
     progress: ProgressFn,
 ) -> anyhow::Result<RewriteOutcome> {
+    rewrite_streamed(store, req, neural, cancel, progress, &mut |_, _| {})
+}
+
+/// [`rewrite`], showing each sentence to `on_sentence` (with its index) as soon as it is done and stored.
+pub fn rewrite_streamed(
+    store: Option<&mut Store>,
+    req: &RewriteRequest,
+    neural: Option<&mut dyn Neural>,
+    cancel: &CancelToken,
+    progress: ProgressFn,
+    on_sentence: &mut dyn FnMut(usize, &SentenceResult),
+) -> anyhow::Result<RewriteOutcome> {
     let mut scorer = load_formality(&req.scorer)?;
-    rewrite_with(store, req, scorer.as_mut(), neural, cancel, progress)
+    rewrite_each(store, req, scorer.as_mut(), neural, cancel, progress, on_sentence)
 }
 
 /// [`rewrite`] with a caller-provided formality judge (e.g. the engine's XLM-R classifier).
 pub fn rewrite_with(
+    store: Option<&mut Store>,
+    req: &RewriteRequest,
+    formality: &mut dyn Formality,
+    neural: Option<&mut dyn Neural>,
+    cancel: &CancelToken,
+    progress: ProgressFn,
+) -> anyhow::Result<RewriteOutcome> {
+    rewrite_each(store, req, formality, neural, cancel, progress, &mut |_, _| {})
+}
+
+/// The loop behind the above. Sentences go to the pipeline in batches of the backend's
+/// [`Neural::batch_size`] (each model step taken for the whole batch, see
+/// [`registro_rewrite::pipeline::rewrite_batch`]); each sentence of a batch is then stored, reported and counted in
+/// order, so a run stopped by a cancel or an error keeps every sentence before it.
+fn rewrite_each(
     mut store: Option<&mut Store>,
     req: &RewriteRequest,
     formality: &mut dyn Formality,
     mut neural: Option<&mut dyn Neural>,
     cancel: &CancelToken,
     progress: ProgressFn,
+    on_sentence: &mut dyn FnMut(usize, &SentenceResult),
 ) -> anyhow::Result<RewriteOutcome> {
     let opts = &req.options;
     if opts.method != Method::Rules && neural.is_none() {
@@ -204,28 +242,35 @@ pub fn rewrite_with(
         _ => None,
     };
     let total = req.sentences.len() as u64;
+    let batch = neural.as_deref().map_or(1, |n| n.batch_size()).max(1);
     let t0 = std::time::Instant::now();
     let mut formalizer = Formalizer::new();
     let mut results = Vec::with_capacity(req.sentences.len());
     let mut failure: Option<anyhow::Error> = None;
     // A panic or a store error must not leave the run `running`: both end it `failed` below.
     let looped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> anyhow::Result<()> {
-        for (i, s) in req.sentences.iter().enumerate() {
+        for (b, chunk) in req.sentences.chunks(batch).enumerate() {
             if cancel.is_cancelled() {
                 break;
             }
-            let r = match registro_rewrite::pipeline::rewrite_sentence(s, opts, &mut formalizer, formality, neural.as_mut().map(|n| &mut **n as &mut dyn Neural)) {
-                Ok(r) => r,
-                Err(e) => {
-                    failure = Some(anyhow::anyhow!("sentence {}: {e}", i + 1));
-                    break;
+            let inputs: Vec<&str> = chunk.iter().map(String::as_str).collect();
+            let done = registro_rewrite::pipeline::rewrite_batch(&inputs, opts, &mut formalizer, formality, neural.as_mut().map(|n| &mut **n as &mut dyn Neural));
+            for (k, r) in done.into_iter().enumerate() {
+                let i = b * batch + k;
+                let r = match r {
+                    Ok(r) => r,
+                    Err(e) => {
+                        failure = Some(anyhow::anyhow!("sentence {}: {e}", i + 1));
+                        return Ok(());
+                    }
+                };
+                if let (Some(st), Some(run)) = (store.as_deref_mut(), run_id) {
+                    st.put_output(run, &output_of(i, &r))?;
                 }
-            };
-            if let (Some(st), Some(run)) = (store.as_deref_mut(), run_id) {
-                st.put_output(run, &output_of(i, &r))?;
+                on_sentence(i, &r);
+                results.push(r);
+                progress(Progress { done: i as u64 + 1, total, message: format!("rewrote sentence {}/{}", i + 1, total) });
             }
-            results.push(r);
-            progress(Progress { done: i as u64 + 1, total, message: format!("rewrote sentence {}/{}", i + 1, total) });
         }
         Ok(())
     }));

@@ -3,7 +3,7 @@
 //! variant of the regressor (all-MiniLM-L6-v2 sentence embeddings) and a downloaded XLM-R formality classifier.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
@@ -13,17 +13,32 @@ use registro_engine::{DeviceChoice, GenerateOptions, Model, NoProcessor, Prefix,
 
 use super::{Formality, Lang, Method, Neural, Scorer};
 
-/// The chat model used when `--model` is not given: the instruction-tuned model the setup downloads.
-
+/// The local engine behind the rewrite: one chat model, the prompts' prefix caches and the English sentence
+/// encoder. Sentences come in batches ([`Neural::batch_size`]): greedy answers of a batch are rows of one decode,
+/// the perplexities of its candidates a few forward passes, its embeddings one encoder call.
 pub struct LlmBackend {
     model: Model,
-    /// Attention state of each prompt's system + few-shot block (minimal edit and paraphrase, per language),
-    /// keyed by its rendered text and computed once.
-    prefixes: HashMap<String, Prefix>,
-    /// The English sentence encoder for the meaning axis: tried once, `None` inside when it is not installed.
-    encoder: Option<Option<SentenceEncoder>>,
+    resident: Resident,
+    /// Sentences per batch and rows decoded together (1 = one sentence at a time, the sequential path).
+    rows: usize,
     cancel: AtomicBool,
 }
+
+/// What the local rewrite keeps between runs besides the model: the attention state of each prompt's system +
+/// few-shot block (computed once per model) and the English sentence encoder. The app keeps it across Rewrite
+/// clicks beside its resident LLM ([`LlmBackend::with_model`], [`LlmBackend::into_resident`]).
+#[derive(Default)]
+pub struct Resident {
+    /// The model file the prefixes belong to: another model's prefixes are dropped.
+    model: Option<PathBuf>,
+    /// Keyed by the block's rendered text.
+    prefixes: HashMap<String, Prefix>,
+    /// Tried once, `None` inside when it is not installed.
+    encoder: Option<Option<SentenceEncoder>>,
+}
+
+/// Sentences per batch when `REGISTRO_BATCH_ROWS` is not set.
+const DEFAULT_ROWS: usize = 8;
 
 /// The sentence-embedding model the meaning axis uses for English (all-MiniLM-L6-v2 is English-only; other
 /// languages are judged by chrF alone rather than by an encoder that does not know them).
@@ -31,12 +46,35 @@ const ENGLISH_ENCODER: &str = "all-minilm-l6-v2";
 
 impl LlmBackend {
     pub fn load(id: &str) -> anyhow::Result<Self> {
-        let model = crate::models::load_llm(id, Default::default(), None)?;
-        Ok(Self { model, prefixes: HashMap::new(), encoder: None, cancel: AtomicBool::new(false) })
+        Ok(Self::with_model(crate::models::load_llm(id, Default::default(), None)?, Resident::default()))
+    }
+
+    /// The backend on a model already loaded and warmed (the app's resident LLM), with what an earlier run kept.
+    pub fn with_model(model: Model, mut resident: Resident) -> Self {
+        if resident.model.as_ref() != Some(&model.info.path) {
+            resident.prefixes.clear();
+            resident.model = Some(model.info.path.clone());
+        }
+        // `REGISTRO_BATCH_ROWS` when set (the translate layer's knob; 1 = one sentence at a time), else 8 rows: each
+        // row holds a copy of a ~450-token few-shot prefix, about 25 MB of cache for the 1.5B model.
+        let rows = std::env::var("REGISTRO_BATCH_ROWS").ok().and_then(|v| v.trim().parse::<usize>().ok()).filter(|&n| n >= 1).map_or(DEFAULT_ROWS, |n| n.min(64));
+        Self { model, resident, rows, cancel: AtomicBool::new(false) }
+    }
+
+    /// Hand at most `rows` sentences over at once and decode that many rows together (1 = the sequential path).
+    pub fn with_batch_rows(mut self, rows: usize) -> Self {
+        self.rows = rows.clamp(1, 64);
+        self
+    }
+
+    /// What the next run on the same model can reuse.
+    pub fn into_resident(self) -> Resident {
+        self.resident
     }
 
     fn encoder(&mut self) -> Option<&SentenceEncoder> {
-        self.encoder
+        self.resident
+            .encoder
             .get_or_insert_with(|| {
                 let r = crate::models::resolve(ENGLISH_ENCODER).ok()?;
                 SentenceEncoder::load(&r.dir, DeviceChoice::default()).ok()
@@ -48,28 +86,82 @@ impl LlmBackend {
         messages.iter().map(|(r, c)| ChatMessage::new(r, c)).collect()
     }
 
-    fn answer(&mut self, messages: &[(&'static str, String)], n: usize, max_tokens: usize, cache_prefix: bool) -> anyhow::Result<Vec<String>> {
+    /// The cached block a conversation continues (its key), and the token ids of the rest. The shared system +
+    /// few-shot block is reused when the rendered conversation extends it textually.
+    fn split(&mut self, messages: &[(&'static str, String)], cache_prefix: bool) -> anyhow::Result<(Option<String>, Vec<u32>)> {
         let full = self.model.info.chat.render(&Self::chat(messages), true)?;
-        // Reuse the shared system + few-shot prefix when the rendered conversation extends it textually.
-        let mut prefix = None;
-        let mut rest = full.as_str();
         if cache_prefix && messages.len() > 1 {
             let head = self.model.info.chat.render(&Self::chat(&messages[..messages.len() - 1]), false)?;
             if full.starts_with(&head) {
-                if !self.prefixes.contains_key(&head) {
+                if !self.resident.prefixes.contains_key(&head) {
                     let p = self.model.prefix(&self.model.encode(&head)?)?;
-                    self.prefixes.insert(head.clone(), p);
+                    self.resident.prefixes.insert(head.clone(), p);
                 }
-                rest = &full[head.len()..];
-                prefix = self.prefixes.get(&head);
+                let rest = self.model.encode(&full[head.len()..])?;
+                return Ok((Some(head), rest));
             }
         }
-        let prompt = self.model.encode(rest)?;
+        Ok((None, self.model.encode(&full)?))
+    }
+
+    fn options(max_tokens: usize, n: usize) -> GenerateOptions {
         let sampling = if n <= 1 { Sampling::Greedy } else { Sampling::Sample { temperature: 0.7, top_p: 0.95, top_k: 40, seed: 17 } };
-        let opts = GenerateOptions { max_tokens, sampling, stop_strings: vec!["\n".into()], no_repeat_ngram: 4, ..Default::default() };
+        GenerateOptions { max_tokens, sampling, stop_strings: vec!["\n".into()], no_repeat_ngram: 4, ..Default::default() }
+    }
+
+    /// `n` answers to one conversation: greedy for 1, else `n` sampled rows of one batch.
+    fn answer(&mut self, messages: &[(&'static str, String)], n: usize, max_tokens: usize, cache_prefix: bool) -> anyhow::Result<Vec<String>> {
+        let (head, prompt) = self.split(messages, cache_prefix)?;
+        let prefix = head.and_then(|h| self.resident.prefixes.get(&h));
         let prompts = vec![prompt; n.max(1)];
-        let outs = self.model.generate_batch(prefix, &prompts, &opts, &mut NoProcessor, &mut |_| {}, &self.cancel)?;
+        let outs = self.model.generate_batch(prefix, &prompts, &Self::options(max_tokens, n), &mut NoProcessor, &mut |_| {}, &self.cancel)?;
         Ok(outs.into_iter().map(|g| g.text).collect())
+    }
+
+    /// One greedy answer to each conversation, consecutive ones that continue the same block decoded as rows of
+    /// one batch (at most `rows`). Answer `i` is capped at `budgets[i]` as it would be alone.
+    fn answer_rows(&mut self, convs: &[Vec<(&'static str, String)>], budgets: &[usize], cache_prefix: bool) -> Vec<anyhow::Result<String>> {
+        let mut out: Vec<Option<anyhow::Result<String>>> = (0..convs.len()).map(|_| None).collect();
+        let mut group: Vec<(usize, Vec<u32>)> = Vec::new();
+        let mut group_head: Option<String> = None;
+        for (i, m) in convs.iter().enumerate() {
+            let (head, prompt) = match self.split(m, cache_prefix) {
+                Ok(s) => s,
+                Err(e) => {
+                    out[i] = Some(Err(e));
+                    continue;
+                }
+            };
+            if !group.is_empty() && (head != group_head || group.len() >= self.rows) {
+                self.decode_group(group_head.as_deref(), &std::mem::take(&mut group), budgets, &mut out);
+            }
+            group_head = head;
+            group.push((i, prompt));
+        }
+        self.decode_group(group_head.as_deref(), &group, budgets, &mut out);
+        out.into_iter().map(|o| o.unwrap_or_else(|| Err(anyhow::anyhow!("never decoded")))).collect()
+    }
+
+    fn decode_group(&self, head: Option<&str>, group: &[(usize, Vec<u32>)], budgets: &[usize], out: &mut [Option<anyhow::Result<String>>]) {
+        if group.is_empty() {
+            return;
+        }
+        let prefix = head.and_then(|h| self.resident.prefixes.get(h));
+        let prompts: Vec<Vec<u32>> = group.iter().map(|(_, p)| p.clone()).collect();
+        let max = group.iter().map(|&(i, _)| budgets[i]).max().unwrap_or(0);
+        let decoded = self.model.generate_batch(prefix, &prompts, &Self::options(max, 1), &mut NoProcessor, &mut |_| {}, &self.cancel);
+        match decoded {
+            Ok(gens) => {
+                for (&(i, _), g) in group.iter().zip(gens) {
+                    // A row that ran past its own budget (a batch-mate's was longer) ends where it would have alone:
+                    // at its budget, without a stop string before it.
+                    out[i] = Some(if g.tokens.len() > budgets[i] { self.model.decode(&g.tokens[..budgets[i]]) } else { Ok(g.text) });
+                }
+            }
+            // One failing row (a prompt past the context length) must not sink its batch-mates.
+            Err(_) if group.len() > 1 => group.iter().for_each(|g| self.decode_group(head, std::slice::from_ref(g), budgets, out)),
+            Err(e) => out[group[0].0] = Some(Err(e)),
+        }
     }
 
     fn budget(&self, text: &str) -> usize {
@@ -78,16 +170,18 @@ impl LlmBackend {
     }
 }
 
+/// The last message's content: the sentence a prompt asks about.
+fn turn<'a>(messages: &'a [(&'static str, String)]) -> &'a str {
+    messages.last().map_or("", |m| m.1.as_str())
+}
+
 impl Neural for LlmBackend {
     fn translate(&mut self, text: &str, from: Lang, to: Lang) -> Result<String, String> {
-        let msgs = registro_rewrite::prompt::translation_messages(text, from, to);
-        let budget = self.budget(text);
-        self.answer(&msgs, 1, budget, false).map(|mut v| registro_rewrite::prompt::clean_answer(&v.remove(0))).map_err(|e| format!("{e:#}"))
+        self.translate_many(&[text.to_string()], from, to).pop().expect("one result per text")
     }
 
     fn generate(&mut self, messages: &[(&'static str, String)], n: usize) -> Result<Vec<String>, String> {
-        let input = messages.last().map_or("", |m| m.1.as_str()).to_string();
-        let budget = self.budget(&input);
+        let budget = self.budget(turn(messages));
         self.answer(messages, n, budget, true).map_err(|e| format!("{e:#}"))
     }
 
@@ -96,32 +190,78 @@ impl Neural for LlmBackend {
     }
 
     fn similarity(&mut self, input: &str, candidates: &[&str], lang: Lang) -> Result<Option<Vec<f64>>, String> {
-        if lang != Lang::En {
-            return Ok(None);
+        self.similarity_many(&[(input, candidates.to_vec())], lang).pop().expect("one result per item")
+    }
+
+    fn batch_size(&self) -> usize {
+        self.rows
+    }
+
+    fn translate_many(&mut self, texts: &[String], from: Lang, to: Lang) -> Vec<Result<String, String>> {
+        let convs: Vec<_> = texts.iter().map(|t| registro_rewrite::prompt::translation_messages(t, from, to)).collect();
+        let budgets: Vec<usize> = texts.iter().map(|t| self.budget(t)).collect();
+        self.answer_rows(&convs, &budgets, false)
+            .into_iter()
+            .map(|r| r.map(|a| registro_rewrite::prompt::clean_answer(&a)).map_err(|e| format!("{e:#}")))
+            .collect()
+    }
+
+    fn generate_many(&mut self, prompts: &[Vec<(&'static str, String)>], n: usize) -> Vec<Result<Vec<String>, String>> {
+        if n > 1 {
+            // Sampled answers are seeded per row of their own batch: they stay one conversation at a time.
+            return prompts.iter().map(|m| self.generate(m, n)).collect();
         }
-        let Some(enc) = self.encoder() else { return Ok(None) };
-        let mut texts = vec![input];
-        texts.extend_from_slice(candidates);
-        let e = enc.embed(&texts).map_err(|e| format!("{e:#}"))?;
+        let budgets: Vec<usize> = prompts.iter().map(|m| self.budget(turn(m))).collect();
+        self.answer_rows(prompts, &budgets, true).into_iter().map(|r| r.map(|a| vec![a]).map_err(|e| format!("{e:#}"))).collect()
+    }
+
+    fn perplexity_many(&mut self, texts: &[&str], lang: Lang) -> Vec<Result<f64, String>> {
+        if self.rows <= 1 {
+            return texts.iter().map(|t| self.perplexity(t, lang)).collect();
+        }
+        match self.model.perplexity_many(texts) {
+            Ok(v) => v.into_iter().map(|r| r.map_err(|e| format!("{e:#}"))).collect(),
+            Err(e) => texts.iter().map(|_| Err(format!("{e:#}"))).collect(),
+        }
+    }
+
+    fn similarity_many(&mut self, items: &[(&str, Vec<&str>)], lang: Lang) -> Vec<Result<Option<Vec<f64>>, String>> {
+        if lang != Lang::En {
+            return items.iter().map(|_| Ok(None)).collect();
+        }
+        let Some(enc) = self.encoder() else { return items.iter().map(|_| Ok(None)).collect() };
+        // Every input and candidate of the batch in one encoder call.
+        let texts: Vec<&str> = items.iter().flat_map(|(input, cands)| std::iter::once(*input).chain(cands.iter().copied())).collect();
+        let e = match enc.embed(&texts) {
+            Ok(e) => e,
+            Err(e) => return items.iter().map(|_| Err(format!("{e:#}"))).collect(),
+        };
         let cos = |a: &[f32], b: &[f32]| {
             let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
             let n = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
             (dot / (n(a) * n(b)).max(1e-12)) as f64
         };
-        Ok(Some(e[1..].iter().map(|c| cos(&e[0], c)).collect()))
+        let mut at = 0;
+        items
+            .iter()
+            .map(|(_, cands)| {
+                let (input, rest) = (&e[at], &e[at + 1..at + 1 + cands.len()]);
+                at += 1 + cands.len();
+                Ok(Some(rest.iter().map(|c| cos(input, c)).collect()))
+            })
+            .collect()
     }
 }
 
-pub fn backend(method: Method, model: Option<&str>) -> anyhow::Result<Box<dyn Neural>> {
-    let id = model.map_or_else(crate::models::default_model, str::to_string);
+pub fn backend(method: Method, id: &str) -> anyhow::Result<Box<dyn Neural>> {
     // A run made on a server stores `remote:<model>@<API base>`: resuming it reconnects there.
-    if let Some((served, url)) = crate::translate::remote::parse_id(&id) {
+    if let Some((served, url)) = crate::translate::remote::parse_id(id) {
         let mut cfg = crate::translate::remote::Config::new(&url);
         cfg.model = Some(served);
         let b = super::remote::RemoteNeural::connect(cfg).with_context(|| format!("reconnecting to the run's backend {url}"))?;
         return Ok(Box::new(b));
     }
-    let b = LlmBackend::load(&id).with_context(|| format!("--method {} needs a chat model", method.name()))?;
+    let b = LlmBackend::load(id).with_context(|| format!("--method {} needs a chat model", method.name()))?;
     Ok(Box::new(b))
 }
 

@@ -10,7 +10,7 @@ use registro_engine::chat::ChatMessage;
 use registro_remote::Request;
 
 use super::{Lang, Neural};
-use crate::translate::backend::Generator;
+use crate::translate::backend::{GenRequest, Generator};
 use crate::translate::constrain::Constraints;
 use crate::translate::prompt::ChatFormat;
 use crate::translate::remote::{Config, RemoteGenerator};
@@ -47,43 +47,44 @@ impl RemoteNeural {
         }
     }
 
-    fn answers(&mut self, messages: &[(&'static str, String)], n: usize) -> anyhow::Result<Vec<String>> {
+    /// The request for one conversation: the prefix bytes are the same for every sentence of a prompt kind.
+    fn request(&self, messages: &[(&'static str, String)], n: usize) -> anyhow::Result<GenRequest> {
         let (prefix, turn) = self.render(messages)?;
         let input = messages.last().map_or(0, |m| m.1.len());
         // Formal rewrites run longer than the input; the cap keeps a runaway answer from stalling a document.
-        let max_tokens = (input / 2 + 32).min(256);
-        let out = self.gen.generate(&prefix, &turn, n.max(1), max_tokens, &Constraints::default(), &self.cancel)?;
-        Ok(out.into_iter().map(|g| g.text).collect())
-    }
-}
-
-impl Neural for RemoteNeural {
-    fn translate(&mut self, text: &str, from: Lang, to: Lang) -> Result<String, String> {
-        let msgs = registro_rewrite::prompt::translation_messages(text, from, to);
-        let mut a = self.answers(&msgs, 1).map_err(|e| format!("{e:#}"))?;
-        Ok(registro_rewrite::prompt::clean_answer(&a.swap_remove(0)))
+        Ok(GenRequest { prefix, turn, n: n.max(1), max_tokens: (input / 2 + 32).min(256), constraints: Constraints::default() })
     }
 
-    fn generate(&mut self, messages: &[(&'static str, String)], n: usize) -> Result<Vec<String>, String> {
-        self.answers(messages, n).map_err(|e| format!("{e:#}"))
-    }
-
-    fn perplexity(&mut self, text: &str, _lang: Lang) -> Result<f64, String> {
-        let caps = self.gen.capabilities();
-        if !caps.echo_logprobs {
-            return Err(format!(
-                "the backend {} does not return log-probabilities of a given text (echo), so fluency cannot be scored there: run without fluency (--no-fluency)",
-                caps.url
-            ));
+    /// `n` answers to each conversation, their requests in flight together (at most the backend's `max_in_flight`).
+    fn answers(&mut self, convs: &[Vec<(&'static str, String)>], n: usize) -> Vec<Result<Vec<String>, String>> {
+        let mut out: Vec<Option<Result<Vec<String>, String>>> = (0..convs.len()).map(|_| None).collect();
+        let mut reqs = Vec::new();
+        let mut owner = Vec::new();
+        for (i, m) in convs.iter().enumerate() {
+            match self.request(m, n) {
+                Ok(r) => {
+                    reqs.push(r);
+                    owner.push(i);
+                }
+                Err(e) => out[i] = Some(Err(format!("{e:#}"))),
+            }
         }
-        let req = Request { prompt: text.to_string(), max_tokens: 1, temperature: 0.0, n: 1, logprobs: true, echo: true, ..Default::default() };
-        let c = self
-            .gen
-            .client()
-            .complete(&req, &self.cancel)
-            .with_context(|| format!("scoring fluency on {}", caps.url))
-            .map_err(|e| format!("{e:#}"))?;
-        let c = c.into_iter().next().ok_or_else(|| format!("the backend {} answered with no choice", caps.url))?;
+        let sent = self.gen.generate_many(&reqs, &self.cancel, &mut |k, g| {
+            out[owner[k]] = Some(g.map(|v| v.into_iter().map(|g| g.text).collect()).map_err(|e| format!("{e:#}")));
+            Ok(())
+        });
+        let unanswered = match sent {
+            Ok(()) => "no answer".to_string(),
+            Err(e) => format!("{e:#}"),
+        };
+        out.into_iter().map(|o| o.unwrap_or_else(|| Err(unanswered.clone()))).collect()
+    }
+
+    /// Perplexity of a text from the server's echoed log-probabilities of it.
+    fn fluency(&self, text: &str, answer: anyhow::Result<Vec<registro_remote::Completion>>) -> Result<f64, String> {
+        let url = &self.gen.capabilities().url;
+        let c = answer.with_context(|| format!("scoring fluency on {url}")).map_err(|e| format!("{e:#}"))?;
+        let c = c.into_iter().next().ok_or_else(|| format!("the backend {url} answered with no choice"))?;
         let lp = c.token_logprobs.unwrap_or_default();
         // The echoed text's tokens, and on some servers the one generated token after them, which is not part of
         // the text: count the tokens that fit in the text when the server names them.
@@ -107,5 +108,54 @@ impl Neural for RemoteNeural {
             return Err(format!("the backend returned no log-probabilities for {text:?}"));
         }
         Ok((-scored.iter().map(|&x| x as f64).sum::<f64>() / scored.len() as f64).exp())
+    }
+}
+
+impl Neural for RemoteNeural {
+    fn translate(&mut self, text: &str, from: Lang, to: Lang) -> Result<String, String> {
+        self.translate_many(&[text.to_string()], from, to).pop().expect("one result per text")
+    }
+
+    fn generate(&mut self, messages: &[(&'static str, String)], n: usize) -> Result<Vec<String>, String> {
+        self.answers(&[messages.to_vec()], n).pop().expect("one result per conversation")
+    }
+
+    fn perplexity(&mut self, text: &str, lang: Lang) -> Result<f64, String> {
+        self.perplexity_many(&[text], lang).pop().expect("one result per text")
+    }
+
+    /// As many sentences as the backend keeps requests in flight.
+    fn batch_size(&self) -> usize {
+        self.gen.client().config().max_in_flight.max(1)
+    }
+
+    fn translate_many(&mut self, texts: &[String], from: Lang, to: Lang) -> Vec<Result<String, String>> {
+        let convs: Vec<_> = texts.iter().map(|t| registro_rewrite::prompt::translation_messages(t, from, to)).collect();
+        self.answers(&convs, 1)
+            .into_iter()
+            .map(|r| r.and_then(|a| a.first().map(|a| registro_rewrite::prompt::clean_answer(a)).ok_or_else(|| "no answer".to_string())))
+            .collect()
+    }
+
+    fn generate_many(&mut self, prompts: &[Vec<(&'static str, String)>], n: usize) -> Vec<Result<Vec<String>, String>> {
+        self.answers(prompts, n)
+    }
+
+    fn perplexity_many(&mut self, texts: &[&str], _lang: Lang) -> Vec<Result<f64, String>> {
+        let caps = self.gen.capabilities();
+        if !caps.echo_logprobs {
+            let e = format!(
+                "the backend {} does not return log-probabilities of a given text (echo), so fluency cannot be scored there: run without fluency (--no-fluency)",
+                caps.url
+            );
+            return texts.iter().map(|_| Err(e.clone())).collect();
+        }
+        texts
+            .iter()
+            .map(|t| {
+                let req = Request { prompt: t.to_string(), max_tokens: 1, temperature: 0.0, n: 1, logprobs: true, echo: true, ..Default::default() };
+                self.fluency(t, self.gen.client().complete(&req, &self.cancel))
+            })
+            .collect()
     }
 }
