@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rusqlite::{params, OptionalExtension, Row, Transaction};
 use sha2::{Digest, Sha256};
 
-use crate::{Document, DocumentId, NewDocument, ProjectId, Reference, Result, Segment, Store, StoreError};
+use crate::{Document, DocumentId, NewDocument, NewSegment, ProjectId, Reference, Result, Segment, Store, StoreError};
 
 const SELECT: &str = "SELECT d.id, d.project_id, d.name, d.source_lang, d.target_lang, d.origin, d.format,
         d.created_at, coalesce(d.content_hash, ''),
@@ -21,21 +21,40 @@ const SELECT: &str = "SELECT d.id, d.project_id, d.name, d.source_lang, d.target
 /// Hashes segments in order, each with its references sorted by name. Lengths are hashed before every string so
 /// no two different documents share an encoding.
 fn hash_content<'a>(segments: impl Iterator<Item = (&'a str, BTreeMap<&'a str, &'a str>)>) -> String {
-    let mut h = Sha256::new();
-    let mut put = |s: &str| {
-        h.update((s.len() as u64).to_le_bytes());
-        h.update(s.as_bytes());
-    };
-    put("registro document v1");
+    let mut h = ContentHasher::new();
     for (text, refs) in segments {
-        put(text);
-        put(&refs.len().to_string());
+        h.segment(text, &refs);
+    }
+    h.finish()
+}
+
+/// [`hash_content`] a segment at a time, for a document that is never all in memory.
+struct ContentHasher(Sha256);
+
+impl ContentHasher {
+    fn new() -> Self {
+        let mut h = Self(Sha256::new());
+        h.put("registro document v1");
+        h
+    }
+
+    fn put(&mut self, s: &str) {
+        self.0.update((s.len() as u64).to_le_bytes());
+        self.0.update(s.as_bytes());
+    }
+
+    fn segment(&mut self, text: &str, refs: &BTreeMap<&str, &str>) {
+        self.put(text);
+        self.put(&refs.len().to_string());
         for (name, r) in refs {
-            put(name);
-            put(r);
+            self.put(name);
+            self.put(r);
         }
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+
+    fn finish(self) -> String {
+        self.0.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
 }
 
 /// The content hash a document gets when stored. References are keyed by name per segment, so a repeated name
@@ -142,6 +161,66 @@ impl Store {
         }
         tx.commit()?;
         Ok(ids)
+    }
+
+    /// [`Store::insert_document`] for a document read a segment at a time, so that its text is never all in
+    /// memory: `doc` gives the name, languages and format (its `segments` are ignored) and `segments` yields them
+    /// in order. One transaction, like every document; an error from `segments` rolls it back. When the project
+    /// already holds a document in that format with the same contents (as [`Store::find_document_by_content`]
+    /// compares them), nothing is kept and that document's id is returned.
+    pub fn insert_document_streamed(
+        &mut self,
+        project: ProjectId,
+        doc: &NewDocument,
+        segments: &mut dyn Iterator<Item = Result<NewSegment>>,
+    ) -> Result<DocumentId> {
+        self.project(project)?;
+        if doc.source_lang.trim().is_empty() {
+            return Err(StoreError::Invalid(format!("document {:?} has no source language", doc.name)));
+        }
+        let tx = self.conn.transaction()?;
+        let mut hasher = ContentHasher::new();
+        let id = {
+            tx.execute(
+                "INSERT INTO documents (project_id, name, source_lang, target_lang, origin, format, content_hash)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL)",
+                params![project, doc.name, doc.source_lang, doc.target_lang, doc.origin, doc.format],
+            )?;
+            let id = tx.last_insert_rowid();
+            let mut ins_seg = tx.prepare("INSERT INTO segments (document_id, idx, text, lang) VALUES (?1, ?2, ?3, ?4)")?;
+            let mut ins_ref =
+                tx.prepare("INSERT OR REPLACE INTO refs (document_id, segment_idx, name, text) VALUES (?1, ?2, ?3, ?4)")?;
+            let mut n = 0i64;
+            for s in segments {
+                let s = s?;
+                ins_seg.execute(params![id, n, s.text, doc.source_lang])?;
+                for (name, text) in &s.references {
+                    ins_ref.execute(params![id, n, name, text])?;
+                }
+                let refs: BTreeMap<&str, &str> = s.references.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+                hasher.segment(&s.text, &refs);
+                n += 1;
+            }
+            if n == 0 {
+                return Err(StoreError::Invalid(format!("document {:?} has no segments", doc.name)));
+            }
+            id
+        };
+        let hash = hasher.finish();
+        let existing: Option<DocumentId> = tx
+            .query_row(
+                "SELECT id FROM documents WHERE project_id = ?1 AND content_hash = ?2 AND format = ?3 ORDER BY id LIMIT 1",
+                params![project, hash, doc.format],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(existing) = existing {
+            // Dropping the transaction rolls the copy back.
+            return Ok(existing);
+        }
+        tx.execute("UPDATE documents SET content_hash = ?2 WHERE id = ?1", params![id, hash])?;
+        tx.commit()?;
+        Ok(id)
     }
 
     /// The document of `project` in `format` with exactly the segments and references of `doc`, if one is stored

@@ -63,23 +63,33 @@ fn kind_of(ft: std::fs::FileType) -> &'static str {
 /// the cap + 1 byte, so even a file that grows while it is read cannot take more memory than the cap.
 pub fn read_capped(path: &Path, max_mb: Option<u64>) -> Result<Vec<u8>, ImportError> {
     let io = |source| ImportError::Io { path: path.to_path_buf(), source };
-    let limit_mb = max_input_mb(max_mb)?;
-    let cap = limit_mb.saturating_mul(1 << 20);
-    let too_large = || ImportError::TooLarge { path: path.to_path_buf(), limit_mb };
+    let (file, cap) = open_capped(path, max_mb)?;
+    let mut bytes = Vec::with_capacity(file.metadata().map_or(0, |m| m.len()).min(cap) as usize);
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > cap {
+        return Err(cap_exceeded(path, cap));
+    }
+    Ok(bytes)
+}
+
+/// Opens a regular file no larger than `max_mb` MiB (the checks of [`read_capped`], for a caller that streams
+/// it), and returns it with the cap in bytes, which a reader must still enforce: the file may grow while read.
+pub fn open_capped(path: &Path, max_mb: Option<u64>) -> Result<(std::fs::File, u64), ImportError> {
+    let io = |source| ImportError::Io { path: path.to_path_buf(), source };
+    let cap = max_input_mb(max_mb)?.saturating_mul(1 << 20);
     let meta = std::fs::metadata(path).map_err(io)?;
     if !meta.is_file() {
         return Err(ImportError::NotRegularFile { path: path.to_path_buf(), kind: kind_of(meta.file_type()) });
     }
     if meta.len() > cap {
-        return Err(too_large());
+        return Err(cap_exceeded(path, cap));
     }
-    let file = std::fs::File::open(path).map_err(io)?;
-    let mut bytes = Vec::with_capacity(meta.len().min(cap) as usize);
-    file.take(cap.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
-    if bytes.len() as u64 > cap {
-        return Err(too_large());
-    }
-    Ok(bytes)
+    Ok((std::fs::File::open(path).map_err(io)?, cap))
+}
+
+/// The error for a file over a cap of `cap` bytes.
+pub fn cap_exceeded(path: &Path, cap: u64) -> ImportError {
+    ImportError::TooLarge { path: path.to_path_buf(), limit_mb: cap >> 20 }
 }
 
 /// Reads `path` (a regular file under the default / environment cap) and checks it; returns its text with a

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# `registro eval` at scale: generates a hypothesis/reference pair of LINES lines (default 1,000,000, about 30 MB
+# each: 5-word windows of the IWSLT 2022 EN-DE submission and its reference, so the n-gram overlap is real MT's)
+# under /tmp and prints the wall time and peak RSS of the release binary scoring it with the default metrics
+# (BLEU, chrF, TER), once storing the run and once with --no-store. Issue 21's goal: ≤ 1 GB peak RSS.
+#
+#   scripts/bench-eval-stream.sh                 # builds nothing; run `cargo build --release --bin registro` first
+#   LINES=200000 REGISTRO_BIN=/path/to/registro scripts/bench-eval-stream.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+LINES="${LINES:-1000000}"
+WORK="${WORK:-/tmp/registro-bench-eval-stream}"
+BIN="${REGISTRO_BIN:-$CARGO_TARGET_DIR/release/registro}"
+DATA="${REGISTRO_SHARED_DATA:-../shared/data}/iwslt2022-umd/en-de"
+[ -x "$BIN" ] || { echo "no release binary at $BIN (cargo build --release --bin registro)" >&2; exit 1; }
+[ -d "$DATA" ] || { echo "no IWSLT 2022 data at $DATA (set REGISTRO_SHARED_DATA)" >&2; exit 1; }
+mkdir -p "$WORK"
+HYP="$WORK/hyp.$LINES.de" REF="$WORK/ref.$LINES.de"
+if [ ! -s "$HYP" ] || [ ! -s "$REF" ]; then
+  python3 - "$DATA" "$LINES" "$HYP" "$REF" <<'EOF'
+import sys
+data, n, hyp_path, ref_path = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+hyp = [l.split() for l in open(f"{data}/formality-control-1.formal.de", encoding="utf-8")]
+ref = [l.split() for l in open(f"{data}/formality-control.test.en-de.formal.de", encoding="utf-8")]
+with open(hyp_path, "w", encoding="utf-8") as h, open(ref_path, "w", encoding="utf-8") as r:
+    for i in range(n):
+        k, w = i % len(hyp), (i // len(hyp)) * 3
+        for words, out in ((hyp[k], h), (ref[k], r)):
+            start = w % max(1, len(words) - 4)
+            out.write(" ".join(words[start:start + 5]) + "\n")
+EOF
+fi
+echo "input: $(wc -l < "$HYP") lines, hyp $(du -m "$HYP" | cut -f1) MB, ref $(du -m "$REF" | cut -f1) MB; binary $BIN"
+measure() {
+  local label="$1"; shift
+  /usr/bin/time -v "$@" > "$WORK/out.txt" 2> "$WORK/time.txt" || { cat "$WORK/time.txt" >&2; exit 1; }
+  local wall rss
+  wall=$(grep "Elapsed (wall clock)" "$WORK/time.txt" | awk '{print $NF}')
+  rss=$(grep "Maximum resident set size" "$WORK/time.txt" | awk '{print $NF}')
+  printf '%-28s wall %8s   peak RSS %6d MB\n' "$label" "$wall" $((rss / 1024))
+  grep -E "^(BLEU|chrF2|TER)\|" "$WORK/out.txt" | cut -c1-160
+}
+rm -f "$WORK/bench.db"*
+measure "eval, stored" "$BIN" --db "$WORK/bench.db" eval --hyp "$HYP" --ref "$REF" --lang de --project bench
+measure "eval --no-store" "$BIN" --db "$WORK/bench.db" eval --no-store --hyp "$HYP" --ref "$REF" --lang de
