@@ -1,6 +1,6 @@
 //! What the window keeps between commands: the store (one shared connection for quick commands), its path (long
 //! operations open their own connection), the operations in flight, the files the user picked in dialogs, and
-//! what went wrong at start-up, and the local LLM kept loaded between Translate clicks.
+//! what went wrong at start-up, and the local LLM kept loaded between Translate and Rewrite clicks.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -26,6 +26,8 @@ pub struct AppState {
     /// The last local LLM used, with its warmed kernels and prefix caches: loading and warming a model costs
     /// seconds, so the next click starts decoding at once. One model only (a switch replaces it, freeing the old).
     llm: Mutex<Option<EngineGenerator>>,
+    /// What Rewrite keeps beside that LLM between clicks: its prompts' prefix caches and the sentence encoder.
+    rewrite_caches: Mutex<registro_core::rewrite::Resident>,
 }
 
 impl AppState {
@@ -42,7 +44,7 @@ impl AppState {
         if let Err(e) = &store {
             startup.insert(0, Problem::database(e.clone()));
         }
-        AppState { db_path, store, ops: Operations::default(), files, startup, llm: Mutex::new(None) }
+        AppState { db_path, store, ops: Operations::default(), files, startup, llm: Mutex::new(None), rewrite_caches: Mutex::default() }
     }
 
     pub fn db_path(&self) -> &Path {
@@ -72,6 +74,15 @@ impl AppState {
             *slot = Some(EngineGenerator::load(model)?);
         }
         f(slot.as_mut().expect("loaded above"))
+    }
+
+    /// Rewrite's caches for a run inside [`AppState::with_llm`]; [`AppState::keep_rewrite_caches`] puts them back.
+    pub fn take_rewrite_caches(&self) -> registro_core::rewrite::Resident {
+        std::mem::take(&mut *self.rewrite_caches.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    pub fn keep_rewrite_caches(&self, caches: registro_core::rewrite::Resident) {
+        *self.rewrite_caches.lock().unwrap_or_else(|p| p.into_inner()) = caches;
     }
 
     /// A fresh connection to the same database, for long operations run off the shared one.

@@ -3,7 +3,7 @@
 //! `registro_core::rewrite`.
 
 use registro_core::progress::Progress;
-use registro_core::rewrite::{self as core, Lang, Method, Options, RewriteOutcome, RewriteRequest, ScorerChoice, Weights};
+use registro_core::rewrite::{self as core, Lang, Method, Options, RewriteOutcome, RewriteRequest, ScorerChoice, SentenceResult, Weights};
 use registro_store::{DocumentId, ProjectId};
 use tauri::ipc::Channel;
 use tauri::AppHandle;
@@ -56,8 +56,10 @@ fn scorer(s: Option<&str>) -> CmdResult<ScorerChoice> {
     files::scorer(s)
 }
 
-/// Rewrites and stores the run in `project_id`. Progress per sentence; `cancel_operation(op_id)` stops between
-/// sentences and keeps the sentences done so far in a `cancelled` run.
+/// Rewrites and stores the run in `project_id`. Progress per sentence, and each sentence on `on_sentence` as it is
+/// done (in order); `cancel_operation(op_id)` stops between batches of sentences and keeps the sentences done so far
+/// in a `cancelled` run. A local model is the app's resident LLM (loaded on the first click, kept for the next),
+/// with the rewrite's prompt caches and sentence encoder kept beside it.
 #[tauri::command]
 pub async fn rewrite_text(
     app: AppHandle,
@@ -65,6 +67,7 @@ pub async fn rewrite_text(
     args: RewriteArgs,
     op_id: String,
     on_progress: Channel<Progress>,
+    on_sentence: Channel<SentenceResult>,
 ) -> CmdResult<RewriteOutcome> {
     let lang = lang(&args.lang)?;
     let method: Method = args.method.parse().map_err(CmdError::msg)?;
@@ -86,8 +89,8 @@ pub async fn rewrite_text(
         if sentences.iter().all(|s| s.trim().is_empty()) {
             return Err(CmdError::msg("nothing to rewrite: paste some text or pick a document"));
         }
-        let (mut neural, model) = core::open_neural(method, model.as_deref(), remote)?;
-        let req = RewriteRequest {
+        let total = sentences.len() as u64;
+        let mut req = RewriteRequest {
             sentences,
             options: Options {
                 n: args.n.min(8),
@@ -97,7 +100,7 @@ pub async fn rewrite_text(
                 keep: args.keep,
                 ..Options::new(lang, method)
             },
-            model: model.clone(),
+            model: None,
             scorer,
             project: Some(project_id.to_string()),
             document_id: args.document_id,
@@ -105,7 +108,28 @@ pub async fn rewrite_text(
         let mut progress = |p: Progress| {
             let _ = on_progress.send(p);
         };
-        Ok(core::rewrite(Some(&mut store), &req, neural.as_mut().map(|n| &mut **n as &mut dyn core::Neural), &op.token, &mut progress)?)
+        let mut run = |neural: Option<&mut dyn core::Neural>, req: &RewriteRequest| -> CmdResult<RewriteOutcome> {
+            Ok(core::rewrite_streamed(Some(&mut store), req, neural, &op.token, &mut progress, &mut |_, s| drop(on_sentence.send(s.clone())))?)
+        };
+        match (remote, core::local_model(method, model.as_deref())) {
+            (Some(cfg), _) => {
+                let (mut neural, id) = core::open_neural(method, model.as_deref(), Some(cfg))?;
+                req.model = id;
+                run(neural.as_mut().map(|n| &mut **n as &mut dyn core::Neural), &req)
+            }
+            (None, None) => run(None, &req),
+            (None, Some(id)) => {
+                req.model = Some(id.clone());
+                let loading = Progress { done: 0, total, message: format!("loading model {id}…") };
+                let notify = on_progress.clone();
+                state.with_llm(&id, move || drop(notify.send(loading)), |g| {
+                    let mut neural = core::LlmBackend::with_model(g.model().clone(), state.take_rewrite_caches());
+                    let out = run(Some(&mut neural), &req);
+                    state.keep_rewrite_caches(neural.into_resident());
+                    out
+                })
+            }
+        }
     })
     .await
 }

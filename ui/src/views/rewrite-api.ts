@@ -1,6 +1,8 @@
 // Command wrappers of the Rewrite view (src-tauri/src/commands/rewrite.rs). Its types are generated from the Rust
 // ones (registro_rewrite::pipeline / rerank, registro_core::rewrite) into ../bindings and re-exported here.
 
+import { Channel } from '@tauri-apps/api/core';
+
 import { type ChosenFile, type Id, type Operation, type Progress, call, startOperation } from '../api';
 
 import type {
@@ -16,8 +18,17 @@ import type {
 } from '../bindings';
 export type { CandidateView, Method, Piece, RewriteArgs, RewriteOutcome, Scores, SentenceResult, Summary, Weights };
 
-export const rewriteText = (projectId: Id, args: RewriteArgs, onProgress: (p: Progress) => void): Operation<RewriteOutcome> =>
-  startOperation<RewriteOutcome>('rewrite_text', { projectId, args }, onProgress);
+/** `onSentence` sees each sentence as soon as it is rewritten and stored, in order. */
+export const rewriteText = (
+  projectId: Id,
+  args: RewriteArgs,
+  onProgress: (p: Progress) => void,
+  onSentence: (s: SentenceResult) => void,
+): Operation<RewriteOutcome> => {
+  const sentenceChannel = new Channel<SentenceResult>();
+  sentenceChannel.onmessage = onSentence;
+  return startOperation<RewriteOutcome>('rewrite_text', { projectId, args, onSentence: sentenceChannel }, onProgress);
+};
 
 export const scoreFormality = (sentences: string[], lang: string, scorer?: string) =>
   call<number[]>('score_formality', { sentences, lang, scorer: scorer ?? null });

@@ -11,7 +11,8 @@ import type { ViewContext } from '../context';
 import { clear, h } from '../dom';
 import { runTable } from '../lists';
 import { modelPicker } from './model-picker';
-import { type CandidateView, type Method, type Piece, type RewriteOutcome, type Weights, exportRewrite, rewriteText, scoreFormality } from './rewrite-api';
+import type { Progress } from '../api';
+import { type CandidateView, type Method, type Piece, type RewriteOutcome, type SentenceResult, type Weights, exportRewrite, rewriteText, scoreFormality } from './rewrite-api';
 
 const LANGS = ['en', 'pt', 'fr', 'it', 'de', 'es', 'hi', 'ja'];
 
@@ -293,6 +294,30 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     const panel = new ProgressPanel('rewrite-progress');
     progressSlot.append(panel.el);
     runBtn.disabled = true;
+    // A new action clears what the status bar said about the last one.
+    ctx.notify('');
+    // Sentences finish a batch at a time: the rate counts from the first one (model loading and the first batch
+    // are not a sentence rate) and waits two seconds before it says anything.
+    let firstAt = 0;
+    let firstDone = 0;
+    let total = 0;
+    const onProgress = (p: Progress) => {
+      total = p.total;
+      if (p.done > 0 && firstAt === 0) [firstAt, firstDone] = [performance.now(), p.done];
+      const secs = (performance.now() - firstAt) / 1000;
+      const rate = firstAt && p.done > firstDone && secs >= 2 ? (p.done - firstDone) / secs : 0;
+      panel.update({ ...p, message: p.message + (rate > 0 ? ` · ${rate.toFixed(2)} sentences/s · ${Math.ceil((p.total - p.done) / rate)} s left` : '') });
+    };
+    // Each sentence shows as it is done (original → chosen rewrite); the full review replaces this list at the end.
+    const live = h('div', { class: 'rw-sentences' });
+    clear(results);
+    results.append(h('h3', {}, 'Rewriting…'), live);
+    const onSentence = (s: SentenceResult) => {
+      const best = s.candidates[0];
+      live.append(
+        h('div', { class: 'rw-sentence', 'data-testid': 'rewrite-live-sentence' }, h('div', { class: 'rw-old' }, s.input), h('div', { class: 'rw-new' }, best ? best.text : s.input)),
+      );
+    };
     const op = rewriteText(
       ctx.project.id,
       {
@@ -307,7 +332,8 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         weights,
         scorer: scorer.value,
       },
-      panel.update,
+      onProgress,
+      onSentence,
     );
     panel.attach(op);
     try {
@@ -316,8 +342,10 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       undo.length = 0;
       renderResults();
       ctx.changed('runs');
+      if (total > outcome.sentences.length) ctx.notify(`Cancelled: ${outcome.sentences.length} of ${total} sentences kept${outcome.run_id !== null ? ` in run ${outcome.run_id}` : ''}`);
     } catch (e) {
       formError.textContent = errorMessage(e);
+      renderResults();
     } finally {
       panel.done();
       runBtn.disabled = false;
