@@ -84,6 +84,26 @@ export class ProgressPanel {
   }
 }
 
+/**
+ * Progress for `panel` with `unit`/s and time left added to its message, and the last total seen. The rate counts
+ * from the first finished item (model loading and the first batch's prefill are not an item rate) and waits two
+ * seconds: batched rows finish together, and a rate over the first milliseconds would read hundreds per second.
+ */
+export function rateProgress(panel: ProgressPanel, unit: string): { update: (p: Progress) => void; total: () => number } {
+  let firstAt = 0;
+  let firstDone = 0;
+  let total = 0;
+  const update = (p: Progress) => {
+    total = p.total;
+    if (p.done > 0 && firstAt === 0) [firstAt, firstDone] = [performance.now(), p.done];
+    const secs = (performance.now() - firstAt) / 1000;
+    const rate = firstAt && p.done > firstDone && secs >= 2 ? (p.done - firstDone) / secs : 0;
+    const left = rate > 0 ? ` · ${rate.toFixed(2)} ${unit}/s · ${Math.ceil((p.total - p.done) / rate)} s left` : '';
+    panel.update({ ...p, message: p.message + left });
+  };
+  return { update, total: () => total };
+}
+
 let noticeTimer: number | undefined;
 
 /** Shows a short message in the status bar; errors stay until the next notice. */

@@ -6,12 +6,11 @@
 import './rewrite.css';
 
 import { chooseFile, listRuns } from '../api';
-import { ProgressPanel, errorMessage } from '../components';
+import { ProgressPanel, errorMessage, rateProgress } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h } from '../dom';
 import { runTable } from '../lists';
 import { modelPicker } from './model-picker';
-import type { Progress } from '../api';
 import { type CandidateView, type Method, type Piece, type RewriteOutcome, type SentenceResult, type Weights, exportRewrite, rewriteText, scoreFormality } from './rewrite-api';
 
 const LANGS = ['en', 'pt', 'fr', 'it', 'de', 'es', 'hi', 'ja'];
@@ -296,18 +295,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     runBtn.disabled = true;
     // A new action clears what the status bar said about the last one.
     ctx.notify('');
-    // Sentences finish a batch at a time: the rate counts from the first one (model loading and the first batch
-    // are not a sentence rate) and waits two seconds before it says anything.
-    let firstAt = 0;
-    let firstDone = 0;
-    let total = 0;
-    const onProgress = (p: Progress) => {
-      total = p.total;
-      if (p.done > 0 && firstAt === 0) [firstAt, firstDone] = [performance.now(), p.done];
-      const secs = (performance.now() - firstAt) / 1000;
-      const rate = firstAt && p.done > firstDone && secs >= 2 ? (p.done - firstDone) / secs : 0;
-      panel.update({ ...p, message: p.message + (rate > 0 ? ` · ${rate.toFixed(2)} sentences/s · ${Math.ceil((p.total - p.done) / rate)} s left` : '') });
-    };
+    const progress = rateProgress(panel, 'sentences');
     // Each sentence shows as it is done (original → chosen rewrite); the full review replaces this list at the end.
     const live = h('div', { class: 'rw-sentences' });
     clear(results);
@@ -332,7 +320,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         weights,
         scorer: scorer.value,
       },
-      onProgress,
+      progress.update,
       onSentence,
     );
     panel.attach(op);
@@ -342,7 +330,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       undo.length = 0;
       renderResults();
       ctx.changed('runs');
-      if (total > outcome.sentences.length) ctx.notify(`Cancelled: ${outcome.sentences.length} of ${total} sentences kept${outcome.run_id !== null ? ` in run ${outcome.run_id}` : ''}`);
+      if (progress.total() > outcome.sentences.length) ctx.notify(`Cancelled: ${outcome.sentences.length} of ${progress.total()} sentences kept${outcome.run_id !== null ? ` in run ${outcome.run_id}` : ''}`);
     } catch (e) {
       formError.textContent = errorMessage(e);
       renderResults();

@@ -5,8 +5,8 @@
 
 import './translate.css';
 
-import { type Progress, type Register, chooseFile, documentSegments, listRuns } from '../api';
-import { ProgressPanel, errorMessage } from '../components';
+import { type Register, chooseFile, documentSegments, listRuns } from '../api';
+import { ProgressPanel, errorMessage, rateProgress } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h } from '../dom';
 import { runTable } from '../lists';
@@ -247,20 +247,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     segments = [];
     clear(resultBody);
     renderSummary();
-    // Rate and time left count from the first finished segment: model loading and the first batch's prefill are
-    // not a segment rate.
-    let firstAt = 0;
-    let firstDone = 0;
-    let total = 0;
-    const onProgress = (p: Progress) => {
-      total = p.total;
-      if (p.done > 0 && firstAt === 0) [firstAt, firstDone] = [performance.now(), p.done];
-      const secs = (performance.now() - firstAt) / 1000;
-      // Batched rows finish together: a rate over the first milliseconds would read hundreds per second.
-      const rate = firstAt && p.done > firstDone && secs >= 2 ? (p.done - firstDone) / secs : 0;
-      const left = rate > 0 ? ` · ${rate.toFixed(2)} segments/s · ${Math.ceil((p.total - p.done) / rate)} s left` : '';
-      panel.update({ ...p, message: p.message + left });
-    };
+    const progress = rateProgress(panel, 'segments');
     // Each segment appears as it finishes, in document order among those already shown.
     const onSegment = (seg: SegmentOut) => {
       segments = [...segments.filter((s) => s.index !== seg.index), seg].sort((a, b) => a.index - b.index);
@@ -283,7 +270,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         n_best: Number(nBest.value) || 4,
         gender: gender.value || null,
       },
-      onProgress,
+      progress.update,
       onSegment,
     );
     panel.attach(op);
@@ -296,7 +283,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       exportBtn.disabled = segments.length === 0;
       renderSummary();
       ctx.changed('runs');
-      if (total > segments.length) ctx.notify(`Cancelled: ${segments.length} of ${total} segments kept in run ${r.run_id}`);
+      if (progress.total() > segments.length) ctx.notify(`Cancelled: ${segments.length} of ${progress.total()} segments kept in run ${r.run_id}`);
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
     } finally {
