@@ -53,36 +53,54 @@ pub fn run(path: &Path, a: &BenchConfig) -> Result<BenchReport> {
     let decode = (g.tokens.len() - 1) as f64 / g.decode_secs;
 
     eprintln!("[bench] candle decode {decode:.1} tok/s");
-    // Document: shared instruction + few-shot prefix computed once, segments decoded in batches.
+    // Document: shared instruction + few-shot prefix computed once; segment i stops after `budgets[i]` tokens
+    // (half to 1.5× `segment_tokens`, as translations of different sentences do). Decoded in fixed batches of
+    // `batch` rows (rows dropped as they finish: the path before continuous batching) and continuously (a
+    // finished row's slot goes to the next segment).
     let mut doc_prefix = model.bos_prefix();
     doc_prefix.extend(model.encode(DOC_SYSTEM)?);
     let segs: Vec<Vec<u32>> = (0..a.segments).map(|i| model.encode(&segment(i))).collect::<Result<_>>()?;
+    let budgets: Vec<usize> = (0..a.segments).map(|i| budget(a.segment_tokens, i)).collect();
     let dopts = GenerateOptions { max_tokens: a.segment_tokens, ignore_eos: true, ..Default::default() };
-    let t = Instant::now();
-    let prefix = model.prefix(&doc_prefix)?;
-    let mut generated = 0;
-    for chunk in segs.chunks(a.batch.max(1)) {
-        let outs = model.generate_batch(Some(&prefix), chunk, &dopts, &mut NoProcessor, &mut |_| {}, &cancel)?;
-        generated += outs.iter().map(|o| o.tokens.len()).sum::<usize>();
-    }
-    let doc_secs = t.elapsed().as_secs_f64();
-    eprintln!("[bench] candle decode {decode:.1} tok/s, document {doc_secs:.1}s");
-    let candle = Row {
-        engine: format!("registro ({})", model.info.device),
-        prompt_tokens: prompt.len(),
-        prefill_tok_s: prefill,
-        decode_tok_s: decode,
-        doc_segments: a.segments,
-        doc_secs,
-        doc_segments_s: a.segments as f64 / doc_secs,
-        doc_tok_s: generated as f64 / doc_secs,
-        peak_rss_mb: peak_rss_mb(),
-        note: format!("prefix {} tok once, batch {}", doc_prefix.len(), a.batch),
+    let rows = a.batch.max(1);
+    let document = |continuous: bool| -> Result<(f64, usize)> {
+        let t = Instant::now();
+        let prefix = model.prefix(&doc_prefix)?;
+        let mut generated = 0;
+        let mut count = |_: usize, g: Result<crate::Generation>| -> Result<()> {
+            generated += g?.tokens.len();
+            Ok(())
+        };
+        if continuous {
+            model.generate_continuous(Some(&prefix), &segs, &budgets, &dopts, rows, &mut NoProcessor, &mut count, &cancel)?;
+        } else {
+            for (chunk, limits) in segs.chunks(rows).zip(budgets.chunks(rows)) {
+                model.generate_continuous(Some(&prefix), chunk, limits, &dopts, chunk.len(), &mut NoProcessor, &mut count, &cancel)?;
+            }
+        }
+        Ok((t.elapsed().as_secs_f64(), generated))
     };
+    let mut rows_out = Vec::new();
+    for (continuous, how) in [(false, "fixed batches"), (true, "continuous")] {
+        let (doc_secs, generated) = document(continuous)?;
+        eprintln!("[bench] candle document ({how}) {doc_secs:.1}s");
+        rows_out.push(Row {
+            engine: format!("registro ({}) {how}", model.info.device),
+            prompt_tokens: prompt.len(),
+            prefill_tok_s: prefill,
+            decode_tok_s: decode,
+            doc_segments: a.segments,
+            doc_secs,
+            doc_segments_s: a.segments as f64 / doc_secs,
+            doc_tok_s: generated as f64 / doc_secs,
+            peak_rss_mb: peak_rss_mb(),
+            note: format!("prefix {} tok once, {rows} rows", doc_prefix.len()),
+        });
+    }
     let texts: Vec<String> = (0..a.segments).map(segment).collect();
-    let llama = if !a.llama_cpp { Err(anyhow::anyhow!("skipped (--no-llama-cpp)")) } else { llama_cpp(path, a.decode_tokens, &texts, a.segment_tokens) };
+    let llama = if !a.llama_cpp { Err(anyhow::anyhow!("skipped (--no-llama-cpp)")) } else { llama_cpp(path, a.decode_tokens, &texts, &budgets) };
     let load_after = load_average();
-    let mut rows = vec![candle];
+    let mut rows = rows_out;
     let llama_note = match llama {
         Ok(r) => {
             rows.push(r);
@@ -104,8 +122,7 @@ impl BenchReport {
                 r.engine, r.prefill_tok_s, r.decode_tok_s, r.doc_segments_s, r.doc_tok_s, r.peak_rss_mb, r.note
             );
         }
-        if self.rows.len() == 2 {
-            let (c, l) = (&self.rows[0], &self.rows[1]);
+        if let (Some(c), Some(l)) = (self.rows.iter().rev().find(|r| r.engine.starts_with("registro")), self.rows.iter().find(|r| r.engine.starts_with("llama.cpp"))) {
             println!(
                 "registro / llama.cpp: prefill {:.2}x, decode {:.2}x, document {:.2}x",
                 c.prefill_tok_s / l.prefill_tok_s,
@@ -133,6 +150,11 @@ const DOC_SEGMENTS: &[&str] = &[
     "I forgot to bring your book back.",
     "How long have you been working here?",
 ];
+
+/// Tokens segment `i` of the document run decodes: from half to 1.5× `mean`, spread evenly.
+fn budget(mean: usize, i: usize) -> usize {
+    (mean / 2 + (i * 7) % (mean + 1)).max(1)
+}
 
 fn segment(i: usize) -> String {
     format!("English: {}\nGerman:", DOC_SEGMENTS[i % DOC_SEGMENTS.len()])
@@ -166,7 +188,7 @@ pub struct Row {
 
 /// llama.cpp through llama-cpp-python, in a child process (its own peak RSS). Same prompt text, greedy,
 /// segments one at a time (llama-cpp-python reuses the KV cache of the common prompt prefix between calls).
-fn llama_cpp(path: &Path, decode_tokens: usize, segments: &[String], seg_tokens: usize) -> Result<Row> {
+fn llama_cpp(path: &Path, decode_tokens: usize, segments: &[String], budgets: &[usize]) -> Result<Row> {
     let script = r#"
 import json, sys, time, resource
 try:
@@ -187,11 +209,11 @@ for _ in range(a["decode"] - 1):
 decode = n / (time.time() - t)
 llm.reset()
 t = time.time(); gen = 0
-for s in a["segments"]:
+for s, limit in zip(a["segments"], a["budgets"]):
     toks = llm.tokenize((a["system"] + s).encode(), add_bos=True)
     for i, tok in enumerate(llm.generate(toks, temp=0.0, reset=True)):
         gen += 1
-        if i + 1 >= a["seg_tokens"]: break
+        if i + 1 >= limit: break
 doc = time.time() - t
 # VmHWM, not ru_maxrss: Linux carries the parent's peak (this process is forked from a 4 GB one) across exec.
 rss = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")) / 1024.0
@@ -200,7 +222,7 @@ print(json.dumps({"prompt_tokens": len(p), "prefill": best, "decode": decode, "d
     let threads = candle_core_threads();
     let input = serde_json::json!({
         "path": path, "threads": threads, "prompt": BENCH_PROMPT, "decode": decode_tokens,
-        "system": DOC_SYSTEM, "segments": segments, "seg_tokens": seg_tokens,
+        "system": DOC_SYSTEM, "segments": segments, "budgets": budgets,
     });
     let mut child = std::process::Command::new(std::env::var("REGISTRO_PYTHON").unwrap_or_else(|_| "python3".into()))
         .arg("-c")

@@ -14,6 +14,8 @@ use crate::gguf::GgufFile;
 use crate::logits::{self, LogitsProcessor, Rng, Sampling};
 use crate::text::{HfTokenizer, TextCodec};
 
+mod continuous;
+pub use continuous::OnDone;
 mod score_many;
 
 #[derive(Clone, Debug, Default)]
@@ -307,7 +309,8 @@ impl Model {
     }
 
     /// Generates continuations of several prompts at once (one batch, rows dropped as they finish), each
-    /// continuing `prefix` if given. Results are in prompt order.
+    /// continuing `prefix` if given. Results are in prompt order. A document with more prompts than fit one
+    /// batch goes through [`Model::generate_continuous`], which refills finished rows.
     pub fn generate_batch(
         &self,
         prefix: Option<&Prefix>,
@@ -317,101 +320,29 @@ impl Model {
         on_token: OnToken,
         cancel: &AtomicBool,
     ) -> Result<Vec<Generation>> {
-        let n = prompts.len();
-        if n == 0 {
-            return Ok(Vec::new());
-        }
-        let t0 = Instant::now();
-        let (mut cache, mut logits) = self.start(prefix, prompts)?;
-        let prefill_secs = t0.elapsed().as_secs_f64();
-        let t1 = Instant::now();
-        let seed = match opts.sampling {
-            Sampling::Sample { seed, .. } => seed,
-            Sampling::Greedy => 0,
-        };
-        let mut rngs: Vec<Rng> = (0..n).map(|i| Rng::new(seed.wrapping_add(i as u64))).collect();
-        let mut outs: Vec<Out> = (0..n).map(|_| Out::default()).collect();
-        // `active[j]` = prompt index held by cache row j.
-        let mut active: Vec<usize> = (0..n).collect();
-        while !active.is_empty() {
-            if cancel.load(Ordering::Relaxed) {
-                for &i in &active {
-                    outs[i].finish = Some(FinishReason::Cancelled);
-                }
-                break;
-            }
-            let mut next_tokens = Vec::with_capacity(active.len());
-            let mut keep = Vec::with_capacity(active.len());
-            for (j, &i) in active.iter().enumerate() {
-                let o = &mut outs[i];
-                let row = &mut logits[j];
-                if opts.max_tokens == 0 {
-                    o.finish = Some(FinishReason::Length);
-                    continue;
-                }
-                proc.process(i, &o.tokens, row);
-                logits::ban_repeated_ngrams(&o.tokens, opts.no_repeat_ngram, row);
-                let tok = logits::sample(row, &opts.sampling, &mut rngs[i]);
-                let lp = logits::log_prob(row, tok);
-                if !opts.ignore_eos && (self.info.eos.contains(&tok) || opts.stop_tokens.contains(&tok)) {
-                    o.finish = Some(FinishReason::Eos);
-                    continue;
-                }
-                o.tokens.push(tok);
-                o.logprob += lp;
-                if self.codec.is_some() {
-                    let text = self.decode(&o.tokens)?;
-                    if let Some(cut) = find_stop(&text, &opts.stop_strings, o.emitted) {
-                        let delta = text[o.emitted.min(cut)..cut].to_string();
-                        on_token(&TokenEvent { row: i, token: tok, text: &delta });
-                        o.text = text[..cut].to_string();
-                        o.finish = Some(FinishReason::Stop);
-                        continue;
-                    }
-                    // Hold back a trailing replacement char: the next token may complete the character, and
-                    // hold back a possible stop-string start so it is never streamed.
-                    let safe = stream_safe_len(&text, &opts.stop_strings);
-                    let delta = if safe > o.emitted { text[o.emitted..safe].to_string() } else { String::new() };
-                    o.emitted = o.emitted.max(safe);
-                    on_token(&TokenEvent { row: i, token: tok, text: &delta });
-                    o.text = text;
-                } else {
-                    on_token(&TokenEvent { row: i, token: tok, text: "" });
-                }
-                if o.tokens.len() >= opts.max_tokens {
-                    o.finish = Some(FinishReason::Length);
-                    continue;
-                }
-                next_tokens.push(tok);
-                keep.push(j);
-            }
-            if keep.is_empty() {
-                break;
-            }
-            if keep.len() != active.len() {
-                cache = cache.select(&keep)?;
-                active = keep.iter().map(|&j| active[j]).collect();
-            }
-            let rows: Vec<[u32; 1]> = next_tokens.iter().map(|&t| [t]).collect();
-            let rows: Vec<&[u32]> = rows.iter().map(|r| r.as_slice()).collect();
-            let l = self.decoder.forward(&rows, &mut cache, false)?;
-            logits = rows_of(&l)?;
-        }
-        let decode_secs = t1.elapsed().as_secs_f64();
-        let base = prefix.map_or(0, |p| p.tokens.len());
-        Ok(outs
-            .into_iter()
+        let mut outs: Vec<Option<Result<Generation>>> = (0..prompts.len()).map(|_| None).collect();
+        self.decode_rows(prefix, prompts, &[], opts, prompts.len(), proc, on_token, &mut |i, g| {
+            outs[i] = Some(g);
+            Ok(())
+        }, cancel)?;
+        let cancelled = cancel.load(Ordering::Relaxed);
+        outs.into_iter()
             .zip(prompts)
-            .map(|(o, p)| Generation {
-                tokens: o.tokens,
-                text: o.text,
-                finish: o.finish.unwrap_or(FinishReason::Length),
-                logprob: o.logprob,
-                prompt_tokens: base + p.len(),
-                prefill_secs,
-                decode_secs,
+            .map(|(o, p)| match o {
+                Some(g) => g,
+                // Cancelled before its prefill: nothing decoded.
+                None if cancelled => Ok(Generation {
+                    tokens: Vec::new(),
+                    text: String::new(),
+                    finish: FinishReason::Cancelled,
+                    logprob: 0.0,
+                    prompt_tokens: prefix.map_or(0, |p| p.tokens.len()) + p.len(),
+                    prefill_secs: 0.0,
+                    decode_secs: 0.0,
+                }),
+                None => bail!("a prompt of the batch was never decoded"),
             })
-            .collect())
+            .collect()
     }
 
     /// Cache for `prompts` continuing `prefix`, and the logits after each prompt's last token.

@@ -270,6 +270,10 @@ pub struct BenchArgs {
     /// The old path for comparison: segments decoded one at a time, every segment's n-best search (no early exit)
     #[arg(long)]
     sequential: bool,
+    /// The path before continuous batching, for comparison: greedy segments in fixed batches that shrink as rows
+    /// finish, a batch's free rows never refilled
+    #[arg(long)]
+    fixed_batches: bool,
 }
 
 pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
@@ -280,6 +284,9 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
     if a.sequential {
         // Read by the engine when it opens: one row per decoding call, as before batching.
         std::env::set_var("REGISTRO_BATCH_ROWS", "1");
+    }
+    if a.fixed_batches {
+        std::env::set_var("REGISTRO_FIXED_BATCHES", "1");
     }
     let mut gen = tr::open_generator(a.model.as_deref(), a.backend.config())?;
     let mut reports = Vec::new();
@@ -314,7 +321,13 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
         reports.push(r);
     }
     if !ctx.json {
-        println!("peak RSS {} ({})", peak_rss_mib().map_or("unknown".into(), |m| format!("{m} MiB")), if a.sequential { "sequential path" } else { "batched path, early exit" });
+        println!("peak RSS {} ({})", peak_rss_mib().map_or("unknown".into(), |m| format!("{m} MiB")), if a.sequential {
+            "sequential path"
+        } else if a.fixed_batches {
+            "fixed batches, early exit"
+        } else {
+            "continuous batching, early exit"
+        });
     }
     if ctx.json {
         println!("{}", serde_json::to_string_pretty(&reports)?);

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use registro_engine::{GenerateOptions, Model, NoProcessor, Prefix, SequenceBias};
+use registro_engine::{FinishReason, GenerateOptions, Model, NoProcessor, Prefix, SequenceBias};
 
 use super::constrain::Constraints;
 use super::prompt::ChatFormat;
@@ -76,8 +76,8 @@ pub struct EngineGenerator {
     stops: Vec<String>,
     prefixes: HashMap<String, Prefix>,
     bias_cache: HashMap<String, SequenceBias>,
-    /// Rows decoded together by [`Generator::generate_many`].
-    batch_rows: usize,
+    /// Rows decoded together by [`Generator::generate_many`]; `None`: the engine's choice per document.
+    batch_rows: Option<usize>,
 }
 
 impl EngineGenerator {
@@ -88,12 +88,12 @@ impl EngineGenerator {
 
     pub fn from_model(model: Model, id: &str) -> Self {
         let format = ChatFormat::for_model(&model.info);
-        EngineGenerator { model, id: id.to_string(), stops: format.stops(), format, prefixes: HashMap::new(), bias_cache: HashMap::new(), batch_rows: batch_rows() }
+        EngineGenerator { model, id: id.to_string(), stops: format.stops(), format, prefixes: HashMap::new(), bias_cache: HashMap::new(), batch_rows: batch_rows_override() }
     }
 
     /// Decode at most `rows` segments together (1 = one after the other, the old path).
     pub fn with_batch_rows(mut self, rows: usize) -> Self {
-        self.batch_rows = rows.clamp(1, 64);
+        self.batch_rows = Some(rows.clamp(1, 64));
         self
     }
 
@@ -166,88 +166,128 @@ impl Generator for EngineGenerator {
         }
     }
 
-    /// Greedy requests that continue the same prefix under the same constraints are decoded together, up to
-    /// [`batch_rows`] rows at once (one matrix product per layer serves every row, which is where a CPU's
-    /// throughput is); n-best requests run one by one (their beams are already a batch).
+    /// Greedy requests that continue the same prefix under the same constraints are decoded together by
+    /// continuous batching: [`batch_rows`] rows in flight, a finished row's slot taken by the next segment (one
+    /// matrix product per layer serves every row, which is where a CPU's throughput is); n-best requests run one
+    /// by one (their beams are already a batch).
     fn generate_many(&mut self, requests: &[GenRequest], cancel: &AtomicBool, on_done: OnDone<'_>) -> anyhow::Result<()> {
-        let rows = self.batch_rows;
-        let mut pending: Vec<usize> = Vec::new();
         let same_batch = |a: &GenRequest, b: &GenRequest| a.prefix == b.prefix && a.constraints == b.constraints;
-        for (i, r) in requests.iter().enumerate() {
-            if r.n <= 1 {
-                if pending.first().is_some_and(|&j| !same_batch(&requests[j], r)) || pending.len() >= rows {
-                    if !self.greedy_batch(requests, &std::mem::take(&mut pending), cancel, on_done)? {
-                        return Ok(());
-                    }
-                }
-                pending.push(i);
-                continue;
-            }
-            if !self.greedy_batch(requests, &std::mem::take(&mut pending), cancel, on_done)? || cancel.load(Ordering::SeqCst) {
-                return Ok(());
-            }
-            let g = self.generate(&r.prefix, &r.turn, r.n, r.max_tokens, &r.constraints, cancel);
+        let mut i = 0;
+        while i < requests.len() {
             if cancel.load(Ordering::SeqCst) {
                 return Ok(());
             }
-            on_done(i, g)?;
+            let r = &requests[i];
+            if r.n > 1 {
+                let g = self.generate(&r.prefix, &r.turn, r.n, r.max_tokens, &r.constraints, cancel);
+                if cancel.load(Ordering::SeqCst) {
+                    return Ok(());
+                }
+                on_done(i, g)?;
+                i += 1;
+                continue;
+            }
+            let end = (i..requests.len()).find(|&j| requests[j].n > 1 || !same_batch(r, &requests[j])).unwrap_or(requests.len());
+            let idx: Vec<usize> = (i..end).collect();
+            if !self.greedy_batch(requests, &idx, cancel, on_done)? {
+                return Ok(());
+            }
+            i = end;
         }
-        self.greedy_batch(requests, &pending, cancel, on_done)?;
         Ok(())
     }
 }
 
-/// Rows decoded together. Each row holds its own copy of the prefix's KV cache, so memory grows with it; 8 keeps a
-/// 1.5B model's batch under ~0.5 GB with a few-shot prefix. `REGISTRO_BATCH_ROWS` overrides it (1 = sequential).
-pub fn batch_rows() -> usize {
-    std::env::var("REGISTRO_BATCH_ROWS").ok().and_then(|v| v.trim().parse::<usize>().ok()).filter(|&n| n >= 1).unwrap_or(8).min(64)
+/// Rows in flight when the user did not choose (`REGISTRO_BATCH_ROWS`, 1 = one segment after the other): the
+/// engine's choice for this machine and model ([`Model::batch_rows`]), which bounds the KV cache.
+pub fn batch_rows_override() -> Option<usize> {
+    std::env::var("REGISTRO_BATCH_ROWS").ok().and_then(|v| v.trim().parse::<usize>().ok()).filter(|&n| n >= 1).map(|n| n.min(64))
 }
 
 impl EngineGenerator {
-    /// Decodes `idx` (greedy requests sharing prefix and constraints) as one batch and reports each. `false` when
-    /// cancelled: rows cut short are not reported.
+    /// Decodes `idx` (greedy requests sharing prefix and constraints) by continuous batching and reports each as
+    /// it finishes. `false` when cancelled: rows cut short are not reported.
     fn greedy_batch(&mut self, requests: &[GenRequest], idx: &[usize], cancel: &AtomicBool, on_done: OnDone<'_>) -> anyhow::Result<bool> {
         let Some(&first) = idx.first() else { return Ok(true) };
         if cancel.load(Ordering::SeqCst) {
             return Ok(false);
         }
         let head = &requests[first];
-        let result = (|| -> anyhow::Result<Vec<Generated>> {
+        let mut reported = vec![false; idx.len()];
+        // An error of the caller's `on_done` ends the call; an error of the engine retries the unfinished
+        // segments one at a time below, so each gets its own result or error.
+        let mut caller_error = None;
+        let result = (|| -> anyhow::Result<()> {
             let pre = self.cached_prefix(&head.prefix)?;
-            let prompts = idx.iter().map(|&i| self.model.encode(&requests[i].turn)).collect::<Result<Vec<_>, _>>()?;
-            let opts = self.options(idx.iter().map(|&i| requests[i].max_tokens).max().unwrap_or(0));
+            let mut prompts = Vec::with_capacity(idx.len());
+            for (k, &i) in idx.iter().enumerate() {
+                match self.model.encode(&requests[i].turn) {
+                    Ok(p) => prompts.push(p),
+                    Err(e) => {
+                        reported[k] = true;
+                        if let Err(e) = on_done(i, Err(e)) {
+                            caller_error = Some(e);
+                            anyhow::bail!("stopped by the caller");
+                        }
+                        prompts.push(Vec::new());
+                    }
+                }
+            }
+            let keep: Vec<usize> = (0..idx.len()).filter(|&k| !reported[k]).collect();
+            let prompts: Vec<Vec<u32>> = keep.iter().map(|&k| std::mem::take(&mut prompts[k])).collect();
+            let limits: Vec<usize> = keep.iter().map(|&k| requests[idx[k]].max_tokens).collect();
+            let opts = self.options(limits.iter().copied().max().unwrap_or(0));
+            let rows = self.batch_rows.unwrap_or_else(|| {
+                let widest = prompts.iter().zip(&limits).map(|(p, l)| p.len() + l).max().unwrap_or(0);
+                self.model.batch_rows(pre.tokens().len() + widest)
+            });
             let mut bias = if head.constraints.is_empty() { None } else { Some(self.bias(&head.constraints)?) };
             let mut none = NoProcessor;
             let proc: &mut dyn registro_engine::LogitsProcessor = match bias.as_mut() {
                 Some(b) => b,
                 None => &mut none,
             };
-            let gens = self.model.generate_batch(Some(&pre), &prompts, &opts, proc, &mut |_| {}, cancel)?;
-            Ok(gens.into_iter().map(|g| Generated { text: g.text.trim().to_string(), logprob: g.logprob, tokens: g.tokens.len() }).collect())
+            // `REGISTRO_FIXED_BATCHES=1` runs the path before continuous batching for comparison (`registro bench
+            // translate --fixed-batches`): batches of `rows` segments that shrink as rows finish, never refilled.
+            let chunk = if std::env::var("REGISTRO_FIXED_BATCHES").is_ok_and(|v| v == "1") { rows } else { prompts.len().max(1) };
+            for start in (0..prompts.len()).step_by(chunk) {
+                let end = (start + chunk).min(prompts.len());
+                self.model.generate_continuous(Some(&pre), &prompts[start..end], &limits[start..end], &opts, rows, &mut *proc, &mut |r, g| {
+                    // Nothing is reported after a cancel, and a row cut short is never reported.
+                    if cancel.load(Ordering::SeqCst) || g.as_ref().is_ok_and(|g| g.finish == FinishReason::Cancelled) {
+                        return Ok(());
+                    }
+                    let k = keep[start + r];
+                    reported[k] = true;
+                    let g = g.map(|g| vec![Generated { text: g.text.trim().to_string(), logprob: g.logprob, tokens: g.tokens.len() }]);
+                    on_done(idx[k], g).map_err(|e| {
+                        caller_error = Some(e);
+                        anyhow::anyhow!("stopped by the caller")
+                    })
+                }, cancel)?;
+            }
+            Ok(())
         })();
+        if let Some(e) = caller_error {
+            return Err(e);
+        }
         if cancel.load(Ordering::SeqCst) {
             return Ok(false);
         }
-        match result {
-            Ok(gens) => {
-                for (&i, g) in idx.iter().zip(gens) {
-                    // A cancel from a batch-mate's report stops here too: nothing is reported after a cancel.
+        if let Err(e) = result {
+            let left: Vec<usize> = (0..idx.len()).filter(|&k| !reported[k]).map(|k| idx[k]).collect();
+            if left.len() == 1 {
+                on_done(left[0], Err(e))?;
+            } else {
+                for i in left {
+                    let r = &requests[i];
+                    let g = self.generate(&r.prefix, &r.turn, 1, r.max_tokens, &r.constraints, cancel);
                     if cancel.load(Ordering::SeqCst) {
                         return Ok(false);
                     }
-                    on_done(i, Ok(vec![g]))?;
+                    on_done(i, g)?;
                 }
             }
-            // One failure (a prompt past the context length, say) must not sink its batch-mates: retry them alone
-            // so each segment gets its own result or error.
-            Err(_) if idx.len() > 1 => {
-                for &i in idx {
-                    if !self.greedy_batch(requests, &[i], cancel, on_done)? {
-                        return Ok(false);
-                    }
-                }
-            }
-            Err(e) => on_done(first, Err(e))?,
         }
         Ok(true)
     }

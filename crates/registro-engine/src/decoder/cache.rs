@@ -25,6 +25,18 @@ struct LayerKv {
     owner: Arc<()>,
 }
 
+impl LayerKv {
+    /// Makes the buffers this cache's alone before an in-place write that is not an append.
+    fn own(&mut self) -> Result<()> {
+        if Arc::strong_count(&self.owner) > 1 {
+            self.k = self.k.copy()?;
+            self.v = self.v.copy()?;
+            self.owner = Arc::new(());
+        }
+        Ok(())
+    }
+}
+
 /// Keys and values of every layer for a batch of rows; cheap to clone (buffers are shared, copy-on-write).
 #[derive(Clone, Debug)]
 pub struct KvCache {
@@ -129,6 +141,107 @@ impl KvCache {
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(KvCache { layers, rows: idx.iter().map(|&i| self.rows[i].clone()).collect() })
+    }
+
+    /// Columns `row` attends to (its tokens; padding excluded).
+    pub fn row_columns(&self, row: usize) -> usize {
+        self.rows[row].colpos.iter().filter(|&&p| p >= 0).count()
+    }
+
+    /// Puts row `src_row` of `src` into slot `row` of this cache, in place: continuous batching hands a finished
+    /// row's slot to the next prompt, prefilled on its own. A decode step attends to every unmasked column, in
+    /// any order (each key already carries its RoPE position), so the new row's tokens go to the front of the
+    /// slot and the old row's columns after them become padding; a source wider than this cache first widens
+    /// every row with padding columns.
+    pub fn set_row(&mut self, row: usize, src: &KvCache, src_row: usize) -> Result<()> {
+        if row >= self.batch() || src_row >= src.batch() {
+            bail!("set_row: row {row} of {} from row {src_row} of {}", self.batch(), src.batch());
+        }
+        if src.layers.len() != self.layers.len() {
+            bail!("set_row: {} layers into {}", src.layers.len(), self.layers.len());
+        }
+        let cols = src.visible(src_row);
+        if cols.len() > self.len() {
+            self.pad_columns(cols.len() - self.len())?;
+        }
+        let dev_ids = |t: &Tensor| Tensor::new(cols.as_slice(), t.device());
+        for (dst, from) in self.layers.iter_mut().zip(&src.layers) {
+            let (Some(d), Some(f)) = (dst.as_mut(), from.as_ref()) else { bail!("set_row: a layer holds no keys yet") };
+            d.own()?;
+            let ids = dev_ids(&f.k)?;
+            for (buf, from) in [(&d.k, &f.k), (&d.v, &f.v)] {
+                let block = from.narrow(0, src_row, 1)?.index_select(&ids, 2)?.contiguous()?;
+                buf.narrow(0, row, 1)?.slice_set(&block, 2, 0)?;
+            }
+        }
+        let st = &src.rows[src_row];
+        let pad = self.len() - cols.len();
+        let mut colpos: Vec<i32> = cols.iter().map(|&c| st.colpos[c as usize]).collect();
+        colpos.extend(std::iter::repeat(-1).take(pad));
+        self.rows[row] = RowState { colpos, next_pos: st.next_pos, has_padding: pad > 0 };
+        Ok(())
+    }
+
+    /// Moves every row's tokens to the front of its slot and drops the columns no row attends to, so the cache
+    /// is as wide as its longest row. Continuous batching calls it when padding has piled up (every decode step
+    /// adds a column to every row, and a refilled slot leaves its old columns behind): without it a long document
+    /// would grow the cache, and each step's attention, without bound.
+    pub fn compact(&mut self) -> Result<()> {
+        let width = (0..self.batch()).map(|r| self.row_columns(r)).max().unwrap_or(0);
+        if width == self.len() {
+            return Ok(());
+        }
+        let visible: Vec<Vec<u32>> = (0..self.batch()).map(|r| self.visible(r)).collect();
+        for l in self.layers.iter_mut().flatten() {
+            let (b, heads, _, dim) = l.k.dims4()?;
+            let cap = width + (width / 2).max(16);
+            let (k, v) = (Tensor::zeros((b, heads, cap, dim), l.k.dtype(), l.k.device())?, Tensor::zeros((b, heads, cap, dim), l.v.dtype(), l.v.device())?);
+            for (r, cols) in visible.iter().enumerate().filter(|(_, c)| !c.is_empty()) {
+                let ids = Tensor::new(cols.as_slice(), l.k.device())?;
+                k.narrow(0, r, 1)?.slice_set(&l.k.narrow(0, r, 1)?.index_select(&ids, 2)?.contiguous()?, 2, 0)?;
+                v.narrow(0, r, 1)?.slice_set(&l.v.narrow(0, r, 1)?.index_select(&ids, 2)?.contiguous()?, 2, 0)?;
+            }
+            *l = LayerKv { k, v, len: width, owner: Arc::new(()) };
+        }
+        for (st, cols) in self.rows.iter_mut().zip(&visible) {
+            let mut colpos: Vec<i32> = cols.iter().map(|&c| st.colpos[c as usize]).collect();
+            colpos.extend(std::iter::repeat(-1).take(width - cols.len()));
+            st.has_padding = cols.len() < width;
+            st.colpos = colpos;
+        }
+        Ok(())
+    }
+
+    /// This cache's rows followed by rows `rows` of `other` (a batch that grows while it decodes).
+    pub fn stack(&self, other: &KvCache, rows: &[usize]) -> Result<KvCache> {
+        let n = self.batch();
+        // Placeholder copies of row 0, overwritten below: `select` gives buffers of the final height.
+        let idx: Vec<usize> = (0..n).chain(std::iter::repeat(0).take(rows.len())).collect();
+        let mut out = self.select(&idx)?;
+        for (k, &r) in rows.iter().enumerate() {
+            out.set_row(n + k, other, r)?;
+        }
+        Ok(out)
+    }
+
+    /// Indices of the columns `row` attends to, in order.
+    fn visible(&self, row: usize) -> Vec<u32> {
+        self.rows[row].colpos.iter().enumerate().filter(|(_, &p)| p >= 0).map(|(c, _)| c as u32).collect()
+    }
+
+    /// Appends `n` padding columns to every row.
+    fn pad_columns(&mut self, n: usize) -> Result<()> {
+        for layer in 0..self.layers.len() {
+            let Some(e) = &self.layers[layer] else { continue };
+            let (b, heads, _, dim) = e.k.dims4()?;
+            let zeros = Tensor::zeros((b, heads, n, dim), e.k.dtype(), e.k.device())?;
+            self.append(layer, zeros.clone(), zeros)?;
+        }
+        for st in &mut self.rows {
+            st.colpos.extend(std::iter::repeat(-1).take(n));
+            st.has_padding = true;
+        }
+        Ok(())
     }
 
     /// Bytes held by keys and values (allocated capacity, shared buffers counted in every holder).

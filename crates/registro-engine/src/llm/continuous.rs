@@ -1,0 +1,295 @@
+//! Continuous batching: many prompts decoded greedily (or sampled) with at most `rows` of them in flight. When a
+//! row finishes, its slot in the KV cache goes to the next prompt — prefilled on its own over the shared prefix,
+//! then decoding beside the others — instead of the batch shrinking until its longest row is done. On a CPU one
+//! decode step costs about the same for 2 rows as for 8 (the weights are read once per step), so a batch kept
+//! full is where a document's throughput comes from.
+use super::*;
+
+/// Called as each prompt of [`Model::generate_continuous`] finishes, with the prompt's index; an error stops the
+/// call and is returned from it.
+pub type OnDone<'a> = &'a mut dyn FnMut(usize, Result<Generation>) -> Result<()>;
+
+/// A cache row's prompt and where its decoding stands.
+struct Slot {
+    prompt: usize,
+    out: Out,
+    /// Logits to pick the next token from (after its prefill or a decode step), or the token to feed next.
+    state: SlotState,
+    started: Instant,
+    prefill_secs: f64,
+    rng: Rng,
+}
+
+enum SlotState {
+    Logits(Vec<f32>),
+    Token(u32),
+}
+
+/// Compaction runs when the cache is this much wider than its longest row (and at least `COMPACT_SLACK` columns
+/// wider): the copy is paid once per many steps, and the padding attended over stays under half the columns.
+const COMPACT_RATIO: usize = 2;
+const COMPACT_SLACK: usize = 64;
+
+/// What the KV cache of one continuous batch may hold. Each row's cache is bounded by compaction to
+/// `COMPACT_RATIO` × its longest row (prefix + prompt + output) plus `COMPACT_SLACK` columns, so this caps the
+/// batch's memory whatever the document's length: 1 GiB is under a tenth of a laptop's memory and, with a
+/// 1.5B model's 56 KiB per token, still allows 16 rows of 500 tokens.
+const KV_BUDGET: usize = 1 << 30;
+/// Rows past which a CPU decode step gets no cheaper per row: the weights are read once per step whatever the
+/// rows, so more rows share that read until the step is compute-bound (`registro bench engine --batch N`).
+const CPU_ROWS: usize = 16;
+/// A GPU has the parallelism for more rows; memory is the budget's to bound.
+const GPU_ROWS: usize = 64;
+
+impl Model {
+    /// Bytes one token takes in the KV cache of one row (keys and values of every layer, f32).
+    pub fn kv_bytes_per_token(&self) -> usize {
+        let c = &self.decoder.cfg;
+        2 * c.n_layer * c.n_kv_head * c.head_dim * std::mem::size_of::<f32>()
+    }
+
+    /// Rows for [`Model::generate_continuous`] when a row reaches `columns` tokens (prefix + prompt + output):
+    /// as many as the device makes worthwhile, and no more than keep the batch's KV cache within `KV_BUDGET`.
+    pub fn batch_rows(&self, columns: usize) -> usize {
+        let per_row = self.kv_bytes_per_token() * (COMPACT_RATIO * columns + COMPACT_SLACK);
+        let cap = if self.device().is_cpu() { CPU_ROWS } else { GPU_ROWS };
+        (KV_BUDGET / per_row.max(1)).clamp(1, cap)
+    }
+
+    /// Decodes every prompt (each continuing `prefix` when given) with at most `rows` prompts in one batch;
+    /// a finished row's slot is refilled by the next prompt. `max_tokens[i]` caps prompt `i` (missing entries:
+    /// `opts.max_tokens`). `on_done` sees each prompt as it finishes, in finishing order. A prompt that does
+    /// not fit the context gets its own error and the others go on. On a cancel the rows in flight are reported
+    /// with [`FinishReason::Cancelled`] and prompts not started are not reported. Greedy outputs are those of
+    /// [`Model::generate`] on each prompt alone.
+    #[allow(clippy::too_many_arguments)]
+    pub fn generate_continuous(
+        &self,
+        prefix: Option<&Prefix>,
+        prompts: &[Vec<u32>],
+        max_tokens: &[usize],
+        opts: &GenerateOptions,
+        rows: usize,
+        proc: &mut dyn LogitsProcessor,
+        on_done: OnDone,
+        cancel: &AtomicBool,
+    ) -> Result<()> {
+        self.decode_rows(prefix, prompts, max_tokens, opts, rows, proc, &mut |_| {}, on_done, cancel)
+    }
+
+    /// The loop behind [`Model::generate_continuous`] and [`Model::generate_batch`] (which is one admission of
+    /// every prompt, rows dropped as they finish).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn decode_rows(
+        &self,
+        prefix: Option<&Prefix>,
+        prompts: &[Vec<u32>],
+        max_tokens: &[usize],
+        opts: &GenerateOptions,
+        rows: usize,
+        proc: &mut dyn LogitsProcessor,
+        on_token: OnToken,
+        on_done: OnDone,
+        cancel: &AtomicBool,
+    ) -> Result<()> {
+        let rows = rows.max(1);
+        let base = prefix.map_or(0, |p| p.tokens.len());
+        let seed = match opts.sampling {
+            Sampling::Sample { seed, .. } => seed,
+            Sampling::Greedy => 0,
+        };
+        let limit = |i: usize| max_tokens.get(i).copied().unwrap_or(opts.max_tokens);
+        let report = |s: Slot, finish: FinishReason, on_done: &mut dyn FnMut(usize, Result<Generation>) -> Result<()>| {
+            let o = s.out;
+            let g = Generation {
+                tokens: o.tokens,
+                text: o.text,
+                finish: o.finish.unwrap_or(finish),
+                logprob: o.logprob,
+                prompt_tokens: base + prompts[s.prompt].len(),
+                prefill_secs: s.prefill_secs,
+                decode_secs: (s.started.elapsed().as_secs_f64() - s.prefill_secs).max(0.0),
+            };
+            on_done(s.prompt, Ok(g))
+        };
+        let mut next = 0;
+        let mut cache: Option<KvCache> = None;
+        // `slots[j]` is cache row j; `None` is a finished row whose slot waits for the next prompt.
+        let mut slots: Vec<Option<Slot>> = Vec::new();
+        loop {
+            // Admit prompts into free slots (and, until the batch has `rows` rows, new ones).
+            let free: Vec<usize> = (0..slots.len()).filter(|&j| slots[j].is_none()).collect();
+            let room = free.len() + rows.saturating_sub(slots.len());
+            if room > 0 && next < prompts.len() && !cancel.load(Ordering::Relaxed) {
+                let mut group = Vec::new();
+                while group.len() < room && next < prompts.len() {
+                    let i = next;
+                    // An empty prompt continues the prefix's own last logits: it cannot share a prefill with
+                    // prompts that have tokens, so a group is all empty or none.
+                    if group.first().is_some_and(|&g: &usize| prompts[g].is_empty() != prompts[i].is_empty()) {
+                        break;
+                    }
+                    next += 1;
+                    let needed = base + prompts[i].len();
+                    if needed > self.info.context_len {
+                        on_done(i, Err(anyhow::anyhow!("sequence of {needed} tokens exceeds the context length {}", self.info.context_len)))?;
+                        continue;
+                    }
+                    group.push(i);
+                }
+                if !group.is_empty() {
+                    let t = Instant::now();
+                    let ps: Vec<Vec<u32>> = group.iter().map(|&i| prompts[i].clone()).collect();
+                    let (c, logits) = self.start(prefix, &ps)?;
+                    let prefill_secs = t.elapsed().as_secs_f64();
+                    let fresh: Vec<Slot> = group
+                        .iter()
+                        .zip(logits)
+                        .map(|(&i, l)| Slot {
+                            prompt: i,
+                            out: Out::default(),
+                            state: SlotState::Logits(l),
+                            started: t,
+                            prefill_secs,
+                            rng: Rng::new(seed.wrapping_add(i as u64)),
+                        })
+                        .collect();
+                    cache = Some(match cache.take() {
+                        None => {
+                            slots = fresh.into_iter().map(Some).collect();
+                            c
+                        }
+                        Some(mut batch) => {
+                            let mut fresh = fresh.into_iter().enumerate();
+                            for &j in &free {
+                                let Some((r, s)) = fresh.next() else { break };
+                                batch.set_row(j, &c, r)?;
+                                slots[j] = Some(s);
+                            }
+                            let extra: Vec<(usize, Slot)> = fresh.collect();
+                            if !extra.is_empty() {
+                                batch = batch.stack(&c, &extra.iter().map(|(r, _)| *r).collect::<Vec<_>>())?;
+                                slots.extend(extra.into_iter().map(|(_, s)| Some(s)));
+                            }
+                            batch
+                        }
+                    });
+                }
+            }
+            if cancel.load(Ordering::Relaxed) {
+                for s in slots.into_iter().flatten() {
+                    report(s, FinishReason::Cancelled, &mut *on_done)?;
+                }
+                return Ok(());
+            }
+            // Pick each row's next token where logits wait; a row that finishes frees its slot.
+            let mut freed = false;
+            for j in 0..slots.len() {
+                let Some(s) = slots[j].as_mut() else { continue };
+                let SlotState::Logits(row) = &mut s.state else { continue };
+                let i = s.prompt;
+                let tok = self.pick(&mut s.out, i, row, opts, limit(i), proc, &mut s.rng, on_token)?;
+                let at = cache.as_ref().map_or(0, |c| c.row_len(j));
+                match tok {
+                    Some(t) if at < self.info.context_len => s.state = SlotState::Token(t),
+                    Some(_) => {
+                        let s = slots[j].take().expect("slot checked above");
+                        on_done(s.prompt, Err(anyhow::anyhow!("sequence of {} tokens exceeds the context length {}", at + 1, self.info.context_len)))?;
+                        freed = true;
+                    }
+                    None => {
+                        let s = slots[j].take().expect("slot checked above");
+                        report(s, FinishReason::Length, &mut *on_done)?;
+                        freed = true;
+                    }
+                }
+            }
+            if freed && next < prompts.len() && !cancel.load(Ordering::Relaxed) {
+                continue;
+            }
+            let live: Vec<usize> = (0..slots.len()).filter(|&j| slots[j].is_some()).collect();
+            if live.is_empty() {
+                return Ok(());
+            }
+            let Some(mut batch) = cache.take() else { bail!("rows in flight without a cache") };
+            if live.len() != slots.len() {
+                batch = batch.select(&live)?;
+                let kept: Vec<Option<Slot>> = live.iter().map(|&j| slots[j].take()).collect();
+                slots = kept;
+            }
+            let widest = (0..batch.batch()).map(|r| batch.row_columns(r)).max().unwrap_or(0);
+            if batch.len() > COMPACT_RATIO * widest + COMPACT_SLACK {
+                batch.compact()?;
+            }
+            let toks: Vec<[u32; 1]> = slots
+                .iter()
+                .map(|s| match s.as_ref().map(|s| &s.state) {
+                    Some(SlotState::Token(t)) => Ok([*t]),
+                    _ => Err(anyhow::anyhow!("a row in flight has no token to feed")),
+                })
+                .collect::<Result<_>>()?;
+            let feed: Vec<&[u32]> = toks.iter().map(|t| t.as_slice()).collect();
+            let l = self.decoder.forward(&feed, &mut batch, false)?;
+            for (s, row) in slots.iter_mut().zip(rows_of(&l)?) {
+                if let Some(s) = s.as_mut() {
+                    s.state = SlotState::Logits(row);
+                }
+            }
+            cache = Some(batch);
+        }
+    }
+
+    /// One decoding step of one row: processors, the n-gram guard, the choice of token, stop tokens and stop
+    /// strings, streaming. `Some(token)` to feed next, `None` when the row is finished (`o.finish` says why).
+    #[allow(clippy::too_many_arguments)]
+    fn pick(
+        &self,
+        o: &mut Out,
+        i: usize,
+        row: &mut [f32],
+        opts: &GenerateOptions,
+        max_tokens: usize,
+        proc: &mut dyn LogitsProcessor,
+        rng: &mut Rng,
+        on_token: OnToken,
+    ) -> Result<Option<u32>> {
+        if max_tokens == 0 {
+            o.finish = Some(FinishReason::Length);
+            return Ok(None);
+        }
+        proc.process(i, &o.tokens, row);
+        logits::ban_repeated_ngrams(&o.tokens, opts.no_repeat_ngram, row);
+        let tok = logits::sample(row, &opts.sampling, rng);
+        let lp = logits::log_prob(row, tok);
+        if !opts.ignore_eos && (self.info.eos.contains(&tok) || opts.stop_tokens.contains(&tok)) {
+            o.finish = Some(FinishReason::Eos);
+            return Ok(None);
+        }
+        o.tokens.push(tok);
+        o.logprob += lp;
+        if self.codec.is_some() {
+            let text = self.decode(&o.tokens)?;
+            if let Some(cut) = find_stop(&text, &opts.stop_strings, o.emitted) {
+                let delta = text[o.emitted.min(cut)..cut].to_string();
+                on_token(&TokenEvent { row: i, token: tok, text: &delta });
+                o.text = text[..cut].to_string();
+                o.finish = Some(FinishReason::Stop);
+                return Ok(None);
+            }
+            // Hold back a trailing replacement char: the next token may complete the character, and hold back a
+            // possible stop-string start so it is never streamed.
+            let safe = stream_safe_len(&text, &opts.stop_strings);
+            let delta = if safe > o.emitted { text[o.emitted..safe].to_string() } else { String::new() };
+            o.emitted = o.emitted.max(safe);
+            on_token(&TokenEvent { row: i, token: tok, text: &delta });
+            o.text = text;
+        } else {
+            on_token(&TokenEvent { row: i, token: tok, text: "" });
+        }
+        if o.tokens.len() >= max_tokens {
+            o.finish = Some(FinishReason::Length);
+            return Ok(None);
+        }
+        Ok(Some(tok))
+    }
+}
