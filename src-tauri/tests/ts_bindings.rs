@@ -23,7 +23,7 @@ fn visit_roots(v: &mut Generator) {
     use registro_core::projects::{ImportOptions, ImportSummary, RunDetail, SegmentRow};
     use registro_core::report::{
         CompareOptions, CompareRequest, Comparison, DrillOptions, DrillPage, HumanSummary, Rating, RatingItem,
-        ReportFiles, RunQuery, RunSummary,
+        ReportFiles, RunPage, RunQuery, RunSummary,
     };
     use registro_core::rewrite::{RewriteOutcome, Weights};
     use registro_core::translate::{SegmentCheck, SegmentOut};
@@ -50,6 +50,7 @@ fn visit_roots(v: &mut Generator) {
     // Dashboard.
     v.root::<RunQuery>();
     v.root::<RunSummary>();
+    v.root::<RunPage>();
     v.root::<dashboard::ImportOutcome>();
     v.root::<CompareRequest>();
     v.root::<CompareOptions>();

@@ -1,7 +1,9 @@
-//! The Dashboard view: list and filter runs, import a folder of submissions, compare N runs (tables, charts as
-//! SVG), drill into segments, rate outputs blind, and export. Each command is a call into `registro_core::report`
-//! (or `registro_core::eval` for the import). The last prepared comparison is kept here so changing the baseline,
-//! drilling down or summarising ratings does not recompute per-segment statistics.
+//! The Dashboard view: list and filter runs (a page at a time), import a folder of submissions, compare N runs
+//! (tables; each chart's SVG rendered when the page shows it), drill into segments, rate outputs blind, and
+//! export. Each command is a call into `registro_core::report` (or `registro_core::eval` for the import), on
+//! tokio's blocking pool so the window never waits on the store or a computation. The last prepared comparison is
+//! kept here so changing the baseline, drilling down or summarising ratings does not recompute per-segment
+//! statistics.
 
 use std::sync::Mutex;
 
@@ -9,7 +11,7 @@ use registro_core::eval::{discover_submissions, eval_config, run_eval, EvalSetti
 use registro_core::progress::Progress;
 use registro_core::report::{
     self, CompareOptions, CompareRequest, Comparison, DrillOptions, DrillPage, HumanSummary, ImageFormat, Prepared, Rating,
-    RatingItem, ReportFiles, RunQuery, RunSummary,
+    RatingItem, ReportFiles, RunPage, RunQuery,
 };
 use registro_store::RunId;
 use tauri::ipc::Channel;
@@ -37,10 +39,11 @@ fn with_loaded<T>(f: impl FnOnce(&mut Loaded) -> CmdResult<T>) -> CmdResult<T> {
     }
 }
 
-#[tauri::command(async)]
-pub fn dashboard_list_runs(state: State<'_, AppState>, query: Option<RunQuery>) -> CmdResult<Vec<RunSummary>> {
+/// One page of the runs matching `query` (filter, order, offset and page size), with how many match in all.
+#[tauri::command]
+pub async fn dashboard_list_runs(app: AppHandle, query: Option<RunQuery>) -> CmdResult<RunPage> {
     let q = query.unwrap_or_default();
-    state.with_store(|s| report::list_runs(s, &q))
+    blocking(app, move |state| state.with_store(|s| report::list_runs(s, &q))).await
 }
 
 #[derive(serde::Serialize, ts_rs::TS)]
@@ -82,17 +85,30 @@ pub async fn dashboard_import_submissions(
 }
 
 /// Compares `request.runs` against `request.baseline`; per-segment work is reused when the same runs are compared
-/// again (another baseline, other bootstrap settings).
+/// again (another baseline, other bootstrap settings). Reports each system it prepares on `on_progress`;
+/// `cancel_operation(op_id)` stops it between systems (the comparison on screen, if any, stays loaded).
 #[tauri::command]
-pub async fn dashboard_compare(app: AppHandle, request: CompareRequest, options: Option<CompareOptions>) -> CmdResult<Comparison> {
+pub async fn dashboard_compare(
+    app: AppHandle,
+    request: CompareRequest,
+    options: Option<CompareOptions>,
+    op_id: String,
+    on_progress: Channel<Progress>,
+) -> CmdResult<Comparison> {
     let opts = options.unwrap_or_default();
     blocking(app, move |state| {
+        let op = state.ops.start(&op_id);
+        let mut progress = |p: Progress| {
+            let _ = on_progress.send(p);
+        };
         let mut g = LOADED.lock().unwrap_or_else(|p| p.into_inner());
         let reuse = g.as_ref().is_some_and(|l| l.runs == request.runs && l.reference == request.reference);
         if !reuse {
+            let k = request.runs.len() as u64;
+            progress(Progress { done: 0, total: k, message: format!("reading {k} runs") });
             let mut store = state.open_store()?;
             let data = report::load(&store, &request)?;
-            let prep = report::prepare_stored(data, &mut store)?;
+            let prep = report::prepare_stored_with(data, &mut store, op.token.flag(), &mut progress)?;
             *g = Some(Loaded { runs: request.runs.clone(), reference: request.reference.clone(), prep, last: None });
         }
         let l = g.as_mut().expect("just loaded");
@@ -107,7 +123,9 @@ pub async fn dashboard_compare(app: AppHandle, request: CompareRequest, options:
                 .ok_or_else(|| CmdError::msg(format!("baseline run {b} is not among the compared runs")))?,
         };
         l.prep.data.baseline = base;
-        let cmp = report::compare(&l.prep, &opts)?;
+        let k = l.prep.data.systems.len() as u64;
+        progress(Progress { done: k, total: k, message: "tables and significance".into() });
+        let cmp = report::compare_with(&l.prep, &opts, op.token.flag())?;
         // What this comparison computed is kept for the next opening; failing to keep it costs only that.
         if let Ok(mut store) = state.open_store() {
             let _ = report::store_computed(&l.prep, &mut store);
@@ -185,6 +203,20 @@ pub async fn dashboard_save_chart(app: AppHandle, key: String, file: String) -> 
         let bytes = chart.render(format, EXPORT_SIZE)?;
         std::fs::write(&path, bytes).map_err(|e| CmdError::msg(format!("cannot write {}: {e}", path.display())))?;
         Ok(path.display().to_string())
+    })
+    .await
+}
+
+/// The SVG of one chart of the comparison on screen, rendered when the page is about to show it (a comparison of
+/// many runs has charts the user may never scroll to).
+#[tauri::command]
+pub async fn dashboard_chart_svg(app: AppHandle, key: String) -> CmdResult<String> {
+    blocking(app, move |_| {
+        let chart = with_loaded(|l| {
+            let cmp = l.last.as_ref().ok_or_else(|| CmdError::msg("compare the runs first"))?;
+            Ok(cmp.chart(&key).ok_or_else(|| CmdError::msg(format!("no chart {key:?} in this comparison")))?.chart.clone())
+        })?;
+        Ok(chart.to_svg(CompareOptions::default().chart_size)?)
     })
     .await
 }

@@ -3,16 +3,20 @@
 
 import { type ChosenFile, type Id, type Operation, type Progress, call, startOperation } from '../api';
 
-import type { CompareOptions, Comparison, DrillPage, DrillSort, HumanSummary, ImportOutcome, Rating, RatingItem, ReportFiles, RunQuery, RunSummary, SentenceMetric } from '../bindings';
+import type { CompareOptions, Comparison, DrillPage, DrillSort, HumanSummary, ImportOutcome, Rating, RatingItem, ReportFiles, RunPage, RunQuery, SentenceMetric } from '../bindings';
 // Every generated type is this module's too, so views import them from one place.
 export type * from '../bindings';
 
-export const dashboardListRuns = (query: RunQuery) => call<RunSummary[]>('dashboard_list_runs', { query });
+/** One page of the runs matching `query`, with the number that match in all. */
+export const dashboardListRuns = (query: RunQuery) => call<RunPage>('dashboard_list_runs', { query });
 /** `folder` from `chooseFile('submissions')`. */
 export const importSubmissions = (folder: ChosenFile, project: string, onProgress: (p: Progress) => void): Operation<ImportOutcome> =>
   startOperation<ImportOutcome>('dashboard_import_submissions', { folder: folder.token, project }, onProgress);
-export const compareRuns = (runs: Id[], baseline: Id | null, options: CompareOptions = {}) =>
-  call<Comparison>('dashboard_compare', { request: { runs, baseline, reference: null }, options });
+/** A comparison reports each run it prepares through `onProgress`; `cancel()` stops it between runs. */
+export const compareRuns = (runs: Id[], baseline: Id | null, options: CompareOptions, onProgress: (p: Progress) => void): Operation<Comparison> =>
+  startOperation<Comparison>('dashboard_compare', { request: { runs, baseline, reference: null }, options }, onProgress);
+/** The SVG of chart `key` of the comparison on screen (rendered only when the page shows it). */
+export const chartSvg = (key: string) => call<string>('dashboard_chart_svg', { key });
 export const drilldown = (a: Id, b: Id, metric: SentenceMetric, sort: DrillSort, offset = 0, limit = 10) =>
   call<DrillPage>('dashboard_drilldown', { options: { a, b, metric, sort, offset, limit } });
 export const ratingItems = (runs: Id[], count: number, rater: string, seed?: number) =>

@@ -1,10 +1,11 @@
 // Dashboard results: sortable tables (95% CIs, significance markers, signatures) and charts rendered by the
-// backend (plotters SVG, shown through <img> so no markup from data is ever parsed into the page).
+// backend (plotters SVG, shown through <img> so no markup from data is ever parsed into the page). A chart's SVG
+// is asked for when its thumbnail scrolls into view, so a comparison of many runs builds no chart nobody looks at.
 
 import { chooseFile } from '../api';
 import { errorMessage } from '../components';
 import { clear, h } from '../dom';
-import { type Cell, type Comparison, type NamedChart, type Table, saveChart } from './dashboard-api';
+import { type Cell, type Comparison, type NamedChart, type Table, chartSvg, saveChart } from './dashboard-api';
 
 function fmt(v: number, d: number): string {
   return Number.isFinite(v) ? v.toFixed(d) : '–';
@@ -75,23 +76,43 @@ export function tableView(t: Table): HTMLElement {
 
 const urls: string[] = [];
 
-/** An <img> showing backend SVG; object URLs are revoked when the next comparison replaces them. */
-function svgImage(svg: string, cls: string, alt: string): HTMLImageElement {
+/** An object URL for backend SVG; revoked when the next comparison replaces them. */
+function svgUrl(svg: string): string {
   const url = URL.createObjectURL(new Blob([svg], { type: 'image/svg+xml' }));
   urls.push(url);
-  return h('img', { class: cls, src: url, alt });
+  return url;
 }
 
 export function releaseImages(): void {
   for (const u of urls.splice(0)) URL.revokeObjectURL(u);
 }
 
-/** Thumbnails of every chart; clicking one opens it large with SVG/PNG export. */
+/**
+ * Thumbnails of every chart, each rendered by the backend when it first scrolls into view; clicking one opens it
+ * large with SVG/PNG export.
+ */
 export function chartsView(cmp: Comparison, notify: (m: string, k?: 'info' | 'error') => void): HTMLElement {
   const viewer = h('div', { class: 'dash-chart-viewer', 'data-testid': 'dash-chart-viewer' });
-  const open = (c: NamedChart) => {
+  // One request per chart, whoever asks first (the thumbnail scrolling in, or a click on it).
+  const asked = new Map<string, Promise<string>>();
+  const urlOf = (c: NamedChart): Promise<string> => {
+    let p = asked.get(c.key);
+    if (!p) {
+      p = (c.svg ? Promise.resolve(c.svg) : chartSvg(c.key)).then(svgUrl);
+      asked.set(c.key, p);
+      p.catch(() => asked.delete(c.key));
+    }
+    return p;
+  };
+  const open = async (c: NamedChart) => {
     clear(viewer);
-    if (!c.svg) return;
+    let url: string;
+    try {
+      url = await urlOf(c);
+    } catch (e) {
+      notify(errorMessage(e), 'error');
+      return;
+    }
     const exportAs = async (ext: 'svg' | 'png') => {
       try {
         const file = await chooseFile('save-chart', `${c.key}.${ext}`);
@@ -110,25 +131,42 @@ export function chartsView(cmp: Comparison, notify: (m: string, k?: 'info' | 'er
         h('button', { class: 'btn small', 'data-testid': 'dash-chart-save-png', onclick: () => void exportAs('png') }, 'Save PNG'),
         h('button', { class: 'btn small', onclick: () => clear(viewer) }, 'Close'),
       ),
-      svgImage(c.svg, 'dash-chart-large', c.title),
+      h('img', { class: 'dash-chart-large', src: url, alt: c.title }),
     );
     viewer.setAttribute('data-open', c.key);
     viewer.scrollIntoView({ block: 'nearest' });
   };
-  const grid = h(
-    'div',
-    { class: 'dash-chart-grid' },
-    ...cmp.charts
-      .filter((c) => c.svg)
-      .map((c) =>
-        h(
-          'button',
-          { class: 'dash-chart-thumb', 'data-testid': 'dash-chart-thumb', 'data-key': c.key, title: `Open “${c.title}”`, onclick: () => open(c) },
-          svgImage(c.svg ?? '', 'dash-thumb-img', c.title),
-          h('span', { class: 'small' }, c.title),
-        ),
-      ),
+  const thumbs = cmp.charts.map((c) => {
+    const img = h('img', { class: 'dash-thumb-img', alt: c.title });
+    const thumb = h(
+      'button',
+      { class: 'dash-chart-thumb', 'data-testid': 'dash-chart-thumb', 'data-key': c.key, title: `Open “${c.title}”`, onclick: () => void open(c) },
+      img,
+      h('span', { class: 'small' }, c.title),
+    );
+    return { c, img, thumb };
+  });
+  const byThumb = new Map(thumbs.map((t) => [t.thumb as Element, t]));
+  // A hidden view or a chart below the fold intersects nothing, so nothing is rendered for it.
+  const seen = new IntersectionObserver(
+    (entries) => {
+      for (const e of entries) {
+        const t = e.isIntersecting ? byThumb.get(e.target) : undefined;
+        if (!t) continue;
+        seen.unobserve(e.target);
+        urlOf(t.c).then(
+          (url) => {
+            t.img.src = url;
+            t.thumb.setAttribute('data-rendered', '1');
+          },
+          (err) => notify(errorMessage(err), 'error'),
+        );
+      }
+    },
+    { rootMargin: '200px' },
   );
+  for (const t of thumbs) seen.observe(t.thumb);
+  const grid = h('div', { class: 'dash-chart-grid' }, ...thumbs.map((t) => t.thumb));
   return h('section', { class: 'card', 'data-testid': 'dash-charts' }, h('h3', {}, 'Charts'), grid, viewer);
 }
 

@@ -1,11 +1,16 @@
-//! Listing stored runs for the Dashboard's run picker, filtered by project, task, language pair, register,
-//! model and date.
+//! The Dashboard's runs table: one page of the stored runs, filtered by project, task, language pair, register,
+//! model and date, in a chosen order, with the number of runs that match. Filtering, ordering and paging are the
+//! store's query, so a page costs the same with ten runs or ten thousand.
 
 use std::collections::HashMap;
 
 use anyhow::Result;
-use registro_store::{Run, RunFilter, RunStatus, Store, Task};
+use registro_store::{Run, RunFilter, RunNarrowing, RunPageQuery, RunSort, RunStatus, Store, Task};
 use serde::{Deserialize, Serialize};
+
+/// Rows per page when the query names none, and the most a page may hold.
+pub const DEFAULT_PAGE: usize = 50;
+pub const MAX_PAGE: usize = 500;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ts_rs::TS)]
 #[ts(optional_fields = nullable)]
@@ -26,6 +31,15 @@ pub struct RunQuery {
     /// Only finished runs by default; `include_unfinished` lists running/failed ones too.
     #[ts(optional = nullable)]
     pub include_unfinished: bool,
+    /// Order of the rows (newest first by default); ties go by id.
+    pub sort: Option<RunSort>,
+    #[ts(optional = nullable)]
+    pub ascending: bool,
+    /// First row of the page (0-based) and rows per page (0: [`DEFAULT_PAGE`]; at most [`MAX_PAGE`]).
+    #[ts(optional = nullable)]
+    pub offset: usize,
+    #[ts(optional = nullable)]
+    pub limit: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
@@ -36,7 +50,17 @@ pub struct RunSummary {
     pub document: Option<String>,
 }
 
-pub fn list_runs(store: &Store, q: &RunQuery) -> Result<Vec<RunSummary>> {
+/// One page of the runs table.
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
+pub struct RunPage {
+    pub runs: Vec<RunSummary>,
+    /// Runs matching the query, on every page.
+    pub total: usize,
+    pub offset: usize,
+    pub limit: usize,
+}
+
+pub fn list_runs(store: &Store, q: &RunQuery) -> Result<RunPage> {
     let project = match &q.project {
         Some(p) if !p.trim().is_empty() => Some(store.find_project(p.trim())?),
         _ => None,
@@ -48,37 +72,34 @@ pub fn list_runs(store: &Store, q: &RunQuery) -> Result<Vec<RunSummary>> {
         },
         None => (None, None),
     };
-    let filter = RunFilter {
-        project_id: project.as_ref().map(|p| p.id),
-        task: q.task,
-        status: if q.include_unfinished { None } else { Some(RunStatus::Done) },
-        target_lang: tgt,
-        register: q.register.clone().filter(|r| !r.is_empty()),
-        ..Default::default()
+    let nonempty = |s: &Option<String>| s.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+    let limit = if q.limit == 0 { DEFAULT_PAGE } else { q.limit.min(MAX_PAGE) };
+    let query = RunPageQuery {
+        filter: RunFilter {
+            project_id: project.as_ref().map(|p| p.id),
+            task: q.task,
+            status: if q.include_unfinished { None } else { Some(RunStatus::Done) },
+            target_lang: tgt,
+            register: nonempty(&q.register),
+            ..Default::default()
+        },
+        narrowing: RunNarrowing {
+            source_lang: src,
+            text: nonempty(&q.model),
+            created_from: nonempty(&q.since),
+            // Stored times are `YYYY-MM-DDTHH:…`: a bare date's whole day sorts before `YYYY-MM-DDT99`.
+            created_to: nonempty(&q.until).map(|u| if u.len() == 10 { format!("{u}T99") } else { u }),
+        },
+        sort: q.sort.unwrap_or_default(),
+        ascending: q.ascending,
+        offset: i64::try_from(q.offset).unwrap_or(i64::MAX),
+        limit: limit as i64,
     };
-    let model = q.model.as_deref().map(str::to_lowercase).filter(|m| !m.is_empty());
-    let until = q.until.as_deref().map(|u| if u.len() == 10 { format!("{u}T99") } else { u.to_string() });
+    let (page, total) = store.page_runs(&query)?;
     let mut projects: HashMap<i64, String> = HashMap::new();
     let mut documents: HashMap<i64, String> = HashMap::new();
-    let mut out = Vec::new();
-    for run in store.list_runs(&filter)? {
-        if let Some(s) = &src {
-            if run.source_lang.as_deref().is_some_and(|l| l != s) {
-                continue;
-            }
-        }
-        if let Some(m) = &model {
-            let hit = run.system.to_lowercase().contains(m) || run.model_id.as_deref().is_some_and(|x| x.to_lowercase().contains(m));
-            if !hit {
-                continue;
-            }
-        }
-        if q.since.as_deref().is_some_and(|s| run.created_at.as_str() < s) {
-            continue;
-        }
-        if until.as_deref().is_some_and(|u| run.created_at.as_str() > u) {
-            continue;
-        }
+    let mut runs = Vec::with_capacity(page.len());
+    for run in page {
         if !projects.contains_key(&run.project_id) {
             projects.insert(run.project_id, store.project(run.project_id)?.name);
         }
@@ -91,7 +112,7 @@ pub fn list_runs(store: &Store, q: &RunQuery) -> Result<Vec<RunSummary>> {
             }
             None => None,
         };
-        out.push(RunSummary { project: projects[&run.project_id].clone(), document, run });
+        runs.push(RunSummary { project: projects[&run.project_id].clone(), document, run });
     }
-    Ok(out)
+    Ok(RunPage { runs, total: total as usize, offset: q.offset, limit })
 }
