@@ -215,6 +215,7 @@ pub fn import_run_outputs(
         return Err(e.into());
     }
     store.finish_run(id, RunStatus::Done, None)?;
+    crate::report::store_run_statistics(store, &[id], &crate::progress::CancelToken::new(), &mut |_| {});
     Ok(store.run(id)?)
 }
 

@@ -243,3 +243,67 @@ fn stored_statistics_match_recomputing_on_the_real_iwslt_submissions() {
         assert!(store.segment_table_count(Some(ids[0])).unwrap() >= 5, "{round}");
     }
 }
+
+/// Statistics stored when the runs are scored (as `eval` and imports do, resampled scores included) give the same
+/// comparison as computing everything from the texts — CIs, p-values and markers to the last bit — under the
+/// default resampling and under another; an output changed afterwards is recomputed, never served stale.
+#[test]
+fn statistics_stored_at_import_give_the_same_comparison_as_the_texts() {
+    let (mut store, ids) = fixture(4, 120);
+    let cancel = registro_core::progress::CancelToken::new();
+    let done = report::store_run_statistics(&mut store, &ids, &cancel, &mut |_| {});
+    assert_eq!(done.stored, ids, "skipped: {:?}", done.skipped);
+    let per_run = store.segment_table_count(Some(ids[0])).unwrap();
+    assert!(per_run >= 10, "statistics and their resampled scores are stored: {per_run}");
+    let req = CompareRequest { runs: ids.clone(), baseline: Some(ids[1]), reference: None };
+    let view = |c: &report::Comparison| serde_json::to_value((&c.tables, &c.charts)).unwrap();
+    let from_text = |store: &Store, opts: &CompareOptions| report::compare(&report::prepare(report::load(store, &req).unwrap()).unwrap(), opts).unwrap();
+    let stored = |store: &mut Store, opts: &CompareOptions| {
+        let prep = report::prepare_stored(report::load(store, &req).unwrap(), store).unwrap();
+        let cmp = report::compare(&prep, opts).unwrap();
+        report::store_computed(&prep, store).unwrap();
+        cmp
+    };
+    let other = CompareOptions { bootstrap: 300, seed: 7, render_svg: false, ..Default::default() };
+    for opts in [CompareOptions { render_svg: false, ..Default::default() }, other.clone()] {
+        let expected = from_text(&store, &opts);
+        assert_eq!(view(&stored(&mut store, &opts)), view(&expected), "seed {}", opts.seed);
+        assert_eq!(view(&stored(&mut store, &opts)), view(&expected), "seed {}, read back", opts.seed);
+    }
+
+    let mut out = registro_store::Output::new(5, "Völlig anderer Text ohne jede Ähnlichkeit.");
+    out.flagged = false;
+    store.put_outputs(ids[1], &[out]).unwrap();
+    let changed = from_text(&store, &other);
+    assert_eq!(view(&stored(&mut store, &other)), view(&changed));
+}
+
+/// A run that cannot be compared is left alone with the reason, and the others still get their statistics.
+#[test]
+fn runs_without_references_are_skipped_with_the_reason() {
+    let (mut store, ids) = fixture(1, 20);
+    let project = store.find_project("dashboard-bench").unwrap();
+    let doc = store
+        .insert_document(
+            project.id,
+            &registro_store::NewDocument {
+                name: "no references".into(),
+                source_lang: "en".into(),
+                target_lang: Some("de".into()),
+                origin: None,
+                format: "eval".into(),
+                segments: vec![registro_store::NewSegment { text: "Hello.".into(), references: vec![] }],
+            },
+        )
+        .unwrap();
+    let mut run = registro_store::NewRun::new(project.id, registro_store::Task::Import, "bare");
+    run.document_id = Some(doc);
+    let bare = store.create_run(&run).unwrap();
+    store.put_outputs(bare, &[registro_store::Output::new(0, "Hallo.")]).unwrap();
+    store.finish_run(bare, registro_store::RunStatus::Done, None).unwrap();
+    let done = report::store_run_statistics(&mut store, &[bare, ids[0]], &registro_core::progress::CancelToken::new(), &mut |_| {});
+    assert_eq!(done.stored, vec![ids[0]]);
+    assert_eq!(done.skipped.len(), 1);
+    assert_eq!(done.skipped[0].0, bare);
+    assert!(done.skipped[0].1.contains("no references"), "{:?}", done.skipped);
+}

@@ -116,11 +116,17 @@ pub fn bench(ctx: &Ctx, args: BenchArgs) -> Result<()> {
         "dashboard bench: {} runs × {} segments, bootstrap {} ({} tables, {} charts rendered to SVG)",
         t.runs, t.segments, t.bootstrap, t.tables, t.charts
     );
-    println!("  load from store      {:8.1} ms", t.load_ms);
-    println!("  statistics, computed and stored once per run: {:.1} ms", t.statistics_once_ms);
-    println!("  prepare (per segment, statistics stored){:8.1} ms", t.prepare_ms);
+    println!("  statistics stored at import (every run, as eval/import do): {:.1} ms", t.statistics_at_import_ms);
     println!(
-        "  compare (tables+charts, once loaded): median {:.1} ms, min {:.1} ms, max {:.1} ms over {} runs (goal < 200 ms)",
+        "  first request: load {:.1} ms + prepare {:.1} ms + compare {:.1} ms = {:.1} ms (goal < 2000 ms)",
+        t.load_ms, t.prepare_ms, t.first_compare_ms, t.first_request_ms
+    );
+    for (k, v) in &t.first_breakdown_ms {
+        println!("    {k:<24}{v:8.1} ms");
+    }
+    println!("  reopen the same runs (load + prepare): {:.1} ms", t.reopen_ms);
+    println!(
+        "  compare (tables+charts, once loaded): median {:.1} ms, min {:.1} ms, max {:.1} ms over {} runs",
         t.compare_ms_median,
         t.compare_ms[0],
         t.compare_ms[t.compare_ms.len() - 1],
@@ -129,8 +135,8 @@ pub fn bench(ctx: &Ctx, args: BenchArgs) -> Result<()> {
     for (k, v) in &t.breakdown_ms {
         println!("    {k:<24}{v:8.1} ms");
     }
-    println!("  compare again, same baseline (edit types cached): {:.1} ms", t.compare_again_ms);
-    println!("  first request total (load + prepare + compare): {:.1} ms", t.first_request_ms);
+    println!("  compare again, nothing cleared: {:.1} ms", t.compare_again_ms);
+    println!("  compare with a new seed (every system resampled): {:.1} ms", t.compare_new_seed_ms);
     println!("  load average (1/5/15 min): {} on {cores} cores", load.join(" "));
     Ok(())
 }

@@ -2,7 +2,6 @@
 //! M-Acc and edit-type tables, and the charts.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -11,9 +10,9 @@ use registro_metrics::Metric;
 use registro_report::{Cell, Chart, Column, Table};
 use serde::{Deserialize, Serialize};
 
-use super::prepare::{stop_if_cancelled, Prepared};
-use super::significance::{corpus_from_scores, corpus_test, paired_bootstrap, PairedResult, Resamples, PairedTest};
-use registro_metrics::significance::Resampled;
+use super::prepare::Prepared;
+use super::resampled::{resampled, Stat};
+use super::significance::{corpus_from_scores, corpus_test, paired_bootstrap, PairedResult, PairedTest};
 
 #[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
@@ -113,22 +112,16 @@ pub(super) fn marker(res: &Option<PairedResult>, value: f64, base: Option<f64>, 
 }
 
 pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
-    compare_with(prep, opts, &AtomicBool::new(false))
-}
-
-/// [`compare`] that stops with an error between its steps (resampling, each system's edit types, charts) once
-/// `cancel` is set.
-pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool) -> Result<Comparison> {
-    stop_if_cancelled(cancel)?;
     let t0 = Instant::now();
     let data = &prep.data;
     let k = data.systems.len();
     let n = data.segments();
     let base = data.baseline;
-    let resamples = (opts.bootstrap > 0 && n > 1).then(|| Resamples::new(n, opts.bootstrap, opts.seed));
+    let resampling = opts.bootstrap > 0 && n > 1;
 
-    // Every resampled statistic (BLEU, chrF and TER under the bootstrap test, M-Acc, formality means) in one
-    // pass over the shared resample indices; the engine's test gives each metric's CIs and p-values from these.
+    // Every resampled statistic (BLEU, chrF and TER under the bootstrap test, M-Acc, formality means): each
+    // system's from the store or an earlier comparison, the rest in one pass over the shared resample indices;
+    // the engine's test gives each metric's CIs and p-values from these.
     let corpus_metrics: [&dyn Metric; 3] = [&prep.bleu_metric, &prep.chrf_metric, &prep.ter_metric];
     let corpus_stats: [Vec<&registro_metrics::SegmentStats>; 3] = [
         prep.systems.iter().map(|s| &s.bleu.stats).collect(),
@@ -136,40 +129,38 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
         prep.systems.iter().map(|s| &s.ter.stats).collect(),
     ];
     let formality_real: Vec<Option<f64>> = prep.systems.iter().map(|s| finite_mean(&s.formality)).collect();
-    let formality_clean: Vec<Vec<f64>> =
-        prep.systems.iter().map(|s| s.formality.iter().map(|v| if v.is_finite() { *v } else { 0.0 }).collect()).collect();
-    let mut jobs: Vec<Resampled> = Vec::new();
+    let mut jobs: Vec<(usize, Stat)> = Vec::new();
     // Where each system's result lies in `jobs`, per metric.
     let mut corpus_at: [Vec<usize>; 3] = Default::default();
     let mut macc_at: Vec<Option<usize>> = vec![None; k];
     let mut formality_at: Vec<Option<usize>> = vec![None; k];
-    if resamples.is_some() {
+    if resampling {
         if opts.test == PairedTest::Bootstrap {
-            for (m, (metric, stats)) in corpus_metrics.iter().zip(&corpus_stats).enumerate() {
-                for s in stats {
+            for (m, stat) in [Stat::Bleu, Stat::Chrf, Stat::Ter].into_iter().enumerate() {
+                for i in 0..k {
                     corpus_at[m].push(jobs.len());
-                    jobs.push(Resampled::Metric(*metric, s));
+                    jobs.push((i, stat));
                 }
             }
         }
         for i in 0..k {
-            if let (Some(m), Some((s, _))) = (&prep.macc_metrics[i], &prep.systems[i].macc) {
+            if prep.macc_metrics[i].is_some() && prep.systems[i].macc.is_some() {
                 macc_at[i] = Some(jobs.len());
-                jobs.push(Resampled::Metric(m, &s.stats));
+                jobs.push((i, Stat::Macc));
             }
         }
         if formality_real.iter().all(|r| r.is_some()) {
-            for (i, clean) in formality_clean.iter().enumerate() {
-                formality_at[i] = Some(jobs.len());
-                jobs.push(Resampled::Mean(clean));
+            for (i, at) in formality_at.iter_mut().enumerate() {
+                *at = Some(jobs.len());
+                jobs.push((i, Stat::Formality));
             }
         }
     }
-    let mut boot: Vec<Option<Vec<f64>>> = match &resamples {
-        Some(r) if !jobs.is_empty() => r.many(&jobs).into_iter().map(Some).collect(),
-        _ => Vec::new(),
+    let mut boot: Vec<Option<Vec<f64>>> = if resampling && !jobs.is_empty() {
+        resampled(prep, &jobs, opts.bootstrap, opts.seed).into_iter().map(|s| s.map(|s| s.to_vec())).collect()
+    } else {
+        Vec::new()
     };
-    stop_if_cancelled(cancel)?;
     let mut take = |at: Option<usize>| at.and_then(|j| boot[j].take());
 
     // BLEU, chrF and TER: the engine's paired test over all systems at once.
@@ -260,7 +251,7 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
             corpus.notes.push(format!("{}: {sig}", r.label));
         }
     }
-    if resamples.is_some() {
+    if resampling {
         corpus.notes.push(format!(
             "95% CI from {} bootstrap resamples (seed {}); significance against the baseline {} (paired {}): {}.",
             opts.bootstrap,
@@ -329,7 +320,6 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
             if !same_lang && i == base {
                 continue;
             }
-            stop_if_cancelled(cancel)?;
             let key = (if same_lang { None } else { Some(base) }, i);
             let cached = prep.edit_types.lock().unwrap_or_else(|p| p.into_inner()).get(&key).cloned();
             let cached = cached.or_else(|| prep.stored_edit_types.get(&key).cloned());
@@ -361,7 +351,6 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
     let tt = t0.elapsed().as_secs_f64() * 1e3 - bt;
 
     // ---- charts
-    stop_if_cancelled(cancel)?;
     let t2 = Instant::now();
     let charts = super::charts::build(prep, &rows.iter().map(|r| (r.key, r.label.as_str(), r.higher_is_better, &r.values)).collect::<Vec<_>>(), &extra, opts.alpha)?;
     let mut named = Vec::with_capacity(charts.len());

@@ -173,6 +173,16 @@ pub fn load(store: &Store, req: &CompareRequest) -> Result<ComparisonData> {
         .collect();
 
     let mut systems = Vec::with_capacity(runs.len());
+    // Runs of one test set share its reference streams: each is read once, not once per run.
+    let mut streams: BTreeMap<(i64, String), Vec<String>> = BTreeMap::new();
+    let mut stream = |doc: i64, name: &str| -> Result<Vec<String>> {
+        if let Some(s) = streams.get(&(doc, name.to_string())) {
+            return Ok(s.clone());
+        }
+        let s = ref_stream(store, doc, name, n)?;
+        streams.insert((doc, name.to_string()), s.clone());
+        Ok(s)
+    };
     for (run, label) in runs.into_iter().zip(labels) {
         let texts = store.output_texts(run.id).with_context(|| format!("reading outputs of run {}", run.id))?;
         let mut outputs: Vec<String> = Vec::with_capacity(n);
@@ -203,9 +213,9 @@ pub fn load(store: &Store, req: &CompareRequest) -> Result<ComparisonData> {
             (None, Some(reg)) if plain.contains(reg) => vec![reg.clone()],
             _ => plain,
         };
-        let refs = ref_names.iter().map(|r| ref_stream(store, doc_id, r, n)).collect::<Result<Vec<_>>>()?;
+        let refs = ref_names.iter().map(|r| stream(doc_id, r)).collect::<Result<Vec<_>>>()?;
         let annotated = if names.iter().any(|r| r == "formal.annotated") && names.iter().any(|r| r == "informal.annotated") {
-            Some((ref_stream(store, doc_id, "formal.annotated", n)?, ref_stream(store, doc_id, "informal.annotated", n)?))
+            Some((stream(doc_id, "formal.annotated")?, stream(doc_id, "informal.annotated")?))
         } else {
             None
         };

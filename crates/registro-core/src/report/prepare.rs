@@ -3,7 +3,6 @@
 //! edit distances and the lexical difference between every pair of systems.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use registro_metrics::macc::{Label, MatchedAccuracy, Register as MaccRegister};
@@ -12,7 +11,7 @@ use registro_store::{fingerprint, RunId, SegmentTable, Store};
 use serde::{Deserialize, Serialize};
 
 use super::data::ComparisonData;
-use crate::progress::{Progress, ProgressFn};
+use super::resampled::{ResampledCache, TableRef};
 
 /// Sentence-level scores the drill-down can sort by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
@@ -82,6 +81,8 @@ pub struct Prepared {
     /// Edit-type counts read from the store (for the default baseline), consulted after `edit_types`; they survive
     /// [`Prepared::clear_caches`] as they would a restart.
     pub(crate) stored_edit_types: HashMap<(Option<usize>, usize), Vec<(registro_metrics::edits::EditType, usize)>>,
+    /// Each system's bootstrap-resampled scores, from the store or computed by a comparison.
+    pub(crate) resampled: ResampledCache,
 }
 
 pub(crate) type EditTypeCache = std::sync::Mutex<HashMap<(Option<usize>, usize), Vec<(registro_metrics::edits::EditType, usize)>>>;
@@ -107,6 +108,7 @@ pub fn store_computed(prep: &Prepared, store: &mut Store) -> Result<()> {
             let (run, key, fp) = edit_types_key(&prep.data, from, to);
             (run, versioned(&key), fp, SegmentTable { width: counts.len(), values: counts.iter().map(|(_, c)| *c as f64).collect() })
         })
+        .chain(prep.resampled.to_store())
         .collect();
     if !rows.is_empty() {
         store.put_segment_tables(&rows)?;
@@ -118,6 +120,7 @@ impl Prepared {
     /// Forgets what [`compare`](super::compare) cached (for benchmarks that time a first comparison).
     pub fn clear_caches(&self) {
         self.edit_types.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.resampled.clear_computed();
     }
 }
 
@@ -134,42 +137,21 @@ fn rewrite_lang(code: &str) -> Option<registro_rewrite::Lang> {
     code.parse().ok()
 }
 
-/// Lexical difference between two sorted, deduplicated word-id sets: 1 − Jaccard. Identical outputs are 0;
-/// outputs with no word in common are 1.
-pub fn lexical_difference(a: &[u32], b: &[u32]) -> f64 {
-    // Both sorted and deduplicated.
-    let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    let union = a.len() + b.len() - common;
-    if union == 0 {
-        0.0
-    } else {
-        1.0 - common as f64 / union as f64
-    }
-}
-
 /// Cached per-segment tables, read from and written back to the store when there is one.
 struct StatsCache<'s> {
     store: Option<&'s mut Store>,
     /// What the store holds for the compared runs, read in one query per run.
     loaded: HashMap<RunId, HashMap<String, (String, SegmentTable)>>,
     pending: Vec<(RunId, String, String, SegmentTable)>,
+    /// Every table [`StatsCache::get`] answered, per run: where the resampled scores derived from it are kept.
+    used: HashMap<RunId, Vec<TableRef>>,
 }
 
 impl StatsCache<'_> {
     /// The table under `key` for `run` computed from texts with `fp` (`rows` of them), from the store or `compute`.
     fn get(&mut self, run: RunId, key: String, fp: &str, rows: usize, compute: impl FnOnce() -> Result<SegmentTable>) -> Result<SegmentTable> {
         let key = versioned(&key);
+        self.used.entry(run).or_default().push(TableRef { run, key: key.clone(), fp: fp.to_string() });
         // A table of the wrong size (a damaged or forged store) is recomputed like any miss.
         if let Some(t) = self.lookup(run, &key, fp, rows) {
             return Ok(t);
@@ -219,33 +201,19 @@ fn stats_table(s: SegmentStats) -> SegmentTable {
 /// comparison, or when the run was scored) and stored there when they were not: a comparison reopened later only
 /// aggregates and resamples.
 pub fn prepare_stored(data: ComparisonData, store: &mut Store) -> Result<Prepared> {
-    prepare_stored_with(data, store, &AtomicBool::new(false), &mut |_| {})
-}
-
-/// [`prepare_stored`] telling `progress` which system (then which pair of systems) it is at, and stopping with
-/// an error at the next one once `cancel` is set; what it computed until then is stored for the next try.
-pub fn prepare_stored_with(data: ComparisonData, store: &mut Store, cancel: &AtomicBool, progress: ProgressFn) -> Result<Prepared> {
     let mut loaded = HashMap::new();
     for sys in &data.systems {
         // An unreadable cache is an empty one: everything is recomputed from the texts.
         loaded.insert(sys.run.id, store.segment_tables_of(sys.run.id).unwrap_or_default());
     }
-    prepare_with(data, StatsCache { store: Some(store), loaded, pending: Vec::new() }, cancel, progress)
+    prepare_with(data, StatsCache { store: Some(store), loaded, pending: Vec::new(), used: HashMap::new() })
 }
 
 pub fn prepare(data: ComparisonData) -> Result<Prepared> {
-    prepare_with(data, StatsCache { store: None, loaded: HashMap::new(), pending: Vec::new() }, &AtomicBool::new(false), &mut |_| {})
+    prepare_with(data, StatsCache { store: None, loaded: HashMap::new(), pending: Vec::new(), used: HashMap::new() })
 }
 
-/// The error a comparison stops with once its cancel flag is set.
-pub(super) fn stop_if_cancelled(cancel: &AtomicBool) -> Result<()> {
-    if cancel.load(Ordering::Relaxed) {
-        anyhow::bail!("comparison cancelled");
-    }
-    Ok(())
-}
-
-fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool, progress: ProgressFn) -> Result<Prepared> {
+fn prepare_with(data: ComparisonData, mut cache: StatsCache) -> Result<Prepared> {
     let mut timings = BTreeMap::new();
     let t0 = std::time::Instant::now();
     let lang = data.target_lang.clone();
@@ -271,12 +239,7 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool
     let sources_fp = fingerprint(data.sources.iter().map(String::as_str));
     let mut refs_fp: HashMap<Vec<String>, String> = HashMap::new();
 
-    for (i, sys) in data.systems.iter().enumerate() {
-        if cancel.load(Ordering::Relaxed) {
-            cache.flush();
-            stop_if_cancelled(cancel)?;
-        }
-        progress(Progress { done: i as u64, total: data.systems.len() as u64, message: format!("statistics of {}", sys.label) });
+    for sys in &data.systems {
         let run = sys.run.id;
         let n = sys.outputs.len();
         let out_fp = fingerprint(sys.outputs.iter().map(String::as_str));
@@ -410,47 +373,13 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool
         }
     }
     if !missing.is_empty() {
-        // Token ids shared across systems so set intersections are integer merges.
-        let mut vocab: HashMap<String, u32> = HashMap::new();
-        let mut token_sets: Vec<Option<Vec<Vec<u32>>>> = vec![None; k];
-        for (p, &(a, b)) in missing.iter().enumerate() {
-            if p % 256 == 0 {
-                if cancel.load(Ordering::Relaxed) {
-                    cache.flush();
-                    stop_if_cancelled(cancel)?;
-                }
-                progress(Progress { done: p as u64, total: missing.len() as u64, message: "lexical difference between the systems".into() });
-            }
-            for x in [a, b] {
-                if token_sets[x].is_none() {
-                    token_sets[x] = Some(
-                        data.systems[x]
-                            .outputs
-                            .iter()
-                            .map(|o| {
-                                // The metric engine's LeD word sets: lower-cased, 13a-tokenized (`style::lexical_difference`).
-                                let toks = registro_metrics::tokenize::tokenize_13a(&o.to_lowercase());
-                                let mut ids: Vec<u32> = toks
-                                    .split_whitespace()
-                                    .map(|t| {
-                                        let next = vocab.len() as u32;
-                                        *vocab.entry(t.to_lowercase()).or_insert(next)
-                                    })
-                                    .collect();
-                                ids.sort_unstable();
-                                ids.dedup();
-                                ids
-                            })
-                            .collect(),
-                    );
-                }
-            }
-            let (ta, tb) = (token_sets[a].as_ref().expect("built above"), token_sets[b].as_ref().expect("built above"));
-            let sum: f64 = (0..data.sources.len()).map(|i| lexical_difference(&ta[i], &tb[i])).sum();
-            led[a][b] = 100.0 * sum / n as f64;
-            led[b][a] = led[a][b];
+        let outputs: Vec<&[String]> = data.systems.iter().map(|s| s.outputs.as_slice()).collect();
+        let values = super::led::led_pairs(&outputs, &missing, data.sources.len(), n);
+        for (&(a, b), v) in missing.iter().zip(values) {
+            led[a][b] = v;
+            led[b][a] = v;
             let (lo, key, fp) = pair_key(a, b);
-            cache.put(data.systems[lo].run.id, key, fp, SegmentTable { width: 1, values: vec![led[a][b]] });
+            cache.put(data.systems[lo].run.id, key, fp, SegmentTable { width: 1, values: vec![v] });
         }
     }
     cache.flush();
@@ -469,6 +398,8 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool
         }
     }
     timings.insert("formality+led".into(), t1.elapsed().as_secs_f64() * 1e3);
+    let tables = data.systems.iter().map(|s| cache.used.remove(&s.run.id).unwrap_or_default()).collect();
+    let resampled = ResampledCache::new(tables, &cache.loaded);
 
     Ok(Prepared {
         data,
@@ -484,19 +415,6 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool
         timings_ms: timings,
         edit_types: Default::default(),
         stored_edit_types,
+        resampled,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::lexical_difference;
-
-    #[test]
-    fn led_is_one_minus_jaccard() {
-        assert_eq!(lexical_difference(&[1, 2, 3], &[1, 2, 3]), 0.0);
-        assert_eq!(lexical_difference(&[1, 2], &[3, 4]), 1.0);
-        // {1,2,3} vs {2,3,4}: common 2, union 4 ⇒ 0.5.
-        assert!((lexical_difference(&[1, 2, 3], &[2, 3, 4]) - 0.5).abs() < 1e-12);
-        assert_eq!(lexical_difference(&[], &[]), 0.0);
-    }
 }
