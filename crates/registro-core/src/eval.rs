@@ -1,24 +1,27 @@
-//! The evaluation use case shared by `registro eval` and the app's Dashboard: load hypothesis / reference files
+//! The evaluation use case shared by `registro eval` and the app's Dashboard: find hypothesis / reference files
 //! (or a whole CoCoA/IWSLT-style folder of submissions), score them with `registro-metrics`, and store every
-//! system as an `eval` run with its outputs and its corpus and segment metric results.
+//! system as an `eval` run with its outputs and its corpus and segment metric results. Files are streamed
+//! (`stream.rs`): memory holds the statistics, not the text, whatever the length of the test set.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use registro_metrics::evaluate::{evaluate_with, EvalConfig, SystemInput, SystemReport, TestSet};
+use registro_metrics::evaluate::{evaluate_with, EvalConfig, SystemReport};
 use registro_metrics::macc::{Label, Register};
 use registro_metrics::style::Providers;
-use registro_metrics::text::read_lines_like_sacrebleu;
 use registro_store::{
-    NewDocument, NewMetric, NewRun, NewSegment, Output, RunId, RunStatus, Store, Task,
+    NewDocument, NewMetric, NewRun, NewSegment, Output, RunId, RunStatus, Store, StoreError, Task,
 };
 use serde_json::json;
 
 use crate::progress::{CancelToken, Progress, ProgressFn};
 
 pub mod bench;
+pub mod stream;
+
+pub use stream::LineReader;
 
 pub use registro_metrics;
 pub use registro_metrics::evaluate::{MetricName, SigTest};
@@ -31,16 +34,14 @@ pub fn read_lines(path: &Path) -> Result<Vec<String>> {
 /// [`read_lines`] of a regular file no larger than `max_mb` MiB (`None`: `REGISTRO_MAX_INPUT_MB`, else 512), so a
 /// FIFO, a device or a runaway file is refused instead of blocking or filling memory.
 pub fn read_lines_capped(path: &Path, max_mb: Option<u64>) -> Result<Vec<String>> {
-    let bytes = registro_store::import::lines::read_capped(path, max_mb)?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let pos = e.utf8_error().valid_up_to();
-        let line = e.as_bytes()[..pos].iter().filter(|&&b| b == b'\n').count() + 1;
-        anyhow::anyhow!(
-            "{}: not valid UTF-8 (line {line}, byte {pos})",
-            path.display()
-        )
-    })?;
-    Ok(read_lines_like_sacrebleu(&text))
+    stream::read_all_lines(path, max_mb)
+}
+
+/// Refuses now what reading `path` would refuse later (not a regular file, over the input cap), so a wrong
+/// argument fails before anything is scored.
+fn check_file(path: &Path, max_mb: Option<u64>) -> Result<()> {
+    registro_store::import::lines::open_capped(path, max_mb)?;
+    Ok(())
 }
 
 fn file_name(p: &Path) -> String {
@@ -65,11 +66,35 @@ pub struct EvalFiles {
     pub max_input_mb: Option<u64>,
 }
 
-/// What `evaluate` needs, plus where each piece came from (stored as run parameters).
+/// The files of one test set; systems sharing an `Arc` are compared with the first of them.
+#[derive(Clone, Debug, Default)]
+pub struct EvalTestSet {
+    /// Identifies the set in output and grouping, e.g. `formal`.
+    pub key: String,
+    /// (name, file) of each reference stream.
+    pub refs: Vec<(String, PathBuf)>,
+    pub source: Option<PathBuf>,
+    pub formal_annotated: Option<PathBuf>,
+    pub informal_annotated: Option<PathBuf>,
+}
+
+/// One system to score: its hypothesis file against a test set.
+#[derive(Clone, Debug)]
+pub struct EvalSystem {
+    pub name: String,
+    pub hyp: PathBuf,
+    pub register: Option<Register>,
+    pub test_set: Arc<EvalTestSet>,
+}
+
+/// What an evaluation reads (files, checked to be regular and under the cap, not yet read), plus where each piece
+/// came from (stored as run parameters).
 pub struct LoadedEval {
-    pub systems: Vec<SystemInput>,
+    pub systems: Vec<EvalSystem>,
     pub origins: Vec<BTreeMap<String, String>>,
     pub lang: Option<String>,
+    /// The largest file read, in MiB (`None`: `REGISTRO_MAX_INPUT_MB`, else 512).
+    pub max_input_mb: Option<u64>,
 }
 
 fn load_test_set(
@@ -80,26 +105,29 @@ fn load_test_set(
     ia: Option<&Path>,
     origin: &mut BTreeMap<String, String>,
     max_mb: Option<u64>,
-) -> Result<TestSet> {
-    let read_lines = |p: &Path| read_lines_capped(p, max_mb);
-    let mut ts = TestSet {
+) -> Result<EvalTestSet> {
+    let checked = |p: &Path| -> Result<PathBuf> {
+        check_file(p, max_mb)?;
+        Ok(p.to_path_buf())
+    };
+    let mut ts = EvalTestSet {
         key,
         ..Default::default()
     };
     for r in refs {
-        ts.refs.push((file_name(r), read_lines(r)?));
+        ts.refs.push((file_name(r), checked(r)?));
         origin.insert(format!("ref:{}", file_name(r)), r.display().to_string());
     }
     if let Some(s) = src {
-        ts.source = Some(read_lines(s)?);
+        ts.source = Some(checked(s)?);
         origin.insert("src".into(), s.display().to_string());
     }
     if let Some(f) = fa {
-        ts.formal_annotated = Some(read_lines(f)?);
+        ts.formal_annotated = Some(checked(f)?);
         origin.insert("formal_annotated".into(), f.display().to_string());
     }
     if let Some(i) = ia {
-        ts.informal_annotated = Some(read_lines(i)?);
+        ts.informal_annotated = Some(checked(i)?);
         origin.insert("informal_annotated".into(), i.display().to_string());
     }
     Ok(ts)
@@ -136,9 +164,10 @@ pub fn load_files(files: &EvalFiles) -> Result<LoadedEval> {
         let name = files.names.get(i).cloned().unwrap_or_else(|| file_name(h));
         let mut o = origin.clone();
         o.insert("hyp".into(), h.display().to_string());
-        systems.push(SystemInput {
+        check_file(h, files.max_input_mb)?;
+        systems.push(EvalSystem {
             name,
-            lines: read_lines_capped(h, files.max_input_mb)?,
+            hyp: h.clone(),
             register: files.register.or_else(|| register_of(h)),
             test_set: ts.clone(),
         });
@@ -148,6 +177,7 @@ pub fn load_files(files: &EvalFiles) -> Result<LoadedEval> {
         systems,
         origins,
         lang: None,
+        max_input_mb: files.max_input_mb,
     })
 }
 
@@ -252,9 +282,10 @@ pub fn discover_submissions_capped(dir: &Path, lang: Option<&str>, max_mb: Optio
             let p = dir.join(n);
             let mut o = origin.clone();
             o.insert("hyp".into(), p.display().to_string());
-            systems.push(SystemInput {
+            check_file(&p, max_mb)?;
+            systems.push(EvalSystem {
                 name: n.clone(),
-                lines: read_lines_capped(&p, max_mb)?,
+                hyp: p,
                 register: Some(reg),
                 test_set: ts.clone(),
             });
@@ -268,6 +299,7 @@ pub fn discover_submissions_capped(dir: &Path, lang: Option<&str>, max_mb: Optio
         systems,
         origins,
         lang: Some(lang),
+        max_input_mb: max_mb,
     })
 }
 
@@ -412,7 +444,12 @@ pub fn run_eval_with(
         total,
         message: format!("scoring {total} system(s)"),
     });
-    let reports = evaluate_with(&loaded.systems, cfg, providers)?;
+    let model_scorers = providers.formality.is_some() || providers.similarity.is_some() || providers.fluency.is_some();
+    let reports = if stream::streams(cfg, model_scorers) {
+        stream::score(loaded, cfg, cancel)?
+    } else {
+        evaluate_with(&stream::read_inputs(loaded)?, cfg, providers)?
+    };
     if cancel.is_cancelled() {
         bail!("cancelled");
     }
@@ -441,12 +478,13 @@ pub fn run_eval_with(
                         project.id,
                         &sys.test_set,
                         loaded.lang.as_deref().or(Some(cfg.lang.as_str())),
+                        loaded.max_input_mb,
                     )?;
                     docs.insert(ts_ptr, d);
                     d
                 }
             };
-            let id = store_run(store, project.id, doc, sys, rep, &loaded.origins[k], cfg)?;
+            let id = store_run(store, project.id, doc, sys, rep, &loaded.origins[k], cfg, loaded.max_input_mb)?;
             run_ids.push(id);
             progress(Progress {
                 done: k as u64 + 1,
@@ -471,54 +509,57 @@ pub const REFERENCES_ONLY: &str = "eval-refs";
 fn store_document(
     store: &mut Store,
     project: i64,
-    ts: &TestSet,
+    ts: &EvalTestSet,
     lang: Option<&str>,
+    max_mb: Option<u64>,
 ) -> Result<Option<i64>> {
-    let (src, name, format) = match &ts.source {
-        Some(src) => (src.clone(), format!("eval: {}", ts.key), "eval"),
-        None => {
-            let n = ts
-                .refs
-                .first()
-                .map(|(_, l)| l.len())
-                .or(ts.formal_annotated.as_ref().map(Vec::len))
-                .or(ts.informal_annotated.as_ref().map(Vec::len));
-            let Some(n) = n.filter(|&n| n > 0) else {
-                return Ok(None);
-            };
-            (vec![String::new(); n], format!("eval: {} (references only)", ts.key), REFERENCES_ONLY)
-        }
-    };
-    let mut refs: Vec<(String, &Vec<String>)> =
-        ts.refs.iter().map(|(n, l)| (n.clone(), l)).collect();
+    let mut refs: Vec<(String, &Path)> = ts.refs.iter().map(|(n, p)| (n.clone(), p.as_path())).collect();
     if let Some(f) = &ts.formal_annotated {
-        refs.push(("formal.annotated".into(), f));
+        refs.push(("formal.annotated".into(), f.as_path()));
     }
     if let Some(i) = &ts.informal_annotated {
-        refs.push(("informal.annotated".into(), i));
+        refs.push(("informal.annotated".into(), i.as_path()));
     }
+    let (name, format) = match &ts.source {
+        Some(_) => (format!("eval: {}", ts.key), "eval"),
+        None => (format!("eval: {} (references only)", ts.key), REFERENCES_ONLY),
+    };
+    // The source, else the first reference, sets the segments; a shorter reference leaves later segments without it.
+    let Some(lead) = ts.source.as_deref().or(refs.first().map(|r| r.1)) else {
+        return Ok(None);
+    };
+    if ts.source.is_none() && std::fs::metadata(lead).is_ok_and(|m| m.len() == 0) {
+        return Ok(None);
+    }
+    let mut lead = LineReader::open(lead, max_mb)?;
+    let mut readers: Vec<(String, LineReader)> =
+        refs.into_iter().map(|(n, p)| Ok((n, LineReader::open(p, max_mb)?))).collect::<Result<_>>()?;
+    let with_source = ts.source.is_some();
+    let mut next = move || -> Result<Option<NewSegment>> {
+        let Some(first) = lead.next_line()? else {
+            return Ok(None);
+        };
+        let mut references = Vec::with_capacity(readers.len());
+        for (n, r) in &mut readers {
+            if let Some(l) = r.next_line()? {
+                references.push((n.clone(), l));
+            }
+        }
+        Ok(Some(NewSegment {
+            text: if with_source { first } else { String::new() },
+            references,
+        }))
+    };
+    let mut segments = std::iter::from_fn(|| next().map_err(|e| StoreError::Invalid(format!("{e:#}"))).transpose());
     let doc = NewDocument {
         name,
         source_lang: "en".into(),
         target_lang: lang.filter(|l| !l.is_empty()).map(str::to_string),
         origin: None,
         format: format.into(),
-        segments: src
-            .iter()
-            .enumerate()
-            .map(|(i, s)| NewSegment {
-                text: s.clone(),
-                references: refs
-                    .iter()
-                    .filter_map(|(n, l)| l.get(i).map(|t| (n.clone(), t.clone())))
-                    .collect(),
-            })
-            .collect(),
+        segments: Vec::new(),
     };
-    if let Some(id) = store.find_document_by_content(project, &doc)? {
-        return Ok(Some(id));
-    }
-    Ok(Some(store.insert_document(project, &doc)?))
+    Ok(Some(store.insert_document_streamed(project, &doc, &mut segments)?))
 }
 
 fn sig_detail(s: &Option<registro_metrics::evaluate::Significance>) -> serde_json::Value {
@@ -529,17 +570,24 @@ fn sig_detail(s: &Option<registro_metrics::evaluate::Significance>) -> serde_jso
 
 /// The metric rows stored for one system: corpus results (with signatures and details) and segment values.
 pub fn metric_rows(rep: &SystemReport) -> Vec<NewMetric> {
-    let reference = Some(rep.references.join("+")).filter(|r| !r.is_empty());
-    let corpus = |metric: &str,
-                  value: f64,
-                  signature: Option<String>,
-                  detail: serde_json::Value| NewMetric {
-        metric: metric.into(),
-        reference: reference.clone(),
-        segment_index: None,
-        value,
-        signature,
-        detail,
+    let mut rows = corpus_rows(rep);
+    rows.extend(segment_rows(rep));
+    rows
+}
+
+fn reference_of(rep: &SystemReport) -> Option<String> {
+    Some(rep.references.join("+")).filter(|r| !r.is_empty())
+}
+
+fn corpus_row(reference: &Option<String>, metric: &str, value: f64, signature: Option<String>, detail: serde_json::Value) -> NewMetric {
+    NewMetric { metric: metric.into(), reference: reference.clone(), segment_index: None, value, signature, detail }
+}
+
+/// The corpus results of one system, with signatures and details.
+fn corpus_rows(rep: &SystemReport) -> Vec<NewMetric> {
+    let reference = reference_of(rep);
+    let corpus = |metric: &str, value: f64, signature: Option<String>, detail: serde_json::Value| {
+        corpus_row(&reference, metric, value, signature, detail)
     };
     let mut rows = Vec::new();
     if let Some(b) = &rep.bleu {
@@ -613,64 +661,84 @@ pub fn metric_rows(rep: &SystemReport) -> Vec<NewMetric> {
             }
         }
     }
-    if let Some(s) = &rep.sentences {
-        let seg = |rows: &mut Vec<NewMetric>, name: &str, v: &[f64]| {
-            for (i, x) in v.iter().enumerate() {
-                rows.push(NewMetric {
-                    segment_index: Some(i as i64),
-                    ..corpus(name, *x, None, serde_json::Value::Null)
-                });
-            }
-        };
-        if let Some(v) = &s.bleu {
-            seg(&mut rows, "BLEU", v);
-        }
-        if let (Some(v), Some(c)) = (&s.chrf, &rep.chrf) {
-            seg(&mut rows, &c.name, v);
-        }
-        if let (Some(v), Some(c)) = (&s.chrf_pp, &rep.chrf_pp) {
-            seg(&mut rows, &c.name, v);
-        }
-        if let Some(v) = &s.ter {
-            seg(&mut rows, "TER", v);
-        }
-        if let Some(v) = &s.char_levenshtein {
-            seg(
-                &mut rows,
-                "char-levenshtein",
-                &v.iter().map(|&x| x as f64).collect::<Vec<_>>(),
-            );
-        }
-        if let (Some(labels), Some(m)) = (&s.m_acc, &rep.m_acc) {
-            let hit = if m.register == Register::Formal {
-                Label::Formal
-            } else {
-                Label::Informal
-            };
-            for (i, l) in labels.iter().enumerate() {
-                rows.push(NewMetric {
-                    segment_index: Some(i as i64),
-                    ..corpus(
-                        "M-Acc",
-                        if *l == hit { 1.0 } else { 0.0 },
-                        None,
-                        json!({"label": l}),
-                    )
-                });
-            }
-        }
-    }
     rows
 }
 
+/// One column of segment values a report carries.
+#[derive(Clone, Copy)]
+enum Column<'a> {
+    Scores(&'a [f64]),
+    Distances(&'a [usize]),
+    /// M-Acc labels, and the one that counts as a hit.
+    Labels(&'a [Label], Label),
+}
+
+impl Column<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Self::Scores(v) => v.len(),
+            Self::Distances(v) => v.len(),
+            Self::Labels(v, _) => v.len(),
+        }
+    }
+
+    fn value(&self, i: usize) -> (f64, serde_json::Value) {
+        match self {
+            Self::Scores(v) => (v[i], serde_json::Value::Null),
+            Self::Distances(v) => (v[i] as f64, serde_json::Value::Null),
+            Self::Labels(v, hit) => (if v[i] == *hit { 1.0 } else { 0.0 }, json!({"label": v[i]})),
+        }
+    }
+}
+
+/// The segment values of one system, made one at a time: a million-segment run would otherwise hold millions of
+/// rows before the first insert.
+fn segment_rows(rep: &SystemReport) -> impl Iterator<Item = NewMetric> + '_ {
+    let mut columns: Vec<(String, Column)> = Vec::new();
+    if let Some(s) = &rep.sentences {
+        if let Some(v) = &s.bleu {
+            columns.push(("BLEU".into(), Column::Scores(v)));
+        }
+        if let (Some(v), Some(c)) = (&s.chrf, &rep.chrf) {
+            columns.push((c.name.clone(), Column::Scores(v)));
+        }
+        if let (Some(v), Some(c)) = (&s.chrf_pp, &rep.chrf_pp) {
+            columns.push((c.name.clone(), Column::Scores(v)));
+        }
+        if let Some(v) = &s.ter {
+            columns.push(("TER".into(), Column::Scores(v)));
+        }
+        if let Some(v) = &s.char_levenshtein {
+            columns.push(("char-levenshtein".into(), Column::Distances(v)));
+        }
+        if let (Some(labels), Some(m)) = (&s.m_acc, &rep.m_acc) {
+            let hit = if m.register == Register::Formal { Label::Formal } else { Label::Informal };
+            columns.push(("M-Acc".into(), Column::Labels(labels, hit)));
+        }
+    }
+    let reference = reference_of(rep);
+    columns.into_iter().flat_map(move |(name, col)| {
+        let reference = reference.clone();
+        (0..col.len()).map(move |i| {
+            let (value, detail) = col.value(i);
+            NewMetric { segment_index: Some(i as i64), ..corpus_row(&reference, &name, value, None, detail) }
+        })
+    })
+}
+
+/// Rows written per transaction when a run is stored: each batch is a few MB, however long the test set.
+const STORE_BATCH: usize = 20_000;
+
+#[allow(clippy::too_many_arguments)]
 fn store_run(
     store: &mut Store,
     project: i64,
     doc: Option<i64>,
-    sys: &SystemInput,
+    sys: &EvalSystem,
     rep: &SystemReport,
     origin: &BTreeMap<String, String>,
     cfg: &EvalConfig,
+    max_mb: Option<u64>,
 ) -> Result<RunId> {
     let mut run = NewRun::new(project, Task::Eval, sys.name.clone());
     run.document_id = doc;
@@ -683,7 +751,7 @@ fn store_run(
             "informal".into()
         }
     });
-    run.total_segments = Some(sys.lines.len() as i64);
+    run.total_segments = Some(rep.segments as i64);
     run.params = json!({
         "metrics": cfg.metrics,
         "files": origin,
@@ -694,18 +762,31 @@ fn store_run(
     let id = store.create_run(&run)?;
     let result = (|| -> Result<()> {
         store.start_run(id)?;
-        let outputs: Vec<Output> = sys
-            .lines
-            .iter()
-            .enumerate()
-            .map(|(i, t)| Output {
-                segment_index: i as i64,
-                text: t.clone(),
-                ..Default::default()
-            })
-            .collect();
-        store.put_outputs(id, &outputs)?;
-        store.put_metric_results(id, &metric_rows(rep))?;
+        // The outputs are the hypothesis file read again, a batch per transaction.
+        let mut hyp = LineReader::open(&sys.hyp, max_mb)?;
+        let mut batch = Vec::with_capacity(STORE_BATCH);
+        let mut n = 0usize;
+        while let Some(text) = hyp.next_line()? {
+            n += 1;
+            if n > rep.segments {
+                break;
+            }
+            batch.push(Output { segment_index: n as i64 - 1, text, ..Default::default() });
+            if batch.len() == STORE_BATCH {
+                store.put_outputs(id, &batch)?;
+                batch.clear();
+            }
+        }
+        if n != rep.segments {
+            bail!("{} changed after it was scored ({} lines scored)", sys.hyp.display(), rep.segments);
+        }
+        store.put_outputs(id, &batch)?;
+        store.put_metric_results(id, &corpus_rows(rep))?;
+        let mut rows = segment_rows(rep).peekable();
+        while rows.peek().is_some() {
+            let batch: Vec<NewMetric> = rows.by_ref().take(STORE_BATCH).collect();
+            store.put_metric_results(id, &batch)?;
+        }
         Ok(())
     })();
     match result {
@@ -813,12 +894,11 @@ mod tests {
 
     #[test]
     fn run_eval_refuses_nonsense_options_for_every_caller() {
-        let ts = Arc::new(TestSet { key: "t".into(), refs: vec![("r".into(), vec!["a b".into()])], ..Default::default() });
-        let loaded = LoadedEval {
-            systems: vec![SystemInput { name: "s".into(), lines: vec!["a b".into()], register: None, test_set: ts }],
-            origins: vec![BTreeMap::new()],
-            lang: None,
-        };
+        let dir = std::env::temp_dir().join(format!("registro-eval-options-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("r"), "a b\n").unwrap();
+        let files = EvalFiles { hyps: vec![dir.join("r")], refs: vec![dir.join("r")], ..Default::default() };
+        let loaded = load_files(&files).unwrap();
         let bad = [
             (EvalConfig { bleu: registro_metrics::Bleu { smooth: registro_metrics::Smooth::AddK(-5.0), ..Default::default() }, ..Default::default() }, "add-k:-5 is invalid"),
             (EvalConfig { lang: "xx".into(), ..Default::default() }, "unknown language \"xx\""),
@@ -831,6 +911,7 @@ mod tests {
         }
         let cfg = EvalConfig { lang: "de".into(), significance: Some(SigTest::Bootstrap(1000)), ..Default::default() };
         assert!(run_eval(None, "p", &loaded, &cfg, &CancelToken::new(), &mut |_| {}).is_ok());
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
@@ -856,10 +937,9 @@ mod tests {
         )
         .err()
         .unwrap();
-        assert_eq!(
-            format!("{err:#}"),
-            "system hyp.txt vs references: expected 3 lines, got 2"
-        );
+        let err = format!("{err:#}");
+        assert!(err.starts_with("system hyp.txt vs references: expected 3 lines, got 2 ("), "{err}");
+        assert!(err.contains("hyp.txt has 2") && err.contains("ref.txt has 3"), "{err}");
         let err = read_lines(&dir.join("bad.txt")).unwrap_err().to_string();
         assert!(err.contains("bad.txt: not valid UTF-8 (line 2"), "{err}");
         std::fs::remove_dir_all(&dir).ok();

@@ -24,7 +24,7 @@ mod significance;
 mod stats;
 
 pub use bench::{bench_fixture, time_dashboard, DashboardTimings};
-pub use compare::{compare, CompareOptions, Comparison, NamedChart, SystemInfo};
+pub use compare::{compare, compare_with, CompareOptions, Comparison, NamedChart, SystemInfo};
 pub use data::{load, CompareRequest, ComparisonData, SystemData};
 pub use drilldown::{drilldown, DrillOptions, DrillPage, DrillSegment, DrillSort, OutputView, Token, TokenClass};
 pub use export::{write_report, ReportFiles};
@@ -32,8 +32,8 @@ pub use human::{
     human_summary, rating_items, save_ratings, HumanSummary, Rating, RatingItem, RatingOutput, ScaleSummary,
     FLUENCY_SCALE, FORMALITY_SCALE, MEANING_SCALE,
 };
-pub use prepare::{prepare, prepare_stored, store_computed, Prepared, SentenceMetric};
-pub use runs::{list_runs, RunQuery, RunSummary};
+pub use prepare::{prepare, prepare_stored, prepare_stored_with, store_computed, Prepared, SentenceMetric};
+pub use runs::{list_runs, RunPage, RunQuery, RunSummary, DEFAULT_PAGE, MAX_PAGE};
 pub use significance::{PairedResult, PairedTest};
 pub use stats::{store_run_statistics, StoredStatistics, MAX_SEGMENTS};
 pub use registro_report::{Chart, ImageFormat, Table};

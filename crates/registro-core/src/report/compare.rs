@@ -2,6 +2,7 @@
 //! M-Acc and edit-type tables, and the charts.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -10,7 +11,7 @@ use registro_metrics::Metric;
 use registro_report::{Cell, Chart, Column, Table};
 use serde::{Deserialize, Serialize};
 
-use super::prepare::Prepared;
+use super::prepare::{stop_if_cancelled, Prepared};
 use super::resampled::{resampled, Stat};
 use super::significance::{corpus_from_scores, corpus_test, paired_bootstrap, PairedResult, PairedTest};
 
@@ -112,6 +113,13 @@ pub(super) fn marker(res: &Option<PairedResult>, value: f64, base: Option<f64>, 
 }
 
 pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
+    compare_with(prep, opts, &AtomicBool::new(false))
+}
+
+/// [`compare`] that stops with an error between its steps (resampling, each system's edit types, charts) once
+/// `cancel` is set.
+pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool) -> Result<Comparison> {
+    stop_if_cancelled(cancel)?;
     let t0 = Instant::now();
     let data = &prep.data;
     let k = data.systems.len();
@@ -161,6 +169,7 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
     } else {
         Vec::new()
     };
+    stop_if_cancelled(cancel)?;
     let mut take = |at: Option<usize>| at.and_then(|j| boot[j].take());
 
     // BLEU, chrF and TER: the engine's paired test over all systems at once.
@@ -320,6 +329,7 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
             if !same_lang && i == base {
                 continue;
             }
+            stop_if_cancelled(cancel)?;
             let key = (if same_lang { None } else { Some(base) }, i);
             let cached = prep.edit_types.lock().unwrap_or_else(|p| p.into_inner()).get(&key).cloned();
             let cached = cached.or_else(|| prep.stored_edit_types.get(&key).cloned());
@@ -351,6 +361,7 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
     let tt = t0.elapsed().as_secs_f64() * 1e3 - bt;
 
     // ---- charts
+    stop_if_cancelled(cancel)?;
     let t2 = Instant::now();
     let charts = super::charts::build(prep, &rows.iter().map(|r| (r.key, r.label.as_str(), r.higher_is_better, &r.values)).collect::<Vec<_>>(), &extra, opts.alpha)?;
     let mut named = Vec::with_capacity(charts.len());

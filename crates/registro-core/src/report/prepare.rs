@@ -3,6 +3,7 @@
 //! edit distances and the lexical difference between every pair of systems.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use registro_metrics::macc::{Label, MatchedAccuracy, Register as MaccRegister};
@@ -12,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::data::ComparisonData;
 use super::resampled::{ResampledCache, TableRef};
+use crate::progress::{Progress, ProgressFn};
 
 /// Sentence-level scores the drill-down can sort by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
@@ -201,19 +203,33 @@ fn stats_table(s: SegmentStats) -> SegmentTable {
 /// comparison, or when the run was scored) and stored there when they were not: a comparison reopened later only
 /// aggregates and resamples.
 pub fn prepare_stored(data: ComparisonData, store: &mut Store) -> Result<Prepared> {
+    prepare_stored_with(data, store, &AtomicBool::new(false), &mut |_| {})
+}
+
+/// [`prepare_stored`] telling `progress` which system (then which pair of systems) it is at, and stopping with
+/// an error at the next one once `cancel` is set; what it computed until then is stored for the next try.
+pub fn prepare_stored_with(data: ComparisonData, store: &mut Store, cancel: &AtomicBool, progress: ProgressFn) -> Result<Prepared> {
     let mut loaded = HashMap::new();
     for sys in &data.systems {
         // An unreadable cache is an empty one: everything is recomputed from the texts.
         loaded.insert(sys.run.id, store.segment_tables_of(sys.run.id).unwrap_or_default());
     }
-    prepare_with(data, StatsCache { store: Some(store), loaded, pending: Vec::new(), used: HashMap::new() })
+    prepare_with(data, StatsCache { store: Some(store), loaded, pending: Vec::new(), used: HashMap::new() }, cancel, progress)
 }
 
 pub fn prepare(data: ComparisonData) -> Result<Prepared> {
-    prepare_with(data, StatsCache { store: None, loaded: HashMap::new(), pending: Vec::new(), used: HashMap::new() })
+    prepare_with(data, StatsCache { store: None, loaded: HashMap::new(), pending: Vec::new(), used: HashMap::new() }, &AtomicBool::new(false), &mut |_| {})
 }
 
-fn prepare_with(data: ComparisonData, mut cache: StatsCache) -> Result<Prepared> {
+/// The error a comparison stops with once its cancel flag is set.
+pub(super) fn stop_if_cancelled(cancel: &AtomicBool) -> Result<()> {
+    if cancel.load(Ordering::Relaxed) {
+        anyhow::bail!("comparison cancelled");
+    }
+    Ok(())
+}
+
+fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool, progress: ProgressFn) -> Result<Prepared> {
     let mut timings = BTreeMap::new();
     let t0 = std::time::Instant::now();
     let lang = data.target_lang.clone();
@@ -239,7 +255,12 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache) -> Result<Prepared>
     let sources_fp = fingerprint(data.sources.iter().map(String::as_str));
     let mut refs_fp: HashMap<Vec<String>, String> = HashMap::new();
 
-    for sys in &data.systems {
+    for (i, sys) in data.systems.iter().enumerate() {
+        if cancel.load(Ordering::Relaxed) {
+            cache.flush();
+            stop_if_cancelled(cancel)?;
+        }
+        progress(Progress { done: i as u64, total: data.systems.len() as u64, message: format!("statistics of {}", sys.label) });
         let run = sys.run.id;
         let n = sys.outputs.len();
         let out_fp = fingerprint(sys.outputs.iter().map(String::as_str));
@@ -373,6 +394,11 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache) -> Result<Prepared>
         }
     }
     if !missing.is_empty() {
+        if cancel.load(Ordering::Relaxed) {
+            cache.flush();
+            stop_if_cancelled(cancel)?;
+        }
+        progress(Progress { done: 0, total: missing.len() as u64, message: "lexical difference between the systems".into() });
         let outputs: Vec<&[String]> = data.systems.iter().map(|s| s.outputs.as_slice()).collect();
         let values = super::led::led_pairs(&outputs, &missing, data.sources.len(), n);
         for (&(a, b), v) in missing.iter().zip(values) {
