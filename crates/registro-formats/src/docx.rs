@@ -567,13 +567,6 @@ fn paragraph(text: &str, w: &str, p: &Node) -> Option<(Segment, Edit)> {
         escape: Escape::Docx,
         fixed: false,
     };
-    let seg = Segment {
-        id: String::new(),
-        source: b.source,
-        tags: b.tags,
-        notes: Vec::new(),
-        fuzzy: false,
-        existing_target: None,
-    };
+    let seg = Segment::text(b.source, b.tags);
     Some((seg, edit))
 }

@@ -288,21 +288,8 @@ fn flow(text: &str, toks: &[(Tok, Range<usize>)]) -> Option<(Segment, Edit)> {
             raw: raw.to_string(),
         });
     }
-    let edit = Edit {
-        range: start..end,
-        prefix: String::new(),
-        suffix: String::new(),
-        escape: Escape::Html,
-        fixed: false,
-    };
-    let seg = Segment {
-        id: String::new(),
-        source,
-        tags,
-        notes: Vec::new(),
-        fuzzy: false,
-        existing_target: None,
-    };
+    let edit = Edit::bare(start..end, Escape::Html);
+    let seg = Segment::text(source, tags);
     Some((seg, edit))
 }
 

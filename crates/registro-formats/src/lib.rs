@@ -6,6 +6,7 @@
 //! (`<1>`, `</1>`, `<2/>`) and is put back verbatim on export.
 
 mod docx;
+pub mod fuzz;
 mod html;
 mod markdown;
 mod po;
@@ -106,6 +107,14 @@ pub struct Segment {
     pub existing_target: Option<String>,
 }
 
+impl Segment {
+    /// A segment as a file without ids, notes or existing targets has it (DOCX, HTML, Markdown, subtitles): the
+    /// text and its inline tags; the document numbers it.
+    pub(crate) fn text(source: String, tags: Vec<InlineTag>) -> Self {
+        Segment { id: String::new(), source, tags, notes: Vec::new(), fuzzy: false, existing_target: None }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Escape {
     Xml,
@@ -132,6 +141,13 @@ pub(crate) struct Edit {
     pub suffix: String,
     pub escape: Escape,
     pub fixed: bool,
+}
+
+impl Edit {
+    /// The translation replaces `range`, escaped for the format, with nothing written around it.
+    pub(crate) fn bare(range: Range<usize>, escape: Escape) -> Self {
+        Edit { range, prefix: String::new(), suffix: String::new(), escape, fixed: false }
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -132,6 +132,11 @@ fn block(text: &str, items: &[(Item, Range<usize>)], table: bool) -> Option<(Seg
             raw: raw.to_string(),
         });
     };
+    // A standalone `<n/>` holding `raw`, numbered after the tags so far.
+    let push_standalone = |tags: &mut Vec<InlineTag>, source: &mut String, raw: &str| {
+        let n = next_number(tags);
+        push_tag(tags, source, format!("<{n}/>"), raw);
+    };
     while i < items.len() {
         let (item, r) = (items[i].0, items[i].1.clone());
         // Bytes between events: a backslash escape is text, the indentation or `> ` after a soft break goes.
@@ -154,13 +159,7 @@ fn block(text: &str, items: &[(Item, Range<usize>)], table: bool) -> Option<(Seg
                 pos = r.end;
             }
             Item::Opaque => {
-                let n = next_number(&tags);
-                push_tag(
-                    &mut tags,
-                    &mut source,
-                    format!("<{n}/>"),
-                    slice(r.start, r.end)?,
-                );
+                push_standalone(&mut tags, &mut source, slice(r.start, r.end)?);
                 pos = r.end;
             }
             Item::Soft => {
@@ -175,13 +174,7 @@ fn block(text: &str, items: &[(Item, Range<usize>)], table: bool) -> Option<(Seg
                     .map(|x| x.1.start)
                     .unwrap_or(r.end)
                     .max(r.end);
-                let n = next_number(&tags);
-                push_tag(
-                    &mut tags,
-                    &mut source,
-                    format!("<{n}/>"),
-                    slice(r.start, next)?,
-                );
+                push_standalone(&mut tags, &mut source, slice(r.start, next)?);
                 pos = next;
             }
             Item::OpenOpaque => {
@@ -198,13 +191,7 @@ fn block(text: &str, items: &[(Item, Range<usize>)], table: bool) -> Option<(Seg
                     }
                     j += 1;
                 }
-                let n = next_number(&tags);
-                push_tag(
-                    &mut tags,
-                    &mut source,
-                    format!("<{n}/>"),
-                    slice(r.start, r.end)?,
-                );
+                push_standalone(&mut tags, &mut source, slice(r.start, r.end)?);
                 pos = r.end;
                 i = j;
             }
@@ -247,21 +234,8 @@ fn block(text: &str, items: &[(Item, Range<usize>)], table: bool) -> Option<(Seg
     if !any_text || !open.is_empty() {
         return None;
     }
-    let edit = Edit {
-        range: start..pos,
-        prefix: String::new(),
-        suffix: String::new(),
-        escape: Escape::Markdown { table },
-        fixed: false,
-    };
-    let seg = Segment {
-        id: String::new(),
-        source,
-        tags,
-        notes: Vec::new(),
-        fuzzy: false,
-        existing_target: None,
-    };
+    let edit = Edit::bare(start..pos, Escape::Markdown { table });
+    let seg = Segment::text(source, tags);
     Some((seg, edit))
 }
 

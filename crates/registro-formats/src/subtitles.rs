@@ -60,21 +60,8 @@ pub(crate) fn import(text: &str, vtt: bool) -> Result<(Vec<Segment>, Vec<Vec<Edi
         }
         let span = text_lines[0].0..text_lines[text_lines.len() - 1].1;
         let source: Vec<&str> = text_lines.iter().map(|&(s, e)| &text[s..e]).collect();
-        segments.push(Segment {
-            id,
-            source: source.join("\n"),
-            tags: Vec::new(),
-            notes: Vec::new(),
-            fuzzy: false,
-            existing_target: None,
-        });
-        edits.push(vec![Edit {
-            range: span,
-            prefix: String::new(),
-            suffix: String::new(),
-            escape: Escape::Plain { crlf },
-            fixed: false,
-        }]);
+        segments.push(Segment { id, ..Segment::text(source.join("\n"), Vec::new()) });
+        edits.push(vec![Edit::bare(span, Escape::Plain { crlf })]);
     }
     Ok((segments, edits))
 }

@@ -3,6 +3,8 @@
 //! the damaged files a user may hand over. The translated file is read back by this crate and, when the cached
 //! python-docx venv exists (`~/.cache/registro/venv-docx`), by python-docx.
 
+mod common;
+
 use registro_formats::{import, Format, FormatError};
 use std::io::{Cursor, Read, Write};
 use std::path::{Path, PathBuf};
@@ -533,23 +535,10 @@ fn damaged_and_hostile_files_get_clear_errors() {
     );
 }
 
-/// The fuzz corpus (fuzz/corpus/docx) replays here: no input may panic, and a no-op export is the same bytes.
+/// The fuzz corpus (fuzz/corpus/docx) replays here through the fuzz target's checks.
 #[test]
 fn fuzz_corpus_replays_without_panics() {
-    let dir =
-        Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../../fuzz/corpus/docx");
-    let mut n = 0;
-    for e in std::fs::read_dir(&dir).unwrap() {
-        let data = std::fs::read(e.unwrap().path()).unwrap();
-        if let Ok(doc) = import(&data, Format::Docx) {
-            if let Ok(out) = doc.export(&upper(&doc)) {
-                import(&out, Format::Docx).expect("a translated export opens again");
-            }
-            assert_eq!(doc.export(&vec![None; doc.segments.len()]).unwrap(), data);
-        }
-        n += 1;
-    }
-    assert!(n >= 2, "corpus at {}", dir.display());
+    common::replay_fuzz_corpus("docx", 2, registro_formats::fuzz::docx);
 }
 
 /// Parts written with a byte-order mark, or with WordprocessingML as the default namespace (no `w:` prefix), are

@@ -7,7 +7,6 @@ use pulldown_cmark::{Event, Options, Parser};
 mod common;
 
 use registro_formats::{import, Format, FormatError};
-use std::path::Path;
 
 fn guide() -> (std::path::PathBuf, Vec<u8>) {
     common::data("guide.md")
@@ -164,26 +163,8 @@ fn bad_markdown_input() {
     );
 }
 
-/// The fuzz corpus (fuzz/corpus/markdown, shared by the HTML reader) replays here: no panic, same bytes back.
+/// The fuzz corpus (fuzz/corpus/markdown, shared by the HTML reader) replays here through the fuzz target's checks.
 #[test]
 fn fuzz_corpus_replays_without_panics() {
-    let dir =
-        Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../../fuzz/corpus/markdown");
-    let mut n = 0;
-    for e in std::fs::read_dir(&dir).unwrap() {
-        let data = std::fs::read(e.unwrap().path()).unwrap();
-        for fmt in [Format::Markdown, Format::Html] {
-            if let Ok(doc) = import(&data, fmt) {
-                let t: Vec<_> = doc
-                    .segments
-                    .iter()
-                    .map(|s| Some(s.source.to_uppercase()))
-                    .collect();
-                let _ = doc.export(&t).unwrap();
-                assert_eq!(doc.export(&vec![None; doc.segments.len()]).unwrap(), data);
-            }
-        }
-        n += 1;
-    }
-    assert!(n >= 2, "corpus at {}", dir.display());
+    common::replay_fuzz_corpus("markdown", 2, registro_formats::fuzz::markup);
 }

@@ -1,6 +1,8 @@
 //! Import → export round trips on translator-like files, and the files a translation produces read back by the
 //! format's own tools (xmllint for XLIFF/TMX, msgfmt for PO) when the machine has them.
 
+mod common;
+
 use registro_formats::{import, split_sentences, tmx, Format, FormatError, TmxUnit};
 use std::path::{Path, PathBuf};
 
@@ -330,28 +332,8 @@ fn hostile_files_get_clear_errors() {
     ));
 }
 
-/// The fuzz corpus (fuzz/corpus/formats) replays here: no input may panic.
+/// The fuzz corpus (fuzz/corpus/formats) replays here through the fuzz target's own checks.
 #[test]
 fn fuzz_corpus_replays_without_panics() {
-    let dir = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/formats");
-    let mut n = 0;
-    for e in std::fs::read_dir(&dir).unwrap() {
-        let data = std::fs::read(e.unwrap().path()).unwrap();
-        for fmt in [Format::Xliff, Format::Srt, Format::Vtt, Format::Po] {
-            if let Ok(doc) = import(&data, fmt) {
-                let t: Vec<_> = doc
-                    .segments
-                    .iter()
-                    .map(|s| Some(s.source.to_uppercase()))
-                    .collect();
-                let _ = doc.export(&t);
-                assert_eq!(doc.export(&vec![None; doc.segments.len()]).unwrap(), data);
-            }
-            if let Ok(s) = std::str::from_utf8(&data) {
-                assert_eq!(split_sentences(s, "en").concat(), s);
-            }
-        }
-        n += 1;
-    }
-    assert!(n >= 5, "corpus at {}", dir.display());
+    common::replay_fuzz_corpus("formats", 5, registro_formats::fuzz::structured);
 }

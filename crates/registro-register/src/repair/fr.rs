@@ -56,11 +56,7 @@ fn verb_of(c: &Ctx<'_>, i: usize) -> Option<usize> {
 
 pub(super) fn edits(c: &Ctx<'_>) -> Vec<Edit> {
     let mut out = Vec::new();
-    for (i, t) in c.toks.iter().enumerate() {
-        if !c.is_wrong(i) {
-            continue;
-        }
-        let w = t.norm.as_str();
+    for (i, t, w) in c.wrong_tokens() {
         if c.to_formal {
             match w {
                 "tu" => {

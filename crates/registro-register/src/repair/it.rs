@@ -40,11 +40,7 @@ fn to_2sg(w: &str) -> Option<String> {
 
 pub(super) fn edits(c: &Ctx<'_>) -> Vec<Edit> {
     let mut out = Vec::new();
-    for (i, t) in c.toks.iter().enumerate() {
-        if !c.is_wrong(i) {
-            continue;
-        }
-        let w = t.norm.as_str();
+    for (i, t, w) in c.wrong_tokens() {
         let prev = i.checked_sub(1).map(|j| c.norm(j)).unwrap_or("");
         let next = c.norm(i + 1);
         if c.to_formal {

@@ -82,9 +82,15 @@ pub(crate) struct Ctx<'a> {
     pub to_formal: bool,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
     pub fn is_wrong(&self, i: usize) -> bool {
         self.wrong.contains(&i)
+    }
+    /// The tokens marked with the other register, with their index and normalised form: what most languages'
+    /// repairs walk.
+    pub fn wrong_tokens(&self) -> impl Iterator<Item = (usize, &'a Tok<'a>, &'a str)> + 'a {
+        let (toks, wrong) = (self.toks, self.wrong);
+        toks.iter().enumerate().filter(move |(i, _)| wrong.contains(i)).map(|(i, t)| (i, t, t.norm.as_str()))
     }
     pub fn norm(&self, i: usize) -> &str {
         self.toks.get(i).map(|t| t.norm.as_str()).unwrap_or("")

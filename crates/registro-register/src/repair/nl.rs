@@ -27,11 +27,7 @@ const VERB: &[(&str, &str)] = &[
 
 pub(super) fn edits(c: &Ctx<'_>) -> Vec<Edit> {
     let mut out = Vec::new();
-    for (i, t) in c.toks.iter().enumerate() {
-        if !c.is_wrong(i) {
-            continue;
-        }
-        let w = t.norm.as_str();
+    for (i, t, w) in c.wrong_tokens() {
         if c.to_formal {
             let Some(to) = table(PRON, w, true) else { continue };
             out.push(c.edit(i, capitalise_if(t, to)));
