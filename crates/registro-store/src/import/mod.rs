@@ -12,6 +12,7 @@
 //!   source file inside such a folder with `--format cocoa` imports just that source.
 
 mod folder;
+pub mod fuzz;
 pub mod lines;
 mod jsonl;
 mod table;
