@@ -25,7 +25,7 @@ fn visit_roots(v: &mut Generator) {
         CompareOptions, CompareRequest, Comparison, DrillOptions, DrillPage, HumanSummary, Rating, RatingItem,
         ReportFiles, RunPage, RunQuery, RunSummary,
     };
-    use registro_core::rewrite::{RewriteOutcome, Weights};
+    use registro_core::rewrite::{RewriteOutcome, SentenceResult, Weights};
     use registro_core::translate::{SegmentCheck, SegmentOut};
     use registro_core::qa::QaOutcome;
     use registro_store::{Document, Project, Run};
@@ -65,6 +65,7 @@ fn visit_roots(v: &mut Generator) {
     v.root::<rewrite::RewriteArgs>();
     v.root::<Weights>();
     v.root::<RewriteOutcome>();
+    v.root::<SentenceResult>();
     // Translate.
     v.root::<translate::TranslateArgs>();
     v.root::<translate::TranslateOutcome>();

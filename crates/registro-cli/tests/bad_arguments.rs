@@ -2,35 +2,20 @@
 //! exit, quickly, before scoring anything: a device, a FIFO, an over-cap file, `-s add-k:-5`, `--lang xx`,
 //! `--paired-bs 0`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("registro-cli-bad-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use common::{command, run_bounded, scratch};
+
 
 /// Runs `registro` and kills it after 20 s: before the fix a FIFO blocked forever and `/dev/zero` ate memory.
 fn registro(db: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_registro"));
-    cmd.arg("--db").arg(db).args(args).env_remove("REGISTRO_DB").env_remove("REGISTRO_MAX_INPUT_MB");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(20) {
-            child.kill().ok();
-            child.wait().ok();
-            panic!("registro {args:?} did not finish within 20 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+    let mut cmd = command(Some(db), args);
+    cmd.env_remove("REGISTRO_MAX_INPUT_MB").envs(env.iter().copied());
+    run_bounded(cmd, Duration::from_secs(20))
 }
 
 fn fails_with(db: &Path, args: &[&str], env: &[(&str, &str)], want: &[&str]) {

@@ -1,39 +1,23 @@
 //! `registro doctor` reports what a bug report needs, from the real binary; `--device` refuses nonsense with the
 //! accepted values and falls back to the CPU, saying why, when the GPU asked for cannot be used.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("registro-cli-doctor-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use std::path::Path;
+use std::process::Output;
+use std::time::Duration;
+
+use common::{command, run_bounded, scratch};
+
 
 /// Runs `registro` with a private model cache and shared-data folder, killed after 30 s.
 fn registro(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_registro"));
-    cmd.args(args)
-        .env_remove("REGISTRO_DB")
-        .env_remove("REGISTRO_DEVICE")
+    let mut cmd = command(None, args);
+    cmd.env_remove("REGISTRO_DEVICE")
         .env("REGISTRO_MODELS", dir.join("models"))
-        .env("REGISTRO_SHARED_DATA", dir.join("shared"));
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(30) {
-            child.kill().ok();
-            child.wait().ok();
-            panic!("registro {args:?} did not finish within 30 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+        .env("REGISTRO_SHARED_DATA", dir.join("shared"))
+        .envs(env.iter().copied());
+    run_bounded(cmd, Duration::from_secs(30))
 }
 
 fn json(out: &Output) -> serde_json::Value {

@@ -1,19 +1,15 @@
 //! `registro qa RUN_ID` on a run stored in a real SQLite file: the human report, --json, --termbase, --fix, and a
 //! non-zero exit while an error blocks the export.
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-use registro_store::{NewDocument, NewRun, NewSegment, Store, Task};
+use std::path::Path;
+use std::process::Output;
 
-fn registro(db: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_registro"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("REGISTRO_DB")
-        .output()
-        .unwrap()
-}
+use common::registro;
+
+use registro_store::Store;
+use registro_testkit::StoredTranslation;
+
 
 fn text(o: &Output) -> (String, String) {
     (
@@ -23,51 +19,21 @@ fn text(o: &Output) -> (String, String) {
 }
 
 /// A formal EN→DE run over a stored document: one informal segment, one changed number.
-fn store_run(db: &PathBuf) -> i64 {
+fn store_run(db: &Path) -> i64 {
     let mut store = Store::open(db).unwrap();
     let project = store.create_project("client").unwrap().id;
     let pairs = [
-        (
-            "Can you send me the invoice?",
-            "Können Sie mir die Rechnung schicken?",
-        ),
+        ("Can you send me the invoice?", "Können Sie mir die Rechnung schicken?"),
         ("Do you have time on the 3rd?", "Hast du am 4. Zeit?"),
         ("Where do you want to go?", "Wohin möchten Sie gehen?"),
     ];
-    let doc = NewDocument {
-        name: "mail.txt".into(),
-        source_lang: "en".into(),
-        target_lang: Some("de".into()),
-        format: "text".into(),
-        segments: pairs
-            .iter()
-            .map(|(s, _)| NewSegment {
-                text: s.to_string(),
-                references: Vec::new(),
-            })
-            .collect(),
-        ..Default::default()
-    };
-    let doc = store.insert_document(project, &doc).unwrap();
-    let mut run = NewRun::new(project, Task::Translate, "registro-prompt");
-    run.document_id = Some(doc);
-    run.target_lang = Some("de".into());
-    run.register = Some("formal".into());
-    let id = store.create_run(&run).unwrap();
-    let outs: Vec<_> = pairs
-        .iter()
-        .enumerate()
-        .map(|(i, (_, t))| registro_store::Output::new(i as i64, *t))
-        .collect();
-    store.put_outputs(id, &outs).unwrap();
-    id
+    StoredTranslation { project, doc_name: "mail.txt", target_lang: "de", register: Some("formal"), pairs: &pairs, params: None }
+        .store(&mut store)
 }
 
 #[test]
 fn qa_reports_fixes_and_exits_non_zero_while_errors_remain() {
-    let dir = std::env::temp_dir().join(format!("registro-cli-test-qa-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("report");
     let db = dir.join("r.db");
     let run = store_run(&db).to_string();
 
@@ -149,19 +115,10 @@ fn qa_reports_fixes_and_exits_non_zero_while_errors_remain() {
 /// the termbase is banned with it, the run records the termbase, and `registro qa` confirms it.
 #[test]
 fn translate_with_a_termbase_bans_the_forbidden_term() {
-    let models = std::env::var_os("REGISTRO_MODELS")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/registro/models"))
-        });
-    if !models.is_some_and(|m| m.join("qwen2.5-coder-0.5b-instruct").exists()) {
-        println!("skipped: qwen2.5-coder-0.5b-instruct not fetched (registro models fetch qwen2.5-coder-0.5b-instruct)");
+    if common::model_missing(common::SMALL_MODEL) {
         return;
     }
-    let dir =
-        std::env::temp_dir().join(format!("registro-cli-test-qa-terms-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("terms");
     let db = dir.join("r.db");
     let po = dir.join("app.po");
     std::fs::write(

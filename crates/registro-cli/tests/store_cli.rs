@@ -1,30 +1,13 @@
 //! The built `registro` binary: project create/list, import, runs list with --json, and errors on stderr.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("registro-cli-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{ok_json, registro, scratch};
 
-fn registro(db: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_registro"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("REGISTRO_DB")
-        .output()
-        .unwrap()
-}
 
-fn ok_json(db: &Path, args: &[&str]) -> serde_json::Value {
-    let out = registro(db, args);
-    assert!(out.status.success(), "{args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
+
 
 #[test]
 fn project_import_runs_round_trip() {

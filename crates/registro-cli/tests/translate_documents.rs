@@ -2,18 +2,13 @@
 //! an SRT file come back in their format with only the text changed (tags, notes, states, numbering and timings
 //! kept; xmllint reads the XLIFF when installed), the run is stored against an imported document, and bad files
 //! get errors naming the file and what to do.
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn run(db: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_registro"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("REGISTRO_DB")
-        .output()
-        .unwrap()
-}
+use common::{registro as run, scratch as temp};
+
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
@@ -21,21 +16,7 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("registro-cli-docs-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
-fn model_ready() -> bool {
-    let models = std::env::var_os("REGISTRO_MODELS")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/registro/models"))
-        });
-    models.is_some_and(|m| m.join("qwen2.5-coder-0.5b-instruct").exists())
-}
 
 const MODEL: &[&str] = &[
     "--lang",
@@ -51,10 +32,15 @@ const MODEL: &[&str] = &[
     "--json",
 ];
 
+/// `registro translate --input SRC --output OUT` with the small model and `extra` options.
+fn translate(db: &Path, src: &Path, out: &Path, extra: &[&str]) -> Output {
+    let files = ["translate", "--input", src.to_str().unwrap(), "--output", out.to_str().unwrap()];
+    run(db, &[&files[..], extra, MODEL].concat())
+}
+
 #[test]
 fn xliff_and_srt_translate_into_files_of_the_same_format() {
-    if !model_ready() {
-        println!("skipped: qwen2.5-coder-0.5b-instruct not fetched (registro models fetch qwen2.5-coder-0.5b-instruct)");
+    if common::model_missing(common::SMALL_MODEL) {
         return;
     }
     let dir = temp("ok");
@@ -62,20 +48,7 @@ fn xliff_and_srt_translate_into_files_of_the_same_format() {
 
     let out_xlf = dir.join("contract.de.xlf");
     let src = fixture("okapi.xlf");
-    let o = run(
-        &db,
-        &[
-            &[
-                "translate",
-                "--input",
-                src.to_str().unwrap(),
-                "--output",
-                out_xlf.to_str().unwrap(),
-            ],
-            MODEL,
-        ]
-        .concat(),
-    );
+    let o = translate(&db, &src, &out_xlf, &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(
@@ -120,21 +93,7 @@ fn xliff_and_srt_translate_into_files_of_the_same_format() {
 
     let out_srt = dir.join("cues.de.srt");
     let src = fixture("cues.srt");
-    let o = run(
-        &db,
-        &[
-            &[
-                "translate",
-                "--input",
-                src.to_str().unwrap(),
-                "--output",
-                out_srt.to_str().unwrap(),
-                "--no-store",
-            ],
-            MODEL,
-        ]
-        .concat(),
-    );
+    let o = translate(&db, &src, &out_srt, &["--no-store"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let srt = std::fs::read_to_string(&out_srt).unwrap();
     let orig = std::fs::read_to_string(&src).unwrap();
@@ -158,8 +117,7 @@ fn xliff_and_srt_translate_into_files_of_the_same_format() {
 /// and python-docx too when its cached venv exists.
 #[test]
 fn docx_translates_into_a_docx_with_its_structure() {
-    if !model_ready() {
-        println!("skipped: qwen2.5-coder-0.5b-instruct not fetched (registro models fetch qwen2.5-coder-0.5b-instruct)");
+    if common::model_missing(common::SMALL_MODEL) {
         return;
     }
     let dir = temp("docx");
@@ -167,20 +125,7 @@ fn docx_translates_into_a_docx_with_its_structure() {
     let src = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap())
         .join("../registro-formats/tests/data/letter.docx");
     let out = dir.join("letter.de.docx");
-    let o = run(
-        &db,
-        &[
-            &[
-                "translate",
-                "--input",
-                src.to_str().unwrap(),
-                "--output",
-                out.to_str().unwrap(),
-            ],
-            MODEL,
-        ]
-        .concat(),
-    );
+    let o = translate(&db, &src, &out, &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["segments"].as_array().unwrap().len(), 3, "{v}");
@@ -252,8 +197,7 @@ sys.stdout.write(b.read("word/document.xml").decode() + "\n=====\n" + b.read("wo
 
 #[test]
 fn bad_documents_get_errors_naming_the_file() {
-    if !model_ready() {
-        println!("skipped: qwen2.5-coder-0.5b-instruct not fetched");
+    if common::model_missing(common::SMALL_MODEL) {
         return;
     }
     let dir = temp("bad");

@@ -2,39 +2,17 @@
 //! language and register, every segment carries the analyzer's label and flag, a wrong register is never returned
 //! unflagged, and a candidate the meaning checks reject (refusal, untranslated, changed number) is never chosen
 //! over one they accept.
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn registro(db: &std::path::Path, args: &[&str]) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_registro"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("REGISTRO_DB")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e})"))
-}
+use common::ok_json as registro;
+
 
 #[test]
 fn formal_translation_into_the_new_languages_is_stored_with_register_flags() {
-    let models = std::env::var_os("REGISTRO_MODELS")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/registro/models")));
-    if !models.is_some_and(|m| m.join("qwen2.5-coder-0.5b-instruct").exists()) {
-        println!(
-            "skipped: qwen2.5-coder-0.5b-instruct not fetched (registro models fetch qwen2.5-coder-0.5b-instruct)"
-        );
+    if common::model_missing(common::SMALL_MODEL) {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("registro-cli-newlangs-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("newlangs");
     let db = dir.join("r.db");
     for lang in ["nl", "pt", "ko", "vi", "ru"] {
         let out = registro(

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use registro_core::qa::{self, CheckKind, Severity};
 use registro_register::{analyze, Label, Lang};
-use registro_store::{NewDocument, NewRun, NewSegment, Output, Store, Task};
+use registro_store::{NewRun, Output, Store, Task};
+use registro_testkit::StoredTranslation;
 
 /// A translate run over a stored document, with the given (source, output) pairs.
 fn stored_run(
@@ -15,38 +16,9 @@ fn stored_run(
     pairs: &[(&str, &str)],
     params: serde_json::Value,
 ) -> i64 {
-    let project = registro_core::projects::find_or_create_project(store, "client")
-        .unwrap()
-        .id;
-    let doc = NewDocument {
-        name: "letter.xlf".into(),
-        source_lang: "en".into(),
-        target_lang: Some(lang.into()),
-        format: "xliff".into(),
-        segments: pairs
-            .iter()
-            .map(|(s, _)| NewSegment {
-                text: s.to_string(),
-                references: Vec::new(),
-            })
-            .collect(),
-        ..Default::default()
-    };
-    let doc = store.insert_document(project, &doc).unwrap();
-    let mut run = NewRun::new(project, Task::Translate, "registro-prompt");
-    run.document_id = Some(doc);
-    run.source_lang = Some("en".into());
-    run.target_lang = Some(lang.into());
-    run.register = register.map(str::to_string);
-    run.params = params;
-    let id = store.create_run(&run).unwrap();
-    let outs: Vec<Output> = pairs
-        .iter()
-        .enumerate()
-        .map(|(i, (_, t))| Output::new(i as i64, *t))
-        .collect();
-    store.put_outputs(id, &outs).unwrap();
-    id
+    let project = registro_core::projects::find_or_create_project(store, "client").unwrap().id;
+    StoredTranslation { project, doc_name: "letter.xlf", target_lang: lang, register, pairs, params: Some(params) }
+        .store(store)
 }
 
 const DE: &[(&str, &str)] = &[

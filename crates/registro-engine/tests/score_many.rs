@@ -10,7 +10,8 @@ use registro_engine::{LoadOptions, Model};
 #[test]
 fn perplexity_of_many_texts_equals_one_at_a_time() {
     let long: String = (0..150).map(|i| char::from(b'A' + (i * 7 % 26) as u8)).collect();
-    let texts = ["Hello there.", "A longer sentence, with more words in it than the first one.", "", "x", long.as_str(), "Short one", "Hello there."];
+    // The tiny models' character vocabulary has the capital letters but no space.
+    let texts = ["HELLOTHERE", "ALONGERSENTENCEWITHMOREWORDSINITTHANTHEFIRSTONE", "", "X", long.as_str(), "SHORTONE", "HELLOTHERE"];
     for arch in ["qwen2", "qwen3", "llama", "gemma3"] {
         let dir = tempfile::tempdir().unwrap();
         let path = common::tiny_gguf(dir.path(), arch, GgmlDType::Q8_0);

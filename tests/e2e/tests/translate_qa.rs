@@ -7,7 +7,8 @@
 use std::time::Duration;
 
 use registro_e2e::{ready_or_skip, screenshot_path, Session};
-use registro_store::{NewDocument, NewRun, NewSegment, Output, Store, Task};
+use registro_store::Store;
+use registro_testkit::StoredTranslation;
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -34,34 +35,8 @@ const PAIRS: [(&str, &str); 5] = [
 fn stored_run(db: &std::path::Path) -> i64 {
     let mut store = Store::open(db).unwrap();
     let project = store.create_project("Client").unwrap().id;
-    let doc = NewDocument {
-        name: "letter.xlf".into(),
-        source_lang: "en".into(),
-        target_lang: Some("de".into()),
-        format: "xliff".into(),
-        segments: PAIRS
-            .iter()
-            .map(|(s, _)| NewSegment {
-                text: s.to_string(),
-                references: vec![],
-            })
-            .collect(),
-        ..Default::default()
-    };
-    let doc = store.insert_document(project, &doc).unwrap();
-    let mut run = NewRun::new(project, Task::Translate, "registro-prompt");
-    run.document_id = Some(doc);
-    run.source_lang = Some("en".into());
-    run.target_lang = Some("de".into());
-    run.register = Some("formal".into());
-    let id = store.create_run(&run).unwrap();
-    let outs: Vec<Output> = PAIRS
-        .iter()
-        .enumerate()
-        .map(|(i, (_, t))| Output::new(i as i64, *t))
-        .collect();
-    store.put_outputs(id, &outs).unwrap();
-    id
+    StoredTranslation { project, doc_name: "letter.xlf", target_lang: "de", register: Some("formal"), pairs: &PAIRS, params: None }
+        .store(&mut store)
 }
 
 #[test]

@@ -1,0 +1,48 @@
+//! Fixtures shared by the tests of several crates (core, CLI, the window tests), so each is written once. Only
+//! `[dev-dependencies]` name this crate; nothing a user runs links it.
+#![forbid(unsafe_code)]
+
+use registro_store::{NewDocument, NewRun, NewSegment, Output, ProjectId, RunId, Store, Task};
+
+/// A finished-looking translation run, as Translate leaves it: an EN→`target_lang` document of the `pairs`'
+/// sources (named `doc_name`, format taken from its extension) and a run over it whose outputs are the pairs'
+/// targets, in project `project`.
+pub struct StoredTranslation<'a> {
+    pub project: ProjectId,
+    pub doc_name: &'a str,
+    pub target_lang: &'a str,
+    pub register: Option<&'a str>,
+    pub pairs: &'a [(&'a str, &'a str)],
+    /// The run's parameters; `None` leaves `NewRun`'s default.
+    pub params: Option<serde_json::Value>,
+}
+
+impl StoredTranslation<'_> {
+    pub fn store(&self, store: &mut Store) -> RunId {
+        let format = match self.doc_name.rsplit_once('.').map(|(_, ext)| ext) {
+            Some("xlf" | "xliff") => "xliff",
+            _ => "text",
+        };
+        let doc = NewDocument {
+            name: self.doc_name.into(),
+            source_lang: "en".into(),
+            target_lang: Some(self.target_lang.into()),
+            format: format.into(),
+            segments: self.pairs.iter().map(|(s, _)| NewSegment { text: s.to_string(), references: Vec::new() }).collect(),
+            ..Default::default()
+        };
+        let doc = store.insert_document(self.project, &doc).expect("the fixture document is stored");
+        let mut run = NewRun::new(self.project, Task::Translate, "registro-prompt");
+        run.document_id = Some(doc);
+        run.source_lang = Some("en".into());
+        run.target_lang = Some(self.target_lang.into());
+        run.register = self.register.map(str::to_string);
+        if let Some(params) = &self.params {
+            run.params = params.clone();
+        }
+        let id = store.create_run(&run).expect("the fixture run is stored");
+        let outputs: Vec<Output> = self.pairs.iter().enumerate().map(|(i, (_, t))| Output::new(i as i64, *t)).collect();
+        store.put_outputs(id, &outputs).expect("the fixture outputs are stored");
+        id
+    }
+}
