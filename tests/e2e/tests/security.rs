@@ -109,7 +109,7 @@ fn a_script_in_the_page_cannot_name_files() {
     let e = refused(
         &s,
         "rewrite_text",
-        json!({"projectId": project_id, "args": {"text": "hey", "lang": "en", "method": "llm", "model": secret.display().to_string()}, "opId": "z", "onProgress": "$CHANNEL"}),
+        json!({"projectId": project_id, "args": {"text": "hey", "lang": "en", "method": "llm", "model": secret.display().to_string()}, "opId": "z", "onProgress": "$CHANNEL", "onSentence": "$CHANNEL"}),
         "by id, not by path",
     );
     println!("rewrite_text with a model path: {e}");
