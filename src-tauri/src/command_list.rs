@@ -33,6 +33,7 @@ pub const COMMANDS: &[&str] = &[
     "dashboard_export",
     "dashboard_save_chart",
     "dashboard_chart_svg",
+    "dashboard_table",
     "rewrite_text",
     "score_formality",
     "export_rewrite",

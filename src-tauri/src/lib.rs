@@ -107,6 +107,7 @@ pub fn run() -> anyhow::Result<()> {
             commands::dashboard::dashboard_export,
             commands::dashboard::dashboard_save_chart,
             commands::dashboard::dashboard_chart_svg,
+            commands::dashboard::dashboard_table,
             commands::rewrite::rewrite_text,
             commands::rewrite::score_formality,
             commands::rewrite::export_rewrite,

@@ -24,7 +24,7 @@ mod significance;
 mod stats;
 
 pub use bench::{bench_fixture, time_dashboard, DashboardTimings};
-pub use compare::{compare, compare_with, CompareOptions, Comparison, NamedChart, SystemInfo};
+pub use compare::{compare, compare_with, complete_table, complete_tables, CompareOptions, Comparison, NamedChart, PendingTable, SystemInfo};
 pub use data::{load, CompareRequest, ComparisonData, SystemData};
 pub use drilldown::{drilldown, DrillOptions, DrillPage, DrillSegment, DrillSort, OutputView, Token, TokenClass};
 pub use export::{write_report, ReportFiles};

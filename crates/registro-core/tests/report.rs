@@ -85,6 +85,68 @@ fn cached_edit_types_give_the_same_tables_after_a_baseline_change() {
     assert_eq!(first.tables, cold.tables);
 }
 
+/// The app's comparison leaves the edit types (a pass over every segment of every system) for when the page shows
+/// them: the table built then equals the one a written report gets, is kept for the next comparison, and a report
+/// written from the lazy comparison holds it too.
+#[test]
+fn lazy_tables_are_built_on_request_and_equal_the_eager_ones() {
+    let (store, ids) = fixture(4, 60);
+    let req = CompareRequest { runs: ids.clone(), baseline: Some(ids[1]), reference: None };
+    let prep = report::prepare(report::load(&store, &req).unwrap()).unwrap();
+    let eager = report::compare(&prep, &CompareOptions { bootstrap: 50, render_svg: false, ..Default::default() }).unwrap();
+    prep.clear_caches();
+    let lazy_opts = CompareOptions { bootstrap: 50, render_svg: false, lazy_tables: true, ..Default::default() };
+    let mut lazy = report::compare(&prep, &lazy_opts).unwrap();
+    assert!(lazy.table("edit_types").is_none(), "not built with the others");
+    assert_eq!(lazy.pending_tables.len(), 1);
+    assert_eq!((lazy.pending_tables[0].key.as_str(), lazy.pending_tables[0].to_compute), ("edit_types", 3), "every system but the baseline");
+    let mut seen = Vec::new();
+    let cancelled = std::sync::atomic::AtomicBool::new(true);
+    let err = report::complete_table(&prep, &mut lazy, "edit_types", &cancelled, &mut |p| seen.push(p.done)).unwrap_err();
+    assert!(format!("{err:#}").contains("cancelled"), "{err:#}");
+    let built = report::complete_table(&prep, &mut lazy, "edit_types", &Default::default(), &mut |p| seen.push(p.done)).unwrap();
+    assert_eq!(Some(&built), eager.table("edit_types"));
+    assert_eq!(seen, [0, 1, 2], "progress per system computed");
+    assert!(lazy.pending_tables.is_empty() && lazy.table("edit_types").is_some());
+    assert!(report::complete_table(&prep, &mut lazy, "no-such-table", &Default::default(), &mut |_| {}).is_err());
+    // Computed once: the next comparison of the same runs has it at once.
+    let again = report::compare(&prep, &lazy_opts).unwrap();
+    assert!(again.pending_tables.is_empty());
+    assert_eq!(again.table("edit_types"), eager.table("edit_types"));
+
+    prep.clear_caches();
+    let mut lazy = report::compare(&prep, &lazy_opts).unwrap();
+    assert_eq!(lazy.pending_tables.len(), 1);
+    report::complete_tables(&prep, &mut lazy, &Default::default(), &mut |_| {}).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    report::write_report(&lazy, None, dir.path(), &[]).unwrap();
+    assert!(std::fs::read_to_string(dir.path().join("report.html")).unwrap().contains("Edit types"));
+}
+
+/// With many systems the LeD heatmap shows the baseline and the next 19 — a readable grid, 190 pairs computed
+/// instead of all — with the values a full computation gives, and says how many it left out.
+#[test]
+fn the_led_heatmap_of_many_systems_shows_the_baseline_and_the_next_nineteen() {
+    let (store, ids) = fixture(23, 30);
+    let req = CompareRequest { runs: ids.clone(), baseline: Some(ids[5]), reference: None };
+    let prep = report::prepare(report::load(&store, &req).unwrap()).unwrap();
+    let cmp = report::compare(&prep, &CompareOptions { bootstrap: 0, render_svg: false, ..Default::default() }).unwrap();
+    let json = serde_json::to_value(&cmp.chart("heatmap_led").unwrap().chart).unwrap();
+    let rows = json["row_labels"].as_array().unwrap();
+    assert_eq!(rows.len(), 20);
+    assert_eq!(rows[0], serde_json::json!(cmp.systems[5].label), "the baseline first");
+    assert!(json["title"].as_str().unwrap().contains("the next 19 of 23"), "{}", json["title"]);
+    let values = json["values"].as_array().unwrap();
+    assert!(values[0][0].is_null() && values[3][3].is_null(), "no value on the diagonal");
+    assert_eq!(values[0][1], values[1][0], "symmetric");
+    // The same pair in a comparison of just those two runs (where every pair is shown).
+    let pair = CompareRequest { runs: vec![ids[5], ids[0]], baseline: Some(ids[5]), reference: None };
+    let small = report::compare(&report::prepare(report::load(&store, &pair).unwrap()).unwrap(), &CompareOptions { bootstrap: 0, render_svg: false, ..Default::default() }).unwrap();
+    let small = serde_json::to_value(&small.chart("heatmap_led").unwrap().chart).unwrap();
+    assert_eq!(values[0][1], small["values"][0][1]);
+    assert!(values[0][1].as_f64().unwrap() > 0.0);
+}
+
 #[test]
 fn runs_over_different_sources_are_refused_with_their_names() {
     let mut store = Store::open_in_memory().unwrap();

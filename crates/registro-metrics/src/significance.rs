@@ -150,6 +150,44 @@ pub fn bootstrap_indices(n: usize, samples: usize, seed: u64) -> Vec<u32> {
     Pcg64::from_seed(seed).choice(n, n * samples)
 }
 
+/// At most this many resample indices (or randomization trial flags) are held at once: 128 MiB of u32. A test set
+/// of 1M segments would otherwise need `samples × n` of them (4 GB for 1000 resamples); drawn a block of samples
+/// at a time from the same generator, they are the same indices in the same order.
+const INDEX_BUDGET: usize = 1 << 25;
+
+/// How many samples (or trials) of `n` segments fit in `budget` indices, rounded down to a multiple of `align`
+/// (at least `align`, at most `total`).
+fn block_of(n: usize, total: usize, align: usize, budget: usize) -> usize {
+    let fit = (budget / n.max(1)).max(1);
+    (fit / align * align).max(align).min(total).max(1)
+}
+
+/// [`bootstrap_many`] over `samples` resamples drawn from `rng`'s stream a block at a time, so memory is bounded
+/// by the statistics, not by `samples × n`; results equal one draw of all the indices to the last bit.
+fn bootstrap_many_from(rng: &mut Pcg64, jobs: &[Resampled<'_>], samples: usize, budget: usize) -> Vec<Vec<f64>> {
+    let n = jobs.first().map_or(0, |j| j.len());
+    if n == 0 {
+        return bootstrap_many(jobs, &[], samples);
+    }
+    let block = block_of(n, samples, 1, budget);
+    let mut out: Vec<Vec<f64>> = jobs.iter().map(|_| Vec::with_capacity(samples)).collect();
+    let mut done = 0;
+    while done < samples {
+        let k = block.min(samples - done);
+        let idx = rng.choice(n, n * k);
+        for (all, part) in out.iter_mut().zip(bootstrap_many(jobs, &idx, k)) {
+            all.extend(part);
+        }
+        done += k;
+    }
+    out
+}
+
+/// [`bootstrap_many`] over the indices of [`bootstrap_indices`]`(n, samples, seed)`, drawn a block at a time.
+pub fn bootstrap_many_seeded(jobs: &[Resampled<'_>], samples: usize, seed: u64) -> Vec<Vec<f64>> {
+    bootstrap_many_from(&mut Pcg64::from_seed(seed), jobs, samples, INDEX_BUDGET)
+}
+
 /// Scores of each bootstrap sample, computed with sacrebleu's float32 statistics.
 pub fn bootstrap_scores(
     metric: &dyn Metric,
@@ -517,13 +555,12 @@ pub fn paired_bootstrap(
     seed: u64,
 ) -> Result<Vec<TestResult>, MetricError> {
     check(baseline, systems)?;
-    let idx = bootstrap_indices(baseline.len(), samples, seed);
     // Baseline and every system resampled in one pass.
     let jobs: Vec<Resampled> = std::iter::once(baseline)
         .chain(systems.iter().copied())
         .map(|s| Resampled::Metric(metric, s))
         .collect();
-    let scores = bootstrap_many(&jobs, &idx, samples);
+    let scores = bootstrap_many_seeded(&jobs, samples, seed);
     let bl_score = metric.score(&baseline.sum());
     let mut out = vec![bootstrap_result(metric, bl_score, &scores[0], None)];
     for (sys, sys_scores) in systems.iter().zip(&scores[1..]) {
@@ -542,6 +579,19 @@ pub fn paired_ar(
     confidence_samples: usize,
     seed: u64,
 ) -> Result<Vec<TestResult>, MetricError> {
+    paired_ar_in_blocks(metric, baseline, systems, trials, confidence_samples, seed, INDEX_BUDGET)
+}
+
+/// [`paired_ar`] holding at most `budget` trial flags or resample indices at once.
+fn paired_ar_in_blocks(
+    metric: &dyn Metric,
+    baseline: &SegmentStats,
+    systems: &[&SegmentStats],
+    trials: usize,
+    confidence_samples: usize,
+    seed: u64,
+    budget: usize,
+) -> Result<Vec<TestResult>, MetricError> {
     check(baseline, systems)?;
     let n = baseline.len();
     let bl_total = baseline.sum();
@@ -553,27 +603,35 @@ pub fn paired_ar(
         ci: None,
     }];
     if confidence_samples > 0 {
-        let idx = bootstrap_indices(n, confidence_samples, seed);
-        let (m, ci) = ci_for(
-            metric,
-            &bootstrap_scores(metric, baseline, &idx, confidence_samples),
-        );
+        let scores = bootstrap_many_from(&mut Pcg64::from_seed(seed), &[Resampled::Metric(metric, baseline)], confidence_samples, budget);
+        let (m, ci) = ci_for(metric, &scores[0]);
         out[0].mean = Some(m);
         out[0].ci = Some(ci);
     }
     // Every system's test restarts the generator from the seed, as sacrebleu does: all of them draw the same
-    // trials and the same bootstrap indices, drawn once here.
+    // trials and then the same bootstrap indices, drawn once here. Trials are drawn a block at a time (a multiple
+    // of 32, so each block ends on a whole 32-bit draw and the flags are those of one draw of all trials).
     let mut rng = Pcg64::from_seed(seed);
-    let sel = rng.bools(trials * n);
-    let bs_idx = (confidence_samples > 0).then(|| rng.choice(n, n * confidence_samples));
-    let exceed = if exact_in_u32(baseline, n) && systems.iter().all(|s| exact_in_u32(s, n)) {
-        ar_exceed_counts(metric, baseline, systems, &sel, trials)
-    } else {
-        systems.iter().map(|sys| ar_exceed_count(metric, baseline, sys, &sel, trials)).collect()
-    };
-    let boot = bs_idx.map(|idx| {
+    let integer = exact_in_u32(baseline, n) && systems.iter().all(|s| exact_in_u32(s, n));
+    let mut exceed = vec![0usize; systems.len()];
+    let block = block_of(n, trials, 32, budget);
+    let mut done = 0;
+    while done < trials {
+        let t = block.min(trials - done);
+        let sel = rng.bools(t * n);
+        let counts = if integer {
+            ar_exceed_counts(metric, baseline, systems, &sel, t)
+        } else {
+            systems.iter().map(|sys| ar_exceed_count(metric, baseline, sys, &sel, t)).collect()
+        };
+        for (e, c) in exceed.iter_mut().zip(counts) {
+            *e += c;
+        }
+        done += t;
+    }
+    let boot = (confidence_samples > 0).then(|| {
         let jobs: Vec<Resampled> = systems.iter().map(|s| Resampled::Metric(metric, *s)).collect();
-        bootstrap_many(&jobs, &idx, confidence_samples)
+        bootstrap_many_from(&mut rng, &jobs, confidence_samples, budget)
     });
     for (k, sys) in systems.iter().enumerate() {
         let score = metric.score(&sys.sum());
@@ -761,6 +819,27 @@ mod tests {
         let looped: Vec<usize> = [&x, &y, &base].iter().map(|s| ar_exceed_count(&Ratio, &base, s, &sel, 400)).collect();
         assert_eq!(batched, looped);
         assert!(looped[0] > 0 && looped[0] < 400, "a test that can go either way: {looped:?}");
+    }
+
+    /// Indices and trial flags drawn a block at a time (what keeps a 1M-segment test in bounded memory) give the
+    /// results of one draw of all of them, for the bootstrap and for randomization on both summing paths.
+    #[test]
+    fn tests_in_blocks_equal_one_draw_of_every_index() {
+        let n = 157;
+        let ints = |salt: u64| SegmentStats { width: 6, data: (0..n * 6).map(|k| ((k as u64 * 2654435761 + salt * 40503) % 23) as f64).collect() };
+        let (base, x) = (ints(1), ints(3));
+        let frac = SegmentStats { width: 6, data: x.data.iter().map(|v| v + 0.25).collect() };
+        let jobs = [Resampled::Metric(&Ratio, &base), Resampled::Metric(&Ratio, &x), Resampled::Metric(&Ratio, &frac)];
+        let whole = bootstrap_many(&jobs, &bootstrap_indices(n, 300, 9), 300);
+        for budget in [n, 7 * n + 3, 64 * n] {
+            assert_eq!(bootstrap_many_from(&mut Pcg64::from_seed(9), &jobs, 300, budget), whole, "budget {budget}");
+        }
+        for systems in [vec![&x], vec![&frac]] {
+            let all = paired_ar_in_blocks(&Ratio, &base, &systems, 200, 150, 4, usize::MAX).unwrap();
+            // 32 trials per block: seven blocks, the last one short.
+            assert_eq!(paired_ar_in_blocks(&Ratio, &base, &systems, 200, 150, 4, 32 * n).unwrap(), all);
+            assert_eq!(paired_ar_in_blocks(&Ratio, &base, &systems, 200, 150, 4, n).unwrap(), all);
+        }
     }
 
     #[test]

@@ -158,6 +158,8 @@ impl Store {
         }
         // NORMAL is durable against process crashes in WAL mode; only an OS crash can lose the last commits.
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;").map_err(open_err)?;
+        // The runs table sorts names as people read them: system-32 before system-319.
+        conn.create_collation(runs::NATURAL, runs::natural_cmp).map_err(open_err)?;
         schema::migrate(&mut conn, &path)?;
         static TOKENS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let token = TOKENS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -88,14 +88,54 @@ impl RunSort {
     fn columns(self) -> &'static [&'static str] {
         match self {
             RunSort::Id => &["r.id"],
-            RunSort::System => &["r.system"],
+            RunSort::System => &["r.system COLLATE registro_natural"],
             RunSort::Task => &["r.task"],
             RunSort::Pair => &["r.source_lang", "r.target_lang"],
             RunSort::Register => &["r.register"],
-            RunSort::Model => &["r.model_id"],
+            RunSort::Model => &["r.model_id COLLATE registro_natural"],
             RunSort::Created => &["r.created_at"],
         }
     }
+}
+
+/// The collation [`RunSort`] orders names with, registered on every connection the store opens.
+pub(crate) const NATURAL: &str = "registro_natural";
+
+/// Names as people read them: runs of digits compare by their value (system-9 < system-32 < system-319), the rest
+/// character by character; names equal that way fall back to plain order, so the order is total.
+pub(crate) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    while i < x.len() && j < y.len() {
+        if x[i].is_ascii_digit() && y[j].is_ascii_digit() {
+            let (si, sj) = (i, j);
+            while i < x.len() && x[i].is_ascii_digit() {
+                i += 1;
+            }
+            while j < y.len() && y[j].is_ascii_digit() {
+                j += 1;
+            }
+            // Without leading zeros, a longer run is a larger number; equal lengths compare digit by digit.
+            let trim = |d: &[u8]| -> usize { d.iter().take_while(|c| **c == b'0').count() };
+            let (dx, dy) = (&x[si..i], &y[sj..j]);
+            let (dx, dy) = (&dx[trim(dx)..], &dy[trim(dy)..]);
+            let o = dx.len().cmp(&dy.len()).then_with(|| dx.cmp(dy));
+            if o != Ordering::Equal {
+                return o;
+            }
+        } else {
+            // Byte order of UTF-8 is code point order, so multi-byte characters need no decoding here.
+            match x[i].cmp(&y[j]) {
+                Ordering::Equal => {
+                    i += 1;
+                    j += 1;
+                }
+                o => return o,
+            }
+        }
+    }
+    (x.len() - i).cmp(&(y.len() - j)).then_with(|| a.cmp(b))
 }
 
 /// ` WHERE …` (or nothing) over `runs r` for `filter` and `more`, with its numbered arguments.
@@ -372,6 +412,24 @@ mod tests {
             s.put_outputs(id, &outs).unwrap();
         }
         s
+    }
+
+    /// The System column sorts as people read numbers (the Dashboard listed system-32 after system-319).
+    #[test]
+    fn systems_sort_by_the_numbers_in_their_names() {
+        let s = Store::open_in_memory().unwrap();
+        let p = s.create_project("shared task").unwrap();
+        for name in ["system-319", "system-32", "system-4", "system-040", "System-5", "system-32b", "sys"] {
+            let mut r = NewRun::new(p.id, Task::Eval, name);
+            r.total_segments = Some(1);
+            s.create_run(&r).unwrap();
+        }
+        let q = RunPageQuery { sort: RunSort::System, ascending: true, limit: 100, ..Default::default() };
+        let (rows, _) = s.page_runs(&q).unwrap();
+        let names: Vec<&str> = rows.iter().map(|r| r.system.as_str()).collect();
+        assert_eq!(names, ["System-5", "sys", "system-4", "system-32", "system-32b", "system-040", "system-319"]);
+        assert_eq!(natural_cmp("a01", "a1"), std::cmp::Ordering::Less, "equal numbers fall back to plain order");
+        assert_eq!(natural_cmp("ß2", "ß10"), std::cmp::Ordering::Less);
     }
 
     #[test]

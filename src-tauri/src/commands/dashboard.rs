@@ -11,7 +11,7 @@ use registro_core::eval::{discover_submissions, eval_config, run_eval, EvalSetti
 use registro_core::progress::Progress;
 use registro_core::report::{
     self, CompareOptions, CompareRequest, Comparison, DrillOptions, DrillPage, HumanSummary, ImageFormat, Prepared, Rating,
-    RatingItem, ReportFiles, RunPage, RunQuery,
+    RatingItem, ReportFiles, RunPage, RunQuery, Table,
 };
 use registro_store::RunId;
 use tauri::ipc::Channel;
@@ -136,6 +136,28 @@ pub async fn dashboard_compare(
     .await
 }
 
+/// Builds a table the comparison on screen left pending (`Comparison::pending_tables`, e.g. the edit types of
+/// 200 systems) when the page shows it, reporting each system on `on_progress`; `cancel_operation(op_id)` stops
+/// it (what was computed is kept for the next try).
+#[tauri::command]
+pub async fn dashboard_table(app: AppHandle, key: String, op_id: String, on_progress: Channel<Progress>) -> CmdResult<Table> {
+    blocking(app, move |state| {
+        let op = state.ops.start(&op_id);
+        let mut progress = |p: Progress| {
+            let _ = on_progress.send(p);
+        };
+        with_loaded(|l| {
+            let cmp = l.last.as_mut().ok_or_else(|| CmdError::msg("compare the runs first"))?;
+            let table = report::complete_table(&l.prep, cmp, &key, op.token.flag(), &mut progress)?;
+            if let Ok(mut store) = state.open_store() {
+                let _ = report::store_computed(&l.prep, &mut store);
+            }
+            Ok(table)
+        })
+    })
+    .await
+}
+
 #[tauri::command]
 pub async fn dashboard_drilldown(app: AppHandle, options: DrillOptions) -> CmdResult<DrillPage> {
     blocking(app, move |_| with_loaded(|l| Ok(report::drilldown(&l.prep, &options)?))).await
@@ -177,7 +199,9 @@ pub async fn dashboard_export(app: AppHandle, folder: String, formats: Option<Ve
             .collect::<CmdResult<Vec<_>>>()?;
         let store = state.open_store()?;
         with_loaded(|l| {
-            let cmp = l.last.as_ref().ok_or_else(|| CmdError::msg("compare the runs before exporting"))?;
+            let cmp = l.last.as_mut().ok_or_else(|| CmdError::msg("compare the runs before exporting"))?;
+            // The report holds every table, also those the page has not shown yet.
+            report::complete_tables(&l.prep, cmp, &std::sync::atomic::AtomicBool::new(false), &mut |_| {})?;
             let human = report::human_summary(&store, &l.prep)?;
             let human = (human.judgments > 0).then_some(human);
             Ok(report::write_report(cmp, human.as_ref(), &dir, &formats)?)

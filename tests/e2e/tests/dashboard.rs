@@ -80,6 +80,24 @@ fn import_compare_drill_rate() {
     s.wait_for(r#"[data-testid="dash-table-macc"]"#, WAIT).expect("M-Acc counts table");
     s.screenshot(&screenshot_path("dashboard-tables.png")).unwrap();
 
+    // ---- the edit types, a table over every segment pair, are built when the page scrolls to them ----
+    s.execute(
+        r#"const c = document.querySelector('[data-testid="dash-pending-edit_types"], [data-testid="dash-table-edit_types"]'); c.scrollIntoView();"#,
+        vec![],
+    )
+    .expect("the edit types card is on the page");
+    let edits = s.wait_for(r#"[data-testid="dash-table-edit_types"]"#, WAIT).expect("the edit types table is built when shown");
+    let edits_text = s.text(&edits).unwrap();
+    assert!(edits_text.contains("paraphrase") && edits_text.contains("Edits from the baseline's output"), "edit types: {edits_text}");
+    assert_eq!(
+        s.find_all(r#"[data-testid="dash-table-edit_types"] tbody tr"#).unwrap().len(),
+        2,
+        "one row per system other than the baseline"
+    );
+    assert!(s.find_all(r#"[data-testid="dash-pending-edit_types"]"#).unwrap().is_empty(), "the placeholder is replaced");
+    std::thread::sleep(Duration::from_millis(300));
+    s.screenshot(&screenshot_path("dashboard-edit-types.png")).unwrap();
+
     // ---- open a chart ----
     s.click_css(r#"[data-testid="dash-chart-thumb"][data-key="bars_bleu"]"#, WAIT).expect("BLEU bar chart thumbnail");
     s.wait_for(r#"[data-testid="dash-chart-viewer"][data-open="bars_bleu"] img.dash-chart-large"#, WAIT).expect("the chart opens large");
@@ -108,6 +126,8 @@ fn import_compare_drill_rate() {
         std::thread::sleep(Duration::from_millis(200));
     }
     assert!(report_dir.join("report.html").is_file(), "the report was written into the folder the user chose");
+    let html = std::fs::read_to_string(report_dir.join("report.html")).unwrap();
+    assert!(html.contains("Edit types"), "the report holds every table, also those built when shown");
 
     // ---- drill-down between the baseline and system 1 ----
     s.click_css(r#"[data-testid="dash-drill-go"]"#, WAIT).unwrap();

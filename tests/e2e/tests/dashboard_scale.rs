@@ -144,6 +144,10 @@ fn two_thousand_runs_page_filter_compare_and_cancel() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert_eq!(attr(&s, r#"[data-testid="dash-run-row"]"#, "data-system"), "system-01", "ordered by system name");
+    // Numbers in names sort by value: system-09, system-10 … system-50, not system-10, system-100, system-1000.
+    let names = s.execute(r#"return [...document.querySelectorAll('[data-testid="dash-run-row"]')].map((r) => r.dataset.system);"#, vec![]).unwrap();
+    let want: Vec<String> = (1..=50).map(|k| format!("system-{k:02}")).collect();
+    assert_eq!(names, serde_json::json!(want), "the System column sorts as people read numbers");
     assert_eq!(attr(&s, r#"th[aria-sort="ascending"] button"#, "data-testid"), "dash-sort-system");
     s.screenshot(&screenshot_path("dashboard-scale-filtered.png")).unwrap();
     choose(&s, "dash-f-register", "");

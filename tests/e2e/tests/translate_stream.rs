@@ -18,7 +18,7 @@ fn sentences(n: usize) -> String {
 }
 
 /// Sets the source text and model, clicks Translate, and samples (rows shown, progress label) until the progress
-/// panel is gone or `stop_after_rows` rows are on screen.
+/// panel is gone or `stop_after_rows` rows are on screen; prints how long after the click the first row showed.
 fn translate(s: &Session, lines: usize, stop_after_rows: Option<usize>) -> Vec<(u64, String)> {
     s.execute(
         &format!(
@@ -42,6 +42,9 @@ fn translate(s: &Session, lines: usize, stop_after_rows: Option<usize>) -> Vec<(
             )
             .unwrap();
         let rows = v[0].as_u64().unwrap();
+        if rows > 0 && seen.iter().all(|(r, _): &(u64, String)| *r == 0) {
+            println!("translate_stream: {lines} segments, first row on screen {} ms after the click (WebDriver, 150 ms polls)", t0.elapsed().as_millis());
+        }
         let Some(label) = v[1].as_str() else { break };
         seen.push((rows, label.to_string()));
         if stop_after_rows.is_some_and(|n| rows as usize >= n) {

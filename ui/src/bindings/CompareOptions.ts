@@ -17,4 +17,10 @@ alpha?: number,
 /**
  * Render every chart to SVG (the app shows them; `registro report` writes files).
  */
-render_svg?: boolean, chart_size?: [number, number], };
+render_svg?: boolean, chart_size?: [number, number], 
+/**
+ * Leave out tables that cost a pass over every segment of every system (edit types) unless they were computed
+ * before; they are listed in [`Comparison::pending_tables`] and built by [`complete_table`] when the page
+ * shows them. The app sets it; a written report builds everything.
+ */
+lazy_tables?: boolean, };

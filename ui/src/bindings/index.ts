@@ -51,6 +51,7 @@ export type { ModelReport } from './ModelReport';
 export type { NamedChart } from './NamedChart';
 export type { OutputView } from './OutputView';
 export type { PairedTest } from './PairedTest';
+export type { PendingTable } from './PendingTable';
 export type { Piece } from './Piece';
 export type { Problem } from './Problem';
 export type { Progress } from './Progress';

@@ -3,7 +3,7 @@
 
 import { type ChosenFile, type Id, type Operation, type Progress, call, startOperation } from '../api';
 
-import type { CompareOptions, Comparison, DrillPage, DrillSort, HumanSummary, ImportOutcome, Rating, RatingItem, ReportFiles, RunPage, RunQuery, SentenceMetric } from '../bindings';
+import type { CompareOptions, Comparison, DrillPage, DrillSort, HumanSummary, ImportOutcome, Rating, RatingItem, ReportFiles, RunPage, RunQuery, SentenceMetric, Table } from '../bindings';
 // Every generated type is this module's too, so views import them from one place.
 export type * from '../bindings';
 
@@ -15,6 +15,9 @@ export const importSubmissions = (folder: ChosenFile, project: string, onProgres
 /** A comparison reports each run it prepares through `onProgress`; `cancel()` stops it between runs. */
 export const compareRuns = (runs: Id[], baseline: Id | null, options: CompareOptions, onProgress: (p: Progress) => void): Operation<Comparison> =>
   startOperation<Comparison>('dashboard_compare', { request: { runs, baseline, reference: null }, options }, onProgress);
+/** Builds table `key` the comparison on screen left pending (`Comparison.pending_tables`); `cancel()` stops it. */
+export const completeTable = (key: string, onProgress: (p: Progress) => void): Operation<Table> =>
+  startOperation<Table>('dashboard_table', { key }, onProgress);
 /** The SVG of chart `key` of the comparison on screen (rendered only when the page shows it). */
 export const chartSvg = (key: string) => call<string>('dashboard_chart_svg', { key });
 export const drilldown = (a: Id, b: Id, metric: SentenceMetric, sort: DrillSort, offset = 0, limit = 10) =>

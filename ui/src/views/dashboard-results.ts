@@ -5,7 +5,8 @@
 import { chooseFile } from '../api';
 import { errorMessage } from '../components';
 import { clear, h } from '../dom';
-import { type Cell, type Comparison, type NamedChart, type Table, chartSvg, saveChart } from './dashboard-api';
+import type { Operation } from '../api';
+import { type Cell, type Comparison, type NamedChart, type PendingTable, type Table, chartSvg, completeTable, saveChart } from './dashboard-api';
 
 function fmt(v: number, d: number): string {
   return Number.isFinite(v) ? v.toFixed(d) : '–';
@@ -72,6 +73,51 @@ export function tableView(t: Table): HTMLElement {
   };
   render();
   return wrap;
+}
+
+/** Pending tables being built, cancelled when another comparison replaces this one. */
+const building = new Set<Operation<Table>>();
+
+export function cancelPendingTables(): void {
+  for (const op of building) void op.cancel();
+  building.clear();
+}
+
+/**
+ * A table the backend left out of the comparison because it costs a pass over every segment of every system (the
+ * edit types of 200 runs): built when its card scrolls into view, with progress, then shown like the others.
+ */
+export function pendingTableView(p: PendingTable, notify: (m: string, k?: 'info' | 'error') => void): HTMLElement {
+  const status = h('p', { class: 'muted small', 'data-testid': 'dash-pending-status' }, `${p.to_compute} systems to compute — built when shown`);
+  const card = h('section', { class: 'card dash-table', 'data-testid': `dash-pending-${p.key}` }, h('h3', {}, p.title), status);
+  const build = async () => {
+    const op = completeTable(p.key, (pr) => {
+      status.textContent = `${pr.message} (${pr.done} of ${pr.total})`;
+    });
+    building.add(op);
+    status.textContent = 'computing…';
+    try {
+      const table = await op.result;
+      if (building.has(op)) card.replaceWith(tableView(table));
+    } catch (e) {
+      if (!building.has(op)) return;
+      status.textContent = errorMessage(e);
+      card.append(h('button', { class: 'btn small', onclick: () => void build() }, 'Try again'));
+      notify(errorMessage(e), 'error');
+    } finally {
+      building.delete(op);
+    }
+  };
+  const seen = new IntersectionObserver(
+    (entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      seen.disconnect();
+      void build();
+    },
+    { rootMargin: '200px' },
+  );
+  seen.observe(card);
+  return card;
 }
 
 const urls: string[] = [];

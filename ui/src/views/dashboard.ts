@@ -12,7 +12,7 @@ import { clear, h } from '../dom';
 import { type Comparison, compareRuns, exportReport, importSubmissions } from './dashboard-api';
 import { drillView } from './dashboard-drill';
 import { rateView } from './dashboard-rate';
-import { chartsView, releaseImages, tableView, timingsLine } from './dashboard-results';
+import { cancelPendingTables, chartsView, pendingTableView, releaseImages, tableView, timingsLine } from './dashboard-results';
 import { runsTable } from './dashboard-runs';
 
 export function mount(el: HTMLElement, ctx: ViewContext): () => void {
@@ -74,8 +74,15 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     const panel = new ProgressPanel('dash-compare-progress');
     compareBox.append(panel.el);
     let cancelled = false;
-    // Charts are rendered when the page shows them (dashboard_chart_svg), not with the tables.
-    const started = compareRuns(ids, runs.baseline(), { bootstrap: Number(bootstrap.value), test: test.value as 'bootstrap' | 'randomization', render_svg: false }, panel.update);
+    // Charts are rendered when the page shows them (dashboard_chart_svg), not with the tables; so are tables that
+    // cost a pass over every segment of every system (dashboard_table).
+    cancelPendingTables();
+    const started = compareRuns(
+      ids,
+      runs.baseline(),
+      { bootstrap: Number(bootstrap.value), test: test.value as 'bootstrap' | 'randomization', render_svg: false, lazy_tables: true },
+      panel.update,
+    );
     const op = { ...started, cancel: () => ((cancelled = true), started.cancel()) };
     panel.attach(op);
     running = op;
@@ -87,6 +94,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       results.append(
         h('p', { class: 'muted small' }, `Test set: ${cmp.document} (${cmp.source_lang}→${cmp.target_lang}). Baseline: ${cmp.systems.find((s) => s.baseline)?.label ?? ''}.`),
         ...cmp.tables.map(tableView),
+        ...cmp.pending_tables.map((p) => pendingTableView(p, notify)),
         chartsView(cmp, notify),
         drillView(cmp, notify),
         rateView(cmp, notify),

@@ -16,6 +16,10 @@ const LENGTH_BUCKETS: [(usize, usize, &str); 5] = [(0, 9, "<10"), (10, 19, "10â€
 /// At most this many systems are overlaid in one histogram; more would be unreadable.
 const MAX_OVERLAID: usize = 5;
 
+/// At most this many systems in the LeD heatmap: a readable grid, and 190 pairs to compute instead of 19,900 for
+/// 200 systems.
+const MAX_HEATMAP: usize = 20;
+
 /// `alpha`: significance level of the bar markers (the same markers and levels as the corpus table).
 pub(super) fn build(prep: &Prepared, rows: &[Row], extra: &[String], alpha: f64) -> Result<Vec<(&'static str, Chart)>> {
     let data = &prep.data;
@@ -187,20 +191,23 @@ pub(super) fn build(prep: &Prepared, rows: &[Row], extra: &[String], alpha: f64)
         ));
     }
 
-    // Lexical difference between systems (XFORMAL Fig. 3).
+    // Lexical difference between systems (XFORMAL Fig. 3): the baseline and the systems after it, up to
+    // MAX_HEATMAP; only their pairs are computed.
     if data.systems.len() > 1 {
+        let shown = heatmap_systems(prep);
+        let shown_labels: Vec<String> = shown.iter().map(|&i| labels[i].clone()).collect();
+        let title = if shown.len() < data.systems.len() {
+            format!("Lexical difference between systems (the baseline and the next {} of {})", shown.len() - 1, data.systems.len())
+        } else {
+            "Lexical difference between systems".into()
+        };
         charts.push((
             "heatmap_led",
             Chart::Heatmap(HeatmapChart {
-                title: "Lexical difference between systems".into(),
-                row_labels: labels.clone(),
-                col_labels: labels.clone(),
-                values: prep
-                    .led
-                    .iter()
-                    .enumerate()
-                    .map(|(a, row)| row.iter().enumerate().map(|(b, v)| (a != b).then_some(*v)).collect())
-                    .collect(),
+                title,
+                row_labels: shown_labels.clone(),
+                col_labels: shown_labels,
+                values: prep.led_matrix(&shown),
                 value_label: "LeD %, 1 âˆ’ word overlap".into(),
             }),
         ));
@@ -250,9 +257,18 @@ pub(super) fn build(prep: &Prepared, rows: &[Row], extra: &[String], alpha: f64)
 
 /// The baseline first, then the other systems in order, up to [`MAX_OVERLAID`].
 fn shown_systems(prep: &Prepared) -> Vec<usize> {
+    baseline_first(prep, MAX_OVERLAID)
+}
+
+/// The baseline first, then the other systems in order, up to [`MAX_HEATMAP`].
+fn heatmap_systems(prep: &Prepared) -> Vec<usize> {
+    baseline_first(prep, MAX_HEATMAP)
+}
+
+fn baseline_first(prep: &Prepared, max: usize) -> Vec<usize> {
     let base = prep.data.baseline;
     let mut v = vec![base];
     v.extend((0..prep.data.systems.len()).filter(|&i| i != base));
-    v.truncate(MAX_OVERLAID);
+    v.truncate(max);
     v
 }

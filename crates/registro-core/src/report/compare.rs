@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use super::prepare::{stop_if_cancelled, Prepared};
 use super::resampled::{resampled, Stat};
+use crate::progress::{Progress, ProgressFn};
+
 use super::significance::{corpus_from_scores, corpus_test, paired_bootstrap, PairedResult, PairedTest};
 
 #[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
@@ -34,11 +36,16 @@ pub struct CompareOptions {
     pub render_svg: bool,
     #[ts(optional = nullable)]
     pub chart_size: (u32, u32),
+    /// Leave out tables that cost a pass over every segment of every system (edit types) unless they were computed
+    /// before; they are listed in [`Comparison::pending_tables`] and built by [`complete_table`] when the page
+    /// shows them. The app sets it; a written report builds everything.
+    #[ts(optional = nullable)]
+    pub lazy_tables: bool,
 }
 
 impl Default for CompareOptions {
     fn default() -> Self {
-        CompareOptions { bootstrap: 1000, seed: 12345, test: PairedTest::Bootstrap, alpha: 0.05, render_svg: true, chart_size: registro_report::charts::DEFAULT_SIZE }
+        CompareOptions { bootstrap: 1000, seed: 12345, test: PairedTest::Bootstrap, alpha: 0.05, render_svg: true, chart_size: registro_report::charts::DEFAULT_SIZE, lazy_tables: false }
     }
 }
 
@@ -75,6 +82,8 @@ pub struct Comparison {
     pub baseline_run: i64,
     pub systems: Vec<SystemInfo>,
     pub tables: Vec<Table>,
+    /// Tables not built yet (see [`CompareOptions::lazy_tables`]), in the order they belong after `tables`.
+    pub pending_tables: Vec<PendingTable>,
     pub charts: Vec<NamedChart>,
     /// Where the time went, in milliseconds (prepare steps and this aggregation).
     pub timings_ms: BTreeMap<String, f64>,
@@ -87,6 +96,15 @@ impl Comparison {
     pub fn chart(&self, key: &str) -> Option<&NamedChart> {
         self.charts.iter().find(|c| c.key == key)
     }
+}
+
+/// A table of the comparison that [`complete_table`] builds on request.
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
+pub struct PendingTable {
+    pub key: String,
+    pub title: String,
+    /// Systems whose rows still need computing (the others were computed before).
+    pub to_compute: usize,
 }
 
 /// One corpus metric evaluated for every system: full-set score and bootstrap result.
@@ -318,45 +336,12 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
     }
 
     // ---- edit types (XFORMAL Table 4)
-    let same_lang = prep.levenshtein_from_input;
-    {
-        let mut cols = vec![Column::new("system", "System")];
-        for e in EditType::ALL {
-            cols.push(Column::metric(e.as_str(), e.as_str().replace('_', " "), true, 1));
-        }
-        let mut t = Table::new("edit_types", "Edit types (% of segments)", cols);
-        for (i, s) in data.systems.iter().enumerate() {
-            if !same_lang && i == base {
-                continue;
-            }
-            stop_if_cancelled(cancel)?;
-            let key = (if same_lang { None } else { Some(base) }, i);
-            let cached = prep.edit_types.lock().unwrap_or_else(|p| p.into_inner()).get(&key).cloned();
-            let cached = cached.or_else(|| prep.stored_edit_types.get(&key).cloned());
-            let counts = match cached {
-                Some(c) => c,
-                None => {
-                    let pairs: Vec<(String, String)> = (0..n)
-                        .map(|j| {
-                            let old = if same_lang { data.sources[j].clone() } else { data.systems[base].outputs[j].clone() };
-                            (old, s.outputs[j].clone())
-                        })
-                        .collect();
-                    let c = edit_type_counts(&pairs, &data.target_lang);
-                    prep.edit_types.lock().unwrap_or_else(|p| p.into_inner()).insert(key, c.clone());
-                    c
-                }
-            };
-            let mut cells = vec![Cell::text(s.label.clone())];
-            cells.extend(counts.iter().map(|(_, c)| Cell::num(100.0 * *c as f64 / n.max(1) as f64)));
-            t.push(s.run.id.to_string(), cells)?;
-        }
-        t.notes.push(if same_lang {
-            "Edits from each input to the system's output.".to_string()
-        } else {
-            format!("Edits from the baseline's output ({}) to each system's output.", data.systems[base].label)
-        });
-        tables.push(t);
+    let mut pending_tables = Vec::new();
+    let missing = edit_types_missing(prep);
+    if opts.lazy_tables && missing > 0 {
+        pending_tables.push(PendingTable { key: EDIT_TYPES.into(), title: EDIT_TYPES_TITLE.into(), to_compute: missing });
+    } else {
+        tables.push(edit_types_table(prep, cancel, &mut |_| {})?);
     }
     let tt = t0.elapsed().as_secs_f64() * 1e3 - bt;
 
@@ -400,9 +385,103 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
             })
             .collect(),
         tables,
+        pending_tables,
         charts: named,
         timings_ms: timings,
     })
+}
+
+const EDIT_TYPES: &str = "edit_types";
+const EDIT_TYPES_TITLE: &str = "Edit types (% of segments)";
+
+/// The edit-type rows of the comparison: (from, to) per system — from the inputs for same-language tasks, from the
+/// baseline's output for translations (the baseline itself has no row).
+fn edit_type_keys(prep: &Prepared) -> Vec<(Option<usize>, usize)> {
+    let same_lang = prep.levenshtein_from_input;
+    let base = prep.data.baseline;
+    (0..prep.data.systems.len()).filter(|&i| same_lang || i != base).map(|i| (if same_lang { None } else { Some(base) }, i)).collect()
+}
+
+fn cached_edit_types(prep: &Prepared, key: &(Option<usize>, usize)) -> Option<Vec<(EditType, usize)>> {
+    let computed = prep.edit_types.lock().unwrap_or_else(|p| p.into_inner()).get(key).cloned();
+    computed.or_else(|| prep.stored_edit_types.get(key).cloned())
+}
+
+/// How many systems' edit types are neither stored nor computed yet.
+fn edit_types_missing(prep: &Prepared) -> usize {
+    edit_type_keys(prep).iter().filter(|k| cached_edit_types(prep, k).is_none()).count()
+}
+
+/// The edit-types table (XFORMAL Table 4): each system's counts from the cache or computed now (reporting each
+/// system on `progress`, stopping at the next one once `cancel` is set).
+fn edit_types_table(prep: &Prepared, cancel: &AtomicBool, progress: ProgressFn) -> Result<Table> {
+    let data = &prep.data;
+    let n = data.segments();
+    let base = data.baseline;
+    let same_lang = prep.levenshtein_from_input;
+    let mut cols = vec![Column::new("system", "System")];
+    for e in EditType::ALL {
+        cols.push(Column::metric(e.as_str(), e.as_str().replace('_', " "), true, 1));
+    }
+    let mut t = Table::new(EDIT_TYPES, EDIT_TYPES_TITLE, cols);
+    let keys = edit_type_keys(prep);
+    for (done, key) in keys.iter().enumerate() {
+        stop_if_cancelled(cancel)?;
+        let s = &data.systems[key.1];
+        let counts = match cached_edit_types(prep, key) {
+            Some(c) => c,
+            None => {
+                progress(Progress { done: done as u64, total: keys.len() as u64, message: format!("edit types of {}", s.label) });
+                let pairs: Vec<(String, String)> = (0..n)
+                    .map(|j| {
+                        let old = if same_lang { data.sources[j].clone() } else { data.systems[base].outputs[j].clone() };
+                        (old, s.outputs[j].clone())
+                    })
+                    .collect();
+                let c = edit_type_counts(&pairs, &data.target_lang);
+                prep.edit_types.lock().unwrap_or_else(|p| p.into_inner()).insert(*key, c.clone());
+                c
+            }
+        };
+        let mut cells = vec![Cell::text(s.label.clone())];
+        cells.extend(counts.iter().map(|(_, c)| Cell::num(100.0 * *c as f64 / n.max(1) as f64)));
+        t.push(s.run.id.to_string(), cells)?;
+    }
+    t.notes.push(if same_lang {
+        "Edits from each input to the system's output.".to_string()
+    } else {
+        format!("Edits from the baseline's output ({}) to each system's output.", data.systems[base].label)
+    });
+    Ok(t)
+}
+
+/// Builds the pending table `key` of `cmp` (a comparison of `prep` made with [`CompareOptions::lazy_tables`]),
+/// puts it among `cmp.tables` and returns it; a table already built is returned as it is.
+pub fn complete_table(prep: &Prepared, cmp: &mut Comparison, key: &str, cancel: &AtomicBool, progress: ProgressFn) -> Result<Table> {
+    if let Some(t) = cmp.table(key) {
+        return Ok(t.clone());
+    }
+    if !cmp.pending_tables.iter().any(|p| p.key == key) {
+        anyhow::bail!("the comparison has no table {key:?}");
+    }
+    if prep.data.systems[prep.data.baseline].run.id != cmp.baseline_run {
+        anyhow::bail!("the comparison on screen is not the one loaded: compare again");
+    }
+    let table = match key {
+        EDIT_TYPES => edit_types_table(prep, cancel, progress)?,
+        other => anyhow::bail!("the comparison has no table {other:?}"),
+    };
+    cmp.pending_tables.retain(|p| p.key != key);
+    cmp.tables.push(table.clone());
+    Ok(table)
+}
+
+/// Builds every pending table of `cmp` (before a report is written: it holds every table).
+pub fn complete_tables(prep: &Prepared, cmp: &mut Comparison, cancel: &AtomicBool, progress: ProgressFn) -> Result<()> {
+    for key in cmp.pending_tables.iter().map(|p| p.key.clone()).collect::<Vec<_>>() {
+        complete_table(prep, cmp, &key, cancel, progress)?;
+    }
+    Ok(())
 }
 
 /// One corpus metric's row. `boot`: every system's resampled scores when the bootstrap test was batched with

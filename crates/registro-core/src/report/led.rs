@@ -4,8 +4,10 @@
 //! merge of two sorted word lists; segments are read on every core, pairs split across them.
 
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 use registro_metrics::metric::par_map;
+use registro_store::{fingerprint, RunId, SegmentTable};
 
 /// The metric engine's LeD word set of an output: lower-cased, 13a-tokenized (`style::lexical_difference`).
 fn words(output: &str) -> Vec<String> {
@@ -81,6 +83,94 @@ pub(crate) fn led_pairs(outputs: &[&[String]], pairs: &[(usize, usize)], n: usiz
         }
         100.0 * sum / div as f64
     })
+}
+
+/// The LeD of the pairs of systems a comparison has shown, by system index. Pairs are computed when a chart asks
+/// for them — 200 systems are 19,900 pairs, and the heatmap shows a few dozen — and stored per pair, under the
+/// lower run id, with the fingerprint of both outputs: a value only depends on the two runs' texts.
+pub(crate) struct LedCache {
+    runs: Vec<RunId>,
+    /// Fingerprint of each system's outputs.
+    out_fps: Vec<String>,
+    /// Read from the store when the comparison was prepared; they survive [`LedCache::clear_computed`].
+    stored: HashMap<(usize, usize), f64>,
+    /// Computed in this process; `true` once handed to the store by [`LedCache::to_store`].
+    computed: Mutex<HashMap<(usize, usize), (f64, bool)>>,
+}
+
+/// Pairs are unordered: (lower index, higher index).
+fn ordered(a: usize, b: usize) -> (usize, usize) {
+    (a.min(b), a.max(b))
+}
+
+impl LedCache {
+    /// `stored(run, key, fingerprint)`: the value the store holds under that (unversioned) key, if any.
+    pub(crate) fn new(runs: Vec<RunId>, out_fps: Vec<String>, stored: impl Fn(RunId, &str, &str) -> Option<f64>) -> Self {
+        let mut cache = LedCache { runs, out_fps, stored: HashMap::new(), computed: Mutex::new(HashMap::new()) };
+        let k = cache.runs.len();
+        for a in 0..k {
+            for b in a + 1..k {
+                let (run, key, fp) = cache.pair_key(a, b);
+                if let Some(v) = stored(run, &key, &fp) {
+                    cache.stored.insert((a, b), v);
+                }
+            }
+        }
+        cache
+    }
+
+    /// Where the pair's value is stored: (run, key, fingerprint of both outputs).
+    fn pair_key(&self, a: usize, b: usize) -> (RunId, String, String) {
+        let (lo, hi) = if self.runs[a] <= self.runs[b] { (a, b) } else { (b, a) };
+        (self.runs[lo], format!("led|with:{}", self.runs[hi]), fingerprint([self.out_fps[lo].as_str(), self.out_fps[hi].as_str()]))
+    }
+
+    fn get(&self, a: usize, b: usize) -> Option<f64> {
+        let key = ordered(a, b);
+        self.stored.get(&key).copied().or_else(|| self.computed.lock().unwrap_or_else(|p| p.into_inner()).get(&key).map(|v| v.0))
+    }
+
+    /// LeD between every two of `systems` (`None` on the diagonal), computing the pairs never seen in one pass;
+    /// `outputs[i]`: system i's outputs over the `n` segments.
+    pub(crate) fn matrix(&self, outputs: &[&[String]], systems: &[usize], n: usize) -> Vec<Vec<Option<f64>>> {
+        let mut missing = Vec::new();
+        for (x, &a) in systems.iter().enumerate() {
+            for &b in &systems[x + 1..] {
+                if a != b && self.get(a, b).is_none() {
+                    missing.push(ordered(a, b));
+                }
+            }
+        }
+        missing.sort_unstable();
+        missing.dedup();
+        if !missing.is_empty() {
+            let values = led_pairs(outputs, &missing, n, n.max(1));
+            let mut computed = self.computed.lock().unwrap_or_else(|p| p.into_inner());
+            for (pair, v) in missing.into_iter().zip(values) {
+                computed.insert(pair, (v, false));
+            }
+        }
+        systems.iter().map(|&a| systems.iter().map(|&b| if a == b { None } else { self.get(a, b) }).collect()).collect()
+    }
+
+    /// The values computed since the last call, as store rows (unversioned keys); they are marked stored.
+    pub(crate) fn to_store(&self) -> Vec<(RunId, String, String, SegmentTable)> {
+        let mut computed = self.computed.lock().unwrap_or_else(|p| p.into_inner());
+        computed
+            .iter_mut()
+            .filter(|(_, (_, saved))| !*saved)
+            .map(|(&(a, b), (v, saved))| {
+                *saved = true;
+                let (run, key, fp) = self.pair_key(a, b);
+                (run, key, fp, SegmentTable { width: 1, values: vec![*v] })
+            })
+            .collect()
+    }
+
+    /// Forgets what this process computed (for benchmarks that time a first comparison).
+    pub(crate) fn clear_computed(&self) {
+        self.computed.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
 }
 
 #[cfg(test)]

@@ -66,9 +66,9 @@ pub struct Prepared {
     pub source_formality: Vec<f64>,
     /// Source length in whitespace tokens (for length buckets).
     pub source_len: Vec<usize>,
-    /// Mean lexical difference (LeD, percent, the metric engine's definition) between every pair of systems'
-    /// outputs, `led[a][b]`; word sets are built once per output instead of once per pair.
-    pub led: Vec<Vec<f64>>,
+    /// Mean lexical difference (LeD, percent, the metric engine's definition) between pairs of systems' outputs,
+    /// computed for the pairs a chart shows ([`Prepared::led_matrix`]).
+    pub(crate) led: super::led::LedCache,
     /// Whether `levenshtein` measures input→output (true) or output→reference (false).
     pub levenshtein_from_input: bool,
     pub bleu_metric: Bleu,
@@ -111,6 +111,7 @@ pub fn store_computed(prep: &Prepared, store: &mut Store) -> Result<()> {
             (run, versioned(&key), fp, SegmentTable { width: counts.len(), values: counts.iter().map(|(_, c)| *c as f64).collect() })
         })
         .chain(prep.resampled.to_store())
+        .chain(prep.led.to_store().into_iter().map(|(run, key, fp, t)| (run, versioned(&key), fp, t)))
         .collect();
     if !rows.is_empty() {
         store.put_segment_tables(&rows)?;
@@ -123,6 +124,14 @@ impl Prepared {
     pub fn clear_caches(&self) {
         self.edit_types.lock().unwrap_or_else(|p| p.into_inner()).clear();
         self.resampled.clear_computed();
+        self.led.clear_computed();
+    }
+
+    /// Mean LeD (percent) between every two of `systems` (indices; `None` on the diagonal), computing the pairs no
+    /// earlier comparison or chart did.
+    pub fn led_matrix(&self, systems: &[usize]) -> Vec<Vec<Option<f64>>> {
+        let outputs: Vec<&[String]> = self.data.systems.iter().map(|s| s.outputs.as_slice()).collect();
+        self.led.matrix(&outputs, systems, self.data.sources.len())
     }
 }
 
@@ -175,12 +184,6 @@ impl StatsCache<'_> {
         (stored_fp == fp && t.values.len() == t.width * rows).then(|| t.clone())
     }
 
-    fn put(&mut self, run: RunId, key: String, fp: String, table: SegmentTable) {
-        if self.store.is_some() {
-            self.pending.push((run, versioned(&key), fp, table));
-        }
-    }
-
     fn flush(&mut self) {
         if let (Some(store), false) = (self.store.as_deref_mut(), self.pending.is_empty()) {
             // A read-only or full disk costs the next comparison its cache, never this one its result.
@@ -191,7 +194,7 @@ impl StatsCache<'_> {
 }
 
 /// A new Registro may score differently (a fixed tokenizer, a richer lexicon): its tables are its own.
-fn versioned(key: &str) -> String {
+pub(super) fn versioned(key: &str) -> String {
     format!("{key}|registro:{}", env!("CARGO_PKG_VERSION"))
 }
 
@@ -370,45 +373,13 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool
     let source_formality = score_texts(&mut scorer, &data.sources, &data.source_lang);
     let source_len = data.sources.iter().map(|s| s.split_whitespace().count()).collect();
 
-    // Lexical difference of every pair of systems: stored per pair (under the lower run id) once computed, since
-    // it only depends on the two runs' outputs; word sets are built only for systems in a pair not stored yet.
+    // Lexical difference between systems: only what the store holds is read here; a chart computes the pairs
+    // it shows.
     let k = data.systems.len();
-    let n = data.sources.len().max(1);
-    let mut led = vec![vec![0.0; k]; k];
     let out_fps: Vec<String> = data.systems.iter().map(|s| fingerprint(s.outputs.iter().map(String::as_str))).collect();
-    let pair_key = |a: usize, b: usize| {
-        let (lo, hi) = if data.systems[a].run.id <= data.systems[b].run.id { (a, b) } else { (b, a) };
-        (lo, format!("led|with:{}", data.systems[hi].run.id), fingerprint([out_fps[lo].as_str(), out_fps[hi].as_str()]))
-    };
-    let mut missing = Vec::new();
-    for a in 0..k {
-        for b in a + 1..k {
-            let (lo, key, fp) = pair_key(a, b);
-            match cache.peek(data.systems[lo].run.id, &key, &fp, 1) {
-                Some(t) => {
-                    led[a][b] = t.values[0];
-                    led[b][a] = t.values[0];
-                }
-                None => missing.push((a, b)),
-            }
-        }
-    }
-    if !missing.is_empty() {
-        if cancel.load(Ordering::Relaxed) {
-            cache.flush();
-            stop_if_cancelled(cancel)?;
-        }
-        progress(Progress { done: 0, total: missing.len() as u64, message: "lexical difference between the systems".into() });
-        let outputs: Vec<&[String]> = data.systems.iter().map(|s| s.outputs.as_slice()).collect();
-        let values = super::led::led_pairs(&outputs, &missing, data.sources.len(), n);
-        for (&(a, b), v) in missing.iter().zip(values) {
-            led[a][b] = v;
-            led[b][a] = v;
-            let (lo, key, fp) = pair_key(a, b);
-            cache.put(data.systems[lo].run.id, key, fp, SegmentTable { width: 1, values: vec![v] });
-        }
-    }
-    cache.flush();
+    let led = super::led::LedCache::new(data.systems.iter().map(|s| s.run.id).collect(), out_fps, |run, key, fp| {
+        cache.peek(run, key, fp, 1).map(|t| t.values[0])
+    });
     let mut stored_edit_types = HashMap::new();
     if cache.store.is_some() {
         let from = if same_lang { None } else { Some(data.baseline) };

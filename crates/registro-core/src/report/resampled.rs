@@ -166,7 +166,7 @@ pub(crate) fn resampled(prep: &Prepared, wanted: &[(usize, Stat)], samples: usiz
     if jobs.is_empty() || n == 0 || samples == 0 {
         return out;
     }
-    let scores = Resamples::new(n, samples, seed).many(&jobs);
+    let scores = Resamples::new(samples, seed).many(&jobs);
     let mut computed = cache.computed.lock().unwrap_or_else(|p| p.into_inner());
     for (w, s) in at.into_iter().zip(scores) {
         let s = Arc::new(s);

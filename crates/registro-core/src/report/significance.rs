@@ -6,7 +6,7 @@
 
 use anyhow::Result;
 use registro_metrics::significance::{
-    bootstrap_indices, bootstrap_many, bootstrap_result, estimate_ci, paired_ar, paired_bootstrap as engine_bootstrap,
+    bootstrap_many_seeded, bootstrap_result, estimate_ci, paired_ar, paired_bootstrap as engine_bootstrap,
     Resampled, TestResult,
 };
 use registro_metrics::{Metric, SegmentStats};
@@ -80,20 +80,21 @@ pub fn corpus_from_scores(metric: &dyn Metric, stats: &[&SegmentStats], base: us
         .collect()
 }
 
-/// The engine's resample indices, shared by the per-system paths below.
+/// The engine's resample indices (drawn a block at a time when resampling), shared by the per-system paths below.
 pub struct Resamples {
     pub samples: usize,
-    idx: Vec<u32>,
+    seed: u64,
 }
 
 impl Resamples {
-    pub fn new(n: usize, samples: usize, seed: u64) -> Self {
-        Resamples { samples, idx: if n == 0 { Vec::new() } else { bootstrap_indices(n, samples, seed) } }
+    pub fn new(samples: usize, seed: u64) -> Self {
+        Resamples { samples, seed }
     }
 
-    /// Resampled scores of many statistics in one pass (see [`bootstrap_many`]), one result per job.
+    /// Resampled scores of many statistics in one pass (see `registro_metrics::significance::bootstrap_many`),
+    /// one result per job.
     pub fn many(&self, jobs: &[Resampled<'_>]) -> Vec<Vec<f64>> {
-        bootstrap_many(jobs, &self.idx, self.samples)
+        bootstrap_many_seeded(jobs, self.samples, self.seed)
     }
 
     /// Resampled means of a per-segment value (formality scores, …).
@@ -126,7 +127,7 @@ mod tests {
         // sacrebleu (after multeval) counts only resamples with a difference strictly above the real one, so a
         // system against itself gets the smallest p, 1/(n+1): "a zero difference should not be attributed to
         // chance". The Dashboard must show the same p as sacrebleu would.
-        let r = Resamples::new(50, 200, 12345);
+        let r = Resamples::new(200, 12345);
         let vals: Vec<f64> = (0..50).map(|i| (i % 7) as f64).collect();
         let b = r.means(&vals);
         let res = paired_bootstrap(3.0, &b, Some((3.0, &b)));
@@ -149,7 +150,7 @@ mod tests {
         let stats: Vec<&SegmentStats> = stats.iter().collect();
         for base in 0..3 {
             let engine = corpus_test(&chrf, &stats, base, PairedTest::Bootstrap, 300, 12345).unwrap();
-            let r = Resamples::new(40, 300, 12345);
+            let r = Resamples::new(300, 12345);
             let boot = r.many(&stats.iter().map(|s| Resampled::Metric(&chrf, s)).collect::<Vec<_>>());
             assert_eq!(corpus_from_scores(&chrf, &stats, base, &boot), engine);
         }
@@ -157,7 +158,7 @@ mod tests {
 
     #[test]
     fn clearly_better_system_is_significant() {
-        let r = Resamples::new(100, 500, 1);
+        let r = Resamples::new(500, 1);
         let base: Vec<f64> = (0..100).map(|i| (i % 5) as f64).collect();
         let sys: Vec<f64> = base.iter().map(|v| v + 1.0).collect();
         let (bb, sb) = (r.means(&base), r.means(&sys));
