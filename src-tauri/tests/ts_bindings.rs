@@ -55,6 +55,7 @@ fn visit_roots(v: &mut Generator) {
     v.root::<CompareRequest>();
     v.root::<CompareOptions>();
     v.root::<Comparison>();
+    v.root::<registro_core::report::Table>();
     v.root::<DrillOptions>();
     v.root::<DrillPage>();
     v.root::<RatingItem>();
