@@ -165,17 +165,17 @@ fn block_of(n: usize, total: usize, align: usize, budget: usize) -> usize {
 /// [`bootstrap_many`] over `samples` resamples drawn from `rng`'s stream a block at a time, so memory is bounded
 /// by the statistics, not by `samples × n`; results equal one draw of all the indices to the last bit.
 fn bootstrap_many_from(rng: &mut Pcg64, jobs: &[Resampled<'_>], samples: usize, budget: usize) -> Vec<Vec<f64>> {
-    let n = jobs.first().map_or(0, |j| j.len());
-    if n == 0 {
-        return bootstrap_many(jobs, &[], samples);
-    }
+    let Some(plan) = ResamplePlan::new(jobs) else {
+        return jobs.iter().map(|_| vec![f64::NAN; samples]).collect();
+    };
+    let n = plan.n;
     let block = block_of(n, samples, 1, budget);
     let mut out: Vec<Vec<f64>> = jobs.iter().map(|_| Vec::with_capacity(samples)).collect();
     let mut done = 0;
     while done < samples {
         let k = block.min(samples - done);
         let idx = rng.choice(n, n * k);
-        for (all, part) in out.iter_mut().zip(bootstrap_many(jobs, &idx, k)) {
+        for (all, part) in out.iter_mut().zip(plan.scores(&idx, k)) {
             all.extend(part);
         }
         done += k;
@@ -306,48 +306,75 @@ impl IntColumns {
         k
     }
 
-    /// `sums[s * len + k]`: column `k` summed over the segments `rows(s)` of each of `samples` samples.
-    fn resample<'i>(&self, samples: usize, rows: impl Fn(usize) -> &'i [u32] + Sync) -> Vec<u32> {
+    /// The columns laid out for summing, built once per test: every resample then walks the same blocks.
+    fn into_blocks(self) -> IntBlocks {
         let (n, total) = (self.n, self.len());
-        if total == 0 {
-            return Vec::new();
-        }
         // Narrow columns in blocks of UBLOCK u16, the rest in blocks of UBLOCK / 2 u32; similar maxima share a
         // block, so each block empties its u16 lanes as rarely as its largest value allows.
         let max: Vec<u32> = (0..total).map(|k| self.column(k).iter().copied().max().unwrap_or(0)).collect();
         let mut order: Vec<usize> = (0..total).collect();
         order.sort_by_key(|&k| max[k]);
         let narrow = order.iter().take_while(|&&k| max[k] <= NARROW_MAX).count();
-        let narrow_blocks = narrow.div_ceil(UBLOCK);
-        let blocks: Vec<&[usize]> = order[..narrow].chunks(UBLOCK).chain(order[narrow..].chunks(UBLOCK / 2)).collect();
+        let mut blocks = Vec::new();
+        for cols in order[..narrow].chunks(UBLOCK) {
+            // Row-major, four u16 columns to a u64, zero-padded.
+            let mut data = vec![0u64; n * (UBLOCK / 4)];
+            for (c, &k) in cols.iter().enumerate() {
+                for (i, v) in self.column(k).iter().enumerate() {
+                    data[i * (UBLOCK / 4) + c / 4] |= (*v as u64) << (16 * (c % 4));
+                }
+            }
+            // Segments summed in u16 lanes before they are emptied: no lane can pass u16::MAX.
+            let every = (u16::MAX as u32 / cols.iter().map(|&k| max[k]).max().unwrap_or(0).max(1)) as usize;
+            blocks.push(IntBlock { cols: cols.to_vec(), data: BlockData::Narrow { data, every } });
+        }
+        for cols in order[narrow..].chunks(UBLOCK / 2) {
+            let mut data = vec![0u32; n * (UBLOCK / 2)];
+            for (c, &k) in cols.iter().enumerate() {
+                for (i, v) in self.column(k).iter().enumerate() {
+                    data[i * (UBLOCK / 2) + c] = *v;
+                }
+            }
+            blocks.push(IntBlock { cols: cols.to_vec(), data: BlockData::Wide(data) });
+        }
+        IntBlocks { total, blocks }
+    }
+}
+
+/// Distinct integer columns laid out row-major in cache-line blocks ([`IntColumns::into_blocks`]).
+struct IntBlocks {
+    total: usize,
+    blocks: Vec<IntBlock>,
+}
+
+struct IntBlock {
+    /// The column ids in this block, in lane order.
+    cols: Vec<usize>,
+    data: BlockData,
+}
+
+enum BlockData {
+    /// u16 lanes, four to a u64, emptied into u32 totals every `every` rows.
+    Narrow { data: Vec<u64>, every: usize },
+    Wide(Vec<u32>),
+}
+
+impl IntBlocks {
+    /// `sums[s * total + k]`: column `k` summed over the segments `rows(s)` of each of `samples` samples.
+    fn resample<'i>(&self, samples: usize, rows: impl Fn(usize) -> &'i [u32] + Sync) -> Vec<u32> {
+        let total = self.total;
+        if total == 0 {
+            return Vec::new();
+        }
         par_chunks(samples, |range| {
             let mut out = vec![0u32; range.len() * total];
-            // This thread's copy of one block, row-major (its columns per segment, zero-padded).
-            let mut blk16 = vec![0u64; n * (UBLOCK / 4)];
-            let mut blk32 = vec![0u32; n * (UBLOCK / 2)];
-            for (b, cols) in blocks.iter().enumerate() {
-                let wide = b >= narrow_blocks;
-                if wide {
-                    blk32.iter_mut().for_each(|v| *v = 0);
-                    for (c, &k) in cols.iter().enumerate() {
-                        for (i, v) in self.column(k).iter().enumerate() {
-                            blk32[i * (UBLOCK / 2) + c] = *v;
-                        }
-                    }
-                } else {
-                    blk16.iter_mut().for_each(|v| *v = 0);
-                    for (c, &k) in cols.iter().enumerate() {
-                        for (i, v) in self.column(k).iter().enumerate() {
-                            blk16[i * (UBLOCK / 4) + c / 4] |= (*v as u64) << (16 * (c % 4));
-                        }
-                    }
-                }
-                // Segments summed in u16 lanes before they are emptied: no lane can pass u16::MAX.
-                let every = (u16::MAX as u32 / cols.iter().map(|&k| max[k]).max().unwrap_or(0).max(1)) as usize;
+            for b in &self.blocks {
                 for (r, s) in range.clone().enumerate() {
-                    let rows = rows(s);
-                    let acc = if wide { sum_rows_u32(&blk32, rows) } else { sum_rows_u16(&blk16, rows, every) };
-                    for (c, &k) in cols.iter().enumerate() {
+                    let acc = match &b.data {
+                        BlockData::Narrow { data, every } => sum_rows_u16(data, rows(s), *every),
+                        BlockData::Wide(data) => sum_rows_u32(data, rows(s)),
+                    };
+                    for (c, &k) in b.cols.iter().enumerate() {
                         out[r * total + k] = acc[c];
                     }
                 }
@@ -398,40 +425,57 @@ fn sum_rows_u32(blk: &[u32], idx: &[u32]) -> [u32; UBLOCK] {
     out
 }
 
-/// Float columns (`init`: each column's start value), summed per resample in index order as numpy would.
-fn resample_f64(columns: &[(Vec<f64>, f64)], n: usize, idx: &[u32], samples: usize) -> Vec<f64> {
-    let total = columns.len();
-    if total == 0 {
-        return Vec::new();
-    }
-    let nblocks = total.div_ceil(BLOCK);
-    let stride = nblocks * BLOCK;
-    let mut blocks = vec![0.0f64; nblocks * n * BLOCK];
-    let mut init = vec![0.0f64; stride];
-    for (col, (values, start)) in columns.iter().enumerate() {
-        init[col] = *start;
-        for (i, v) in values.iter().enumerate() {
-            blocks[(col / BLOCK) * n * BLOCK + i * BLOCK + col % BLOCK] = *v;
-        }
-    }
-    let padded = par_chunks(samples, |range| {
-        let mut out = vec![0.0f64; range.len() * stride];
-        for b in 0..nblocks {
-            let blk = &blocks[b * n * BLOCK..(b + 1) * n * BLOCK];
-            let start: [f64; BLOCK] = init[b * BLOCK..(b + 1) * BLOCK].try_into().expect("block");
-            for (r, s) in range.clone().enumerate() {
-                let mut acc = start;
-                for &i in &idx[s * n..(s + 1) * n] {
-                    let at = i as usize * BLOCK;
-                    acc = add_block(acc, blk[at..at + BLOCK].try_into().expect("row"));
-                }
-                out[r * stride + b * BLOCK..r * stride + (b + 1) * BLOCK].copy_from_slice(&acc);
+/// Float columns (`init`: each column's start value) laid out row-major in blocks of [`BLOCK`], built once per
+/// test and summed per resample in index order as numpy would.
+struct FloatBlocks {
+    n: usize,
+    total: usize,
+    nblocks: usize,
+    blocks: Vec<f64>,
+    init: Vec<f64>,
+}
+
+impl FloatBlocks {
+    fn new(columns: Vec<(Vec<f64>, f64)>, n: usize) -> Self {
+        let total = columns.len();
+        let nblocks = total.div_ceil(BLOCK);
+        let mut blocks = vec![0.0f64; nblocks * n * BLOCK];
+        let mut init = vec![0.0f64; nblocks * BLOCK];
+        for (col, (values, start)) in columns.into_iter().enumerate() {
+            init[col] = start;
+            for (i, v) in values.into_iter().enumerate() {
+                blocks[(col / BLOCK) * n * BLOCK + i * BLOCK + col % BLOCK] = v;
             }
         }
-        out
-    });
-    // Drop the padding columns.
-    padded.chunks_exact(stride).flat_map(|row| row[..total].iter().copied()).collect()
+        FloatBlocks { n, total, nblocks, blocks, init }
+    }
+
+    /// `sums[s * total + k]` over the `samples` resamples of `idx` (`samples × n`).
+    fn resample(&self, idx: &[u32], samples: usize) -> Vec<f64> {
+        let (n, total, nblocks) = (self.n, self.total, self.nblocks);
+        if total == 0 {
+            return Vec::new();
+        }
+        let stride = nblocks * BLOCK;
+        let padded = par_chunks(samples, |range| {
+            let mut out = vec![0.0f64; range.len() * stride];
+            for b in 0..nblocks {
+                let blk = &self.blocks[b * n * BLOCK..(b + 1) * n * BLOCK];
+                let start: [f64; BLOCK] = self.init[b * BLOCK..(b + 1) * BLOCK].try_into().expect("block");
+                for (r, s) in range.clone().enumerate() {
+                    let mut acc = start;
+                    for &i in &idx[s * n..(s + 1) * n] {
+                        let at = i as usize * BLOCK;
+                        acc = add_block(acc, blk[at..at + BLOCK].try_into().expect("row"));
+                    }
+                    out[r * stride + b * BLOCK..r * stride + (b + 1) * BLOCK].copy_from_slice(&acc);
+                }
+            }
+            out
+        });
+        // Drop the padding columns.
+        padded.chunks_exact(stride).flat_map(|row| row[..total].iter().copied()).collect()
+    }
 }
 
 /// Resampled scores of many statistics at once over the same indices (`samples × n`, as from
@@ -444,54 +488,77 @@ fn resample_f64(columns: &[(Vec<f64>, f64)], n: usize, idx: &[u32], samples: usi
 /// order from sacrebleu's start value. Columns are walked in cache-line blocks, so one pass over a resample's
 /// indices sums 16 columns with vector adds.
 pub fn bootstrap_many(jobs: &[Resampled<'_>], idx: &[u32], samples: usize) -> Vec<Vec<f64>> {
-    let Some(n) = jobs.first().map(|j| j.len()) else {
-        return Vec::new();
-    };
-    assert!(jobs.iter().all(|j| j.len() == n), "resampled jobs differ in length");
+    let n = jobs.first().map_or(0, |j| j.len());
     assert!(idx.len() >= n * samples, "too few resample indices");
-    if n == 0 || samples == 0 || jobs.iter().all(|j| j.width() == 0) {
-        return jobs.iter().map(|_| vec![f64::NAN; samples]).collect();
+    match ResamplePlan::new(jobs) {
+        Some(plan) => plan.scores(idx, samples),
+        None => jobs.iter().map(|_| vec![f64::NAN; samples]).collect(),
     }
-    let mut ints = IntColumns::new(n);
-    let mut floats: Vec<(Vec<f64>, f64)> = Vec::new();
-    let mut float_col = |values: Vec<f64>, start: f64| {
-        floats.push((values, start));
-        Col::Float(floats.len() - 1)
-    };
-    let cols: Vec<Vec<Col>> = jobs
-        .iter()
-        .map(|j| match j {
-            Resampled::Metric(_, s) if exact_in_u32(s, n) => (0..s.width).map(|c| Col::Int(ints.add(s, c))).collect(),
-            // `bootstrap_scores` starts its sums from 0.0.
-            Resampled::Metric(_, s) => (0..s.width).map(|c| float_col((0..n).map(|i| s.data[i * s.width + c]).collect(), 0.0)).collect(),
-            // `Sum for f64` starts from −0.0.
-            Resampled::Mean(v) => vec![float_col(v.to_vec(), -0.0)],
-        })
-        .collect();
-    let (ni, nf) = (ints.len(), floats.len());
-    let int_sums = ints.resample(samples, |s| &idx[s * n..(s + 1) * n]);
-    drop(ints);
-    let float_sums = resample_f64(&floats, n, idx, samples);
-    drop(floats);
-    let sum = |k: usize, c: Col| match c {
-        Col::Int(u) => int_sums[k * ni + u] as f64,
-        Col::Float(f) => float_sums[k * nf + f],
-    };
-    // Scoring the sums (logs and exponentials for BLEU, F-scores for chrF) is per job: on every core too.
-    par_map(jobs.len(), |ji| match &jobs[ji] {
-        Resampled::Metric(metric, s) => {
-            let mut acc32 = vec![0.0f32; s.width];
-            (0..samples)
-                .map(|k| {
-                    for (a, c) in acc32.iter_mut().zip(&cols[ji]) {
-                        *a = sum(k, *c) as f32;
-                    }
-                    metric.score_f32(&acc32)
-                })
-                .collect()
+}
+
+/// Every job's columns laid out for resampling, once per test; [`ResamplePlan::scores`] then takes any number of
+/// resamples, a block of indices at a time.
+struct ResamplePlan<'j, 'a> {
+    jobs: &'j [Resampled<'a>],
+    n: usize,
+    cols: Vec<Vec<Col>>,
+    ints: IntBlocks,
+    floats: FloatBlocks,
+}
+
+impl<'j, 'a> ResamplePlan<'j, 'a> {
+    /// `None` when there is nothing to resample (no job, no segment, no statistic).
+    fn new(jobs: &'j [Resampled<'a>]) -> Option<Self> {
+        let n = jobs.first()?.len();
+        assert!(jobs.iter().all(|j| j.len() == n), "resampled jobs differ in length");
+        if n == 0 || jobs.iter().all(|j| j.width() == 0) {
+            return None;
         }
-        Resampled::Mean(_) => (0..samples).map(|k| sum(k, cols[ji][0]) / n as f64).collect(),
-    })
+        let mut ints = IntColumns::new(n);
+        let mut floats: Vec<(Vec<f64>, f64)> = Vec::new();
+        let mut float_col = |values: Vec<f64>, start: f64| {
+            floats.push((values, start));
+            Col::Float(floats.len() - 1)
+        };
+        let cols: Vec<Vec<Col>> = jobs
+            .iter()
+            .map(|j| match j {
+                Resampled::Metric(_, s) if exact_in_u32(s, n) => (0..s.width).map(|c| Col::Int(ints.add(s, c))).collect(),
+                // `bootstrap_scores` starts its sums from 0.0.
+                Resampled::Metric(_, s) => (0..s.width).map(|c| float_col((0..n).map(|i| s.data[i * s.width + c]).collect(), 0.0)).collect(),
+                // `Sum for f64` starts from −0.0.
+                Resampled::Mean(v) => vec![float_col(v.to_vec(), -0.0)],
+            })
+            .collect();
+        Some(ResamplePlan { jobs, n, cols, ints: ints.into_blocks(), floats: FloatBlocks::new(floats, n) })
+    }
+
+    /// Each job's scores over the `samples` resamples of `idx` (`samples × n`).
+    fn scores(&self, idx: &[u32], samples: usize) -> Vec<Vec<f64>> {
+        let n = self.n;
+        let (ni, nf) = (self.ints.total, self.floats.total);
+        let int_sums = self.ints.resample(samples, |s| &idx[s * n..(s + 1) * n]);
+        let float_sums = self.floats.resample(idx, samples);
+        let sum = |k: usize, c: Col| match c {
+            Col::Int(u) => int_sums[k * ni + u] as f64,
+            Col::Float(f) => float_sums[k * nf + f],
+        };
+        // Scoring the sums (logs and exponentials for BLEU, F-scores for chrF) is per job: on every core too.
+        par_map(self.jobs.len(), |ji| match &self.jobs[ji] {
+            Resampled::Metric(metric, s) => {
+                let mut acc32 = vec![0.0f32; s.width];
+                (0..samples)
+                    .map(|k| {
+                        for (a, c) in acc32.iter_mut().zip(&self.cols[ji]) {
+                            *a = sum(k, *c) as f32;
+                        }
+                        metric.score_f32(&acc32)
+                    })
+                    .collect()
+            }
+            Resampled::Mean(_) => (0..samples).map(|k| sum(k, self.cols[ji][0]) / n as f64).collect(),
+        })
+    }
 }
 
 /// `a + b` element-wise, written so the compiler keeps the accumulators in vector registers.
@@ -612,15 +679,16 @@ fn paired_ar_in_blocks(
     // trials and then the same bootstrap indices, drawn once here. Trials are drawn a block at a time (a multiple
     // of 32, so each block ends on a whole 32-bit draw and the flags are those of one draw of all trials).
     let mut rng = Pcg64::from_seed(seed);
-    let integer = exact_in_u32(baseline, n) && systems.iter().all(|s| exact_in_u32(s, n));
+    let integer = (exact_in_u32(baseline, n) && systems.iter().all(|s| exact_in_u32(s, n)))
+        .then(|| ArCounter::new(metric, baseline, systems));
     let mut exceed = vec![0usize; systems.len()];
     let block = block_of(n, trials, 32, budget);
     let mut done = 0;
     while done < trials {
         let t = block.min(trials - done);
         let sel = rng.bools(t * n);
-        let counts = if integer {
-            ar_exceed_counts(metric, baseline, systems, &sel, t)
+        let counts = if let Some(counter) = &integer {
+            counter.count(&sel, t)
         } else {
             systems.iter().map(|sys| ar_exceed_count(metric, baseline, sys, &sel, t)).collect()
         };
@@ -674,38 +742,73 @@ fn ar_exceed_count(metric: &dyn Metric, baseline: &SegmentStats, sys: &SegmentSt
 /// [`ar_exceed_count`] for every system at once when all statistics are integers: each trial's swapped segments
 /// are summed once per distinct column (the baseline's columns serve every system), exactly, so
 /// `system total + Σ_sel baseline − Σ_sel system` is the value sacrebleu's loop reaches one segment at a time.
+#[cfg(test)]
 fn ar_exceed_counts(metric: &dyn Metric, baseline: &SegmentStats, systems: &[&SegmentStats], sel: &[bool], trials: usize) -> Vec<usize> {
-    let (n, w) = (baseline.len(), baseline.width);
-    // The segments each trial swaps.
-    let mut picked: Vec<u32> = Vec::with_capacity(sel.len() / 2 + 1);
-    let mut starts = Vec::with_capacity(trials + 1);
-    for t in 0..trials {
-        starts.push(picked.len());
-        picked.extend((0..n).filter(|&i| sel[t * n + i]).map(|i| i as u32));
+    ArCounter::new(metric, baseline, systems).count(sel, trials)
+}
+
+/// The integer path of approximate randomization, with the columns laid out once for every block of trials.
+struct ArCounter<'m> {
+    metric: &'m dyn Metric,
+    n: usize,
+    w: usize,
+    blocks: IntBlocks,
+    bl_cols: Vec<usize>,
+    sys_cols: Vec<Vec<usize>>,
+    bl_total: Vec<f64>,
+    sys_totals: Vec<Vec<f64>>,
+}
+
+impl<'m> ArCounter<'m> {
+    fn new(metric: &'m dyn Metric, baseline: &SegmentStats, systems: &[&SegmentStats]) -> Self {
+        let (n, w) = (baseline.len(), baseline.width);
+        let mut ints = IntColumns::new(n);
+        let bl_cols: Vec<usize> = (0..w).map(|c| ints.add(baseline, c)).collect();
+        let sys_cols: Vec<Vec<usize>> = systems.iter().map(|s| (0..w).map(|c| ints.add(s, c)).collect()).collect();
+        ArCounter {
+            metric,
+            n,
+            w,
+            blocks: ints.into_blocks(),
+            bl_cols,
+            sys_cols,
+            bl_total: baseline.sum(),
+            sys_totals: systems.iter().map(|s| s.sum()).collect(),
+        }
     }
-    starts.push(picked.len());
-    let mut ints = IntColumns::new(n);
-    let bl_cols: Vec<usize> = (0..w).map(|c| ints.add(baseline, c)).collect();
-    let sys_cols: Vec<Vec<usize>> = systems.iter().map(|s| (0..w).map(|c| ints.add(s, c)).collect()).collect();
-    let total = ints.len();
-    let sums = ints.resample(trials, |t| &picked[starts[t]..starts[t + 1]]);
-    let bl_total = baseline.sum();
-    let bl_score = metric.score(&bl_total);
-    par_map(systems.len(), |k| {
-        let sys_total = systems[k].sum();
-        let diff = (bl_score - metric.score(&sys_total)).abs();
-        let (mut a, mut b) = (vec![0.0; w], vec![0.0; w]);
-        (0..trials)
-            .filter(|&t| {
-                let row = &sums[t * total..(t + 1) * total];
-                for c in 0..w {
-                    a[c] = sys_total[c] + row[bl_cols[c]] as f64 - row[sys_cols[k][c]] as f64;
-                    b[c] = bl_total[c] + sys_total[c] - a[c];
-                }
-                (metric.score(&a) - metric.score(&b)).abs() > diff
-            })
-            .count()
-    })
+
+    /// Per system, how many of the `trials` shuffles in `sel` (segment `i` of trial `t` swapped where
+    /// `sel[t * n + i]`) exceed the observed difference.
+    fn count(&self, sel: &[bool], trials: usize) -> Vec<usize> {
+        let (n, w, metric) = (self.n, self.w, self.metric);
+        // The segments each trial swaps.
+        let mut picked: Vec<u32> = Vec::with_capacity(sel.len() / 2 + 1);
+        let mut starts = Vec::with_capacity(trials + 1);
+        for t in 0..trials {
+            starts.push(picked.len());
+            picked.extend((0..n).filter(|&i| sel[t * n + i]).map(|i| i as u32));
+        }
+        starts.push(picked.len());
+        let total = self.blocks.total;
+        let sums = self.blocks.resample(trials, |t| &picked[starts[t]..starts[t + 1]]);
+        let bl_total = &self.bl_total;
+        let bl_score = metric.score(bl_total);
+        par_map(self.sys_cols.len(), |k| {
+            let sys_total = &self.sys_totals[k];
+            let diff = (bl_score - metric.score(sys_total)).abs();
+            let (mut a, mut b) = (vec![0.0; w], vec![0.0; w]);
+            (0..trials)
+                .filter(|&t| {
+                    let row = &sums[t * total..(t + 1) * total];
+                    for c in 0..w {
+                        a[c] = sys_total[c] + row[self.bl_cols[c]] as f64 - row[self.sys_cols[k][c]] as f64;
+                        b[c] = bl_total[c] + sys_total[c] - a[c];
+                    }
+                    (metric.score(&a) - metric.score(&b)).abs() > diff
+                })
+                .count()
+        })
+    }
 }
 
 #[cfg(test)]
