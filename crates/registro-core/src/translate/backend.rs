@@ -249,9 +249,17 @@ impl EngineGenerator {
             };
             // `REGISTRO_FIXED_BATCHES=1` runs the path before continuous batching for comparison (`registro bench
             // translate --fixed-batches`): batches of `rows` segments that shrink as rows finish, never refilled.
-            let chunk = if std::env::var("REGISTRO_FIXED_BATCHES").is_ok_and(|v| v == "1") { rows } else { prompts.len().max(1) };
-            for start in (0..prompts.len()).step_by(chunk) {
-                let end = (start + chunk).min(prompts.len());
+            let fixed = std::env::var("REGISTRO_FIXED_BATCHES").is_ok_and(|v| v == "1");
+            let spans: Vec<(usize, usize, usize)> = if fixed {
+                (0..prompts.len()).step_by(rows.max(1)).map(|s| (s, (s + rows).min(prompts.len()), rows)).collect()
+            } else if prompts.len() > 1 && rows > 1 {
+                // The first segment alone, then the rest in full batches: a segment decoded in a batch of 16 rows
+                // finishes only after 16 rows' worth of steps, and the user waits on screen for the first one.
+                vec![(0, 1, 1), (1, prompts.len(), rows)]
+            } else {
+                vec![(0, prompts.len(), rows)]
+            };
+            for (start, end, rows) in spans {
                 self.model.generate_continuous(Some(&pre), &prompts[start..end], &limits[start..end], &opts, rows, &mut *proc, &mut |r, g| {
                     // Nothing is reported after a cancel, and a row cut short is never reported.
                     if cancel.load(Ordering::SeqCst) || g.as_ref().is_ok_and(|g| g.finish == FinishReason::Cancelled) {
