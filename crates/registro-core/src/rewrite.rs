@@ -319,7 +319,8 @@ fn start_run(st: &mut Store, req: &RewriteRequest, project: &str, scorer: &str) 
         _ => o.method.name().to_string(),
     };
     let mut run = NewRun::new(p.id, Task::Rewrite, system);
-    run.model_id = req.model.clone().filter(|_| o.method != Method::Rules);
+    // The model that ran, also when the user named none (the default chat model), so the run says what made it.
+    run.model_id = local_model(o.method, req.model.as_deref()).filter(|_| o.method != Method::Rules);
     run.params = serde_json::json!({
         "method": o.method, "n": o.n, "weights": o.weights, "fluency": o.fluency, "roundtrip": o.roundtrip, "keep": o.keep,
         "scorer": scorer,
