@@ -68,6 +68,8 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       return;
     }
     if (running) return;
+    // A new comparison clears the status bar, as a new translation or rewrite does.
+    notify('');
     const t0 = performance.now();
     results.setAttribute('data-busy', '1');
     compareBtn.disabled = true;
