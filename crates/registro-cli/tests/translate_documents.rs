@@ -272,3 +272,33 @@ fn bad_documents_get_errors_naming_the_file() {
     );
     assert!(!dir.join("o.docx").exists());
 }
+
+/// The summary line's seconds per segment is the run's time over its segments. Segments are decoded together, and
+/// each segment's `seconds` is when it was done since the start, so summing them (as the line once did) reported
+/// several times the real cost: 90.8 s/segment for a 300-segment run that took 0.7 s per segment.
+#[test]
+fn the_summary_reports_the_runs_own_time_per_segment() {
+    if common::model_missing(common::SMALL_MODEL) {
+        return;
+    }
+    let dir = temp("summary");
+    let src = dir.join("letters.txt");
+    let lines: Vec<String> = (1..=8).map(|i| format!("Thanks for letter number {i}, see you soon.")).collect();
+    std::fs::write(&src, lines.join("\n") + "\n").unwrap();
+    let started = std::time::Instant::now();
+    let o = run(
+        &dir.join("r.db"),
+        &["translate", "--input", src.to_str().unwrap(), "--lang", "de", "--register", "formal", "--model", common::SMALL_MODEL, "--n-best", "1", "--controls", "prompt"],
+    );
+    let wall = started.elapsed().as_secs_f64();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let line = err.lines().find(|l| l.contains("s/segment")).unwrap_or_else(|| panic!("no summary line: {err}"));
+    let per: f64 = line
+        .split(", ")
+        .find_map(|p| p.strip_suffix(" s/segment"))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no seconds per segment in {line:?}"));
+    assert!(line.starts_with("8 segments"), "{line}");
+    assert!(per > 0.0 && per * 8.0 <= wall, "{per} s/segment × 8 segments is more than the {wall:.1} s the command took: {line}");
+}

@@ -179,7 +179,9 @@ pub fn run(ctx: &Ctx, a: Args) -> anyhow::Result<()> {
             print_segment(s);
         }
         let flagged = segs.iter().filter(|s| s.flagged).count();
-        let secs: f64 = segs.iter().map(|s| s.seconds).sum();
+        // A segment's `seconds` is when it was done, counted from the start of the run (segments are decoded
+        // together), so the run took the largest of them; summing them counted the same seconds many times.
+        let secs = segs.iter().map(|s| s.seconds).fold(0.0, f64::max);
         eprintln!(
             "{} segments, {} {}, {} flagged, {:.2} s/segment, system {}{}",
             segs.len(),
