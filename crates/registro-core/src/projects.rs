@@ -72,6 +72,23 @@ pub fn import_path(
 ) -> Result<ImportSummary> {
     let project_row = store.project(project)?;
     progress(Progress { done: 0, total: 1, message: format!("reading {}", path.display()) });
+    // A translator's file (DOCX, XLIFF, …) is kept whole with its sentences, so it can be exported back.
+    if opts.format.is_none() && path.is_file() && registro_formats::Format::from_path(path).is_some() {
+        let source_lang = opts.source_lang.as_deref().unwrap_or("en");
+        let imported = crate::documents::open(path, None, source_lang)?;
+        if cancel.is_cancelled() {
+            anyhow::bail!("import cancelled; nothing was imported");
+        }
+        let id = crate::documents::store_imported(store, project, &imported, opts.target_lang.as_deref())?;
+        let document = store.document(id)?;
+        progress(Progress { done: 1, total: 1, message: format!("stored {} sentences", document.segments) });
+        return Ok(ImportSummary {
+            segments: document.segments,
+            project: store.project(project_row.id)?,
+            documents: vec![document],
+            ignored: Vec::new(),
+        });
+    }
     let parsed = registro_store::import::parse_path(path, opts)?;
     if cancel.is_cancelled() {
         anyhow::bail!("import cancelled; nothing was imported");

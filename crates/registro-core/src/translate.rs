@@ -16,6 +16,7 @@ pub mod constrain;
 pub mod fewshot;
 pub mod prompt;
 pub mod remote;
+pub mod review;
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -682,6 +683,8 @@ pub fn store_edit(store: &mut Store, run: RunId, segment: usize, lang: Lang, reg
     out.flagged = check.flagged;
     out.flag_reason = check.flag_reason.clone();
     store.put_output(run, &out)?;
+    // A person wrote or chose this text: it is reviewed, not a machine translation waiting for a look.
+    store.set_output_status(run, segment as i64, registro_store::SegmentStatus::Reviewed)?;
     Ok(check)
 }
 

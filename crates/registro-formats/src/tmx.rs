@@ -7,7 +7,11 @@ pub struct TmxUnit {
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
+    // XML 1.0 has no way to write most control characters, not even escaped: a TM with one would not load.
+    s.chars()
+        .filter(|&c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'))
+        .collect::<String>()
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")

@@ -268,6 +268,26 @@ impl Store {
     }
 
     /// The source texts of a document, in order (what a translation or rewrite run consumes).
+    /// Keeps the original file of a document imported from a translator's format, so it can be written back in the
+    /// same format later (replaces one stored before).
+    pub fn put_document_file(&self, doc: DocumentId, format: &str, bytes: &[u8]) -> Result<()> {
+        self.document(doc)?;
+        self.conn.execute(
+            "INSERT INTO document_files (document_id, format, bytes) VALUES (?1, ?2, ?3)
+             ON CONFLICT (document_id) DO UPDATE SET format = excluded.format, bytes = excluded.bytes",
+            rusqlite::params![doc, format, bytes],
+        )?;
+        Ok(())
+    }
+
+    /// The original file of `doc` and its format, when it was imported from one.
+    pub fn document_file(&self, doc: DocumentId) -> Result<Option<(String, Vec<u8>)>> {
+        Ok(self
+            .conn
+            .query_row("SELECT format, bytes FROM document_files WHERE document_id = ?1", [doc], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?)
+    }
+
     pub fn segment_texts(&self, doc: DocumentId) -> Result<Vec<String>> {
         Ok(self.segments(doc)?.into_iter().map(|s| s.text).collect())
     }

@@ -120,6 +120,13 @@ string_enum!(
 );
 
 string_enum!(
+    /// Where a translated segment stands in review: `draft` (no usable target yet), `translated` (by the machine;
+    /// a machine rewrite of the segment puts it back here), `reviewed` (a person edited or checked it), `approved`
+    /// (signed off: exported as final and kept in the translation memory).
+    SegmentStatus { Draft = "draft", Translated = "translated", Reviewed = "reviewed", Approved = "approved" }
+);
+
+string_enum!(
     /// The scale of a human judgment. `rank` values are ranks among the runs judged for the same segment (1 = best).
     Scale { Formality = "formality", Fluency = "fluency", Meaning = "meaning", Rank = "rank" }
 );

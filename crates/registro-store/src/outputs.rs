@@ -4,7 +4,7 @@
 use rusqlite::{params, OptionalExtension, Row};
 
 use crate::runs::json_col;
-use crate::{Output, Result, RunId, Store, StoreError};
+use crate::{Output, Result, RunId, SegmentStatus, Store, StoreError};
 
 const SELECT: &str =
     "SELECT segment_idx, text, candidates, detected_register, flagged, flag_reason, timings FROM outputs";
@@ -44,7 +44,7 @@ impl Store {
                  ON CONFLICT (run_id, segment_idx) DO UPDATE SET text = excluded.text,
                     candidates = excluded.candidates, detected_register = excluded.detected_register,
                     flagged = excluded.flagged, flag_reason = excluded.flag_reason, timings = excluded.timings,
-                    created_at = excluded.created_at",
+                    created_at = excluded.created_at, status = 'translated'",
             )?;
             for o in outputs {
                 stmt.execute(params![
@@ -81,6 +81,28 @@ impl Store {
             .conn
             .query_row(&format!("{SELECT} WHERE run_id = ?1 AND segment_idx = ?2"), params![run, segment_index], from_row)
             .optional()?)
+    }
+
+    /// Sets the review status of one stored output (the grid's approve/review actions).
+    pub fn set_output_status(&mut self, run: RunId, segment_index: i64, status: SegmentStatus) -> Result<()> {
+        let n = self.conn.execute(
+            "UPDATE outputs SET status = ?3 WHERE run_id = ?1 AND segment_idx = ?2",
+            params![run, segment_index, status.as_str()],
+        )?;
+        if n == 0 {
+            self.run(run)?;
+            return Err(StoreError::NotFound { what: "output", id: format!("run {run}, segment {}", segment_index + 1) });
+        }
+        Ok(())
+    }
+
+    /// The review status of every stored output of `run`, by segment index.
+    pub fn output_statuses(&self, run: RunId) -> Result<Vec<(i64, SegmentStatus)>> {
+        let mut stmt = self.conn.prepare("SELECT segment_idx, status FROM outputs WHERE run_id = ?1 ORDER BY segment_idx")?;
+        let rows = stmt
+            .query_map([run], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows.into_iter().map(|(i, s)| Ok((i, s.parse()?))).collect()
     }
 
     /// Output texts aligned with the run's segments (`None` where missing): the hypothesis list for metrics.

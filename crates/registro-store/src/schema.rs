@@ -126,6 +126,17 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (run_id, key)
     ) WITHOUT ROWID;
     "#,
+    // 4: review status per output (the Translate grid), and the original file of a document imported from a
+    // translator's format (DOCX, XLIFF, …) so Export can write the same format back after the file has moved.
+    r#"
+    ALTER TABLE outputs ADD COLUMN status TEXT NOT NULL DEFAULT 'translated'
+        CHECK (status IN ('draft','translated','reviewed','approved'));
+    CREATE TABLE document_files (
+        document_id INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+        format      TEXT NOT NULL,
+        bytes       BLOB NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -137,6 +137,44 @@ fn output_batches_are_atomic_and_runs_resume() {
 }
 
 #[test]
+fn review_status_follows_the_person_and_a_machine_rewrite_resets_it() {
+    let mut s = Store::open_in_memory().unwrap();
+    let p = s.create_project("p").unwrap();
+    let d = s.insert_document(p.id, &doc(3)).unwrap();
+    let mut nr = NewRun::new(p.id, Task::Translate, "sys");
+    nr.document_id = Some(d);
+    let run = s.create_run(&nr).unwrap();
+    s.put_outputs(run, &[Output::new(0, "a"), Output::new(1, "b")]).unwrap();
+    use SegmentStatus::*;
+    assert_eq!(s.output_statuses(run).unwrap(), vec![(0, Translated), (1, Translated)]);
+    s.set_output_status(run, 1, Approved).unwrap();
+    s.set_output_status(run, 0, Reviewed).unwrap();
+    assert_eq!(s.output_statuses(run).unwrap(), vec![(0, Reviewed), (1, Approved)]);
+    // A segment with no output yet cannot be approved: there is nothing to sign off.
+    let err = s.set_output_status(run, 2, Approved).unwrap_err().to_string();
+    assert!(err.contains("segment 3"), "{err}");
+    // The machine writing the segment again (a resume, a QA repair) means nobody has looked at the new text.
+    s.put_output(run, &Output::new(1, "b2")).unwrap();
+    assert_eq!(s.output_statuses(run).unwrap()[1], (1, Translated));
+    // The SQL CHECK keeps hand-edited databases honest too.
+    assert!(s.connection().execute("UPDATE outputs SET status = 'done' WHERE run_id = ?1", [run]).is_err());
+}
+
+#[test]
+fn a_documents_original_file_is_kept_and_goes_with_it() {
+    let mut s = Store::open_in_memory().unwrap();
+    let p = s.create_project("p").unwrap();
+    let d = s.insert_document(p.id, &doc(1)).unwrap();
+    assert_eq!(s.document_file(d).unwrap(), None);
+    s.put_document_file(d, "docx", b"PK\x03\x04 original").unwrap();
+    assert_eq!(s.document_file(d).unwrap(), Some(("docx".to_string(), b"PK\x03\x04 original".to_vec())));
+    assert!(s.put_document_file(9999, "docx", b"x").is_err(), "no file without its document");
+    s.delete_document(d).unwrap();
+    let left: i64 = s.connection().query_row("SELECT count(*) FROM document_files", [], |r| r.get(0)).unwrap();
+    assert_eq!(left, 0, "deleting the document deletes its file");
+}
+
+#[test]
 fn metric_results_replace_and_filter() {
     let mut s = Store::open_in_memory().unwrap();
     let p = s.create_project("p").unwrap();
@@ -284,7 +322,9 @@ fn a_version_2_store_gains_the_statistics_cache_and_keeps_its_runs() {
         run
     };
     // Turn it back into what version 2 wrote.
-    rusqlite::Connection::open(&path).unwrap().execute_batch("DROP TABLE segment_stats; PRAGMA user_version = 2;").unwrap();
+    rusqlite::Connection::open(&path).unwrap().execute_batch(
+        "DROP TABLE segment_stats; ALTER TABLE outputs DROP COLUMN status; DROP TABLE document_files; PRAGMA user_version = 2;",
+    ).unwrap();
 
     let mut s = Store::open(&path).unwrap();
     let v: i64 = s.connection().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();

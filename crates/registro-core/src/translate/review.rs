@@ -1,0 +1,178 @@
+//! Reviewing a stored translate run: the grid's rows (each segment with its analysis, flags, candidates and review
+//! status), the status changes a reviewer makes (reviewed, approved), and what approved segments become — the
+//! translation memory exported as TMX. A run is reopened from the store alone, so review can continue in a later
+//! session or after a crash.
+
+use anyhow::Context;
+use registro_store::{RunId, SegmentStatus, Store, Task};
+use serde::Serialize;
+
+use super::{check, CandidateOut, Lang, Register, SegmentOut};
+
+/// One row of the review grid.
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct ReviewRow {
+    pub segment: SegmentOut,
+    pub status: SegmentStatus,
+}
+
+/// A translate run as the grid shows it.
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct ReviewRun {
+    pub run_id: RunId,
+    pub lang: String,
+    pub register: Register,
+    pub document_id: Option<i64>,
+    pub document_name: Option<String>,
+    /// What Export writes: the document's own format (`docx`, `xliff`, `po`, `srt`, `vtt`, `markdown`, `html`), or
+    /// `text` for pasted text and line-based imports.
+    pub export_format: String,
+    /// The name the save dialog proposes.
+    pub export_name: String,
+    /// Every segment of the run in order; one the run did not finish is a `draft` with an empty target.
+    pub rows: Vec<ReviewRow>,
+}
+
+impl ReviewRun {
+    pub fn approved(&self) -> usize {
+        self.rows.iter().filter(|r| r.status == SegmentStatus::Approved).count()
+    }
+}
+
+fn run_lang_register(store: &Store, run: RunId) -> anyhow::Result<(registro_store::Run, Lang, Register)> {
+    let r = store.run(run)?;
+    anyhow::ensure!(r.task == Task::Translate, "run {run} is a {} run, not a translation", r.task);
+    let lang: Lang = r
+        .target_lang
+        .as_deref()
+        .with_context(|| format!("run {run} has no target language"))?
+        .parse()?;
+    let register: Register = r.register.as_deref().unwrap_or("formal").parse()?;
+    Ok((r, lang, register))
+}
+
+/// The run `run` as grid rows: stored outputs re-analysed for highlighting, with their stored flags, candidates
+/// and review status.
+pub fn open_review(store: &Store, run: RunId) -> anyhow::Result<ReviewRun> {
+    let (r, lang, register) = run_lang_register(store, run)?;
+    let overrides = r.params.get("register_overrides").and_then(|o| o.as_object()).cloned().unwrap_or_default();
+    let register_of = |i: usize| -> Register {
+        overrides.get(&i.to_string()).and_then(|v| v.as_str()).and_then(|s| s.parse().ok()).unwrap_or(register)
+    };
+    let document = r.document_id.map(|d| store.document(d)).transpose()?;
+    let sources = match &document {
+        Some(d) => store.segment_texts(d.id)?,
+        None => Vec::new(),
+    };
+    let statuses: std::collections::HashMap<i64, SegmentStatus> = store.output_statuses(run)?.into_iter().collect();
+    let mut outputs = store.outputs(run)?.into_iter().peekable();
+    let mut rows = Vec::new();
+    for i in 0..r.total_segments.max(0) as usize {
+        let reg = register_of(i);
+        let stored = outputs.next_if(|o| o.segment_index == i as i64);
+        let Some(o) = stored else {
+            // Pasted text keeps its sources in the outputs only: an unfinished segment has nothing to show.
+            let Some(source) = sources.get(i) else { continue };
+            let c = check(lang, reg, "");
+            rows.push(ReviewRow {
+                segment: SegmentOut {
+                    index: i,
+                    source: source.clone(),
+                    text: String::new(),
+                    register: reg,
+                    analysis: c.analysis,
+                    verdict: c.verdict,
+                    flagged: false,
+                    flag_reason: None,
+                    before_repair: None,
+                    repair_edits: Vec::new(),
+                    candidates: Vec::new(),
+                    seconds: 0.0,
+                },
+                status: SegmentStatus::Draft,
+            });
+            continue;
+        };
+        let extra = &o.candidates;
+        let source = sources
+            .get(i)
+            .cloned()
+            .or_else(|| extra.get("source").and_then(|s| s.as_str()).map(str::to_string))
+            .unwrap_or_default();
+        let candidates: Vec<CandidateOut> =
+            extra.get("candidates").and_then(|c| serde_json::from_value(c.clone()).ok()).unwrap_or_default();
+        let c = check(lang, reg, &o.text);
+        rows.push(ReviewRow {
+            segment: SegmentOut {
+                index: i,
+                source,
+                text: o.text,
+                register: reg,
+                analysis: c.analysis,
+                verdict: c.verdict,
+                // Stored flags include the meaning checks (numbers, refusals) that need the source and candidates.
+                flagged: o.flagged,
+                flag_reason: o.flag_reason,
+                before_repair: extra.get("before_repair").and_then(|s| s.as_str()).map(str::to_string),
+                repair_edits: extra.get("repair_edits").and_then(|e| serde_json::from_value(e.clone()).ok()).unwrap_or_default(),
+                candidates,
+                seconds: o.timings.get("total_ms").and_then(|t| t.as_f64()).unwrap_or(0.0) / 1000.0,
+            },
+            status: statuses.get(&(i as i64)).copied().unwrap_or(SegmentStatus::Translated),
+        });
+    }
+    let file_format = match &document {
+        Some(d) => store.document_file(d.id)?.map(|(f, _)| f),
+        None => None,
+    };
+    let stem = document
+        .as_ref()
+        .map(|d| std::path::Path::new(&d.name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| d.name.clone()))
+        .unwrap_or_else(|| "translation".into());
+    let export_name = match (&file_format, &document) {
+        (Some(f), Some(d)) => crate::documents::export_file_name(&d.name, f, lang.code()),
+        _ => format!("{stem}.{}.txt", lang.code()),
+    };
+    Ok(ReviewRun {
+        run_id: run,
+        lang: lang.code().to_string(),
+        register,
+        document_id: document.as_ref().map(|d| d.id),
+        document_name: document.as_ref().map(|d| d.name.clone()),
+        export_format: file_format.unwrap_or_else(|| "text".into()),
+        export_name,
+        rows,
+    })
+}
+
+/// Sets a segment's review status. Approving an empty or missing translation is refused: there is nothing to sign
+/// off, and an empty approved segment would go into the translation memory.
+pub fn set_status(store: &mut Store, run: RunId, segment: usize, status: SegmentStatus) -> anyhow::Result<()> {
+    run_lang_register(store, run)?;
+    let out = store.output(run, segment as i64)?;
+    match (&out, status) {
+        (None, SegmentStatus::Draft) => return Ok(()),
+        (None, _) => anyhow::bail!("segment {} of run {run} has no translation yet: translate it first", segment + 1),
+        (Some(o), SegmentStatus::Approved) if o.text.trim().is_empty() => {
+            anyhow::bail!("segment {} of run {run} is empty: write a translation before approving it", segment + 1)
+        }
+        _ => {}
+    }
+    Ok(store.set_output_status(run, segment as i64, status)?)
+}
+
+/// The approved segments of `run` as a TMX 1.4 translation memory (source → target).
+pub fn export_tmx(store: &Store, run: RunId) -> anyhow::Result<(String, usize)> {
+    let review = open_review(store, run)?;
+    let units: Vec<registro_formats::TmxUnit> = review
+        .rows
+        .iter()
+        .filter(|r| r.status == SegmentStatus::Approved && !r.segment.source.trim().is_empty())
+        .map(|r| registro_formats::TmxUnit { source: r.segment.source.clone(), target: r.segment.text.clone() })
+        .collect();
+    anyhow::ensure!(
+        !units.is_empty(),
+        "run {run} has no approved segment: approve segments in the grid (Ctrl+Enter) before exporting a translation memory"
+    );
+    Ok((registro_formats::tmx(&units, "en", &review.lang), units.len()))
+}

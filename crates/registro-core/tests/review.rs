@@ -1,0 +1,131 @@
+//! A translator's file through the store: imported whole (the file kept with its sentences), translated as a run,
+//! reviewed (statuses, edits), exported back into the same format and as a TMX of what was approved. The model is
+//! not needed: the run's outputs are written the way `translate_and_store` writes them.
+
+use std::path::{Path, PathBuf};
+
+use registro_core::documents;
+use registro_core::progress::CancelToken;
+use registro_core::projects::{import_path, ImportOptions};
+use registro_core::translate::review::{export_tmx, open_review, set_status};
+use registro_core::translate::{store_edit, Lang, Register};
+use registro_store::{NewRun, Output, SegmentStatus, Store, Task};
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../registro-formats/tests").join(rel)
+}
+
+/// Imports `file` into a fresh store and returns it with the document id and its sentences.
+fn import(file: &Path) -> (Store, i64, i64, Vec<String>) {
+    let mut store = Store::open_in_memory().unwrap();
+    let project = store.create_project("p").unwrap().id;
+    let summary = import_path(&mut store, project, file, &ImportOptions::default(), &mut |_| {}, &CancelToken::new()).unwrap();
+    assert_eq!(summary.documents.len(), 1);
+    let doc = summary.documents[0].id;
+    let sentences = store.segment_texts(doc).unwrap();
+    (store, project, doc, sentences)
+}
+
+/// A German translate run over `doc` with `outputs` (index → text) stored as the control layer stores them.
+fn run_with(store: &mut Store, project: i64, doc: i64, total: usize, outputs: &[(usize, &str)]) -> i64 {
+    let mut nr = NewRun::new(project, Task::Translate, "controlled");
+    nr.document_id = Some(doc);
+    nr.target_lang = Some("de".into());
+    nr.register = Some("formal".into());
+    nr.total_segments = Some(total as i64);
+    let run = store.create_run(&nr).unwrap();
+    let sources = store.segment_texts(doc).unwrap();
+    for (i, text) in outputs {
+        let mut o = Output::new(*i as i64, *text);
+        o.candidates = serde_json::json!({ "candidates": [], "source": sources[*i] });
+        store.put_output(run, &o).unwrap();
+    }
+    run
+}
+
+#[test]
+fn an_xliff_file_is_reviewed_and_exported_back_with_its_tags_and_notes() {
+    let (mut store, project, doc, sentences) = import(&fixture("fixtures/okapi.xlf"));
+    let d = store.document(doc).unwrap();
+    assert_eq!(d.format, "xliff");
+    assert_eq!(store.document_file(doc).unwrap().unwrap().0, "xliff", "the original file is kept for Export");
+    assert_eq!(sentences.len(), 3, "{sentences:?}");
+    assert!(sentences[1].starts_with("Please sign <1/>here"), "inline tags travel as placeholders: {sentences:?}");
+
+    // The last sentence was not translated (a cancelled run).
+    let run = run_with(&mut store, project, doc, 3, &[(0, "Dienst<1>vertrag</1>"), (1, "Bitte unterschreiben Sie <1/>hier & senden Sie es an <2>unser Büro</2> bis Freitag.")]);
+    let review = open_review(&store, run).unwrap();
+    assert_eq!(review.export_format, "xliff");
+    assert_eq!(review.export_name, "okapi.de.xlf");
+    let statuses: Vec<SegmentStatus> = review.rows.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [SegmentStatus::Translated, SegmentStatus::Translated, SegmentStatus::Draft]);
+    assert_eq!(review.rows[2].segment.source, sentences[2], "an unfinished segment still shows its source");
+    assert!(review.rows[1].segment.analysis.markers.iter().any(|m| m.char_start > 0), "markers are found again for highlighting");
+
+    // The reviewer approves the title, edits the second sentence (reviewed), and cannot approve the missing one.
+    set_status(&mut store, run, 0, SegmentStatus::Approved).unwrap();
+    store_edit(&mut store, run, 1, Lang::De, Register::Formal, "Bitte unterschreiben Sie <1/>hier und senden Sie es bis Freitag an <2>unser Büro</2>.").unwrap();
+    let err = set_status(&mut store, run, 2, SegmentStatus::Approved).unwrap_err().to_string();
+    assert!(err.contains("no translation yet"), "{err}");
+    let statuses: Vec<SegmentStatus> = open_review(&store, run).unwrap().rows.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [SegmentStatus::Approved, SegmentStatus::Reviewed, SegmentStatus::Draft]);
+
+    let out = documents::export_run(&store, run).unwrap();
+    assert_eq!((out.translated, out.sentences), (2, 3));
+    let xml = String::from_utf8(out.bytes).unwrap();
+    assert!(xml.contains(r#"Dienst<g id="1" ctype="bold">vertrag</g>"#), "placeholders become the file's own tags: {xml}");
+    assert!(xml.contains(r#"senden Sie es bis Freitag an <g id="3" ctype="link">unser Büro</g>."#), "the edit is exported: {xml}");
+    assert!(xml.contains("<note from=\"pm\">Title of the contract: keep it short.</note>"), "notes are kept");
+    assert!(xml.contains("Okapi Rainbow"), "the header is kept");
+    let again = registro_formats::import(xml.as_bytes(), registro_formats::Format::Xliff).unwrap();
+    assert_eq!(again.segments.len(), 3, "the exported file opens in the XLIFF reader with the same units");
+
+    let (tmx, units) = export_tmx(&store, run).unwrap();
+    assert_eq!(units, 1, "only approved segments form the translation memory");
+    assert!(tmx.contains("<tuv xml:lang=\"de\"><seg>Dienst&lt;1&gt;vertrag&lt;/1&gt;</seg></tuv>"), "{tmx}");
+    assert!(!tmx.contains("Büro"), "a reviewed but unapproved segment is not in the TM: {tmx}");
+}
+
+#[test]
+fn a_docx_contract_keeps_its_package_and_only_the_text_changes() {
+    let (mut store, project, doc, sentences) = import(&fixture("data/contract.docx"));
+    assert!(sentences.len() >= 3, "{sentences:?}");
+    let outputs: Vec<(usize, String)> = sentences.iter().enumerate().map(|(i, _)| (i, format!("Satz {i} für Sie."))).collect();
+    let refs: Vec<(usize, &str)> = outputs.iter().map(|(i, t)| (*i, t.as_str())).collect();
+    let run = run_with(&mut store, project, doc, sentences.len(), &refs);
+    let out = documents::export_run(&store, run).unwrap();
+    assert_eq!(out.file_name, "contract.de.docx");
+    let again = registro_formats::import(&out.bytes, registro_formats::Format::Docx).unwrap();
+    let text: String = again.segments.iter().map(|s| s.source.clone()).collect::<Vec<_>>().join(" ");
+    for i in 0..sentences.len() {
+        assert!(text.contains(&format!("Satz {i} für Sie.")), "sentence {i} is in the exported DOCX: {text}");
+    }
+    let original = registro_formats::import(&std::fs::read(fixture("data/contract.docx")).unwrap(), registro_formats::Format::Docx).unwrap();
+    assert_eq!(again.segments.len(), original.segments.len(), "paragraphs, cells, headers and footers are all still there");
+}
+
+#[test]
+fn pasted_text_exports_as_text_and_a_changed_split_is_refused_not_misaligned() {
+    let mut store = Store::open_in_memory().unwrap();
+    let project = store.create_project("p").unwrap().id;
+    let mut nr = NewRun::new(project, Task::Translate, "controlled");
+    nr.target_lang = Some("fr".into());
+    nr.register = Some("informal".into());
+    nr.total_segments = Some(1);
+    let run = store.create_run(&nr).unwrap();
+    let mut o = Output::new(0, "Tu viens ?");
+    o.candidates = serde_json::json!({ "source": "Are you coming?" });
+    store.put_output(run, &o).unwrap();
+    let review = open_review(&store, run).unwrap();
+    assert_eq!((review.export_format.as_str(), review.export_name.as_str()), ("text", "translation.fr.txt"));
+    assert_eq!(review.rows[0].segment.source, "Are you coming?");
+    let err = documents::export_run(&store, run).unwrap_err().to_string();
+    assert!(err.contains("export it as text"), "{err}");
+
+    // A run whose segment count no longer matches the stored file's sentences.
+    let (mut store, project, doc, sentences) = import(&fixture("fixtures/cues.srt"));
+    let run = run_with(&mut store, project, doc, sentences.len(), &[(0, "Salut.")]);
+    store.connection().execute("UPDATE runs SET total_segments = total_segments + 1 WHERE id = ?1", [run]).unwrap();
+    let err = documents::export_run(&store, run).unwrap_err().to_string();
+    assert!(err.contains("splits into"), "{err}");
+}
