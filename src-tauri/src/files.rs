@@ -174,6 +174,21 @@ impl FileChoices {
         Ok(Some(Chosen { token: self.issue(purpose, path)?, path: shown, name }))
     }
 
+    /// Tokens for files the user dropped onto the window. Dropping is picking, as in a dialog: each file gets an
+    /// import token (a folder a paired-folder one), nothing more, so what the page does with a drop is exactly what
+    /// it could do after the Import dialog. Links and other non-files are skipped.
+    pub fn dropped(&self, paths: &[PathBuf]) -> Vec<Chosen> {
+        paths
+            .iter()
+            .filter_map(|path| {
+                let meta = std::fs::metadata(path).ok()?;
+                let purpose = if meta.is_dir() { Purpose::ImportFolder } else if meta.is_file() { Purpose::Import } else { return None };
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
+                Some(Chosen { token: self.issue(purpose, path.clone()).ok()?, path: path.display().to_string(), name })
+            })
+            .collect()
+    }
+
     pub fn pre_answered(&self) -> bool {
         self.answers.is_some()
     }
@@ -248,6 +263,22 @@ mod tests {
         assert_eq!(s.redeem(&t, &[Purpose::SaveText]).unwrap(), PathBuf::from("/home/u/out.txt"));
         let again = s.redeem(&t, &[Purpose::SaveText]).unwrap_err().0;
         assert!(again.contains("already used") && again.contains("choose the file again"), "{again}");
+    }
+
+    #[test]
+    fn a_dropped_file_can_be_imported_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("contract.docx");
+        std::fs::write(&file, b"x").unwrap();
+        let s = store();
+        let chosen = s.dropped(&[file.clone(), dir.path().to_path_buf(), dir.path().join("gone.xlf")]);
+        assert_eq!(chosen.len(), 2, "a path that does not exist is skipped");
+        assert_eq!(chosen[0].name, "contract.docx");
+        let err = s.redeem(&chosen[0].token, &[Purpose::SaveText]).unwrap_err().0;
+        assert!(err.contains("not to save a document"), "a dropped file is never a place to write: {err}");
+        let again = s.dropped(&[file.clone()]);
+        assert_eq!(s.redeem(&again[0].token, crate::commands::files::IMPORT).unwrap(), file);
+        assert_eq!(s.redeem(&chosen[1].token, crate::commands::files::IMPORT).unwrap(), dir.path());
     }
 
     #[test]

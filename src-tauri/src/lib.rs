@@ -78,6 +78,16 @@ pub fn run() -> anyhow::Result<()> {
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(state)
+        .on_window_event(|window, event| {
+            if let tauri::WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) = event {
+                use tauri::{Emitter, Manager};
+                let chosen = window.state::<state::AppState>().files.dropped(paths);
+                // The page imports them as if picked in the Import dialog (`registro://files-dropped` in main.ts).
+                if let Err(e) = window.emit("registro://files-dropped", chosen) {
+                    eprintln!("registro-app: could not hand the dropped files to the window: {e}");
+                }
+            }
+        })
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
             commands::about::about_report,
@@ -116,6 +126,10 @@ pub fn run() -> anyhow::Result<()> {
             commands::translate::save_translation_edit,
             commands::translate::repair_translation,
             commands::translate::export_translation,
+            commands::translate::review_run,
+            commands::translate::set_segment_status,
+            commands::translate::export_document,
+            commands::translate::export_tmx,
             commands::qa::qa_run,
             commands::backends::test_backend,
             commands::backends::backend_status,

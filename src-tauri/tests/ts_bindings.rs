@@ -26,6 +26,7 @@ fn visit_roots(v: &mut Generator) {
         ReportFiles, RunPage, RunQuery, RunSummary,
     };
     use registro_core::rewrite::{RewriteOutcome, SentenceResult, Weights};
+    use registro_core::translate::review::ReviewRun;
     use registro_core::translate::{SegmentCheck, SegmentOut};
     use registro_core::qa::QaOutcome;
     use registro_store::{Document, Project, Run};
@@ -72,6 +73,7 @@ fn visit_roots(v: &mut Generator) {
     v.root::<translate::TranslateOutcome>();
     v.root::<SegmentOut>();
     v.root::<SegmentCheck>();
+    v.root::<ReviewRun>();
     v.root::<QaOutcome>();
 }
 

@@ -4,7 +4,8 @@
 
 use registro_core::progress::Progress;
 use registro_core::translate::{self as core, Controls, Gender, Lang, Options, Register, SegmentCheck, SegmentOut, SystemKind};
-use registro_store::{DocumentId, ProjectId, RunId};
+use registro_core::translate::review::ReviewRun;
+use registro_store::{DocumentId, ProjectId, RunId, SegmentStatus};
 use tauri::ipc::Channel;
 use tauri::AppHandle;
 
@@ -142,4 +143,39 @@ pub fn repair_translation(lang: String, register: String, text: String) -> CmdRe
 #[tauri::command]
 pub async fn export_translation(app: AppHandle, file: String, text: String) -> CmdResult<String> {
     blocking(app, move |state| super::write_text(&state.files.redeem(&file, files::SAVE_TEXT)?, &text)).await
+}
+
+/// A stored translate run as the review grid shows it (statuses, flags, candidates, what Export writes).
+#[tauri::command]
+pub async fn review_run(app: AppHandle, run_id: RunId) -> CmdResult<ReviewRun> {
+    blocking(app, move |state| state.with_store(|s| core::review::open_review(s, run_id))).await
+}
+
+/// Marks a segment `draft`, `translated`, `reviewed` or `approved` (the grid's Ctrl+Enter approves).
+#[tauri::command]
+pub async fn set_segment_status(app: AppHandle, run_id: RunId, segment: usize, status: String) -> CmdResult<()> {
+    let status: SegmentStatus = parse(&status)?;
+    blocking(app, move |state| state.with_store(|s| core::review::set_status(s, run_id, segment, status))).await
+}
+
+/// Writes run `run_id` into the file the user picked: a document imported from DOCX, XLIFF, PO, subtitles,
+/// Markdown or HTML in its own format (only the text changes; the original file is never overwritten), anything
+/// else as text, one segment per line.
+#[tauri::command]
+pub async fn export_document(app: AppHandle, run_id: RunId, file: String) -> CmdResult<String> {
+    blocking(app, move |state| {
+        let path = state.files.redeem(&file, files::SAVE_TEXT)?;
+        state.with_store(|s| core::review::export_to(s, run_id, &path))
+    })
+    .await
+}
+
+/// Writes the run's approved segments as a TMX translation memory into the file the user picked.
+#[tauri::command]
+pub async fn export_tmx(app: AppHandle, run_id: RunId, file: String) -> CmdResult<String> {
+    blocking(app, move |state| {
+        let path = state.files.redeem(&file, files::SAVE_TEXT)?;
+        state.with_store(|s| core::review::export_tmx_to(s, run_id, &path))
+    })
+    .await
 }

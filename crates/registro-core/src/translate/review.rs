@@ -176,3 +176,32 @@ pub fn export_tmx(store: &Store, run: RunId) -> anyhow::Result<(String, usize)> 
     );
     Ok((registro_formats::tmx(&units, "en", &review.lang), units.len()))
 }
+
+/// Exports run `run` into `path`: in its document's own format when it came from a translator's file, else as
+/// text (one segment per line; unfinished segments empty). The document's original file is never overwritten.
+/// Returns what was written, for the status bar.
+pub fn export_to(store: &Store, run: RunId, path: &std::path::Path) -> anyhow::Result<String> {
+    let review = open_review(store, run)?;
+    let (bytes, what) = if review.export_format == "text" {
+        let mut text = String::new();
+        for row in &review.rows {
+            text.push_str(&row.segment.text.replace(['\n', '\r'], " "));
+            text.push('\n');
+        }
+        (text.into_bytes(), format!("{} segments as text", review.rows.len()))
+    } else {
+        let out = crate::documents::export_run(store, run)?;
+        let what = format!("{} ({} of {} sentences translated)", review.export_format.to_uppercase(), out.translated, out.sentences);
+        (out.bytes, what)
+    };
+    let origin = review.document_id.map(|d| store.document(d)).transpose()?.and_then(|d| d.origin);
+    crate::documents::write_export(std::path::Path::new(origin.as_deref().unwrap_or("")), path, &bytes)?;
+    Ok(format!("{} — {what}", path.display()))
+}
+
+/// Writes the approved segments of `run` as TMX into `path`; returns what was written.
+pub fn export_tmx_to(store: &Store, run: RunId, path: &std::path::Path) -> anyhow::Result<String> {
+    let (tmx, units) = export_tmx(store, run)?;
+    crate::documents::write_export(std::path::Path::new(""), path, tmx.as_bytes())?;
+    Ok(format!("{} — {units} approved segment{} as TMX", path.display(), if units == 1 { "" } else { "s" }))
+}
