@@ -33,6 +33,13 @@
 //   `badge` + a run status (`done`, `failed`, …) or `formal`/`informal`/`respectful`; `progress`.
 //   Colours are CSS variables in :root (--accent, --danger, --formal, --informal, --respectful, …).
 
+// Japanese and Hindi text must render on machines with no CJK or Devanagari font installed (the web view falls back
+// to boxes otherwise). Only the weights the UI uses; each file covers a unicode-range, so only the subsets a page
+// needs are loaded.
+import '@fontsource/noto-sans-jp/400.css';
+import '@fontsource/noto-sans-jp/700.css';
+import '@fontsource/noto-sans-devanagari/400.css';
+import '@fontsource/noto-sans-devanagari/700.css';
 import './styles.css';
 
 import { type Document, type Project, type StartupProblem, appInfo, createProject, deleteProject, listDocuments, listProjects, startupStatus } from './api';
