@@ -42,7 +42,9 @@ import '@fontsource/noto-sans-devanagari/400.css';
 import '@fontsource/noto-sans-devanagari/700.css';
 import './styles.css';
 
-import { type Document, type Project, type StartupProblem, appInfo, createProject, deleteProject, listDocuments, listProjects, startupStatus } from './api';
+import { listen } from '@tauri-apps/api/event';
+
+import { type ChosenFile, type Document, type Project, type StartupProblem, appInfo, createProject, deleteProject, importDocument, listDocuments, listProjects, startupStatus } from './api';
 import { confirmDialog, errorMessage, notify } from './components';
 import type { MountFn, ViewChange, ViewContext } from './context';
 import { clear, h, plural } from './dom';
@@ -315,5 +317,42 @@ async function start() {
   }
   document.body.dataset.ready = '1';
 }
+
+/** Files dropped onto the window reach the page as import tokens the backend issued for them (src-tauri lib.rs):
+ * each is imported into the open project exactly as if picked in the Import dialog. */
+async function onFilesDropped(files: ChosenFile[]) {
+  dropHint.hidden = true;
+  if (!files.length) return;
+  if (!state.project) {
+    notify('Open or create a project first, then drop the file onto the window to import it.', 'error');
+    return;
+  }
+  const projectId = state.project.id;
+  for (const f of files) {
+    notify(`Importing ${f.name}…`);
+    try {
+      const summary = await importDocument(projectId, f, { format: null, source_lang: null, name: null }, () => {}).result;
+      await changed('documents');
+      if (summary.documents[0] && state.project?.id === projectId) {
+        state.selectedDocumentId = summary.documents[0].id;
+        emit('documents');
+      }
+      notify(`Imported ${f.name}: ${plural(summary.documents.length, 'document')}, ${plural(summary.segments, 'segment')}`);
+    } catch (e) {
+      notify(`${f.name}: ${errorMessage(e)}`, 'error');
+    }
+  }
+}
+
+const dropHint = h('div', { class: 'drop-hint', 'data-testid': 'drop-hint', hidden: true }, 'Drop to import into the open project');
+document.body.append(dropHint);
+void listen<ChosenFile[]>('registro://files-dropped', (e) => void onFilesDropped(e.payload));
+void listen('tauri://drag-enter', () => {
+  dropHint.textContent = state.project ? `Drop to import into ${state.project.name}` : 'Open a project first to import by dropping';
+  dropHint.hidden = false;
+});
+void listen('tauri://drag-leave', () => {
+  dropHint.hidden = true;
+});
 
 void start();

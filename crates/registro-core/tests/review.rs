@@ -129,3 +129,20 @@ fn pasted_text_exports_as_text_and_a_changed_split_is_refused_not_misaligned() {
     let err = documents::export_run(&store, run).unwrap_err().to_string();
     assert!(err.contains("splits into"), "{err}");
 }
+
+#[test]
+fn review_works_on_a_file_database_with_a_second_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let mut store = Store::open(&db).unwrap();
+    let project = store.create_project("p").unwrap().id;
+    let summary = import_path(&mut store, project, &fixture("data/contract.docx"), &ImportOptions::default(), &mut |_| {}, &CancelToken::new()).unwrap();
+    let doc = summary.documents[0].id;
+    let other = Store::open(&db).unwrap();
+    assert!(other.list_documents(project).unwrap().len() == 1);
+    drop(other);
+    let n = store.segment_texts(doc).unwrap().len();
+    let run = run_with(&mut store, project, doc, n, &[(0, "Dienstvertrag")]);
+    let review = open_review(&store, run).unwrap();
+    assert_eq!(review.export_format, "docx");
+}

@@ -91,6 +91,16 @@ pub fn screenshot_path(name: &str) -> PathBuf {
     PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("screenshots").join(name)
 }
 
+/// WebDriver's codes for keys that are not characters (W3C WebDriver, "keyboard actions").
+pub mod keys {
+    pub const ENTER: &str = "\u{E007}";
+    pub const SHIFT: &str = "\u{E008}";
+    pub const CONTROL: &str = "\u{E009}";
+    pub const ARROW_UP: &str = "\u{E013}";
+    pub const ARROW_DOWN: &str = "\u{E015}";
+    pub const END: &str = "\u{E010}";
+}
+
 /// How long a step of the UI may take before a test fails (model work waits longer, per test).
 pub const UI_WAIT: Duration = Duration::from_secs(30);
 
@@ -218,6 +228,12 @@ impl Session {
     pub fn type_text(&self, e: &Element, text: &str) -> Result<()> {
         request("POST", &self.url(&format!("/element/{}/clear", e.0)), Some(json!({})))?;
         request("POST", &self.url(&format!("/element/{}/value", e.0)), Some(json!({"text": text}))).map(|_| ())
+    }
+
+    /// Types `keys` into `e` without clearing it first, as a user would: WebDriver key codes such as
+    /// [`keys::CONTROL`] are held until the end of the call, so `CONTROL + ENTER` is Ctrl+Enter.
+    pub fn send_keys(&self, e: &Element, keys: &str) -> Result<()> {
+        request("POST", &self.url(&format!("/element/{}/value", e.0)), Some(json!({"text": keys}))).map(|_| ())
     }
 
     pub fn text(&self, e: &Element) -> Result<String> {

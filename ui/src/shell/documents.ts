@@ -9,7 +9,7 @@ import { documentList, runTable } from '../lists';
 
 const PAGE = 200;
 const FORMATS: Array<[ImportFormat | '', string]> = [
-  ['', 'detect from the file name'],
+  ['', 'detect from the file name (DOCX, XLIFF, PO, SRT, WebVTT, Markdown, HTML, text, TSV, CSV, JSONL)'],
   ['text', 'plain text, one segment per line'],
   ['tsv', 'TSV with a header'],
   ['csv', 'CSV with a header'],

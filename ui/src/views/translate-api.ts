@@ -10,13 +10,16 @@ import type {
   CandidateOut,
   Label,
   Marker,
+  ReviewRow,
+  ReviewRun,
   SegmentCheck,
   SegmentOut,
+  SegmentStatus,
   TranslateArgs,
   TranslateOutcome,
   Verdict,
 } from '../bindings';
-export type { Analysis, Label, Marker, SegmentCheck, SegmentOut, TranslateArgs, TranslateOutcome, Verdict };
+export type { Analysis, Label, Marker, ReviewRow, ReviewRun, SegmentCheck, SegmentOut, SegmentStatus, TranslateArgs, TranslateOutcome, Verdict };
 /** A candidate translation of one segment (registro_core::translate::CandidateOut). */
 export type Candidate = CandidateOut;
 
@@ -39,3 +42,12 @@ export const repairTranslation = (lang: string, register: Register, text: string
   call<string>('repair_translation', { lang, register, text });
 /** `file` from `chooseFile('save-text', …)`; returns the path written. */
 export const exportTranslation = (file: ChosenFile, text: string) => call<string>('export_translation', { file: file.token, text });
+
+/** A stored translate run as the review grid shows it. */
+export const reviewRun = (runId: Id) => call<ReviewRun>('review_run', { runId });
+export const setSegmentStatus = (runId: Id, segment: number, status: SegmentStatus) =>
+  call<void>('set_segment_status', { runId, segment, status });
+/** The run in its document's own format (DOCX, XLIFF, …) or as text; `file` from `chooseFile('save-text', …)`. */
+export const exportDocument = (runId: Id, file: ChosenFile) => call<string>('export_document', { runId, file: file.token });
+/** The run's approved segments as a TMX translation memory. */
+export const exportTmx = (runId: Id, file: ChosenFile) => call<string>('export_tmx', { runId, file: file.token });

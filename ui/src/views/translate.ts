@@ -1,11 +1,13 @@
 // Translate view: English → DE/ES/FR/HI/IT/JA/KO/NL/PT/RU/VI in a register chosen per document (overridable per sentence).
-// Source and translation side by side; register markers highlighted in the requested register's colour and wrong
-// ones in red; a register badge per sentence and a flag when it is still wrong; candidates to pick from; in-place
-// editing (re-analysed and stored in the run); progress with cancel; export.
+// The result is a review grid over the stored run: source | target (editable; register markers highlighted in the
+// requested register's colour, wrong ones in red) | badges, flags, candidates | review status. Keyboard first:
+// ↑/↓ move between segments, Enter stores an edit, Ctrl+Enter approves and moves on, Ctrl+Shift+R repairs; filters
+// show the flagged or unapproved segments. Any stored run can be reopened; Export writes the document's own format
+// (DOCX, XLIFF, …) and the approved segments as a TMX translation memory.
 
 import './translate.css';
 
-import { type Register, chooseFile, documentSegments, listRuns } from '../api';
+import { type Register, type Run, chooseFile, documentSegments, listRuns } from '../api';
 import { ProgressPanel, errorMessage, rateProgress } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h } from '../dom';
@@ -14,12 +16,17 @@ import { modelPicker } from './model-picker';
 import { qaPanel } from './translate-qa';
 import {
   type Analysis,
+  type ReviewRun,
   type SegmentOut,
+  type SegmentStatus,
   type Verdict,
   checkTranslation,
-  exportTranslation,
+  exportDocument,
+  exportTmx,
   repairTranslation,
+  reviewRun,
   saveTranslationEdit,
+  setSegmentStatus,
   translateText,
 } from './translate-api';
 
@@ -37,6 +44,33 @@ const LANGS: Array<[string, string]> = [
   ['vi', 'Vietnamese'],
 ];
 const CONTROLS = ['prompt', 'fewshot', 'constrain', 'rerank', 'repair'] as const;
+/** What each control does, in a translator's words. */
+const CONTROL_LABELS: Record<(typeof CONTROLS)[number], string> = {
+  prompt: 'Ask for the register in the instructions',
+  fewshot: 'Show the model example translations in the register',
+  constrain: 'Steer word choice towards the register while writing',
+  rerank: 'Write several candidates and keep the one in the register',
+  repair: 'Fix what is still in the wrong register',
+};
+const STATUS_LABELS: Record<SegmentStatus, string> = { draft: 'draft', translated: 'translated', reviewed: 'reviewed', approved: 'approved' };
+const FORMAT_LABELS: Record<string, string> = { docx: 'DOCX', xliff: 'XLIFF', po: 'PO', srt: 'SRT', vtt: 'WebVTT', markdown: 'Markdown', html: 'HTML', text: 'text' };
+
+/** Copies `text`, also where the async clipboard is not offered to the page. */
+async function copyText(text: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return;
+  } catch {
+    // WebKitGTK may refuse the async clipboard outside a user-initiated secure context: fall back to a selection.
+  }
+  const area = h('textarea', { class: 'offscreen' }) as HTMLTextAreaElement;
+  area.value = text;
+  document.body.append(area);
+  area.select();
+  const ok = document.execCommand('copy');
+  area.remove();
+  if (!ok) throw new Error('the clipboard is not available');
+}
 
 /** The text with the analysis markers wrapped in <mark>, coloured by register; markers against `requested` red. */
 export function highlight(text: string, analysis: Analysis, requested: Register): Node[] {
@@ -92,21 +126,39 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const docSelect = h('select', { class: 'input', 'data-testid': 'translate-document' });
   const source = h('textarea', { class: 'input tr-source', 'data-testid': 'translate-source', placeholder: 'English text, one segment per line (or pick a document)' });
   const controlBoxes = CONTROLS.map((c) => h('input', { type: 'checkbox', checked: true, 'data-testid': `translate-control-${c}`, value: c }));
+  const runPicker = h('select', { class: 'input', 'data-testid': 'translate-open-run' });
+  const filter = h(
+    'select',
+    { class: 'input small', 'data-testid': 'translate-filter' },
+    h('option', { value: 'all' }, 'all segments'),
+    h('option', { value: 'flagged' }, 'flagged only'),
+    h('option', { value: 'unapproved' }, 'not approved yet'),
+  );
+  const tmxBtn = h('button', { class: 'btn', 'data-testid': 'translate-export-tmx', disabled: true, title: 'The approved segments as a translation memory for your CAT tool' }, 'Export TMX…');
   const segList = h('div', { class: 'tr-seglist', 'data-testid': 'translate-segments' });
   const runBtn = h('button', { class: 'btn primary', 'data-testid': 'translate-run' }, 'Translate');
   const exportBtn = h('button', { class: 'btn', 'data-testid': 'translate-export', disabled: true }, 'Export…');
+  const copyAllBtn = h('button', { class: 'btn', 'data-testid': 'translate-copy-all', disabled: true }, 'Copy all');
   const progressSlot = h('div', {});
   const summary = h('div', { class: 'tr-summary muted', 'data-testid': 'translate-summary' });
   const resultBody = h('tbody', {});
-  const results = h('table', { class: 'tr-table', 'data-testid': 'translate-results' }, resultBody);
+  const results = h(
+    'table',
+    { class: 'tr-table', 'data-testid': 'translate-results' },
+    h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, 'Source'), h('th', {}, 'Translation'), h('th', {}, 'Status'))),
+    resultBody,
+  );
   const runs = h('section', { class: 'card' });
   const qa = qaPanel(ctx);
 
   /** Per-segment register overrides, by segment index. */
   let overrides: Record<number, Register> = {};
   let segments: SegmentOut[] = [];
+  /** Review status by segment index (a segment just translated is `translated`). */
+  let statuses = new Map<number, SegmentStatus>();
   let runId: number | null = null;
   let runLang = 'de';
+  let exportInfo: Pick<ReviewRun, 'export_format' | 'export_name'> | null = null;
 
   const sourceLines = async (): Promise<string[]> => {
     const doc = Number(docSelect.value);
@@ -131,7 +183,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         h('option', { value: '' }, 'default'),
         h('option', { value: 'formal' }, 'formal'),
         h('option', { value: 'informal' }, 'informal'),
-        h('option', { value: 'respectful' }, 'respectful'),
+        ...(lang.value === 'ja' ? [h('option', { value: 'respectful' }, 'respectful')] : []),
       );
       sel.value = overrides[i] ?? '';
       sel.addEventListener('change', () => {
@@ -154,15 +206,66 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       const list = await listRuns(ctx.project.id, { task: 'translate' });
       clear(runs);
       runs.append(h('h3', {}, 'Translate runs'), runTable(list));
+      fillRunPicker(list);
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
     }
   };
 
+  const fillRunPicker = (list: Run[]) => {
+    const keep = runId;
+    clear(runPicker);
+    runPicker.append(
+      h('option', { value: '' }, list.length ? 'open a stored run…' : 'no stored run yet'),
+      ...list.filter((r) => r.target_lang).map((r) => h('option', { value: r.id }, `run ${r.id} · ${r.target_lang} · ${r.register ?? ''} · ${r.completed_segments}/${r.total_segments} · ${r.status}`)),
+    );
+    runPicker.value = keep !== null && list.some((r) => r.id === keep) ? String(keep) : '';
+  };
+
+  const visibleRows = (): HTMLElement[] => Array.from(resultBody.children).filter((r) => !(r as HTMLElement).hidden) as HTMLElement[];
+
+  /** Puts the caret in the target of the visible row `step` rows away from `from` (1 = next). */
+  const moveFocus = (from: HTMLElement, step: number) => {
+    const rows = visibleRows();
+    const next = rows[rows.indexOf(from) + step];
+    const out = next?.querySelector<HTMLElement>('[data-testid="translate-output"]');
+    if (!out) return;
+    out.focus();
+    const sel = window.getSelection();
+    sel?.selectAllChildren(out);
+    sel?.collapseToEnd();
+    next!.scrollIntoView({ block: 'nearest' });
+  };
+
+  const applyFilter = () => {
+    for (const row of Array.from(resultBody.children) as HTMLElement[]) {
+      const i = Number(row.dataset.index);
+      const seg = segments.find((s) => s.index === i);
+      const status = statuses.get(i) ?? 'translated';
+      row.hidden = filter.value === 'flagged' ? !seg?.flagged : filter.value === 'unapproved' ? status === 'approved' : false;
+    }
+  };
+
   const renderRow = (seg: SegmentOut): HTMLElement => {
-    const out = h('div', { class: 'tr-out', contenteditable: 'true', spellcheck: 'false', 'data-testid': 'translate-output' }, ...highlight(seg.text, seg.analysis, seg.register));
+    const out = h('div', { class: 'tr-out', contenteditable: 'true', spellcheck: 'false', 'data-testid': 'translate-output', 'aria-label': `translation of segment ${seg.index + 1}` }, ...highlight(seg.text, seg.analysis, seg.register));
     const meta = h('div', { class: 'tr-meta' });
-    const row = h('tr', { class: `tr-row${seg.flagged ? ' flagged' : ''}`, 'data-testid': 'translate-row', 'data-index': seg.index }, h('td', { class: 'tr-src' }, seg.source), h('td', {}, out, meta));
+    const statusCell = h('div', { class: 'tr-status' });
+    const row = h(
+      'tr',
+      { class: `tr-row${seg.flagged ? ' flagged' : ''}`, 'data-testid': 'translate-row', 'data-index': seg.index },
+      h('td', { class: 'tr-num muted small' }, String(seg.index + 1)),
+      h('td', { class: 'tr-src' }, seg.source),
+      h('td', {}, out, meta),
+      h('td', { class: 'tr-status-cell' }, statusCell),
+    );
+    const fillStatus = () => {
+      const status = statuses.get(seg.index) ?? 'translated';
+      row.dataset.status = status;
+      clear(statusCell);
+      statusCell.append(h('span', { class: `badge status-${status}`, 'data-testid': 'translate-status' }, STATUS_LABELS[status]));
+      if (status !== 'approved' && seg.text.trim())
+        statusCell.append(h('button', { class: 'btn small', 'data-testid': 'translate-approve', title: 'Approve (Ctrl+Enter)', onclick: () => void approve(false) }, '✓ Approve'));
+    };
     const fillMeta = () => {
       clear(meta);
       meta.append(h('span', { class: `badge ${seg.register}` }, `asked: ${seg.register}`), labelBadge(seg.analysis.label, seg.verdict));
@@ -181,31 +284,61 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         });
         meta.append(pick);
       }
-      if (seg.flagged) {
-        meta.append(
-          h('button', {
-            class: 'btn small', 'data-testid': 'translate-repair',
-            onclick: async () => {
-              try {
-                await commit(await repairTranslation(runLang, seg.register, seg.text));
-              } catch (e) {
-                ctx.notify(errorMessage(e), 'error');
-              }
-            },
-          }, 'Repair'),
-        );
-      }
+      meta.append(
+        h('button', {
+          class: 'btn small', 'data-testid': 'translate-copy', title: 'Copy this translation',
+          onclick: async () => {
+            try {
+              await copyText(seg.text);
+              ctx.notify(`Copied segment ${seg.index + 1}`);
+            } catch (e) {
+              ctx.notify(errorMessage(e), 'error');
+            }
+          },
+        }, 'Copy'),
+      );
+      if (seg.flagged) meta.append(h('button', { class: 'btn small', 'data-testid': 'translate-repair', title: 'Repair (Ctrl+Shift+R)', onclick: () => void repair() }, 'Repair'));
     };
-    /** Stores `text` as the segment's translation (re-analysed) and re-renders the row. */
-    const commit = async (text: string) => {
+    /** Stores `text` as the segment's translation (re-analysed; a person's edit makes it `reviewed`) and re-renders. */
+    const commit = async (text: string): Promise<boolean> => {
       try {
         const check = runId !== null ? await saveTranslationEdit(runId, seg.index, runLang, seg.register, text) : await checkTranslation(runLang, seg.register, text);
         Object.assign(seg, { text, analysis: check.analysis, verdict: check.verdict, flagged: check.flagged, flag_reason: check.flag_reason });
+        if (runId !== null) statuses.set(seg.index, 'reviewed');
         clear(out);
         out.append(...highlight(seg.text, seg.analysis, seg.register));
         row.classList.toggle('flagged', seg.flagged);
         fillMeta();
+        fillStatus();
         renderSummary();
+        return true;
+      } catch (e) {
+        ctx.notify(errorMessage(e), 'error');
+        return false;
+      }
+    };
+    const repair = async () => {
+      try {
+        await commit(await repairTranslation(runLang, seg.register, out.textContent ?? seg.text));
+      } catch (e) {
+        ctx.notify(errorMessage(e), 'error');
+      }
+    };
+    /** Signs the segment off (storing an unsaved edit first); with `move`, goes on to the next visible segment. */
+    const approve = async (move: boolean) => {
+      if (runId === null) {
+        ctx.notify('The run is still being translated: approve segments once it is stored.', 'error');
+        return;
+      }
+      const text = out.textContent ?? '';
+      if (text !== seg.text && !(await commit(text))) return;
+      try {
+        await setSegmentStatus(runId, seg.index, 'approved');
+        statuses.set(seg.index, 'approved');
+        fillStatus();
+        renderSummary();
+        if (move) moveFocus(row, 1);
+        applyFilter();
       } catch (e) {
         ctx.notify(errorMessage(e), 'error');
       }
@@ -215,13 +348,51 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       if (text !== seg.text) void commit(text);
     });
     out.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') {
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        void approve(true);
+      } else if ((e.key === 'R' || e.key === 'r') && (e.ctrlKey || e.metaKey) && e.shiftKey) {
+        e.preventDefault();
+        void repair();
+      } else if (e.key === 'Enter') {
         e.preventDefault();
         out.blur();
+      } else if ((e.key === 'ArrowDown' || e.key === 'ArrowUp') && !e.shiftKey && !e.altKey && !e.ctrlKey) {
+        e.preventDefault();
+        moveFocus(row, e.key === 'ArrowDown' ? 1 : -1);
       }
     });
     fillMeta();
+    fillStatus();
     return row;
+  };
+
+  /** Shows stored run `id` in the grid, with its review statuses and what Export will write. */
+  const openRun = async (id: number) => {
+    try {
+      const r = await reviewRun(id);
+      runId = r.run_id;
+      runLang = r.lang;
+      segments = r.rows.map((row) => row.segment);
+      statuses = new Map(r.rows.map((row) => [row.segment.index, row.status]));
+      exportInfo = { export_format: r.export_format, export_name: r.export_name };
+      clear(resultBody);
+      resultBody.append(...segments.map(renderRow));
+      applyFilter();
+      runPicker.value = String(id);
+      updateExport();
+      renderSummary();
+    } catch (e) {
+      ctx.notify(errorMessage(e), 'error');
+    }
+  };
+
+  const updateExport = () => {
+    const format = exportInfo ? (FORMAT_LABELS[exportInfo.export_format] ?? exportInfo.export_format) : 'text';
+    exportBtn.textContent = `Export ${format}…`;
+    exportBtn.disabled = runId === null || segments.length === 0;
+    copyAllBtn.disabled = segments.length === 0;
+    tmxBtn.disabled = runId === null || ![...statuses.values()].includes('approved');
   };
 
   const renderSummary = () => {
@@ -229,9 +400,11 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     const ok = segments.filter((s) => s.verdict === 'ok').length;
     // A segment's `seconds` is when it was done, counted from the start of the run (segments are decoded together).
     const secs = segments.reduce((a, s) => Math.max(a, s.seconds), 0);
+    const approved = segments.filter((s) => statuses.get(s.index) === 'approved').length;
     summary.textContent = segments.length
-      ? `${segments.length} segments · ${ok} in the requested register · ${flagged} flagged · ${(secs / Math.max(segments.length, 1)).toFixed(1)} s/segment${runId !== null ? ` · run ${runId}` : ''}`
+      ? `${segments.length} segments · ${ok} in the requested register · ${flagged} flagged · ${approved} approved${secs > 0 ? ` · ${(secs / Math.max(segments.length, 1)).toFixed(1)} s/segment` : ''}${runId !== null ? ` · run ${runId}` : ''}`
       : '';
+    updateExport();
   };
 
   const onTranslate = async () => {
@@ -245,6 +418,8 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     ctx.notify('');
     runId = null;
     segments = [];
+    statuses = new Map();
+    exportInfo = null;
     clear(resultBody);
     renderSummary();
     const progress = rateProgress(panel, 'segments');
@@ -276,11 +451,10 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     panel.attach(op);
     try {
       const r = await op.result;
-      runId = r.run_id;
-      segments = r.segments;
-      clear(resultBody);
-      resultBody.append(...segments.map(renderRow));
-      exportBtn.disabled = segments.length === 0;
+      // The grid shows the stored run: what a reopened run shows, statuses and the document's export format included.
+      await openRun(r.run_id);
+      const secs = r.segments.reduce((a, s) => Math.max(a, s.seconds), 0);
+      for (const seg of segments) seg.seconds = r.segments.find((s) => s.index === seg.index)?.seconds ?? secs;
       renderSummary();
       ctx.changed('runs');
       if (progress.total() > segments.length) ctx.notify(`Cancelled: ${segments.length} of ${progress.total()} segments kept in run ${r.run_id}`);
@@ -293,10 +467,22 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   };
 
   const onExport = async () => {
+    if (runId === null) return;
     try {
-      const file = await chooseFile('save-text', `translation.${runLang}.txt`);
+      const file = await chooseFile('save-text', exportInfo?.export_name ?? `translation.${runLang}.txt`);
       if (!file) return;
-      ctx.notify(`Saved ${await exportTranslation(file, segments.map((s) => s.text).join('\n') + '\n')}`);
+      ctx.notify(`Saved ${await exportDocument(runId, file)}`);
+    } catch (e) {
+      ctx.notify(errorMessage(e), 'error');
+    }
+  };
+
+  const onExportTmx = async () => {
+    if (runId === null) return;
+    try {
+      const file = await chooseFile('save-text', `${(exportInfo?.export_name ?? 'translation').replace(/\.[^.]*$/, '')}.tmx`);
+      if (!file) return;
+      ctx.notify(`Saved ${await exportTmx(runId, file)}`);
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
     }
@@ -304,6 +490,20 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
 
   runBtn.addEventListener('click', () => void onTranslate());
   exportBtn.addEventListener('click', () => void onExport());
+  tmxBtn.addEventListener('click', () => void onExportTmx());
+  copyAllBtn.addEventListener('click', async () => {
+    try {
+      await copyText(segments.map((s) => s.text).join('\n'));
+      ctx.notify(`Copied ${segments.length} segments`);
+    } catch (e) {
+      ctx.notify(errorMessage(e), 'error');
+    }
+  });
+  filter.addEventListener('change', applyFilter);
+  runPicker.addEventListener('change', () => {
+    const id = Number(runPicker.value);
+    if (id) void openRun(id);
+  });
   docSelect.addEventListener('change', () => {
     overrides = {};
     void renderSegList();
@@ -317,6 +517,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     const respectful = register.querySelector<HTMLOptionElement>('option[value="respectful"]');
     if (respectful) respectful.disabled = lang.value !== 'ja';
     if (lang.value !== 'ja' && register.value === 'respectful') register.value = 'formal';
+    void renderSegList();
   });
   lang.dispatchEvent(new Event('change'));
 
@@ -333,16 +534,28 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         h('label', {}, 'System', system),
         h('label', {}, 'Addressee', gender),
         h('label', {}, 'Model', model, modelList),
-        h('label', {}, 'Candidates (N-best)', nBest),
         h('label', {}, 'Source', docSelect),
       ),
-      h('div', { class: 'tr-controls' }, h('span', { class: 'muted' }, 'Controls:'), ...controlBoxes.map((b) => h('label', {}, b, ` ${b.value}`))),
       source,
       h('details', {}, h('summary', { class: 'muted small' }, 'Per-sentence register'), segList),
-      h('div', { class: 'row' }, runBtn, exportBtn),
+      h(
+        'details',
+        { 'data-testid': 'translate-advanced' },
+        h('summary', { class: 'muted small' }, 'Advanced: how the register is enforced'),
+        h('div', { class: 'tr-controls' }, ...controlBoxes.map((b) => h('label', { title: b.value }, b, ` ${CONTROL_LABELS[b.value as (typeof CONTROLS)[number]]}`))),
+        h('label', { class: 'tr-inline' }, 'Candidates per sentence ', nBest),
+      ),
+      h('div', { class: 'row' }, runBtn),
       progressSlot,
     ),
-    h('section', { class: 'card' }, h('h3', {}, 'Translation'), summary, h('div', { class: 'table-wrap' }, results)),
+    h(
+      'section',
+      { class: 'card' },
+      h('div', { class: 'row tr-gridbar' }, h('h3', {}, 'Translation'), runPicker, filter, exportBtn, tmxBtn, copyAllBtn),
+      h('p', { class: 'muted small' }, '↑/↓ move between segments · Enter stores an edit · Ctrl+Enter approves and moves on · Ctrl+Shift+R repairs'),
+      summary,
+      h('div', { class: 'table-wrap' }, results),
+    ),
     qa.el,
     runs,
   );
