@@ -46,16 +46,26 @@ pub(crate) fn check(path: &Path) -> Result<Verdict, StoreError> {
     if meta.len() == 0 {
         return Ok(Verdict::New);
     }
-    let header = read_header(path)?;
-    if !header.starts_with(b"SQLite format 3\0") {
-        let what = if header.len() < 16 {
-            format!("not a SQLite database (only {} bytes long)", meta.len())
-        } else {
-            format!("not a SQLite database (it starts with {})", describe_bytes(&header[..16]))
-        };
-        return Err(StoreError::NotAStore { path: path.to_path_buf(), what });
-    }
-    let info = inspect(path)?;
+    // SQLite looks first. Reading the file with `std::fs` would be simpler, but closing that descriptor drops every
+    // POSIX lock this process holds on the file (they belong to the process, not the descriptor): with the app's
+    // shared connection open, another process could then take the store as unused, checkpoint and delete the WAL
+    // under it — "database disk image is malformed" (tests/two_processes.rs). SQLite's own descriptors know this.
+    let info = match inspect(path) {
+        Ok(info) => info,
+        Err(e) => {
+            // Not readable as SQLite: no connection of ours can be using it, so the raw bytes may say what it is.
+            let header = read_header(path)?;
+            if !header.starts_with(b"SQLite format 3\0") {
+                let what = if header.len() < 16 {
+                    format!("not a SQLite database (only {} bytes long)", meta.len())
+                } else {
+                    format!("not a SQLite database (it starts with {})", describe_bytes(&header[..16]))
+                };
+                return Err(StoreError::NotAStore { path: path.to_path_buf(), what });
+            }
+            return Err(e);
+        }
+    };
     classify(path, &info)
 }
 

@@ -301,12 +301,18 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     };
     /** Stores `text` as the segment's translation (re-analysed; a person's edit makes it `reviewed`) and re-renders. */
     const commit = async (text: string): Promise<boolean> => {
+      const shownBefore = out.textContent ?? '';
       try {
         const check = runId !== null ? await saveTranslationEdit(runId, seg.index, runLang, seg.register, text) : await checkTranslation(runLang, seg.register, text);
         Object.assign(seg, { text, analysis: check.analysis, verdict: check.verdict, flagged: check.flagged, flag_reason: check.flag_reason });
         if (runId !== null) statuses.set(seg.index, 'reviewed');
-        clear(out);
-        out.append(...highlight(seg.text, seg.analysis, seg.register));
+        // The answer may come while the user is already typing again in this cell: redrawing it then would eat the
+        // new keystrokes. The cell keeps its text; leaving it stores that as the next edit.
+        const typingAgain = document.activeElement === out && (out.textContent ?? '') !== shownBefore;
+        if (!typingAgain) {
+          clear(out);
+          out.append(...highlight(seg.text, seg.analysis, seg.register));
+        }
         row.classList.toggle('flagged', seg.flagged);
         fillMeta();
         fillStatus();
