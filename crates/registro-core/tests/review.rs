@@ -146,3 +146,31 @@ fn review_works_on_a_file_database_with_a_second_connection() {
     let review = open_review(&store, run).unwrap();
     assert_eq!(review.export_format, "docx");
 }
+
+#[test]
+fn qa_errors_block_the_export_until_the_translator_exports_anyway() {
+    let (mut store, project, doc, sentences) = import(&fixture("fixtures/cues.srt"));
+    let outputs: Vec<(usize, String)> = sentences.iter().enumerate().map(|(i, s)| (i, s.clone())).collect();
+    let mut refs: Vec<(usize, &str)> = outputs.iter().map(|(i, t)| (*i, t.as_str())).collect();
+    // One translation loses a tag the source has: an error, not a warning.
+    let broken = sentences.iter().position(|s| s.contains('<')).map(|i| (i, "Ohne Markierung."));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cues.de.srt");
+    let run = match broken {
+        Some(b) => {
+            refs[b.0] = b;
+            run_with(&mut store, project, doc, sentences.len(), &refs)
+        }
+        None => {
+            // No tag in the cues: an empty translation is an error too.
+            refs[0] = (0, "");
+            run_with(&mut store, project, doc, sentences.len(), &refs)
+        }
+    };
+    let err = registro_core::translate::review::export_to(&mut store, run, &out, false).unwrap_err().to_string();
+    assert!(err.contains("export blocked") && err.contains("export anyway"), "{err}");
+    assert!(!out.exists(), "nothing is written when the export is blocked");
+    let said = registro_core::translate::review::export_to(&mut store, run, &out, true).unwrap();
+    assert!(said.contains("SRT"), "{said}");
+    assert!(out.exists());
+}

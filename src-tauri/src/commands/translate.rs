@@ -160,12 +160,12 @@ pub async fn set_segment_status(app: AppHandle, run_id: RunId, segment: usize, s
 
 /// Writes run `run_id` into the file the user picked: a document imported from DOCX, XLIFF, PO, subtitles,
 /// Markdown or HTML in its own format (only the text changes; the original file is never overwritten), anything
-/// else as text, one segment per line.
+/// else as text, one segment per line. QA errors refuse the export unless `force` (the user chose "export anyway").
 #[tauri::command]
-pub async fn export_document(app: AppHandle, run_id: RunId, file: String) -> CmdResult<String> {
+pub async fn export_document(app: AppHandle, run_id: RunId, file: String, force: Option<bool>) -> CmdResult<String> {
     blocking(app, move |state| {
         let path = state.files.redeem(&file, files::SAVE_TEXT)?;
-        state.with_store(|s| core::review::export_to(s, run_id, &path))
+        state.with_store(|s| core::review::export_to(s, run_id, &path, force.unwrap_or(false)))
     })
     .await
 }

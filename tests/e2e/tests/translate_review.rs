@@ -183,7 +183,17 @@ fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_forma
 
     // Export: the same DOCX with the German text.
     s.click_css(r#"[data-testid="translate-export"]"#, WAIT).unwrap();
-    wait_until("the export", WAIT, || notice(&s).starts_with("Saved"));
+    // QA errors in the model's output (a tag it dropped, say) stop the export until the translator says otherwise.
+    wait_until("the export or its QA question", WAIT, || {
+        notice(&s).starts_with("Saved") || !s.find_all(r#"[data-testid="confirm-dialog"]"#).unwrap().is_empty()
+    });
+    if let Some(dialog) = s.find_all(r#"[data-testid="confirm-dialog"]"#).unwrap().first() {
+        let question = s.text(dialog).unwrap();
+        assert!(question.contains("quality check found") && question.contains("Export anyway"), "{question}");
+        println!("translate_review: export asked first: {question}");
+        s.click_css(r#"[data-testid="confirm-ok"]"#, WAIT).unwrap();
+        wait_until("the export", WAIT, || notice(&s).starts_with("Saved"));
+    }
     let n = notice(&s);
     assert!(n.contains("DOCX") && n.contains(&format!("{sentences} of {sentences} sentences")), "{n}");
     let bytes = std::fs::read(&exported).expect("the DOCX is written where the user chose");

@@ -47,7 +47,9 @@ export const exportTranslation = (file: ChosenFile, text: string) => call<string
 export const reviewRun = (runId: Id) => call<ReviewRun>('review_run', { runId });
 export const setSegmentStatus = (runId: Id, segment: number, status: SegmentStatus) =>
   call<void>('set_segment_status', { runId, segment, status });
-/** The run in its document's own format (DOCX, XLIFF, …) or as text; `file` from `chooseFile('save-text', …)`. */
-export const exportDocument = (runId: Id, file: ChosenFile) => call<string>('export_document', { runId, file: file.token });
+/** The run in its document's own format (DOCX, XLIFF, …) or as text; `file` from `chooseFile('save-text', …)`.
+ * QA errors refuse it unless `force`. */
+export const exportDocument = (runId: Id, file: ChosenFile, force: boolean) =>
+  call<string>('export_document', { runId, file: file.token, force });
 /** The run's approved segments as a TMX translation memory. */
 export const exportTmx = (runId: Id, file: ChosenFile) => call<string>('export_tmx', { runId, file: file.token });

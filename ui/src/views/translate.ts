@@ -13,7 +13,7 @@ import type { ViewContext } from '../context';
 import { clear, h } from '../dom';
 import { runTable } from '../lists';
 import { modelPicker } from './model-picker';
-import { qaPanel } from './translate-qa';
+import { qaPanel, qaRun } from './translate-qa';
 import {
   type Analysis,
   type ReviewRun,
@@ -475,9 +475,19 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const onExport = async () => {
     if (runId === null) return;
     try {
+      // Errors of the quality check stop an export until fixed, unless the translator decides otherwise.
+      const qa = await qaRun(runId, null, false);
+      if (qa.blocking) {
+        const first = qa.report.issues.find((i) => i.severity === 'error');
+        const go = await ctx.confirm(
+          `The quality check found ${qa.report.errors} error${qa.report.errors === 1 ? '' : 's'}${first ? ` (first: segment ${first.segment + 1}: ${first.message})` : ''}. Export anyway?`,
+          'Export anyway',
+        );
+        if (!go) return;
+      }
       const file = await chooseFile('save-text', exportInfo?.export_name ?? `translation.${runLang}.txt`);
       if (!file) return;
-      ctx.notify(`Saved ${await exportDocument(runId, file)}`);
+      ctx.notify(`Saved ${await exportDocument(runId, file, qa.blocking)}`);
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
     }

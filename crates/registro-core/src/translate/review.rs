@@ -179,8 +179,21 @@ pub fn export_tmx(store: &Store, run: RunId) -> anyhow::Result<(String, usize)> 
 
 /// Exports run `run` into `path`: in its document's own format when it came from a translator's file, else as
 /// text (one segment per line; unfinished segments empty). The document's original file is never overwritten.
-/// Returns what was written, for the status bar.
-pub fn export_to(store: &Store, run: RunId, path: &std::path::Path) -> anyhow::Result<String> {
+/// Errors of the quality check (a changed number, a broken tag, an empty segment, mixed address…) block the
+/// export unless `force`: warnings never do. Returns what was written, for the status bar.
+pub fn export_to(store: &mut Store, run: RunId, path: &std::path::Path, force: bool) -> anyhow::Result<String> {
+    if !force {
+        let qa = crate::qa::qa_run(store, run, None, false)?;
+        if qa.blocking {
+            let first = qa.report.issues.iter().find(|i| i.severity == crate::qa::Severity::Error);
+            anyhow::bail!(
+                "export blocked: the quality check found {} error{}{}; fix them (Quality check panel) or export anyway",
+                qa.report.errors,
+                if qa.report.errors == 1 { "" } else { "s" },
+                first.map(|i| format!(" (first: segment {}: {})", i.segment + 1, i.message)).unwrap_or_default()
+            );
+        }
+    }
     let review = open_review(store, run)?;
     let (bytes, what) = if review.export_format == "text" {
         let mut text = String::new();
