@@ -33,13 +33,15 @@
 //   `badge` + a run status (`done`, `failed`, …) or `formal`/`informal`/`respectful`; `progress`.
 //   Colours are CSS variables in :root (--accent, --danger, --formal, --informal, --respectful, …).
 
-// Japanese and Hindi text must render on machines with no CJK or Devanagari font installed (the web view falls back
+// Japanese, Korean and Hindi text must render on machines with no CJK, Hangul or Devanagari font installed (the web view falls back
 // to boxes otherwise). Only the weights the UI uses; each file covers a unicode-range, so only the subsets a page
 // needs are loaded.
 import '@fontsource/noto-sans-jp/400.css';
 import '@fontsource/noto-sans-jp/700.css';
 import '@fontsource/noto-sans-devanagari/400.css';
 import '@fontsource/noto-sans-devanagari/700.css';
+import '@fontsource/noto-sans-kr/400.css';
+import '@fontsource/noto-sans-kr/700.css';
 import './styles.css';
 
 import { listen } from '@tauri-apps/api/event';

@@ -1,5 +1,5 @@
-//! How the real window looks on a bare machine: Japanese and Hindi text is drawn with the bundled Noto fonts (the
-//! test machine has no CJK or Devanagari font, so without them both scripts are boxes), and the palette follows the
+//! How the real window looks on a bare machine: Japanese, Korean and Hindi text is drawn with the bundled Noto fonts (the
+//! test machine has no CJK, Hangul or Devanagari font, so without them these scripts are boxes), and the palette follows the
 //! system's light or dark preference with readable text everywhere it is checked.
 //!
 //! WebKitGTK takes the dark preference from the GTK theme, and the driver starts the app with its own environment,
@@ -14,8 +14,9 @@ use serde_json::{json, Value};
 const WAIT: Duration = Duration::from_secs(30);
 const JAPANESE: &str = "こんにちは、世界。翻訳をお願いします。";
 const HINDI: &str = "नमस्ते दुनिया। कृपया इसका अनुवाद करें।";
+const KOREAN: &str = "안녕하세요. 번역해 주세요.";
 /// Bold in the sidebar (the 700 faces), regular in the tab's text.
-const PROJECT: &str = "翻訳 · अनुवाद";
+const PROJECT: &str = "翻訳 · अनुवाद · 번역";
 /// WebDriver's Return key (a plain "\n" is not typed as a line break here).
 const ENTER: char = '\u{E007}';
 
@@ -38,9 +39,9 @@ fn start_themed(theme: &str, dir: &Path) -> Session {
 fn show_both_scripts(s: &Session) {
     s.click_css(r#"[data-testid="tab-translate"]"#, WAIT).unwrap();
     let source = s.wait_for(r#"[data-testid="translate-source"]"#, WAIT).unwrap();
-    s.type_text(&source, &format!("{JAPANESE}{ENTER}{HINDI}")).unwrap();
+    s.type_text(&source, &format!("{JAPANESE}{ENTER}{HINDI}{ENTER}{KOREAN}")).unwrap();
     let typed = s.execute(r#"return document.querySelector('[data-testid="translate-source"]').value"#, vec![]).unwrap();
-    assert_eq!(typed, json!(format!("{JAPANESE}\n{HINDI}")), "both lines typed");
+    assert_eq!(typed, json!(format!("{JAPANESE}\n{HINDI}\n{KOREAN}")), "all three lines typed");
 }
 
 /// After layout has asked for the glyphs: whether each bundled family is loaded for its sample text, and which
@@ -52,6 +53,7 @@ fn font_state(s: &Session) -> Value {
            requestAnimationFrame(() => requestAnimationFrame(() => document.fonts.ready.then(() => done({
              jp: document.fonts.check('16px "Noto Sans JP"', 'こんにちは'),
              hi: document.fonts.check('16px "Noto Sans Devanagari"', 'नमस्ते'),
+             ko: document.fonts.check('16px "Noto Sans KR"', '안녕하세요'),
              loaded: [...new Set([...document.fonts].filter((f) => f.status === 'loaded').map((f) => `${f.family.replace(/"/g, '')} ${f.weight}`))].sort(),
            }))));"#,
         vec![],
@@ -141,11 +143,19 @@ fn assert_bundled_fonts_drawn(s: &Session, scheme: &str) {
     println!("{scheme}: font faces loaded: {}", fonts["loaded"]);
     let loaded: Vec<&str> = fonts["loaded"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
     // check() is also true for a family nobody declared, so the faces themselves must have been fetched.
-    for face in ["Noto Sans JP 400", "Noto Sans JP 700", "Noto Sans Devanagari 400", "Noto Sans Devanagari 700"] {
+    for face in [
+        "Noto Sans JP 400",
+        "Noto Sans JP 700",
+        "Noto Sans Devanagari 400",
+        "Noto Sans Devanagari 700",
+        "Noto Sans KR 400",
+        "Noto Sans KR 700",
+    ] {
         assert!(loaded.contains(&face), "{scheme}: {face} was not loaded for the text on screen: {loaded:?}");
     }
     assert_eq!(fonts["jp"], json!(true), "{scheme}: Noto Sans JP is not ready for Japanese: {fonts}");
     assert_eq!(fonts["hi"], json!(true), "{scheme}: Noto Sans Devanagari is not ready for Hindi: {fonts}");
+    assert_eq!(fonts["ko"], json!(true), "{scheme}: Noto Sans KR is not ready for Korean: {fonts}");
 }
 
 #[test]
