@@ -16,6 +16,7 @@ pub mod constrain;
 pub mod fewshot;
 pub mod prompt;
 pub mod remote;
+pub mod memory;
 pub mod review;
 
 use std::sync::atomic::AtomicBool;

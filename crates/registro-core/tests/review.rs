@@ -174,3 +174,26 @@ fn qa_errors_block_the_export_until_the_translator_exports_anyway() {
     assert!(said.contains("SRT"), "{said}");
     assert!(out.exists());
 }
+
+#[test]
+fn approved_segments_come_back_as_translation_memory_matches_in_the_same_register_only() {
+    let (mut store, project, doc, sentences) = import(&fixture("fixtures/okapi.xlf"));
+    let first = run_with(&mut store, project, doc, sentences.len(), &[(0, "Dienst<1>vertrag</1>"), (2, "Summe: <1/> EUR.")]);
+    set_status(&mut store, first, 0, SegmentStatus::Approved).unwrap();
+    // A later run over the same document (the next version of the file, say) sees the approved title.
+    let second = run_with(&mut store, project, doc, sentences.len(), &[(0, "Dienstleistungs<1>vertrag</1>")]);
+    let review = open_review(&store, second).unwrap();
+    let tm = review.rows[0].tm.as_ref().expect("a 100% match");
+    assert_eq!((tm.similarity, tm.target.as_str(), tm.run_id), (100, "Dienst<1>vertrag</1>", first));
+    assert!(review.rows[2].tm.is_none(), "translated but not approved is not in the memory");
+    assert!(open_review(&store, first).unwrap().rows[0].tm.is_none(), "an approved segment needs no match, and a run never matches itself");
+    // The same sentence in an informal run: a formal translation would bring the wrong address form back.
+    let mut nr = NewRun::new(project, Task::Translate, "controlled");
+    nr.document_id = Some(doc);
+    nr.target_lang = Some("de".into());
+    nr.register = Some("informal".into());
+    nr.total_segments = Some(sentences.len() as i64);
+    let informal = store.create_run(&nr).unwrap();
+    store.put_output(informal, &Output::new(0, "Dienstvertrag")).unwrap();
+    assert!(open_review(&store, informal).unwrap().rows[0].tm.is_none());
+}

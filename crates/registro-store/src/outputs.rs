@@ -105,6 +105,37 @@ impl Store {
         rows.into_iter().map(|(i, s)| Ok((i, s.parse()?))).collect()
     }
 
+    /// The approved translations into `target_lang` in `register` of `project`'s translate runs, newest first, at
+    /// most `limit`: (run, segment, source, target). The source is the document's segment, or for pasted text the
+    /// one the output carries (`candidates.source`). This is the project's translation memory.
+    pub fn approved_translations(
+        &self,
+        project: crate::ProjectId,
+        target_lang: &str,
+        register: &str,
+        limit: usize,
+    ) -> Result<Vec<(RunId, i64, String, String)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT o.run_id, o.segment_idx, coalesce(s.text, json_extract(o.candidates, '$.source')), o.text
+             FROM outputs o JOIN runs r ON r.id = o.run_id
+             LEFT JOIN segments s ON s.document_id = r.document_id AND s.idx = o.segment_idx
+             WHERE r.project_id = ?1 AND r.task = 'translate' AND r.target_lang = ?2 AND r.register = ?3
+               AND o.status = 'approved'
+             ORDER BY o.created_at DESC, o.run_id DESC, o.segment_idx LIMIT ?4",
+        )?;
+        let rows = stmt
+            .query_map(params![project, target_lang, register, limit as i64], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get::<_, Option<String>>(2)?, r.get(3)?))
+            })?
+            .filter_map(|row| match row {
+                Ok((run, idx, Some(source), target)) => Some(Ok((run, idx, source, target))),
+                Ok(_) => None,
+                Err(e) => Some(Err(e)),
+            })
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
     /// Output texts aligned with the run's segments (`None` where missing): the hypothesis list for metrics.
     pub fn output_texts(&self, run: RunId) -> Result<Vec<Option<String>>> {
         let total = self.run(run)?.total_segments;

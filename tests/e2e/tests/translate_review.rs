@@ -2,8 +2,9 @@
 //! (a second file "dropped" onto the window), translated into formal German, reviewed in the grid from the keyboard
 //! (Ctrl+Enter approves and moves on, ↑/↓ move, an informal edit is flagged and Ctrl+Shift+R repairs it, filters),
 //! exported back as DOCX (table, bold run, header and footer still there) and the approved segments as TMX; the
-//! statuses are still there when the run is reopened in a new window. Writes `tests/e2e/screenshots/
-//! translate-review-grid.png`, `translate-review-approved.png` and `translate-review-reopened.png`.
+//! statuses are still there when the run is reopened in a new window, and a second translation of the file offers
+//! the approved sentences as translation-memory matches. Writes `tests/e2e/screenshots/translate-review-grid.png`,
+//! `translate-review-approved.png`, `translate-review-reopened.png` and `translate-review-tm.png`.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -239,6 +240,34 @@ fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_forma
     assert_eq!(row_attr(&s, 0, "data-status"), "approved");
     assert_eq!(row_attr(&s, 3, "data-status"), "reviewed");
     s.screenshot(&screenshot_path("translate-review-reopened.png")).unwrap();
+
+    // The next version of the contract: what was approved comes back as a 100% translation-memory match.
+    s.execute(
+        &format!(
+            r#"const d = document.querySelector('[data-testid="translate-document"]');
+               d.value = [...d.options].find((o) => o.textContent === 'contract.docx').value; d.dispatchEvent(new Event('change'));
+               const m = document.querySelector('[data-testid="translate-model"]'); m.value = '{MODEL}'; m.dispatchEvent(new Event('input', {{ bubbles: true }}));
+               const n = document.querySelector('[data-testid="translate-nbest"]'); n.value = '1';"#
+        ),
+        vec![],
+    )
+    .unwrap();
+    s.click_css(r#"[data-testid="translate-run"]"#, WAIT).unwrap();
+    wait_until("the second run to be shown", Duration::from_secs(540), || {
+        s.execute(r#"return document.querySelector('[data-testid="translate-progress"]') === null"#, vec![]).unwrap() == true
+            && row_attr(&s, 1, "data-status") == "translated"
+    });
+    let tm = s.wait_for(r#"[data-testid="translate-row"][data-index="1"] [data-testid="translate-tm"]"#, WAIT).expect("a TM match for the approved sentence");
+    assert_eq!(s.text(&tm).unwrap(), "TM 100%");
+    s.click_css(r#"[data-testid="translate-row"][data-index="1"] [data-testid="translate-use-tm"]"#, WAIT).unwrap();
+    wait_until("the TM translation to be used", WAIT, || {
+        s.execute(r#"return document.querySelector('[data-testid="translate-row"][data-index="1"] [data-testid="translate-output"]').textContent"#, vec![])
+            .unwrap()
+            .as_str()
+            .is_some_and(|t| t.ends_with("Danke."))
+    });
+    assert_eq!(row_attr(&s, 1, "data-status"), "reviewed", "a TM match taken is a person's choice");
+    s.screenshot(&screenshot_path("translate-review-tm.png")).unwrap();
     s.close().unwrap();
 }
 

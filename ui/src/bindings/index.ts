@@ -107,6 +107,7 @@ export type { SystemInfo } from './SystemInfo';
 export type { Table } from './Table';
 export type { Task } from './Task';
 export type { TermSummary } from './TermSummary';
+export type { TmMatch } from './TmMatch';
 export type { Token } from './Token';
 export type { TokenClass } from './TokenClass';
 export type { TranslateArgs } from './TranslateArgs';

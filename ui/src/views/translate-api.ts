@@ -15,11 +15,12 @@ import type {
   SegmentCheck,
   SegmentOut,
   SegmentStatus,
+  TmMatch,
   TranslateArgs,
   TranslateOutcome,
   Verdict,
 } from '../bindings';
-export type { Analysis, Label, Marker, ReviewRow, ReviewRun, SegmentCheck, SegmentOut, SegmentStatus, TranslateArgs, TranslateOutcome, Verdict };
+export type { Analysis, Label, Marker, ReviewRow, ReviewRun, SegmentCheck, SegmentOut, SegmentStatus, TmMatch, TranslateArgs, TranslateOutcome, Verdict };
 /** A candidate translation of one segment (registro_core::translate::CandidateOut). */
 export type Candidate = CandidateOut;
 

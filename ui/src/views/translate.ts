@@ -19,6 +19,7 @@ import {
   type ReviewRun,
   type SegmentOut,
   type SegmentStatus,
+  type TmMatch,
   type Verdict,
   checkTranslation,
   exportDocument,
@@ -156,6 +157,8 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   let segments: SegmentOut[] = [];
   /** Review status by segment index (a segment just translated is `translated`). */
   let statuses = new Map<number, SegmentStatus>();
+  /** The project's best approved translation of a similar source, by segment index (a fuzzy match ≥ 75%). */
+  let tmMatches = new Map<number, TmMatch>();
   let runId: number | null = null;
   let runLang = 'de';
   let exportInfo: Pick<ReviewRun, 'export_format' | 'export_name'> | null = null;
@@ -271,6 +274,13 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       meta.append(h('span', { class: `badge ${seg.register}` }, `asked: ${seg.register}`), labelBadge(seg.analysis.label, seg.verdict));
       if (seg.flagged) meta.append(h('span', { class: 'tr-flag', 'data-testid': 'translate-flag' }, `⚑ ${seg.flag_reason ?? 'wrong register'}`));
       if (seg.before_repair) meta.append(h('span', { class: 'muted', title: seg.before_repair }, 'repaired'));
+      const tm = tmMatches.get(seg.index);
+      if (tm && tm.target !== seg.text) {
+        meta.append(
+          h('span', { class: 'badge tm', 'data-testid': 'translate-tm', title: `Approved in run ${tm.run_id}:\n${tm.source}\n→ ${tm.target}` }, `TM ${tm.similarity}%`),
+          h('button', { class: 'btn small', 'data-testid': 'translate-use-tm', title: tm.target, onclick: () => void commit(tm.target) }, 'Use TM'),
+        );
+      }
       if (seg.candidates.length > 1) {
         const pick = h(
           'select',
@@ -381,6 +391,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       runLang = r.lang;
       segments = r.rows.map((row) => row.segment);
       statuses = new Map(r.rows.map((row) => [row.segment.index, row.status]));
+      tmMatches = new Map(r.rows.filter((row) => row.tm).map((row) => [row.segment.index, row.tm!]));
       exportInfo = { export_format: r.export_format, export_name: r.export_name };
       clear(resultBody);
       resultBody.append(...segments.map(renderRow));
@@ -425,6 +436,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     runId = null;
     segments = [];
     statuses = new Map();
+    tmMatches = new Map();
     exportInfo = null;
     clear(resultBody);
     renderSummary();

@@ -7,6 +7,7 @@ use anyhow::Context;
 use registro_store::{RunId, SegmentStatus, Store, Task};
 use serde::Serialize;
 
+use super::memory::{Memory, TmMatch};
 use super::{check, CandidateOut, Lang, Register, SegmentOut};
 
 /// One row of the review grid.
@@ -14,6 +15,9 @@ use super::{check, CandidateOut, Lang, Register, SegmentOut};
 pub struct ReviewRow {
     pub segment: SegmentOut,
     pub status: SegmentStatus,
+    /// The project's best approved translation of a similar source (≥ 75%), in this run's language and register,
+    /// for a segment not approved yet.
+    pub tm: Option<TmMatch>,
 }
 
 /// A translate run as the grid shows it.
@@ -90,6 +94,7 @@ pub fn open_review(store: &Store, run: RunId) -> anyhow::Result<ReviewRun> {
                     seconds: 0.0,
                 },
                 status: SegmentStatus::Draft,
+                tm: None,
             });
             continue;
         };
@@ -119,7 +124,14 @@ pub fn open_review(store: &Store, run: RunId) -> anyhow::Result<ReviewRun> {
                 seconds: o.timings.get("total_ms").and_then(|t| t.as_f64()).unwrap_or(0.0) / 1000.0,
             },
             status: statuses.get(&(i as i64)).copied().unwrap_or(SegmentStatus::Translated),
+            tm: None,
         });
+    }
+    let memory = Memory::load(store, r.project_id, lang.code(), register.as_str(), Some(run))?;
+    if !memory.is_empty() {
+        for row in rows.iter_mut().filter(|row| row.status != SegmentStatus::Approved) {
+            row.tm = memory.best_match(&row.segment.source);
+        }
     }
     let file_format = match &document {
         Some(d) => store.document_file(d.id)?.map(|(f, _)| f),
