@@ -76,6 +76,20 @@ fn set_filter(s: &Session, value: &str) {
     .unwrap();
 }
 
+/// The contract as the Translate view's source, the 0.5B model, one candidate per sentence.
+fn pick_contract(s: &Session) {
+    s.execute(
+        &format!(
+            r#"const d = document.querySelector('[data-testid="translate-document"]');
+               d.value = [...d.options].find((o) => o.textContent === 'contract.docx').value; d.dispatchEvent(new Event('change'));
+               const m = document.querySelector('[data-testid="translate-model"]'); m.value = '{MODEL}'; m.dispatchEvent(new Event('input', {{ bubbles: true }}));
+               const n = document.querySelector('[data-testid="translate-nbest"]'); n.value = '1';"#
+        ),
+        vec![],
+    )
+    .unwrap();
+}
+
 #[test]
 fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_format() {
     if !ready_or_skip("a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_format") {
@@ -119,16 +133,7 @@ fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_forma
     // Translate the contract: formal German, one candidate per sentence (the 0.5B model on the CPU).
     s.click_css(r#"[data-testid="tab-translate"]"#, WAIT).unwrap();
     s.wait_for(r#"[data-testid="translate-document"] option:nth-child(3)"#, WAIT).expect("both documents are offered");
-    s.execute(
-        &format!(
-            r#"const d = document.querySelector('[data-testid="translate-document"]');
-               d.value = [...d.options].find((o) => o.textContent === 'contract.docx').value; d.dispatchEvent(new Event('change'));
-               const m = document.querySelector('[data-testid="translate-model"]'); m.value = '{MODEL}'; m.dispatchEvent(new Event('input', {{ bubbles: true }}));
-               const n = document.querySelector('[data-testid="translate-nbest"]'); n.value = '1';"#
-        ),
-        vec![],
-    )
-    .unwrap();
+    pick_contract(&s);
     // Another process (the CLI, say) opens and closes the store while the app has it open: the app's connections
     // must keep working (this once cost the app its view of the database: "file is not a database").
     assert_eq!(Store::open(&db).unwrap().list_documents(1).unwrap().len(), 2);
@@ -242,16 +247,7 @@ fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_forma
     s.screenshot(&screenshot_path("translate-review-reopened.png")).unwrap();
 
     // The next version of the contract: what was approved comes back as a 100% translation-memory match.
-    s.execute(
-        &format!(
-            r#"const d = document.querySelector('[data-testid="translate-document"]');
-               d.value = [...d.options].find((o) => o.textContent === 'contract.docx').value; d.dispatchEvent(new Event('change'));
-               const m = document.querySelector('[data-testid="translate-model"]'); m.value = '{MODEL}'; m.dispatchEvent(new Event('input', {{ bubbles: true }}));
-               const n = document.querySelector('[data-testid="translate-nbest"]'); n.value = '1';"#
-        ),
-        vec![],
-    )
-    .unwrap();
+    pick_contract(&s);
     s.click_css(r#"[data-testid="translate-run"]"#, WAIT).unwrap();
     wait_until("the second run to be shown", Duration::from_secs(540), || {
         s.execute(r#"return document.querySelector('[data-testid="translate-progress"]') === null"#, vec![]).unwrap() == true
