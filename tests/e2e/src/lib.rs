@@ -91,6 +91,15 @@ pub fn screenshot_path(name: &str) -> PathBuf {
     PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("screenshots").join(name)
 }
 
+/// Polls `ok` every 150 ms until it holds; panics naming `what` after `timeout`.
+pub fn wait_until(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
+    let t0 = std::time::Instant::now();
+    while !ok() {
+        assert!(t0.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(150));
+    }
+}
+
 /// WebDriver's codes for keys that are not characters (W3C WebDriver, "keyboard actions").
 pub mod keys {
     pub const ENTER: &str = "\u{E007}";
@@ -234,6 +243,20 @@ impl Session {
     /// [`keys::CONTROL`] are held until the end of the call, so `CONTROL + ENTER` is Ctrl+Enter.
     pub fn send_keys(&self, e: &Element, keys: &str) -> Result<()> {
         request("POST", &self.url(&format!("/element/{}/value", e.0)), Some(json!({"text": keys}))).map(|_| ())
+    }
+
+    /// In the Translate view: the stored document named `document` as the source, local model `model`, `n_best`
+    /// candidates per sentence.
+    pub fn pick_translate_source(&self, document: &str, model: &str, n_best: usize) -> Result<()> {
+        self.execute(
+            r#"const [doc, model, n] = arguments;
+               const d = document.querySelector('[data-testid="translate-document"]');
+               d.value = [...d.options].find((o) => o.textContent === doc).value; d.dispatchEvent(new Event('change'));
+               const m = document.querySelector('[data-testid="translate-model"]'); m.value = model; m.dispatchEvent(new Event('input', { bubbles: true }));
+               document.querySelector('[data-testid="translate-nbest"]').value = String(n);"#,
+            vec![json!(document), json!(model), json!(n_best)],
+        )
+        .map(|_| ())
     }
 
     pub fn text(&self, e: &Element) -> Result<String> {

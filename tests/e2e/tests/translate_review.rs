@@ -7,9 +7,9 @@
 //! `translate-review-approved.png`, `translate-review-reopened.png` and `translate-review-tm.png`.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use registro_e2e::{keys, ready_or_skip, screenshot_path, Element, Session};
+use registro_e2e::{keys, ready_or_skip, screenshot_path, Element, Session, wait_until};
 use registro_store::{SegmentStatus, Store};
 use serde_json::json;
 
@@ -49,14 +49,6 @@ fn focused_index(s: &Session) -> Option<u64> {
     .as_u64()
 }
 
-fn wait_until(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
-    let t0 = Instant::now();
-    while !ok() {
-        assert!(t0.elapsed() < timeout, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(150));
-    }
-}
-
 fn notice(s: &Session) -> String {
     s.text(&s.wait_for(r#"[data-testid="notice"]"#, WAIT).unwrap()).unwrap()
 }
@@ -71,20 +63,6 @@ fn visible_rows(s: &Session) -> u64 {
 fn set_filter(s: &Session, value: &str) {
     s.execute(
         &format!(r#"const f = document.querySelector('[data-testid="translate-filter"]'); f.value = '{value}'; f.dispatchEvent(new Event('change'));"#),
-        vec![],
-    )
-    .unwrap();
-}
-
-/// The contract as the Translate view's source, the 0.5B model, one candidate per sentence.
-fn pick_contract(s: &Session) {
-    s.execute(
-        &format!(
-            r#"const d = document.querySelector('[data-testid="translate-document"]');
-               d.value = [...d.options].find((o) => o.textContent === 'contract.docx').value; d.dispatchEvent(new Event('change'));
-               const m = document.querySelector('[data-testid="translate-model"]'); m.value = '{MODEL}'; m.dispatchEvent(new Event('input', {{ bubbles: true }}));
-               const n = document.querySelector('[data-testid="translate-nbest"]'); n.value = '1';"#
-        ),
         vec![],
     )
     .unwrap();
@@ -133,7 +111,7 @@ fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_forma
     // Translate the contract: formal German, one candidate per sentence (the 0.5B model on the CPU).
     s.click_css(r#"[data-testid="tab-translate"]"#, WAIT).unwrap();
     s.wait_for(r#"[data-testid="translate-document"] option:nth-child(3)"#, WAIT).expect("both documents are offered");
-    pick_contract(&s);
+    s.pick_translate_source("contract.docx", MODEL, 1).unwrap();
     // Another process (the CLI, say) opens and closes the store while the app has it open: the app's connections
     // must keep working (this once cost the app its view of the database: "file is not a database").
     assert_eq!(Store::open(&db).unwrap().list_documents(1).unwrap().len(), 2);
@@ -247,7 +225,7 @@ fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_forma
     s.screenshot(&screenshot_path("translate-review-reopened.png")).unwrap();
 
     // The next version of the contract: what was approved comes back as a 100% translation-memory match.
-    pick_contract(&s);
+    s.pick_translate_source("contract.docx", MODEL, 1).unwrap();
     s.click_css(r#"[data-testid="translate-run"]"#, WAIT).unwrap();
     wait_until("the second run to be shown", Duration::from_secs(540), || {
         s.execute(r#"return document.querySelector('[data-testid="translate-progress"]') === null"#, vec![]).unwrap() == true

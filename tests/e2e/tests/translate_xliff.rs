@@ -4,21 +4,13 @@
 //! markup. Writes `tests/e2e/screenshots/translate-xliff.png`.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use registro_e2e::{ready_or_skip, screenshot_path, Session};
+use registro_e2e::{ready_or_skip, screenshot_path, Session, wait_until};
 use registro_store::Store;
 
 const WAIT: Duration = Duration::from_secs(30);
 const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
-
-fn wait_until(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
-    let t0 = Instant::now();
-    while !ok() {
-        assert!(t0.elapsed() < timeout, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(150));
-    }
-}
 
 #[test]
 fn an_xliff_file_from_a_cat_tool_comes_back_as_xliff_with_its_tags_and_notes() {
@@ -37,16 +29,7 @@ fn an_xliff_file_from_a_cat_tool_comes_back_as_xliff_with_its_tags_and_notes() {
 
     s.click_css(r#"[data-testid="tab-translate"]"#, WAIT).unwrap();
     s.wait_for(r#"[data-testid="translate-document"] option:nth-child(2)"#, WAIT).unwrap();
-    s.execute(
-        &format!(
-            r#"const d = document.querySelector('[data-testid="translate-document"]');
-               d.value = [...d.options].find((o) => o.textContent === 'okapi.xlf').value; d.dispatchEvent(new Event('change'));
-               const m = document.querySelector('[data-testid="translate-model"]'); m.value = '{MODEL}'; m.dispatchEvent(new Event('input', {{ bubbles: true }}));
-               const n = document.querySelector('[data-testid="translate-nbest"]'); n.value = '1';"#
-        ),
-        vec![],
-    )
-    .unwrap();
+    s.pick_translate_source("okapi.xlf", MODEL, 1).unwrap();
     s.click_css(r#"[data-testid="translate-run"]"#, WAIT).unwrap();
     wait_until("the translation", Duration::from_secs(540), || {
         s.execute(r#"return document.querySelector('[data-testid="translate-progress"]') === null"#, vec![]).unwrap() == true

@@ -42,6 +42,10 @@ impl Memory {
         Ok(Memory { units })
     }
 
+    pub fn empty() -> Memory {
+        Memory { units: Vec::new() }
+    }
+
     pub fn len(&self) -> usize {
         self.units.len()
     }

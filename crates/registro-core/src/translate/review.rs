@@ -37,12 +37,6 @@ pub struct ReviewRun {
     pub rows: Vec<ReviewRow>,
 }
 
-impl ReviewRun {
-    pub fn approved(&self) -> usize {
-        self.rows.iter().filter(|r| r.status == SegmentStatus::Approved).count()
-    }
-}
-
 fn run_lang_register(store: &Store, run: RunId) -> anyhow::Result<(registro_store::Run, Lang, Register)> {
     let r = store.run(run)?;
     anyhow::ensure!(r.task == Task::Translate, "run {run} is a {} run, not a translation", r.task);
@@ -58,6 +52,11 @@ fn run_lang_register(store: &Store, run: RunId) -> anyhow::Result<(registro_stor
 /// The run `run` as grid rows: stored outputs re-analysed for highlighting, with their stored flags, candidates
 /// and review status.
 pub fn open_review(store: &Store, run: RunId) -> anyhow::Result<ReviewRun> {
+    load_review(store, run, true)
+}
+
+/// The grid's rows; the translation-memory lookup (a fuzzy search per segment) only when they are to be shown.
+fn load_review(store: &Store, run: RunId, with_tm: bool) -> anyhow::Result<ReviewRun> {
     let (r, lang, register) = run_lang_register(store, run)?;
     let overrides = r.params.get("register_overrides").and_then(|o| o.as_object()).cloned().unwrap_or_default();
     let register_of = |i: usize| -> Register {
@@ -127,7 +126,7 @@ pub fn open_review(store: &Store, run: RunId) -> anyhow::Result<ReviewRun> {
             tm: None,
         });
     }
-    let memory = Memory::load(store, r.project_id, lang.code(), register.as_str(), Some(run))?;
+    let memory = if with_tm { Memory::load(store, r.project_id, lang.code(), register.as_str(), Some(run))? } else { Memory::empty() };
     if !memory.is_empty() {
         for row in rows.iter_mut().filter(|row| row.status != SegmentStatus::Approved) {
             row.tm = memory.best_match(&row.segment.source);
@@ -175,7 +174,7 @@ pub fn set_status(store: &mut Store, run: RunId, segment: usize, status: Segment
 
 /// The approved segments of `run` as a TMX 1.4 translation memory (source → target).
 pub fn export_tmx(store: &Store, run: RunId) -> anyhow::Result<(String, usize)> {
-    let review = open_review(store, run)?;
+    let review = load_review(store, run, false)?;
     let units: Vec<registro_formats::TmxUnit> = review
         .rows
         .iter()
@@ -206,7 +205,7 @@ pub fn export_to(store: &mut Store, run: RunId, path: &std::path::Path, force: b
             );
         }
     }
-    let review = open_review(store, run)?;
+    let review = load_review(store, run, false)?;
     let (bytes, what) = if review.export_format == "text" {
         let mut text = String::new();
         for row in &review.rows {
