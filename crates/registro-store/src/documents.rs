@@ -66,6 +66,11 @@ pub fn content_hash(doc: &NewDocument) -> String {
     }))
 }
 
+/// The content hash of a document without references, from its segment texts in order.
+pub(crate) fn hash_segment_texts(texts: &[String]) -> String {
+    hash_content(texts.iter().map(|t| (t.as_str(), BTreeMap::new())))
+}
+
 /// Migration 2: the hash of every document stored before documents had one.
 pub(crate) fn fill_content_hashes(tx: &Transaction) -> rusqlite::Result<()> {
     let ids: Vec<i64> = tx.prepare("SELECT id FROM documents")?.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
