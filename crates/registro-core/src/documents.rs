@@ -11,17 +11,6 @@ use registro_store::{NewDocument, NewSegment, RunId, Store};
 use crate::progress::{CancelToken, ProgressFn};
 use crate::translate::{self as tr, Options, SegmentOut, Translator};
 
-/// One sentence of a file's segment: what the model sees, and the spacing around it that stays in the file.
-#[derive(Debug, Clone)]
-struct Piece {
-    segment: usize,
-    lead: String,
-    text: String,
-    trail: String,
-    /// Only whitespace, placeholders or punctuation: written back as is, never sent to the model.
-    keep: bool,
-}
-
 /// An imported file: its skeleton and its sentences in order.
 pub struct Imported {
     pub path: PathBuf,
@@ -29,7 +18,8 @@ pub struct Imported {
     /// The file as read: stored with the document, it is the skeleton Export writes the translation into.
     original: Vec<u8>,
     doc: registro_formats::Document,
-    pieces: Vec<Piece>,
+    /// What the model translates: the file's sentences that hold text (not only tags or punctuation).
+    sentences: Vec<String>,
 }
 
 /// The format named by `--format`, else the file's extension.
@@ -71,36 +61,14 @@ pub fn open(path: &Path, format: Option<&str>, source_lang: &str) -> anyhow::Res
 pub fn from_bytes(path: &Path, bytes: &[u8], format: Format, source_lang: &str) -> anyhow::Result<Imported> {
     let doc =
         registro_formats::import(bytes, format).with_context(|| format!("{}", path.display()))?;
-    let subtitles = matches!(format, Format::Srt | Format::Vtt);
-    let mut pieces = Vec::new();
-    for (i, seg) in doc.segments.iter().enumerate() {
-        // A cue's line breaks are layout, not sentence structure: the model sees one line.
-        let source = if subtitles {
-            seg.source.replace('\n', " ")
-        } else {
-            seg.source.clone()
-        };
-        for s in split_sentences(&source, source_lang) {
-            let core = s.trim();
-            let lead = &s[..s.len() - s.trim_start().len()];
-            let trail = &s[s.trim_end().len()..];
-            let keep = !strip_placeholders(core).chars().any(char::is_alphanumeric);
-            pieces.push(Piece {
-                segment: i,
-                lead: lead.into(),
-                text: core.into(),
-                trail: trail.into(),
-                keep,
-            });
-        }
-    }
     Ok(Imported {
         path: path.to_path_buf(),
         format,
         original: bytes.to_vec(),
+        sentences: Vec::new(),
         doc,
-        pieces,
-    })
+    }
+    .with_sentences(source_lang))
 }
 
 fn strip_placeholders(s: &str) -> String {
@@ -130,13 +98,18 @@ fn strip_placeholders(s: &str) -> String {
 }
 
 impl Imported {
+    fn with_sentences(mut self, source_lang: &str) -> Self {
+        self.sentences = self
+            .split_sources()
+            .iter()
+            .flat_map(|source| split_sentences(source, source_lang).into_iter().map(str::trim).filter(|s| !is_untranslatable(s)).map(str::to_string).collect::<Vec<_>>())
+            .collect();
+        self
+    }
+
     /// The sentences sent to the model, in order.
     pub fn sentences(&self) -> Vec<String> {
-        self.pieces
-            .iter()
-            .filter(|p| !p.keep)
-            .map(|p| p.text.clone())
-            .collect()
+        self.sentences.clone()
     }
 
     pub fn segments(&self) -> &[registro_formats::Segment] {
@@ -169,27 +142,135 @@ impl Imported {
     /// The file with `translations` (one per sentence of [`Imported::sentences`], `None` where there is none) in
     /// place; a segment whose sentences are not all translated (a cancelled run) keeps its original target.
     pub fn export(&self, translations: &[Option<String>]) -> anyhow::Result<Vec<u8>> {
-        let mut targets: Vec<Option<String>> = vec![Some(String::new()); self.doc.segments.len()];
-        let mut next = translations.iter();
-        for p in &self.pieces {
-            let Some(t) = targets[p.segment].as_mut() else {
-                continue;
-            };
-            let text = if p.keep { Some(&p.text) } else { next.next().and_then(Option::as_ref) };
-            match text {
-                Some(x) => {
-                    t.push_str(&p.lead);
-                    t.push_str(x.trim());
-                    t.push_str(&p.trail);
+        self.export_segments(&self.sentences(), translations)
+    }
+
+    /// The file with `translations[k]` in place of stored segment `segments[k]`. The stored segments need not be
+    /// this program's own split (the user may have split or joined sentences in the grid, or another version
+    /// split differently): they are found in the file's text in order, and only whitespace, tags and
+    /// punctuation may lie between them.
+    pub fn export_segments(&self, segments: &[String], translations: &[Option<String>]) -> anyhow::Result<Vec<u8>> {
+        anyhow::ensure!(
+            segments.len() == translations.len(),
+            "{} translations for {} segments of {}",
+            translations.len(),
+            segments.len(),
+            self.path.display()
+        );
+        let mut targets = Vec::with_capacity(self.doc.segments.len());
+        for parts in self.align(segments)? {
+            let mut target = Some(String::new());
+            for part in parts {
+                match (part, target.as_mut()) {
+                    (_, None) => break,
+                    (Part::Keep(text), Some(t)) => t.push_str(&text),
+                    (Part::Segment(k), Some(t)) => match &translations[k] {
+                        Some(x) => t.push_str(x.trim()),
+                        None => target = None,
+                    },
                 }
-                None => targets[p.segment] = None,
             }
+            targets.push(target);
         }
         Ok(self
             .doc
             .export(&targets)
             .with_context(|| format!("exporting {}", self.path.display()))?)
     }
+
+    /// Each file segment's text as the sentence split saw it (a cue's line breaks become spaces).
+    fn split_sources(&self) -> Vec<String> {
+        let subtitles = matches!(self.format, Format::Srt | Format::Vtt);
+        self.doc.segments.iter().map(|s| if subtitles { s.source.replace('\n', " ") } else { s.source.clone() }).collect()
+    }
+
+    /// Finds `segments` in the file's text, in order: per file segment, the stored segments it holds and the text
+    /// between them that stays as it is.
+    fn align(&self, segments: &[String]) -> anyhow::Result<Vec<Vec<Part>>> {
+        let sources = self.split_sources();
+        let mut units = Vec::with_capacity(sources.len());
+        let mut next = 0;
+        for (u, src) in sources.iter().enumerate() {
+            let mut parts = Vec::new();
+            let mut pos = 0;
+            while let Some(text) = segments.get(next).map(|t| t.trim()).filter(|t| !t.is_empty()) {
+                let Some(found) = src[pos..].find(text) else { break };
+                let gap = &src[pos..pos + found];
+                if !is_untranslatable(gap) {
+                    break;
+                }
+                parts.push(Part::Keep(gap.to_string()));
+                parts.push(Part::Segment(next));
+                pos += found + text.len();
+                next += 1;
+            }
+            let rest = &src[pos..];
+            anyhow::ensure!(
+                is_untranslatable(rest),
+                "{}: text {:?} of part {} of the file is in no stored segment (the next stored segment is {}): the \
+                 document's segments no longer match its file; import the file again",
+                self.path.display(),
+                excerpt(rest),
+                u + 1,
+                segments.get(next).map_or("none".into(), |t| format!("{} {:?}", next + 1, excerpt(t)))
+            );
+            parts.push(Part::Keep(rest.to_string()));
+            units.push(parts);
+        }
+        anyhow::ensure!(
+            next == segments.len(),
+            "{}: stored segment {} {:?} is not in the file in this order: the document's segments no longer match its \
+             file; import the file again",
+            self.path.display(),
+            next + 1,
+            excerpt(&segments[next])
+        );
+        Ok(units)
+    }
+
+    /// Refuses segments that do not lie in the file in order, separated only by what stays untranslated — what
+    /// [`Imported::export_segments`] needs (a split or join in the grid is checked with it before it is stored).
+    pub fn check_segments(&self, segments: &[String]) -> anyhow::Result<()> {
+        self.align(segments).map(drop)
+    }
+
+    /// What lies between stored segments `index` and `index + 1` in the file (the space, or nothing after a
+    /// Japanese full stop): the text a join puts between them. Refused when they are in different parts of the file
+    /// (paragraphs, table cells, cues, units), which a translation cannot span.
+    pub fn join_gap(&self, segments: &[String], index: usize) -> anyhow::Result<String> {
+        for parts in self.align(segments)? {
+            let Some(p) = parts.iter().position(|part| matches!(part, Part::Segment(k) if *k == index)) else { continue };
+            return match (parts.get(p + 1), parts.get(p + 2)) {
+                (Some(Part::Keep(gap)), Some(Part::Segment(k))) if *k == index + 1 => Ok(gap.clone()),
+                _ => anyhow::bail!(
+                    "segments {} and {} are in different parts of {} (paragraphs, table cells, cues or units): only \
+                     sentences of one part can be joined",
+                    index + 1,
+                    index + 2,
+                    self.path.display()
+                ),
+            };
+        }
+        anyhow::bail!("{} has no segment {}", self.path.display(), index + 1)
+    }
+}
+
+/// A piece of a file segment on export.
+enum Part {
+    /// Whitespace, tags or punctuation between sentences, written back as is.
+    Keep(String),
+    /// The stored segment with this index (its translation goes here).
+    Segment(usize),
+}
+
+/// Only whitespace, placeholders or punctuation: nothing a translator would translate.
+fn is_untranslatable(s: &str) -> bool {
+    !strip_placeholders(s).chars().any(char::is_alphanumeric)
+}
+
+fn excerpt(s: &str) -> String {
+    let t: String = s.trim().chars().take(60).collect();
+    if t.len() < s.trim().len() { format!("{t}…") } else { t }
 }
 
 /// Stores an imported file as a document of `project` (one segment per sentence) together with the file itself, so
@@ -232,32 +313,36 @@ pub fn export_run(store: &Store, run: RunId) -> anyhow::Result<RunExport> {
         .document_id
         .with_context(|| format!("run {run} translated pasted text, not a document file: export it as text"))?;
     let doc = store.document(doc_id)?;
-    let (format_name, bytes) = store.document_file(doc_id)?.with_context(|| {
+    let imported = stored_file(store, doc_id)?.with_context(|| {
         format!(
             "document {:?} was imported as {}, not from a DOCX, XLIFF, PO, SRT, WebVTT, Markdown or HTML file: export it as text",
             doc.name, doc.format
         )
     })?;
-    let format = Format::from_name(&format_name)
-        .with_context(|| format!("document {:?}: unknown stored format {format_name:?}", doc.name))?;
-    let imported = from_bytes(Path::new(&doc.name), &bytes, format, &doc.source_lang)?;
+    let format_name = format_name(imported.format);
     let texts = store.output_texts(run)?;
-    let sentences = imported.sentences().len();
-    // The sentence split is part of the program: if a later version splits the file differently, writing the run's
-    // outputs into it would put each translation next to the wrong sentence.
+    let segments = store.segment_texts(doc_id)?;
     anyhow::ensure!(
-        texts.len() == sentences,
-        "run {run} has {} segments but {:?} now splits into {sentences} sentences (imported by another Registro \
-         version?): translate the document again to export it",
+        texts.len() == segments.len(),
+        "run {run} has {} segments but its document {:?} has {}: translate the document again to export it",
         texts.len(),
-        doc.name
+        doc.name,
+        segments.len()
     );
     Ok(RunExport {
         file_name: export_file_name(&doc.name, &format_name, r.target_lang.as_deref().unwrap_or("translated")),
         translated: texts.iter().filter(|t| t.is_some()).count(),
-        bytes: imported.export(&texts)?,
-        sentences,
+        bytes: imported.export_segments(&segments, &texts)?,
+        sentences: segments.len(),
     })
+}
+
+/// The stored file of document `doc`, read back as it was imported.
+pub fn stored_file(store: &Store, doc: i64) -> anyhow::Result<Option<Imported>> {
+    let d = store.document(doc)?;
+    let Some((format_name, bytes)) = store.document_file(doc)? else { return Ok(None) };
+    let format = Format::from_name(&format_name).with_context(|| format!("document {:?}: unknown stored format {format_name:?}", d.name))?;
+    Ok(Some(from_bytes(Path::new(&d.name), &bytes, format, &d.source_lang)?))
 }
 
 /// Writes next to the destination first and renames, so a failure never leaves half a file where the user's

@@ -10,6 +10,7 @@ pub mod progress;
 pub mod projects;
 pub mod qa;
 pub mod report;
+pub mod resegment;
 pub mod resume;
 pub mod rewrite;
 pub mod translate;

@@ -105,7 +105,7 @@ fn a_docx_contract_keeps_its_package_and_only_the_text_changes() {
 }
 
 #[test]
-fn pasted_text_exports_as_text_and_a_changed_split_is_refused_not_misaligned() {
+fn pasted_text_exports_as_text_and_a_run_longer_than_its_document_is_refused_not_misaligned() {
     let mut store = Store::open_in_memory().unwrap();
     let project = store.create_project("p").unwrap().id;
     let mut nr = NewRun::new(project, Task::Translate, "controlled");
@@ -122,12 +122,12 @@ fn pasted_text_exports_as_text_and_a_changed_split_is_refused_not_misaligned() {
     let err = documents::export_run(&store, run).unwrap_err().to_string();
     assert!(err.contains("export it as text"), "{err}");
 
-    // A run whose segment count no longer matches the stored file's sentences.
+    // A run whose segment count no longer matches its document's (a store edited behind Registro's back).
     let (mut store, project, doc, sentences) = import(&fixture("fixtures/cues.srt"));
     let run = run_with(&mut store, project, doc, sentences.len(), &[(0, "Salut.")]);
     store.connection().execute("UPDATE runs SET total_segments = total_segments + 1 WHERE id = ?1", [run]).unwrap();
     let err = documents::export_run(&store, run).unwrap_err().to_string();
-    assert!(err.contains("splits into"), "{err}");
+    assert!(err.contains("translate the document again"), "{err}");
 }
 
 #[test]
