@@ -44,6 +44,8 @@ pub const COMMANDS: &[&str] = &[
     "export_translation",
     "review_run",
     "set_segment_status",
+    "split_segment",
+    "join_segments",
     "export_document",
     "export_tmx",
     "qa_run",

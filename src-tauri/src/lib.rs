@@ -128,6 +128,8 @@ pub fn run() -> anyhow::Result<()> {
             commands::translate::export_translation,
             commands::translate::review_run,
             commands::translate::set_segment_status,
+            commands::translate::split_segment,
+            commands::translate::join_segments,
             commands::translate::export_document,
             commands::translate::export_tmx,
             commands::qa::qa_run,

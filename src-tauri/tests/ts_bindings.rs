@@ -74,6 +74,7 @@ fn visit_roots(v: &mut Generator) {
     v.root::<SegmentOut>();
     v.root::<SegmentCheck>();
     v.root::<ReviewRun>();
+    v.root::<registro_core::resegment::Resegmented>();
     v.root::<QaOutcome>();
 }
 

@@ -197,3 +197,30 @@ fn approved_segments_come_back_as_translation_memory_matches_in_the_same_registe
     store.put_output(informal, &Output::new(0, "Dienstvertrag")).unwrap();
     assert!(open_review(&store, informal).unwrap().rows[0].tm.is_none());
 }
+
+#[test]
+fn a_contrastive_pair_opens_as_two_target_columns() {
+    let (mut store, project, doc, sentences) = import(&fixture("fixtures/cues.srt"));
+    let formal: Vec<(usize, String)> = (0..sentences.len()).map(|i| (i, format!("Möchten Sie {i}?"))).collect();
+    let f = run_with(&mut store, project, doc, sentences.len(), &formal.iter().map(|(i, t)| (*i, t.as_str())).collect::<Vec<_>>());
+    let informal: Vec<(usize, String)> = (0..sentences.len()).map(|i| (i, format!("Möchtest du {i}?"))).collect();
+    let i = run_with(&mut store, project, doc, sentences.len(), &informal.iter().map(|(i, t)| (*i, t.as_str())).collect::<Vec<_>>());
+    store.connection().execute("UPDATE runs SET register = 'informal' WHERE id = ?1", [i]).unwrap();
+    assert!(open_review(&store, f).unwrap().contrast.is_none(), "a run on its own has one target column");
+    // What translate_contrastive_and_store records: each run names the other.
+    for (run, other) in [(f, i), (i, f)] {
+        let mut params = store.run(run).unwrap().params;
+        params["contrastive_with"] = serde_json::json!(other);
+        store.set_run_params(run, &params).unwrap();
+    }
+    let review = open_review(&store, f).unwrap();
+    let contrast = review.contrast.expect("the informal run as the second column");
+    assert_eq!((contrast.run_id, contrast.register), (i, Register::Informal));
+    assert_eq!(contrast.rows.len(), review.rows.len());
+    assert_eq!(contrast.rows[1].segment.text, "Möchtest du 1?");
+    assert_eq!(contrast.rows[1].segment.source, review.rows[1].segment.source, "row for row over the same sources");
+    assert_eq!(open_review(&store, i).unwrap().contrast.unwrap().run_id, f, "and the other way round");
+    // A partner deleted since is no column, not an error.
+    store.delete_run(i).unwrap();
+    assert!(open_review(&store, f).unwrap().contrast.is_none());
+}

@@ -4,6 +4,7 @@
 
 use registro_core::progress::Progress;
 use registro_core::translate::{self as core, Controls, Gender, Lang, Options, Register, SegmentCheck, SegmentOut, SystemKind};
+use registro_core::resegment::Resegmented;
 use registro_core::translate::review::ReviewRun;
 use registro_store::{DocumentId, ProjectId, RunId, SegmentStatus};
 use tauri::ipc::Channel;
@@ -35,6 +36,11 @@ pub struct TranslateArgs {
     pub system: Option<String>,
     pub n_best: Option<usize>,
     pub gender: Option<String>,
+    /// Both registers (formal or respectful, and informal) as two linked runs: the grid's two target columns.
+    /// Per-segment overrides do not apply.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub contrastive: bool,
 }
 
 #[derive(serde::Serialize, ts_rs::TS)]
@@ -96,6 +102,10 @@ pub async fn translate_text(
         let target = core::RunTarget { project_id, document_id: args.document_id };
         let mut run = |gen: &mut dyn core::Generator| -> CmdResult<TranslateOutcome> {
             let mut tr = core::Translator::new(gen, core::Pool::default_for(lang)).watch(|s| drop(on_segment.send(s.clone())));
+            if args.contrastive {
+                let (runs, pairs) = core::translate_contrastive_and_store(&mut store, &target, &mut tr, &sources, &opts, &mut progress, &op.token)?;
+                return Ok(TranslateOutcome { run_id: runs[0], segments: pairs.into_iter().map(|p| p.formal).collect() });
+            }
             let (run_id, segments) = core::translate_and_store(&mut store, &target, &mut tr, &sources, Some(registers.as_slice()), &opts, &mut progress, &op.token)?;
             Ok(TranslateOutcome { run_id, segments })
         };
@@ -149,6 +159,19 @@ pub async fn export_translation(app: AppHandle, file: String, text: String) -> C
 #[tauri::command]
 pub async fn review_run(app: AppHandle, run_id: RunId) -> CmdResult<ReviewRun> {
     blocking(app, move |state| state.with_store(|s| core::review::open_review(s, run_id))).await
+}
+
+/// Splits segment `segment` of run `run_id`'s document before character `at` of its source; every run over the
+/// document is renumbered, and the two halves are left to translate (`resume_run`).
+#[tauri::command]
+pub async fn split_segment(app: AppHandle, run_id: RunId, segment: usize, at: usize) -> CmdResult<Resegmented> {
+    blocking(app, move |state| state.with_store(|s| registro_core::resegment::split_segment(s, run_id, segment, at))).await
+}
+
+/// Joins segment `segment` of run `run_id`'s document with the next one (never across paragraphs, cells or cues).
+#[tauri::command]
+pub async fn join_segments(app: AppHandle, run_id: RunId, segment: usize) -> CmdResult<Resegmented> {
+    blocking(app, move |state| state.with_store(|s| registro_core::resegment::join_segments(s, run_id, segment))).await
 }
 
 /// Marks a segment `draft`, `translated`, `reviewed` or `approved` (the grid's Ctrl+Enter approves).

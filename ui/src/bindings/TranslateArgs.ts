@@ -20,4 +20,9 @@ controls?: string | null,
 /**
  * `controlled` (default) or `pivot`.
  */
-system?: string | null, n_best?: number | null, gender?: string | null, };
+system?: string | null, n_best?: number | null, gender?: string | null, 
+/**
+ * Both registers (formal or respectful, and informal) as two linked runs: the grid's two target columns.
+ * Per-segment overrides do not apply.
+ */
+contrastive?: boolean, };

@@ -8,9 +8,11 @@ import { type ChosenFile, type Id, type Operation, type Progress, type Register,
 import type {
   Analysis,
   CandidateOut,
+  ContrastRun,
   Label,
   Marker,
   ReviewRow,
+  Resegmented,
   ReviewRun,
   SegmentCheck,
   SegmentOut,
@@ -20,7 +22,7 @@ import type {
   TranslateOutcome,
   Verdict,
 } from '../bindings';
-export type { Analysis, Label, Marker, ReviewRow, ReviewRun, SegmentCheck, SegmentOut, SegmentStatus, TmMatch, TranslateArgs, TranslateOutcome, Verdict };
+export type { Analysis, ContrastRun, Label, Marker, Resegmented, ReviewRow, ReviewRun, SegmentCheck, SegmentOut, SegmentStatus, TmMatch, TranslateArgs, TranslateOutcome, Verdict };
 /** A candidate translation of one segment (registro_core::translate::CandidateOut). */
 export type Candidate = CandidateOut;
 
@@ -48,6 +50,10 @@ export const exportTranslation = (file: ChosenFile, text: string) => call<string
 export const reviewRun = (runId: Id) => call<ReviewRun>('review_run', { runId });
 export const setSegmentStatus = (runId: Id, segment: number, status: SegmentStatus) =>
   call<void>('set_segment_status', { runId, segment, status });
+/** Splits segment `segment` of the run's document before character `at`; both halves are left to translate. */
+export const splitSegment = (runId: Id, segment: number, at: number) => call<Resegmented>('split_segment', { runId, segment, at });
+/** Joins segment `segment` of the run's document with the next one (never across paragraphs, cells or cues). */
+export const joinSegments = (runId: Id, segment: number) => call<Resegmented>('join_segments', { runId, segment });
 /** The run in its document's own format (DOCX, XLIFF, …) or as text; `file` from `chooseFile('save-text', …)`.
  * QA errors refuse it unless `force`. */
 export const exportDocument = (runId: Id, file: ChosenFile, force: boolean) =>

@@ -7,7 +7,7 @@
 
 import './translate.css';
 
-import { type Register, type Run, chooseFile, documentSegments, listRuns } from '../api';
+import { type Register, type Run, chooseFile, documentSegments, listRuns, resumeRun } from '../api';
 import { ProgressPanel, errorMessage, rateProgress } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h } from '../dom';
@@ -21,13 +21,16 @@ import {
   type SegmentStatus,
   type TmMatch,
   type Verdict,
+  type ContrastRun,
   checkTranslation,
   exportDocument,
   exportTmx,
+  joinSegments,
   repairTranslation,
   reviewRun,
   saveTranslationEdit,
   setSegmentStatus,
+  splitSegment,
   translateText,
 } from './translate-api';
 
@@ -123,6 +126,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     h('option', { value: 'feminine' }, 'addressee: feminine'),
   );
   const { input: model, list: modelList } = modelPicker('translate', 'qwen2.5-coder-1.5b-instruct', true);
+  const contrastive = h('input', { type: 'checkbox', 'data-testid': 'translate-contrastive' }) as HTMLInputElement;
   const nBest = h('input', { class: 'input', type: 'number', min: 1, max: 8, value: 4, 'data-testid': 'translate-nbest' });
   const docSelect = h('select', { class: 'input', 'data-testid': 'translate-document' });
   const source = h('textarea', { class: 'input tr-source', 'data-testid': 'translate-source', placeholder: 'English text, one segment per line (or pick a document)' });
@@ -143,12 +147,16 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const progressSlot = h('div', {});
   const summary = h('div', { class: 'tr-summary muted', 'data-testid': 'translate-summary' });
   const resultBody = h('tbody', {});
-  const results = h(
-    'table',
-    { class: 'tr-table', 'data-testid': 'translate-results' },
-    h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, 'Source'), h('th', {}, 'Translation'), h('th', {}, 'Status'))),
-    resultBody,
-  );
+  const headRow = h('tr', {});
+  const results = h('table', { class: 'tr-table', 'data-testid': 'translate-results' }, h('thead', {}, headRow), resultBody);
+  /** The column headers; a contrastive run adds the other register's translation as a second target column. */
+  const renderHead = () => {
+    clear(headRow);
+    const main = contrast ? `Translation (${segments[0]?.register ?? 'formal'})` : 'Translation';
+    headRow.append(h('th', {}, '#'), h('th', {}, 'Source'), h('th', {}, main));
+    if (contrast) headRow.append(h('th', { 'data-testid': 'translate-contrast-head' }, `${contrast.register} (run ${contrast.run_id})`));
+    headRow.append(h('th', {}, 'Status'));
+  };
   const runs = h('section', { class: 'card' });
   const qa = qaPanel(ctx);
 
@@ -162,6 +170,10 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   let runId: number | null = null;
   let runLang = 'de';
   let exportInfo: Pick<ReviewRun, 'export_format' | 'export_name'> | null = null;
+  /** The other register's run of a contrastive translation, shown as a second target column. */
+  let contrast: ContrastRun | null = null;
+  /** The run's document can be resegmented (a run over pasted text has none). */
+  let hasDocument = false;
 
   const sourceLines = async (): Promise<string[]> => {
     const doc = Number(docSelect.value);
@@ -253,14 +265,63 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     const out = h('div', { class: 'tr-out', contenteditable: 'true', spellcheck: 'false', 'data-testid': 'translate-output', 'aria-label': `translation of segment ${seg.index + 1}` }, ...highlight(seg.text, seg.analysis, seg.register));
     const meta = h('div', { class: 'tr-meta' });
     const statusCell = h('div', { class: 'tr-status' });
+    const srcCell = h('td', { class: 'tr-src' });
     const row = h(
       'tr',
       { class: `tr-row${seg.flagged ? ' flagged' : ''}`, 'data-testid': 'translate-row', 'data-index': seg.index },
       h('td', { class: 'tr-num muted small' }, String(seg.index + 1)),
-      h('td', { class: 'tr-src' }, seg.source),
+      srcCell,
       h('td', {}, out, meta),
+      ...(contrast ? [contrastCell(contrast.rows[seg.index]?.segment, contrast.rows[seg.index]?.status)] : []),
       h('td', { class: 'tr-status-cell' }, statusCell),
     );
+    const fillSource = () => {
+      clear(srcCell);
+      srcCell.append(h('div', {}, seg.source));
+      if (runId === null || !hasDocument) return;
+      const last = seg.index === segments.length - 1;
+      srcCell.append(
+        h(
+          'div',
+          { class: 'tr-segtools' },
+          h('button', { class: 'btn small link', 'data-testid': 'translate-split', title: 'Split this segment in two', onclick: () => editSplit() }, 'Split…'),
+          ...(last ? [] : [h('button', { class: 'btn small link', 'data-testid': 'translate-join', title: 'Join with the next segment', onclick: () => void resegment(() => joinSegments(runId!, seg.index), `Joined segments ${seg.index + 1} and ${seg.index + 2}`) }, 'Join with next')]),
+        ),
+      );
+    };
+    /** The source in a read-only box: the caret marks where the second segment begins (Enter splits, Esc cancels). */
+    const editSplit = () => {
+      const box = h('textarea', { class: 'input tr-splitbox', readonly: true, rows: 3, 'data-testid': 'translate-split-box', 'aria-label': `split segment ${seg.index + 1}: put the caret where the new segment begins` }) as HTMLTextAreaElement;
+      box.value = seg.source;
+      const doSplit = () => {
+        // The caret is in UTF-16 units; the backend counts characters.
+        const at = Array.from(box.value.slice(0, box.selectionStart)).length;
+        void resegment(() => splitSegment(runId!, seg.index, at), `Split segment ${seg.index + 1}`);
+      };
+      box.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') {
+          e.preventDefault();
+          doSplit();
+        } else if (e.key === 'Escape') {
+          e.preventDefault();
+          fillSource();
+        }
+      });
+      clear(srcCell);
+      srcCell.append(
+        box,
+        h(
+          'div',
+          { class: 'tr-segtools' },
+          h('button', { class: 'btn small primary', 'data-testid': 'translate-split-here', onclick: doSplit }, 'Split here'),
+          h('button', { class: 'btn small', onclick: () => fillSource() }, 'Cancel'),
+          h('span', { class: 'muted small' }, 'Put the caret where the new segment begins'),
+        ),
+      );
+      box.focus();
+      const middle = box.value.indexOf(' ', Math.floor(box.value.length / 2));
+      box.setSelectionRange(middle + 1, middle + 1);
+    };
     const fillStatus = () => {
       const status = statuses.get(seg.index) ?? 'translated';
       row.dataset.status = status;
@@ -378,9 +439,55 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         moveFocus(row, e.key === 'ArrowDown' ? 1 : -1);
       }
     });
+    fillSource();
     fillMeta();
     fillStatus();
     return row;
+  };
+
+  /** The other register's translation of a segment, read-only here: "Open" shows that run in the grid to edit it. */
+  const contrastCell = (seg: SegmentOut | undefined, status: SegmentStatus | undefined): HTMLElement => {
+    const cell = h('td', { class: 'tr-contrast', 'data-testid': 'translate-contrast' });
+    if (!seg || !contrast) return cell;
+    const other = contrast.run_id;
+    cell.append(
+      h('div', { class: 'tr-out' }, ...highlight(seg.text, seg.analysis, seg.register)),
+      h(
+        'div',
+        { class: 'tr-meta' },
+        labelBadge(seg.analysis.label, seg.verdict),
+        ...(seg.flagged ? [h('span', { class: 'tr-flag' }, `⚑ ${seg.flag_reason ?? 'wrong register'}`)] : []),
+        h('span', { class: `badge status-${status ?? 'translated'}` }, STATUS_LABELS[status ?? 'translated']),
+        h('button', { class: 'btn small', title: `Review the ${contrast.register} translation (run ${other})`, onclick: () => void openRun(other) }, 'Open'),
+      ),
+    );
+    return cell;
+  };
+
+  /** Splits or joins segments of the run's document, translates what a split left empty, and shows the result. */
+  const resegment = async (change: () => Promise<{ untranslated: number[] }>, what: string) => {
+    if (runId === null) return;
+    const id = runId;
+    try {
+      const done = await change();
+      ctx.changed('documents');
+      if (done.untranslated.length) {
+        const panel = new ProgressPanel('translate-progress');
+        progressSlot.append(panel.el);
+        const op = resumeRun(id, rateProgress(panel, 'segments').update);
+        panel.attach(op);
+        try {
+          await op.result;
+        } finally {
+          panel.done();
+        }
+      }
+      await openRun(id);
+      ctx.notify(done.untranslated.length ? `${what}: ${done.untranslated.length} segments translated again` : what);
+    } catch (e) {
+      ctx.notify(errorMessage(e), 'error');
+      await openRun(id);
+    }
   };
 
   /** Shows stored run `id` in the grid, with its review statuses and what Export will write. */
@@ -393,6 +500,9 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       statuses = new Map(r.rows.map((row) => [row.segment.index, row.status]));
       tmMatches = new Map(r.rows.filter((row) => row.tm).map((row) => [row.segment.index, row.tm!]));
       exportInfo = { export_format: r.export_format, export_name: r.export_name };
+      contrast = r.contrast;
+      hasDocument = r.document_id !== null;
+      renderHead();
       clear(resultBody);
       resultBody.append(...segments.map(renderRow));
       applyFilter();
@@ -438,11 +548,16 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     statuses = new Map();
     tmMatches = new Map();
     exportInfo = null;
+    contrast = null;
+    renderHead();
     clear(resultBody);
     renderSummary();
     const progress = rateProgress(panel, 'segments');
     // Each segment appears as it finishes, in document order among those already shown.
+    const both = contrastive.checked;
     const onSegment = (seg: SegmentOut) => {
+      // A contrastive run streams the formal side here; the informal side appears as the second column at the end.
+      if (both && seg.register === 'informal') return;
       segments = [...segments.filter((s) => s.index !== seg.index), seg].sort((a, b) => a.index - b.index);
       const row = renderRow(seg);
       const after = Array.from(resultBody.children).find((r) => Number((r as HTMLElement).dataset.index) > seg.index);
@@ -462,6 +577,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         system: system.value === 'pivot' ? 'pivot' : 'controlled',
         n_best: Number(nBest.value) || 4,
         gender: gender.value || null,
+        contrastive: both,
       },
       progress.update,
       onSegment,
@@ -573,7 +689,12 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         h('div', { class: 'tr-controls' }, ...controlBoxes.map((b) => h('label', { title: b.value }, b, ` ${CONTROL_LABELS[b.value as (typeof CONTROLS)[number]]}`))),
         h('label', { class: 'tr-inline' }, 'Candidates per sentence ', nBest),
       ),
-      h('div', { class: 'row' }, runBtn),
+      h(
+        'div',
+        { class: 'row' },
+        runBtn,
+        h('label', { class: 'tr-inline', title: 'Two linked runs over the same text, shown as two target columns; per-sentence registers do not apply' }, contrastive, ' both registers side by side (formal | informal)'),
+      ),
       progressSlot,
     ),
     h(
@@ -588,6 +709,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     runs,
   );
 
+  renderHead();
   renderDocs();
   void renderSegList();
   void renderRuns();

@@ -35,6 +35,18 @@ pub struct ReviewRun {
     pub export_name: String,
     /// Every segment of the run in order; one the run did not finish is a `draft` with an empty target.
     pub rows: Vec<ReviewRow>,
+    /// The other register's run of a contrastive translation (formal | informal of the same sources), shown as a
+    /// second target column.
+    pub contrast: Option<ContrastRun>,
+}
+
+/// The second target column of a contrastive translation: the same sources in the other register.
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct ContrastRun {
+    pub run_id: RunId,
+    pub register: Register,
+    /// Row for row with the main run's rows.
+    pub rows: Vec<ReviewRow>,
 }
 
 fn run_lang_register(store: &Store, run: RunId) -> anyhow::Result<(registro_store::Run, Lang, Register)> {
@@ -153,7 +165,19 @@ fn load_review(store: &Store, run: RunId, with_tm: bool) -> anyhow::Result<Revie
         export_format: file_format.unwrap_or_else(|| "text".into()),
         export_name,
         rows,
+        contrast: if with_tm { contrast_of(store, &r)? } else { None },
     })
+}
+
+/// The run named as `r`'s contrastive partner, when it still exists and covers the same segments.
+fn contrast_of(store: &Store, r: &registro_store::Run) -> anyhow::Result<Option<ContrastRun>> {
+    let Some(other) = r.params.get("contrastive_with").and_then(|v| v.as_i64()) else { return Ok(None) };
+    let Ok(o) = store.run(other) else { return Ok(None) };
+    if o.document_id != r.document_id || o.total_segments != r.total_segments {
+        return Ok(None);
+    }
+    let review = load_review(store, other, false)?;
+    Ok(Some(ContrastRun { run_id: other, register: review.register, rows: review.rows }))
 }
 
 /// Sets a segment's review status. Approving an empty or missing translation is refused: there is nothing to sign
