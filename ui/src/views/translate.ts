@@ -472,14 +472,17 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       const done = await change();
       ctx.changed('documents');
       if (done.untranslated.length) {
-        const panel = new ProgressPanel('translate-progress');
-        progressSlot.append(panel.el);
-        const op = resumeRun(id, rateProgress(panel, 'segments').update);
-        panel.attach(op);
-        try {
-          await op.result;
-        } finally {
-          panel.done();
+        // The other register's run lost the same translations: both columns are filled again.
+        for (const run of [id, ...(contrast ? [contrast.run_id] : [])]) {
+          const panel = new ProgressPanel('translate-progress');
+          progressSlot.append(panel.el);
+          const op = resumeRun(run, rateProgress(panel, 'segments').update);
+          panel.attach(op);
+          try {
+            await op.result;
+          } finally {
+            panel.done();
+          }
         }
       }
       await openRun(id);
@@ -591,7 +594,8 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       for (const seg of segments) seg.seconds = r.segments.find((s) => s.index === seg.index)?.seconds ?? secs;
       renderSummary();
       ctx.changed('runs');
-      if (progress.total() > segments.length) ctx.notify(`Cancelled: ${segments.length} of ${progress.total()} segments kept in run ${r.run_id}`);
+      // Progress counts both passes of a contrastive translation.
+      if (progress.total() > segments.length * (both ? 2 : 1)) ctx.notify(`Cancelled: ${segments.length} of ${progress.total()} segments kept in run ${r.run_id}`);
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
     } finally {
