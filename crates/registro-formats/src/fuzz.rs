@@ -18,7 +18,7 @@ fn exports_unchanged(doc: &crate::Document, data: &[u8]) {
 }
 
 /// XLIFF, SRT, WebVTT and PO: segments or an error, never a panic; a no-op export is byte-identical; sentence
-/// splitting loses no byte.
+/// splitting loses no byte and makes no empty sentence.
 pub fn structured(data: &[u8]) {
     for format in [Format::Xliff, Format::Srt, Format::Vtt, Format::Po] {
         if let Ok(doc) = import(data, format) {
@@ -27,8 +27,11 @@ pub fn structured(data: &[u8]) {
         }
     }
     if let Ok(s) = std::str::from_utf8(data) {
-        assert_eq!(split_sentences(s, "en").concat(), s);
-        assert_eq!(split_sentences(s, "ja").concat(), s);
+        for lang in ["en", "ja", "de", "hi"] {
+            let pieces = split_sentences(s, lang);
+            assert_eq!(pieces.concat(), s);
+            assert!(pieces.iter().all(|p| !p.is_empty()), "an empty sentence in {pieces:?}");
+        }
     }
 }
 
