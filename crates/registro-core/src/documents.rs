@@ -150,8 +150,9 @@ impl Imported {
     /// split differently): they are found in the file's text in order, and only whitespace, tags and
     /// punctuation may lie between them.
     pub fn export_segments(&self, segments: &[String], translations: &[Option<String>]) -> anyhow::Result<Vec<u8>> {
+        // Fewer translations than segments is a cancelled run: the rest keep the file's text.
         anyhow::ensure!(
-            segments.len() == translations.len(),
+            translations.len() <= segments.len(),
             "{} translations for {} segments of {}",
             translations.len(),
             segments.len(),
@@ -164,7 +165,7 @@ impl Imported {
                 match (part, target.as_mut()) {
                     (_, None) => break,
                     (Part::Keep(text), Some(t)) => t.push_str(&text),
-                    (Part::Segment(k), Some(t)) => match &translations[k] {
+                    (Part::Segment(k), Some(t)) => match translations.get(k).and_then(Option::as_ref) {
                         Some(x) => t.push_str(x.trim()),
                         None => target = None,
                     },
