@@ -40,6 +40,12 @@ if ! command -v cargo >/dev/null; then
   curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
   source "$HOME/.cargo/env"
 fi
+# The workspace's rust-version (sentencex needs 1.91): an older toolchain is updated where rustup manages it.
+rustc_minor() { rustc --version | sed -E 's/^rustc 1\.([0-9]+).*/\1/'; }
+if [ "$(rustc_minor)" -lt 91 ] && command -v rustup >/dev/null; then
+  log "rust: $(rustc --version) is older than 1.91; updating the stable toolchain"
+  rustup update stable --no-self-update
+fi
 
 # ---- Node >= 20 (Vite 7 needs it; Debian 12's own nodejs is 18) ----
 node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
