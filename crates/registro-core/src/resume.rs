@@ -180,6 +180,18 @@ fn translate(
     let registers: Vec<Register> =
         missing.iter().map(|i| overrides.get(&i.to_string()).copied().unwrap_or(register)).collect();
     let subset: Vec<String> = missing.iter().map(|&i| sources[i as usize].clone()).collect();
+    // The project's approved segments now, as a fresh run would see them (this run's own are left out).
+    let mut opts = opts;
+    if opts.uses_memory() {
+        let examples = tr::memory::Examples::lookup(store, run.project_id, lang, &subset, &registers, Some(run.id))?;
+        let shown = examples.count(&subset, &registers);
+        if shown > 0 {
+            let mut params = run.params.clone();
+            params["memory_examples_resumed"] = serde_json::json!(shown);
+            store.set_run_params(run.id, &params)?;
+        }
+        opts.memory = Some(std::sync::Arc::new(examples));
+    }
     let model = run.model_id.clone().with_context(|| format!("run {} has no model recorded", run.id))?;
     let mut gen = tr::open_for_run(&model)?;
     let mut t = tr::Translator::new(gen.as_mut(), tr::Pool::default_for(lang));

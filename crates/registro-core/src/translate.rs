@@ -1,7 +1,9 @@
 //! Register-controlled translation EN→DE/ES/FR/HI/IT/JA. A control layer over any backbone model, each step
 //! switchable so its effect can be measured (`registro bench translate`):
 //! 1. `prompt`: the register spelled out in the system prompt (per language/register templates);
-//! 2. `fewshot`: contrastive CoCoA-MT examples retrieved by similarity, markers shown, in the cached prefix;
+//! 2. `fewshot`: contrastive CoCoA-MT examples retrieved by similarity, markers shown, in the cached prefix; and,
+//!    for a run stored in a project, each segment's translation-memory match (an approved segment) as an exchange
+//!    right before it;
 //! 3. `constrain`: a logits processor banning the other register's markers and nudging towards the requested ones;
 //! 4. `rerank`: N-best candidates reranked by register analysis + model score;
 //! 5. `repair`: rule-based T-V / plain↔masu conversion of what is still wrong.
@@ -179,6 +181,10 @@ pub struct Options {
     /// Terms each segment must use or avoid (`--termbase`), enforced through the decoding constraints.
     #[serde(skip)]
     pub termbase: Option<std::sync::Arc<registro_qa::Termbase>>,
+    /// Approved translation-memory pairs shown before the segments they match (with the `fewshot` control).
+    /// [`translate_and_store`] looks them up in the run's project when this is `None`.
+    #[serde(skip)]
+    pub memory: Option<std::sync::Arc<memory::Examples>>,
 }
 
 fn yes() -> bool {
@@ -199,6 +205,7 @@ impl Options {
             shots_per_sentence: false,
             early_exit: true,
             termbase: None,
+            memory: None,
         }
     }
 
@@ -208,6 +215,12 @@ impl Options {
             SystemKind::Pivot => "registro-pivot".into(),
             SystemKind::Controlled => format!("registro-{}", self.controls.label()),
         }
+    }
+
+    /// Whether translation-memory matches are shown to the model: they are few-shot examples, so the `fewshot`
+    /// control of the controlled system decides (an ablation's generic system never sees them).
+    pub(crate) fn uses_memory(&self) -> bool {
+        self.system == SystemKind::Controlled && self.controls.has(Control::Fewshot)
     }
 
     fn effective_n(&self) -> usize {
@@ -375,7 +388,9 @@ impl<'g> Translator<'g> {
                 constraints = constraints.with_terms(&tb.generation_terms(source, Some(register)));
             }
             let spec = prompt::PromptSpec { lang: o.lang, register, instruct: controlled && o.controls.has(Control::Prompt), gender: o.gender, shots: &shots };
-            let p = prompt::build(self.gen.chat_format(), &spec, source)?;
+            let example = o.memory.as_ref().filter(|_| o.uses_memory()).and_then(|m| m.get(register, source));
+            let example = example.map(|m| prompt::MemoryExample { source: &m.source, target: &m.target });
+            let p = prompt::build_with(self.gen.chat_format(), &spec, example, source)?;
             let n = o.effective_n();
             jobs.push((index, o, GenRequest { prefix: p.prefix, turn: p.turn, n, max_tokens: token_budget(source, opts.max_tokens), constraints }));
         }
@@ -585,6 +600,17 @@ pub fn translate_and_store(
 ) -> anyhow::Result<(RunId, Vec<SegmentOut>)> {
     let default_regs = vec![opts.register; sources.len()];
     let registers = registers.unwrap_or(&default_regs);
+    anyhow::ensure!(registers.len() == sources.len(), "{} registers for {} segments", registers.len(), sources.len());
+    // The project's approved segments, each segment's best match shown to the model before it.
+    let looked_up;
+    let opts = match &opts.memory {
+        None if opts.uses_memory() => {
+            let examples = memory::Examples::lookup(store, target.project_id, opts.lang, sources, registers, None)?;
+            looked_up = Options { memory: Some(std::sync::Arc::new(examples)), ..opts.clone() };
+            &looked_up
+        }
+        _ => opts,
+    };
     let overrides: serde_json::Map<String, serde_json::Value> = registers
         .iter()
         .enumerate()
@@ -593,7 +619,6 @@ pub fn translate_and_store(
         .collect();
     let mut run = NewRun::new(target.project_id, Task::Translate, opts.system_name());
     run.document_id = target.document_id;
-    anyhow::ensure!(registers.len() == sources.len(), "{} registers for {} segments", registers.len(), sources.len());
     run.model_id = Some(tr.generator_id());
     run.source_lang = Some("en".into());
     run.target_lang = Some(opts.lang.code().into());
@@ -609,6 +634,8 @@ pub fn translate_and_store(
         "shots_per_sentence": opts.shots_per_sentence,
         "max_tokens": opts.max_tokens,
         "register_overrides": overrides,
+        // Segments shown an approved translation-memory match as an example.
+        "memory_examples": opts.memory.as_ref().filter(|_| opts.uses_memory()).map_or(0, |m| m.count(sources, registers)),
     });
     if let Some(tb) = &opts.termbase {
         run.params["termbase"] = serde_json::json!({ "file": tb.origin, "entries": tb.entries.len() });

@@ -106,7 +106,7 @@ fn banned_words_never_come_out() {
         println!("skipped: the tiny model produced no two-letter chunk to ban ({:?})", free[0].text);
         return;
     }
-    let c = Constraints { ban: vec![word.clone()], boost: vec![] };
+    let c = Constraints { ban: vec![word.clone()], ..Default::default() };
     let banned = gen.generate("System: translate.\n", "Hello there\n", 1, 24, &c, &cancel).unwrap();
     assert!(!banned[0].text.contains(&word), "{:?} still contains {word:?}", banned[0].text);
     // N-best honours the ban too.

@@ -31,11 +31,31 @@ impl LogitsProcessor for NoProcessor {
 
 /// Adds a bias to the last token of each listed token sequence whenever the tokens generated so far end with
 /// the rest of that sequence; a bias of `f32::NEG_INFINITY` bans the sequence outright. Sequences are matched
-/// on generated tokens only, so a marker in the prompt does not trigger a ban.
+/// on generated tokens only, so a marker in the prompt does not trigger a ban. [`SequenceBias::add_when`] narrows
+/// an entry further ([`When`]).
 #[derive(Clone, Debug, Default)]
 pub struct SequenceBias {
-    /// Keyed by the sequence's last token: (preceding tokens, bias).
-    by_last: HashMap<u32, Vec<(Vec<u32>, f32)>>,
+    /// Keyed by the sequence's last token: (preceding tokens, bias, condition).
+    by_last: HashMap<u32, Vec<(Vec<u32>, f32, When)>>,
+}
+
+/// When a [`SequenceBias`] entry applies, beyond the generated tokens ending with its head. The default is always.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct When {
+    /// Only as the output's first tokens (the generated tokens are exactly the head): a word spelled without its
+    /// leading space starts the output, never the middle of another word.
+    pub at_start: bool,
+    /// Only while none of these sequences has been generated: a required term, once written, is no longer pushed.
+    pub until: Vec<Vec<u32>>,
+}
+
+impl When {
+    fn holds(&self, head: &[u32], generated: &[u32]) -> bool {
+        if self.at_start && generated.len() != head.len() {
+            return false;
+        }
+        !self.until.iter().any(|s| !s.is_empty() && generated.windows(s.len()).any(|w| w == s.as_slice()))
+    }
 }
 
 impl SequenceBias {
@@ -44,8 +64,13 @@ impl SequenceBias {
     }
 
     pub fn add(&mut self, seq: &[u32], bias: f32) -> &mut Self {
+        self.add_when(seq, bias, When::default())
+    }
+
+    /// Like [`SequenceBias::add`], applied only when `when` holds.
+    pub fn add_when(&mut self, seq: &[u32], bias: f32, when: When) -> &mut Self {
         if let Some((&last, head)) = seq.split_last() {
-            self.by_last.entry(last).or_default().push((head.to_vec(), bias));
+            self.by_last.entry(last).or_default().push((head.to_vec(), bias, when));
         }
         self
     }
@@ -63,8 +88,8 @@ impl LogitsProcessor for SequenceBias {
     fn process(&mut self, _row: usize, generated: &[u32], logits: &mut [f32]) {
         for (&last, entries) in &self.by_last {
             let Some(l) = logits.get_mut(last as usize) else { continue };
-            for (head, bias) in entries {
-                if generated.ends_with(head) {
+            for (head, bias, when) in entries {
+                if generated.ends_with(head) && when.holds(head, generated) {
                     *l += *bias;
                 }
             }
@@ -199,6 +224,24 @@ mod tests {
         let mut l = vec![0.0; 6];
         b.process(0, &[1, 3], &mut l);
         assert_eq!(l[4], f32::NEG_INFINITY);
+    }
+
+    #[test]
+    fn conditional_entries_apply_at_the_start_or_until_a_sequence_was_generated() {
+        let mut b = SequenceBias::new();
+        b.add_when(&[2], 1.0, When { at_start: true, until: vec![] });
+        b.add_when(&[3], 2.0, When { at_start: false, until: vec![vec![3, 4]] });
+        b.add_when(&[3, 4], 5.0, When { at_start: true, until: vec![] });
+        let run = |generated: &[u32]| {
+            let mut l = vec![0.0; 6];
+            b.clone().process(0, generated, &mut l);
+            (l[2], l[3], l[4])
+        };
+        assert_eq!(run(&[]), (1.0, 2.0, 0.0), "at the start");
+        assert_eq!(run(&[1]), (0.0, 2.0, 0.0), "no longer at the start");
+        assert_eq!(run(&[3]), (0.0, 2.0, 5.0), "the head is the whole output so far");
+        assert_eq!(run(&[1, 3]), (0.0, 2.0, 0.0), "the head, but not at the start");
+        assert_eq!(run(&[3, 4, 1]), (0.0, 0.0, 0.0), "[3, 4] was generated: its boost stops");
     }
 
     #[test]

@@ -106,36 +106,69 @@ impl EngineGenerator {
         if let Some(b) = self.bias_cache.get(&key) {
             return Ok(b.clone());
         }
-        let mut b = SequenceBias::new();
-        // A marker can start the output, follow a space, or (Japanese) sit anywhere.
-        let variants = |w: &str| -> Vec<String> {
-            if w.starts_with('-') || !w.is_ascii() && w.chars().any(|c| ('\u{3040}'..='\u{30FF}').contains(&c)) {
-                vec![w.to_string()]
-            } else {
-                vec![format!(" {w}"), w.to_string()]
-            }
-        };
-        for w in &c.ban {
-            for v in variants(w) {
-                let ids = self.model.encode(&v)?;
-                if !ids.is_empty() {
-                    b.ban(&ids);
-                }
-            }
-        }
-        for (w, bias) in &c.boost {
-            for v in variants(w) {
-                let ids = self.model.encode(&v)?;
-                // Only single-token markers get a boost: a boost on the last token of a longer sequence would
-                // fire only once its head is already there, which is not a nudge.
-                if ids.len() == 1 {
-                    b.add(&ids, *bias);
-                }
-            }
-        }
+        let model = &self.model;
+        let b = sequence_bias(c, &mut |text| model.encode(text))?;
         self.bias_cache.insert(key, b.clone());
         Ok(b)
     }
+}
+
+/// Added to each further token of a required term once its first tokens are written, so a started term is
+/// finished. Measured on Qwen2.5-Coder 0.5B and 1.5B over contract sentences (`tests/terms_and_memory.rs`): at
+/// 6.0 started terms still ran off ("Auftr|itt", "Vertrags|verlust", "Auftragneh|men"); from 10.0 on every started
+/// term was finished, and 100.0 changed nothing more, so a continuation the model is all but certain of can
+/// still win.
+pub const COMPLETE_TERM: f32 = 10.0;
+
+/// The ways a marker or term can be written: after a space and at the output's start (without one); Japanese
+/// text and suffixes (`-tu`) anywhere, as they are.
+fn spellings(w: &str) -> Vec<(String, bool)> {
+    if w.starts_with('-') || !w.is_ascii() && w.chars().any(|c| ('\u{3040}'..='\u{30FF}').contains(&c)) {
+        vec![(w.to_string(), false)]
+    } else {
+        vec![(format!(" {w}"), false), (w.to_string(), true)]
+    }
+}
+
+/// The logits processor for `c`, through the model's tokenizer `encode`. Banned strings are banned in every
+/// spelling, as many tokens as they take. A register marker is boosted only where it is one token: a boost on the
+/// last token of a longer sequence fires only once its head is there, which is no nudge, and a marker's first
+/// piece is a fragment of many other words ("Ih" of "Ihnen"), so pushing it would push the wrong words. A required
+/// term ([`Constraints::terms`]) is enforced whole: its first token gets the term's bias until the term has been
+/// written (so it is written once, not wherever its first piece fits), and each further token gets
+/// [`COMPLETE_TERM`] right after the term's preceding tokens, also until the term is there. A spelling without the
+/// leading space only starts the output (mid-text it would glue the term to the previous word).
+pub fn sequence_bias(c: &Constraints, encode: &mut dyn FnMut(&str) -> anyhow::Result<Vec<u32>>) -> anyhow::Result<SequenceBias> {
+    use registro_engine::logits::When;
+    let mut b = SequenceBias::new();
+    for w in &c.ban {
+        for (v, _) in spellings(w) {
+            let ids = encode(&v)?;
+            if !ids.is_empty() {
+                b.ban(&ids);
+            }
+        }
+    }
+    for (w, bias) in &c.boost {
+        let spelled: Vec<(Vec<u32>, bool)> =
+            spellings(w).into_iter().map(|(v, at_start)| Ok((encode(&v)?, at_start))).collect::<anyhow::Result<Vec<_>>>()?;
+        let spelled: Vec<(Vec<u32>, bool)> = spelled.into_iter().filter(|(ids, _)| !ids.is_empty()).collect();
+        if !c.terms.contains(w) {
+            for (ids, _) in spelled.iter().filter(|(ids, _)| ids.len() == 1) {
+                b.add(ids, *bias);
+            }
+            continue;
+        }
+        let written: Vec<Vec<u32>> = spelled.iter().map(|(ids, _)| ids.clone()).collect();
+        for (ids, at_start) in &spelled {
+            let when = When { at_start: *at_start, until: written.clone() };
+            b.add_when(&ids[..1], *bias, when.clone());
+            for end in 2..=ids.len() {
+                b.add_when(&ids[..end], COMPLETE_TERM, when.clone());
+            }
+        }
+    }
+    Ok(b)
 }
 
 impl Generator for EngineGenerator {
@@ -317,5 +350,105 @@ impl EngineGenerator {
     fn options(&self, max_tokens: usize) -> GenerateOptions {
         // A repeated 4-gram in one sentence is almost always a small model looping, never a translation.
         GenerateOptions { max_tokens, stop_strings: self.stops.clone(), no_repeat_ngram: 4, ..Default::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use registro_engine::LogitsProcessor;
+
+    use super::*;
+
+    /// A tokenizer of four-character pieces, ids handed out as pieces are first seen: " Auftragnehmer" is four
+    /// tokens, " Sie" one.
+    struct Pieces(HashMap<String, u32>);
+
+    impl Pieces {
+        fn encode(&mut self, text: &str) -> Vec<u32> {
+            let chars: Vec<char> = text.chars().collect();
+            chars
+                .chunks(4)
+                .map(|c| {
+                    let piece: String = c.iter().collect();
+                    let next = self.0.len() as u32;
+                    *self.0.entry(piece).or_insert(next)
+                })
+                .collect()
+        }
+    }
+
+    fn bias_for(c: &Constraints) -> (SequenceBias, Pieces) {
+        let mut p = Pieces(HashMap::new());
+        let b = sequence_bias(c, &mut |t| Ok(p.encode(t))).unwrap();
+        (b, p)
+    }
+
+    /// The bias each token gets after `generated`.
+    fn logits(b: &SequenceBias, generated: &[u32]) -> Vec<f32> {
+        let mut l = vec![0.0; 64];
+        b.clone().process(0, generated, &mut l);
+        l
+    }
+
+    #[test]
+    fn a_multi_token_term_is_started_then_completed_and_left_alone_once_written() {
+        let c = Constraints::default().with_terms(&registro_qa::termbase::GenerationTerms { require: vec!["Auftragnehmer".into()], ban: vec![] });
+        let (b, mut p) = bias_for(&c);
+        let spaced = p.encode(" Auftragnehmer");
+        let bare = p.encode("Auftragnehmer");
+        assert_eq!((spaced.len(), bare.len()), (4, 4));
+        let other = p.encode(" Das");
+        let term = super::super::constrain::TERM_BOOST;
+
+        // At the start: both spellings' first tokens; mid-text only the one after a space.
+        let start = logits(&b, &[]);
+        assert_eq!((start[spaced[0] as usize], start[bare[0] as usize]), (term, term));
+        let mid = logits(&b, &other);
+        assert_eq!((mid[spaced[0] as usize], mid[bare[0] as usize]), (term, 0.0), "a bare spelling never starts mid-text");
+
+        // Each further token completes a started term, in either spelling.
+        let mut generated = other.clone();
+        for k in 1..spaced.len() {
+            generated.push(spaced[k - 1]);
+            let l = logits(&b, &generated);
+            assert_eq!(l[spaced[k] as usize], COMPLETE_TERM, "token {k} of the spaced term");
+        }
+        for k in 1..bare.len() {
+            let l = logits(&b, &bare[..k]);
+            assert_eq!(l[bare[k] as usize], COMPLETE_TERM, "token {k} of the bare term at the start");
+        }
+        // A piece that only starts the term elsewhere is not completed (a bare spelling mid-text).
+        let mut glued = other.clone();
+        glued.push(bare[0]);
+        assert_eq!(logits(&b, &glued)[bare[1] as usize], 0.0);
+
+        // Once the term is written nothing is pushed any more: no second copy wherever its first piece fits.
+        let mut done = other.clone();
+        done.extend(&spaced);
+        let l = logits(&b, &done);
+        assert!(l.iter().all(|&x| x == 0.0), "{l:?}");
+        done.push(spaced[0]);
+        assert_eq!(logits(&b, &done)[spaced[1] as usize], 0.0);
+    }
+
+    #[test]
+    fn register_markers_are_boosted_only_as_single_tokens_and_bans_take_any_length() {
+        let c = Constraints { ban: vec!["dich".into()], boost: vec![("Sie".into(), 1.5), ("Ihnen".into(), 1.5)], terms: vec![] };
+        let (b, mut p) = bias_for(&c);
+        let sie = p.encode(" Sie");
+        assert_eq!(sie.len(), 1);
+        let ihnen = p.encode(" Ihnen");
+        assert_eq!(ihnen.len(), 2);
+        let l = logits(&b, &[]);
+        assert_eq!(l[sie[0] as usize], 1.5);
+        assert_eq!(l[ihnen[0] as usize], 0.0, "a marker's first piece is not pushed");
+        assert_eq!(logits(&b, &ihnen[..1])[ihnen[1] as usize], 0.0, "nor completed");
+        let l = logits(&b, &[ihnen[0]]);
+        assert_eq!(l[sie[0] as usize], 1.5, "a marker keeps its nudge everywhere");
+        let dich = p.encode(" dich");
+        assert_eq!(dich.len(), 2);
+        assert_eq!(logits(&b, &dich[..1])[dich[1] as usize], f32::NEG_INFINITY);
     }
 }

@@ -7,6 +7,12 @@ pub struct Constraints {
     pub ban: Vec<String>,
     /// (marker, logit bias) pairs; a small positive bias only, so fluency still decides.
     pub boost: Vec<(String, f32)>,
+    /// The boosted strings that are a termbase's required terms (each also in `boost`, with its bias). A register
+    /// marker is a nudge on a single token; a term is asked for whole: the engine boosts its first token until the
+    /// term is written and completes a term once started, however many tokens it takes. A backend that can only
+    /// bias single tokens (a server's `logit_bias`) treats it as any boost.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub terms: Vec<String>,
 }
 
 impl Constraints {
@@ -18,12 +24,15 @@ impl Constraints {
     /// register marker (the client asked for that word).
     pub fn with_terms(mut self, terms: &registro_qa::termbase::GenerationTerms) -> Self {
         self.ban.extend(terms.ban.iter().cloned());
-        self.boost.extend(terms.require.iter().map(|t| (t.clone(), TERM_BOOST)));
+        for t in &terms.require {
+            self.boost.push((t.clone(), TERM_BOOST));
+            self.terms.push(t.clone());
+        }
         self
     }
 }
 
-const TERM_BOOST: f32 = 3.0;
+pub const TERM_BOOST: f32 = 3.0;
 
 const BOOST: f32 = 1.5;
 
@@ -76,5 +85,5 @@ pub fn for_register(lang: Lang, register: Register) -> Constraints {
         (Lang::Vi, Register::Formal) => vec!["cậu".into(), "Cậu".into(), "mày".into(), "tớ".into()],
         _ => ban.iter().map(|s| s.to_string()).collect(),
     };
-    Constraints { ban, boost: boost.iter().map(|s| (s.to_string(), BOOST)).collect() }
+    Constraints { ban, boost: boost.iter().map(|s| (s.to_string(), BOOST)).collect(), terms: Vec::new() }
 }

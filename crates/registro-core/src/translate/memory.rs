@@ -1,8 +1,14 @@
 //! The translation memory: the approved segments of a project's translate runs, per target language and register,
 //! looked up by source similarity (fuzzy matches ≥ 75%, as CAT tools show them). A match in another register
-//! would put the wrong address form back into the document, so the register is part of the key.
+//! would put the wrong address form back into the document, so the register is part of the key: a segment's own
+//! register, the run's unless that sentence was overridden. Besides the review grid's matches, [`Examples`] are
+//! what a new translation in the project is shown: each segment's match as a few-shot exchange before it.
 
+use std::collections::HashMap;
+
+use anyhow::Context;
 use registro_metrics::distance::{levenshtein, levenshtein_exceeds};
+use registro_register::{Lang, Register};
 use registro_store::{RunId, Store};
 use serde::Serialize;
 
@@ -31,14 +37,29 @@ fn normalise(s: &str) -> Vec<char> {
 }
 
 impl Memory {
-    /// The approved segments of `project` into `lang` in `register`, leaving out run `except` (the one under review).
+    /// The approved segments of `project` into `lang` in `register`, leaving out run `except` (the one under
+    /// review). A sentence whose register was overridden in its run counts in its own register: a formal run's
+    /// informal sentence is in the informal memory. The register's own runs come first, newest first.
     pub fn load(store: &Store, project: i64, lang: &str, register: &str, except: Option<RunId>) -> anyhow::Result<Memory> {
-        let units = store
-            .approved_translations(project, lang, register, MAX_UNITS)?
-            .into_iter()
-            .filter(|(run, _, source, target)| Some(*run) != except && !source.trim().is_empty() && !target.trim().is_empty())
-            .map(|(run, _, source, target)| (normalise(&source), source, target, run))
-            .collect();
+        let mut units = Vec::new();
+        let mut overrides: HashMap<RunId, serde_json::Value> = HashMap::new();
+        let others = [Register::Formal, Register::Informal, Register::Respectful].map(Register::as_str);
+        let run_registers = std::iter::once(register).chain(others.into_iter().filter(|r| *r != register));
+        for run_register in run_registers {
+            for (run, idx, source, target) in store.approved_translations(project, lang, run_register, MAX_UNITS)? {
+                if Some(run) == except || source.trim().is_empty() || target.trim().is_empty() {
+                    continue;
+                }
+                if !overrides.contains_key(&run) {
+                    let params = store.run(run)?.params;
+                    overrides.insert(run, params.get("register_overrides").cloned().unwrap_or_default());
+                }
+                let own = overrides[&run].get(idx.to_string()).and_then(|v| v.as_str()).unwrap_or(run_register);
+                if own == register && units.len() < MAX_UNITS {
+                    units.push((normalise(&source), source, target, run));
+                }
+            }
+        }
         Ok(Memory { units })
     }
 
@@ -81,6 +102,53 @@ impl Memory {
                 run_id: *run,
             }
         })
+    }
+}
+
+/// A run's translation-memory examples: the best approved match (in the segment's own register) of each
+/// segment's source, looked up once when the run starts. The control layer shows a segment's match to the model
+/// as a user/assistant exchange right before it, after the document's shared prefix (`prompt::build_with`).
+#[derive(Clone, Debug, Default)]
+pub struct Examples {
+    by_register: HashMap<Register, HashMap<String, TmMatch>>,
+}
+
+impl Examples {
+    /// The matches of `sources` (each in its register) among the approved segments of `project` into `lang`,
+    /// leaving out run `except` (a run being resumed). One memory is loaded per register in use.
+    pub fn lookup(store: &Store, project: i64, lang: Lang, sources: &[String], registers: &[Register], except: Option<RunId>) -> anyhow::Result<Examples> {
+        anyhow::ensure!(registers.len() == sources.len(), "{} registers for {} segments", registers.len(), sources.len());
+        let mut memories: HashMap<Register, Memory> = HashMap::new();
+        let mut by_register: HashMap<Register, HashMap<String, TmMatch>> = HashMap::new();
+        let mut looked_up: std::collections::HashSet<(Register, &str)> = Default::default();
+        for (source, &register) in sources.iter().zip(registers) {
+            if source.trim().is_empty() || !looked_up.insert((register, source.as_str())) {
+                continue;
+            }
+            if !memories.contains_key(&register) {
+                let m = Memory::load(store, project, lang.code(), register.as_str(), except)
+                    .with_context(|| format!("loading the project's translation memory ({} {})", lang.code(), register.as_str()))?;
+                memories.insert(register, m);
+            }
+            if let Some(hit) = memories[&register].best_match(source) {
+                by_register.entry(register).or_default().insert(source.clone(), hit);
+            }
+        }
+        Ok(Examples { by_register })
+    }
+
+    /// The approved pair to show before `source` translated in `register`.
+    pub fn get(&self, register: Register, source: &str) -> Option<&TmMatch> {
+        self.by_register.get(&register)?.get(source)
+    }
+
+    /// How many of the segments get an example (what a run's params record as `memory_examples`).
+    pub fn count(&self, sources: &[String], registers: &[Register]) -> usize {
+        sources.iter().zip(registers).filter(|(s, r)| self.get(**r, s).is_some()).count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_register.is_empty()
     }
 }
 

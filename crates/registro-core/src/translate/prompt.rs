@@ -126,6 +126,21 @@ pub fn system_text(spec: &PromptSpec<'_>) -> String {
 /// rendering of the conversation without the segment's turn, so that `prefix + turn` is byte-identical to the
 /// template's rendering of the whole conversation and the prefix's KV cache can be reused for every segment.
 pub fn build(format: &ChatFormat, spec: &PromptSpec<'_>, source: &str) -> anyhow::Result<Prompt> {
+    build_with(format, spec, None, source)
+}
+
+/// An approved (source, target) pair of the project's translation memory shown to the model as one exchange
+/// right before the segment it matches.
+#[derive(Clone, Copy, Debug)]
+pub struct MemoryExample<'a> {
+    pub source: &'a str,
+    pub target: &'a str,
+}
+
+/// [`build`] with a translation-memory example: one more user/assistant exchange in the segment's own turn, after
+/// the shared prefix, so the prefix (and its KV cache) stays the same for every segment of the document whether
+/// or not it has a match; `prefix + turn` is still the template's rendering of the whole conversation.
+pub fn build_with(format: &ChatFormat, spec: &PromptSpec<'_>, example: Option<MemoryExample<'_>>, source: &str) -> anyhow::Result<Prompt> {
     let system = system_text(spec);
     let lang = spec.lang.name();
     Ok(match format {
@@ -135,9 +150,14 @@ pub fn build(format: &ChatFormat, spec: &PromptSpec<'_>, source: &str) -> anyhow
                 messages.push(ChatMessage::user(&shot.source));
                 messages.push(ChatMessage::assistant(&shot.wanted));
             }
+            let shared = messages.len();
+            if let Some(ex) = example {
+                messages.push(ChatMessage::user(ex.source));
+                messages.push(ChatMessage::assistant(ex.target));
+            }
             messages.push(ChatMessage::user(source));
             let full = t.render(&messages, true)?;
-            let head = t.render(&messages[..messages.len() - 1], false)?;
+            let head = t.render(&messages[..shared], false)?;
             // The generator puts the model's BOS token first itself.
             let strip_bos = |s: &str| -> String { s.strip_prefix(t.bos_token.as_str()).filter(|_| !t.bos_token.is_empty()).unwrap_or(s).to_string() };
             match full.strip_prefix(head.as_str()) {
@@ -152,7 +172,69 @@ pub fn build(format: &ChatFormat, spec: &PromptSpec<'_>, source: &str) -> anyhow
             for shot in spec.shots {
                 prefix.push_str(&format!("English: {}\n{lang}: {}\n\n", shot.source, shot.wanted));
             }
-            Prompt { prefix, turn: format!("English: {source}\n{lang}:") }
+            let mut turn = String::new();
+            if let Some(ex) = example {
+                turn.push_str(&format!("English: {}\n{lang}: {}\n\n", ex.source, ex.target));
+            }
+            turn.push_str(&format!("English: {source}\n{lang}:"));
+            Prompt { prefix, turn }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use registro_engine::chat::{ChatMessage, ChatTemplate};
+
+    use super::*;
+
+    fn shots() -> Vec<Shot> {
+        vec![Shot { source: "Are you coming?".into(), wanted: "Kommen Sie?".into(), wanted_marked: "Kommen [Sie]?".into(), avoid_marked: "Kommst [du]?".into() }]
+    }
+
+    const EXAMPLE: MemoryExample<'static> = MemoryExample { source: "Please sign the last page.", target: "Bitte unterschreiben Sie die letzte Seite." };
+
+    /// A translation-memory example goes into the segment's turn: the prefix is the one every other segment of the
+    /// document continues (its KV cache is shared), and prefix + turn is still the template's own rendering of the
+    /// whole conversation, example exchange included.
+    #[test]
+    fn a_memory_example_is_rendered_in_the_turn_after_the_shared_prefix() {
+        for shots in [shots(), Vec::new()] {
+            let spec = PromptSpec { lang: Lang::De, register: Register::Formal, instruct: true, gender: None, shots: &shots };
+            for family in ["qwen2", "gemma3", "llama"] {
+                let t = ChatTemplate::builtin(family);
+                let format = ChatFormat::Template(t.clone());
+                let plain = build(&format, &spec, "Please sign the first page.").unwrap();
+                let with = build_with(&format, &spec, Some(EXAMPLE), "Please sign the first page.").unwrap();
+                assert_eq!(with.prefix, plain.prefix, "{family}: the shared prefix does not depend on the example");
+                let mut messages = vec![ChatMessage::system(&system_text(&spec))];
+                for s in &shots {
+                    messages.push(ChatMessage::user(&s.source));
+                    messages.push(ChatMessage::assistant(&s.wanted));
+                }
+                messages.push(ChatMessage::user(EXAMPLE.source));
+                messages.push(ChatMessage::assistant(EXAMPLE.target));
+                messages.push(ChatMessage::user("Please sign the first page."));
+                let whole = t.render(&messages, true).unwrap();
+                assert_eq!(format!("{}{}{}", t.bos_token, with.prefix, with.turn), whole, "{family}");
+                assert!(with.turn.contains(EXAMPLE.target) && !with.prefix.contains(EXAMPLE.target), "{family}");
+                let example_at = with.turn.find(EXAMPLE.source).unwrap();
+                assert!(example_at < with.turn.find("Please sign the first page.").unwrap(), "{family}: the example comes first");
+            }
+        }
+    }
+
+    #[test]
+    fn plain_prompts_show_the_memory_example_as_one_more_pair_of_lines() {
+        let shots = shots();
+        let spec = PromptSpec { lang: Lang::De, register: Register::Formal, instruct: true, gender: None, shots: &shots };
+        let plain = build(&ChatFormat::Plain, &spec, "Please sign the first page.").unwrap();
+        let with = build_with(&ChatFormat::Plain, &spec, Some(EXAMPLE), "Please sign the first page.").unwrap();
+        assert_eq!(with.prefix, plain.prefix);
+        assert_eq!(
+            with.turn,
+            "English: Please sign the last page.\nGerman: Bitte unterschreiben Sie die letzte Seite.\n\nEnglish: Please sign the first page.\nGerman:"
+        );
+        assert_eq!(plain.turn, "English: Please sign the first page.\nGerman:");
+    }
 }

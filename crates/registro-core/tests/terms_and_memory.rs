@@ -1,0 +1,214 @@
+//! What a translator's project remembers reaches the model: approved segments of earlier runs come back as a
+//! few-shot exchange before the sentences they match (the translation memory), and a termbase's required terms
+//! are written whole even when they take several tokens (with the real Qwen2.5-Coder 0.5B when it is cached).
+
+use std::sync::atomic::AtomicBool;
+
+use registro_core::progress::CancelToken;
+use registro_core::translate::prompt::ChatFormat;
+use registro_core::translate::{self as tr, Constraints, Controls, EngineGenerator, Generated, Generator, Lang, Options, Register};
+use registro_engine::chat::ChatTemplate;
+use registro_store::{NewDocument, NewSegment, RunStatus, SegmentStatus, Store};
+
+/// A model that answers every segment with the same sentence and keeps each prompt it was given.
+struct Recorder {
+    format: ChatFormat,
+    /// (prefix, turn) of every request, in order.
+    prompts: Vec<(String, String)>,
+}
+
+impl Recorder {
+    fn new() -> Self {
+        Recorder { format: ChatFormat::Template(ChatTemplate::builtin("qwen2")), prompts: Vec::new() }
+    }
+
+    /// The prompt the segment `source` was translated from (its turn ends with the source's user message).
+    fn prompt_for(&self, source: &str) -> &(String, String) {
+        let end = format!("<|im_start|>user\n{source}<|im_end|>\n<|im_start|>assistant\n");
+        let found: Vec<&(String, String)> = self.prompts.iter().filter(|(_, turn)| turn.ends_with(&end)).collect();
+        assert_eq!(found.len(), 1, "one prompt for {source:?}: {:#?}", self.prompts);
+        found[0]
+    }
+}
+
+impl Generator for Recorder {
+    fn id(&self) -> String {
+        "recorder".into()
+    }
+    fn chat_format(&self) -> &ChatFormat {
+        &self.format
+    }
+    fn generate(&mut self, prefix: &str, turn: &str, n: usize, _: usize, _: &Constraints, _: &AtomicBool) -> anyhow::Result<Vec<Generated>> {
+        self.prompts.push((prefix.to_string(), turn.to_string()));
+        Ok(vec![Generated { text: "Bitte prüfen Sie das.".into(), logprob: -2.0, tokens: 4 }; n.max(1)])
+    }
+}
+
+fn document(store: &mut Store, project: i64, name: &str, sources: &[&str]) -> i64 {
+    let doc = NewDocument {
+        name: name.into(),
+        source_lang: "en".into(),
+        format: "text".into(),
+        segments: sources.iter().map(|s| NewSegment { text: s.to_string(), references: vec![] }).collect(),
+        ..Default::default()
+    };
+    store.insert_document(project, &doc).unwrap()
+}
+
+/// Translates `sources` as document `doc` of `project` with the recorder; returns the run and the prompts.
+fn translate(store: &mut Store, project: i64, doc: i64, sources: &[&str], registers: Option<&[Register]>, controls: &str) -> (i64, Recorder) {
+    let mut rec = Recorder::new();
+    let texts: Vec<String> = sources.iter().map(|s| s.to_string()).collect();
+    let opts = Options { controls: controls.parse::<Controls>().unwrap(), n_best: 1, ..Options::new(Lang::De, Register::Formal) };
+    let mut t = tr::Translator::new(&mut rec, None);
+    let target = tr::RunTarget { project_id: project, document_id: Some(doc) };
+    let (run, segs) = tr::translate_and_store(store, &target, &mut t, &texts, registers, &opts, &mut |_| {}, &CancelToken::new()).unwrap();
+    assert_eq!(segs.len(), sources.len());
+    drop(t);
+    (run, rec)
+}
+
+/// The translator corrects a segment and approves it (the review grid's Ctrl+Enter).
+fn approve(store: &mut Store, run: i64, segment: usize, register: Register, text: &str) {
+    tr::store_edit(store, run, segment, Lang::De, register, text).unwrap();
+    store.set_output_status(run, segment as i64, SegmentStatus::Approved).unwrap();
+}
+
+#[test]
+fn an_approved_segment_is_shown_to_the_model_before_a_similar_sentence_of_the_next_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(dir.path().join("tm.db")).unwrap();
+    let project = store.create_project("contracts").unwrap().id;
+
+    let first = ["Please sign the last page of the contract.", "Send it back by Friday."];
+    let doc = document(&mut store, project, "contract-v1.txt", &first);
+    let (run1, _) = translate(&mut store, project, doc, &first, None, "prompt,fewshot");
+    assert_eq!(store.run(run1).unwrap().params["memory_examples"], 0, "nothing approved yet");
+    const APPROVED: &str = "Bitte unterschreiben Sie die letzte Seite des Vertrags.";
+    approve(&mut store, run1, 0, Register::Formal, APPROVED);
+
+    // The next document: a near-identical sentence, an unrelated one, and the same sentence asked informally (a
+    // formal translation would bring the wrong address form back).
+    let next = ["Please sign the last page of this contract.", "Call me tomorrow.", "Please sign the last page of the contract!"];
+    let regs = [Register::Formal, Register::Formal, Register::Informal];
+    let doc2 = document(&mut store, project, "contract-v2.txt", &next);
+    let (run2, rec) = translate(&mut store, project, doc2, &next, Some(&regs), "prompt,fewshot");
+    let (prefix, turn) = rec.prompt_for(next[0]);
+    assert!(turn.contains(APPROVED) && turn.contains(first[0]), "the approved pair is in the segment's turn: {turn}");
+    assert!(turn.find(APPROVED).unwrap() < turn.find(next[0]).unwrap(), "as an exchange before the segment: {turn}");
+    let (other_prefix, other_turn) = rec.prompt_for(next[1]);
+    assert_eq!(prefix, other_prefix, "the shared prefix (and its KV cache) is the same with and without a match");
+    assert!(!prefix.contains(APPROVED) && !other_turn.contains(APPROVED), "no match, no example");
+    assert!(!rec.prompt_for(next[2]).1.contains(APPROVED), "an informal sentence is not shown the formal translation");
+    let params = store.run(run2).unwrap().params;
+    assert_eq!(params["memory_examples"], 1, "{params}");
+
+    // The informal sentence, corrected and approved in that formal run, is the informal memory's: an informal
+    // document is shown it, a formal one still the formal translation.
+    const INFORMAL: &str = "Unterschreib bitte die letzte Seite des Vertrags!";
+    approve(&mut store, run2, 2, Register::Informal, INFORMAL);
+    let third = ["Please sign the last page of the contract."];
+    let doc3 = document(&mut store, project, "contract-v3.txt", &third);
+    let (_, rec) = translate(&mut store, project, doc3, &third, Some(&[Register::Informal]), "prompt,fewshot");
+    let turn = &rec.prompt_for(third[0]).1;
+    assert!(turn.contains(INFORMAL) && !turn.contains(APPROVED), "{turn}");
+    let (_, rec) = translate(&mut store, project, doc3, &third, None, "prompt,fewshot");
+    let turn = &rec.prompt_for(third[0]).1;
+    assert!(turn.contains(APPROVED) && !turn.contains(INFORMAL), "{turn}");
+
+    // Few-shot examples are a control: without it (the generic system of an ablation, say) none is shown.
+    let (run, rec) = translate(&mut store, project, doc3, &third, None, "prompt,constrain");
+    assert!(!rec.prompt_for(third[0]).1.contains(APPROVED));
+    assert_eq!(store.run(run).unwrap().params["memory_examples"], 0);
+}
+
+/// A resumed run is shown the project's memory as it is now (the run's own segments left out) and says how many
+/// resumed segments were, with the real Qwen2.5-Coder 0.5B (resume loads the run's own model).
+#[test]
+fn a_resumed_translation_uses_the_memory_too() {
+    const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
+    if let Err(e) = registro_core::models::resolve(MODEL) {
+        println!("skipped: {MODEL} is not in the model cache ({e:#})");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tm.db");
+    let mut store = Store::open(&path).unwrap();
+    let project = store.create_project("contracts").unwrap().id;
+    let first = ["Please sign the last page of the contract."];
+    let doc = document(&mut store, project, "v1.txt", &first);
+    let (run1, _) = translate(&mut store, project, doc, &first, None, "prompt,fewshot");
+    approve(&mut store, run1, 0, Register::Formal, "Bitte unterschreiben Sie die letzte Seite des Vertrags.");
+
+    let next = ["Thank you for your help.", "Please sign the last page of this contract."];
+    let doc2 = document(&mut store, project, "v2.txt", &next);
+    let mut gen = EngineGenerator::load(MODEL).unwrap();
+    let mut t = tr::Translator::new(&mut gen, None);
+    let opts = Options { controls: "prompt,fewshot".parse::<Controls>().unwrap(), n_best: 1, max_tokens: 32, ..Options::new(Lang::De, Register::Formal) };
+    let cancel = CancelToken::new();
+    let stop = cancel.clone();
+    let texts: Vec<String> = next.iter().map(|s| s.to_string()).collect();
+    let target = tr::RunTarget { project_id: project, document_id: Some(doc2) };
+    let (run, done) = tr::translate_and_store(&mut store, &target, &mut t, &texts, None, &opts, &mut |_| stop.cancel(), &cancel).unwrap();
+    drop(t);
+    drop(gen);
+    assert_eq!(done.len(), 1);
+    assert_eq!(store.run(run).unwrap().params["memory_examples"], 1);
+    let out = registro_core::resume::resume_run(&mut store, run, &mut |_| {}, &CancelToken::new()).unwrap();
+    assert_eq!((out.produced, out.run.status), (1, RunStatus::Done));
+    let resumed = if done[0].index == 0 { 1 } else { 0 };
+    assert_eq!(out.run.params["memory_examples_resumed"].as_u64().unwrap_or(0), resumed, "{}", out.run.params);
+    let translated = store.outputs(run).unwrap();
+    println!("{:?}", translated.iter().map(|o| &o.text).collect::<Vec<_>>());
+    if resumed == 1 {
+        // The model copies most of the approved sentence it was shown.
+        assert!(translated[1].text.contains("letzte Seite"), "{:?}", translated[1].text);
+    }
+}
+
+/// A termbase's required terms that take several tokens ("Vertragsstrafe" is " Ver|tr|ags|str|afe" to Qwen) are
+/// written: before, only single-token terms were boosted, and the 0.5B wrote "Vertragssatz" and "Wartepzeit".
+#[test]
+fn multi_token_required_terms_appear_in_the_translation() {
+    const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
+    if let Err(e) = registro_core::models::resolve(MODEL) {
+        println!("skipped: {MODEL} is not in the model cache ({e:#})");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("terms.tsv");
+    std::fs::write(&path, "source\ttarget\ncontractual penalty\tVertragsstrafe\nwarranty period\tGewährleistungsfrist\ncontractor\tAuftragnehmer\n").unwrap();
+    let tb = registro_core::qa::load_termbase(&path, Lang::De).unwrap();
+    let mut gen = EngineGenerator::load(MODEL).unwrap();
+    for term in ["Vertragsstrafe", "Gewährleistungsfrist", "Auftragnehmer"] {
+        assert!(gen.model().encode(&format!(" {term}")).unwrap().len() > 1, "{term} is several tokens");
+    }
+    let sources: Vec<String> = [
+        "A contractual penalty applies to late delivery.",
+        "The warranty period is two years from acceptance.",
+        "The contractor must finish the work by May.",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut t = tr::Translator::new(&mut gen, None);
+    let mut missing = |termbase: bool| {
+        let opts = Options {
+            controls: "prompt,constrain".parse::<Controls>().unwrap(),
+            n_best: 1,
+            max_tokens: 48,
+            termbase: termbase.then(|| tb.clone()),
+            ..Options::new(Lang::De, Register::Formal)
+        };
+        let segs = t.translate(&sources, &opts, &AtomicBool::new(false), &mut |_| Ok(())).unwrap();
+        segs.iter()
+            .filter(|s| {
+                let found = tb.check_segment(s.index, &s.source, &s.text, Some(Register::Formal));
+                println!("termbase {termbase}: {:?} → {:?}, {} issue(s)", s.source, s.text, found.issues.len());
+                !found.issues.is_empty()
+            })
+            .count()
+    };
+    assert!(missing(false) > 0, "without the termbase the model misses a term (else this test shows nothing)");
+    assert_eq!(missing(true), 0, "every required term is written whole");
+}
