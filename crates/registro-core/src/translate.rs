@@ -555,6 +555,12 @@ pub fn translate_contrastive_and_store(
         return Ok((vec![formal_run], Vec::new()));
     }
     let (informal_run, informal) = translate_and_store(store, target, tr, sources, None, &Options { register: Register::Informal, ..opts.clone() }, &mut |p| progress(Progress { done: n + p.done, total: 2 * n, ..p }), cancel)?;
+    // Each run names the other, so the review grid shows the two registers as two target columns.
+    for (run, other) in [(formal_run, informal_run), (informal_run, formal_run)] {
+        let mut params = store.run(run)?.params;
+        params["contrastive_with"] = serde_json::json!(other);
+        store.set_run_params(run, &params)?;
+    }
     let pairs = formal.into_iter().zip(informal).map(|(formal, informal)| ContrastivePair { formal, informal }).collect();
     Ok((vec![formal_run, informal_run], pairs))
 }
