@@ -4,6 +4,7 @@
 //!
 //! Inline markup (XLIFF `<g>`, `<x/>`, `<ph>`, `<pc>`, …) reaches the translator as numbered placeholders
 //! (`<1>`, `</1>`, `<2/>`) and is put back verbatim on export.
+#![forbid(unsafe_code)]
 
 mod docx;
 pub mod fuzz;

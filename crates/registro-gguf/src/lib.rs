@@ -17,6 +17,7 @@
 //!
 //! [`parse`] takes bytes (the fuzzer's entry point), [`parse_reader`] any `Read` (only the header is read, not
 //! the tensor data).
+#![forbid(unsafe_code)]
 mod decoder;
 mod types;
 pub mod write;

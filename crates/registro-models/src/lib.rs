@@ -3,6 +3,7 @@
 //! before an atomic rename, each failed source reported before the next is tried), one fetch of a model at a time
 //! (a second waits for the first), and never handing out a file that is not known to be intact: a file is hashed
 //! before its first load and one that failed verification is refused until it is fetched again.
+#![forbid(unsafe_code)]
 mod events;
 mod fetch;
 mod gguf;

@@ -8,6 +8,7 @@
 //! The API key comes from `REGISTRO_API_KEY` or the OS keyring ([`key_store`]) and is held in [`ApiKey`], whose
 //! `Debug` prints no secret; every error text passes through
 //! [`Client::scrub`] so a server echoing the key back cannot put it into a log, a run or a message.
+#![forbid(unsafe_code)]
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
