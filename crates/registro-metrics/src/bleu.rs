@@ -7,6 +7,7 @@ use crate::fxhash::{map_with_capacity, FxMap};
 use serde::Serialize;
 
 use crate::metric::{Metric, RefPrep};
+use crate::npfloat::NpFloat;
 use crate::text::{py_rstrip, py_split};
 use crate::tokenize::Tokenizer;
 
@@ -176,12 +177,25 @@ impl Bleu {
     /// sacrebleu's `compute_bleu` on already-summed statistics.
     pub fn compute(&self, stats: &[f64]) -> BleuScore {
         let n_ord = self.max_order;
-        let sys_len = stats[0];
-        let ref_len = stats[1];
-        let mut correct: Vec<f64> = stats[2..2 + n_ord].to_vec();
-        let mut total: Vec<f64> = stats[2 + n_ord..2 + 2 * n_ord].to_vec();
-        let counts: Vec<u64> = correct.iter().map(|&c| c as u64).collect();
-        let totals: Vec<u64> = total.iter().map(|&c| c as u64).collect();
+        let (score, precisions, bp) = self.score_parts(stats);
+        BleuScore {
+            score,
+            counts: stats[2..2 + n_ord].iter().map(|&c| c as u64).collect(),
+            totals: stats[2 + n_ord..2 + 2 * n_ord].iter().map(|&c| c as u64).collect(),
+            precisions,
+            bp,
+            sys_len: stats[0] as u64,
+            ref_len: stats[1] as u64,
+        }
+    }
+
+    /// Score, smoothed precisions and brevity penalty. The n-gram arithmetic runs in `T`, as numpy's does on an
+    /// array of `T`; the lengths, the brevity penalty and the geometric mean are Python floats either way.
+    fn score_parts<T: NpFloat>(&self, stats: &[T]) -> (f64, Vec<f64>, f64) {
+        let n_ord = self.max_order;
+        let (sys_len, ref_len) = (stats[0].to_f64(), stats[1].to_f64());
+        let mut correct: Vec<T> = stats[2..2 + n_ord].to_vec();
+        let mut total: Vec<T> = stats[2 + n_ord..2 + 2 * n_ord].to_vec();
         let mut bp = 1.0;
         if sys_len < ref_len {
             bp = if sys_len > 0.0 {
@@ -191,102 +205,40 @@ impl Bleu {
             };
         }
         let mut precisions = vec![0.0; n_ord];
-        let mk = |score, precisions| BleuScore {
-            score,
-            counts: counts.clone(),
-            totals: totals.clone(),
-            precisions,
-            bp,
-            sys_len: sys_len as u64,
-            ref_len: ref_len as u64,
-        };
-        if correct.iter().all(|&c| c == 0.0) {
-            return mk(0.0, precisions);
+        if correct.iter().all(|&c| c == T::ZERO) {
+            return (0.0, precisions, bp);
         }
+        let hundred = T::of(100.0);
         let mut smooth_mteval = 1.0;
         let mut eff_order = n_ord;
         for n in 1..=n_ord {
             if let Smooth::AddK(k) = self.smooth {
                 if n > 1 {
-                    correct[n - 1] += k;
-                    total[n - 1] += k;
+                    correct[n - 1] += T::of(k);
+                    total[n - 1] += T::of(k);
                 }
             }
-            if total[n - 1] == 0.0 {
+            if total[n - 1] == T::ZERO {
                 break;
             }
             if self.effective_order {
                 eff_order = n;
             }
-            if correct[n - 1] == 0.0 {
+            if correct[n - 1] == T::ZERO {
                 match self.smooth {
                     Smooth::Exp => {
                         smooth_mteval *= 2.0;
-                        precisions[n - 1] = 100.0 / (smooth_mteval * total[n - 1]);
+                        precisions[n - 1] = (hundred / (T::of(smooth_mteval) * total[n - 1])).to_f64();
                     }
-                    Smooth::Floor(v) => precisions[n - 1] = 100.0 * v / total[n - 1],
+                    Smooth::Floor(v) => precisions[n - 1] = (T::of(100.0 * v) / total[n - 1]).to_f64(),
                     _ => {}
                 }
             } else {
-                precisions[n - 1] = 100.0 * correct[n - 1] / total[n - 1];
+                precisions[n - 1] = (hundred * correct[n - 1] / total[n - 1]).to_f64();
             }
         }
         let s: f64 = precisions[..eff_order].iter().map(|&p| my_log(p)).sum();
-        mk(bp * (s / eff_order as f64).exp(), precisions)
-    }
-
-    /// Same computation with numpy-float32 arithmetic (see [`Metric::score_f32`]).
-    fn compute_f32(&self, stats: &[f32]) -> f64 {
-        let n_ord = self.max_order;
-        let sys_len = stats[0] as i64;
-        let ref_len = stats[1] as i64;
-        let mut correct: Vec<f32> = stats[2..2 + n_ord].to_vec();
-        let mut total: Vec<f32> = stats[2 + n_ord..2 + 2 * n_ord].to_vec();
-        let mut bp = 1.0f64;
-        if sys_len < ref_len {
-            bp = if sys_len > 0 {
-                (1.0 - ref_len as f64 / sys_len as f64).exp()
-            } else {
-                0.0
-            };
-        }
-        if correct.iter().all(|&c| c == 0.0) {
-            return 0.0;
-        }
-        let mut precisions = vec![0.0f64; n_ord];
-        let mut smooth_mteval = 1.0f64;
-        let mut eff_order = n_ord;
-        for n in 1..=n_ord {
-            if let Smooth::AddK(k) = self.smooth {
-                if n > 1 {
-                    correct[n - 1] += k as f32;
-                    total[n - 1] += k as f32;
-                }
-            }
-            if total[n - 1] == 0.0 {
-                break;
-            }
-            if self.effective_order {
-                eff_order = n;
-            }
-            if correct[n - 1] == 0.0 {
-                match self.smooth {
-                    Smooth::Exp => {
-                        smooth_mteval *= 2.0;
-                        precisions[n - 1] =
-                            (100.0f32 / (smooth_mteval as f32 * total[n - 1])) as f64;
-                    }
-                    Smooth::Floor(v) => {
-                        precisions[n - 1] = (((100.0 * v) as f32) / total[n - 1]) as f64
-                    }
-                    _ => {}
-                }
-            } else {
-                precisions[n - 1] = ((100.0f32 * correct[n - 1]) / total[n - 1]) as f64;
-            }
-        }
-        let s: f64 = precisions[..eff_order].iter().map(|&p| my_log(p)).sum();
-        bp * (s / eff_order as f64).exp()
+        (bp * (s / eff_order as f64).exp(), precisions, bp)
     }
 
     /// Sentence-level score against one or more references.
@@ -372,6 +324,6 @@ impl Metric for Bleu {
     }
 
     fn score_f32(&self, stats: &[f32]) -> f64 {
-        self.compute_f32(stats)
+        self.score_parts(stats).0
     }
 }

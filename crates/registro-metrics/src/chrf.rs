@@ -3,6 +3,7 @@
 //! F-score, and sacreBLEU's "effective order" averaging (or eps smoothing). Statistics: `[hyp, ref, match]` per order.
 
 use crate::metric::{Metric, RefPrep};
+use crate::npfloat::NpFloat;
 use crate::text::{is_py_space, py_split};
 
 #[derive(Clone, Debug)]
@@ -180,87 +181,44 @@ impl Chrf {
 
     /// sacrebleu's `_compute_f_score` in float64.
     pub fn f_score(&self, stats: &[f64]) -> f64 {
-        let eps = 1e-16;
-        let factor = (self.beta * self.beta) as f64;
-        let mut score = 0.0;
-        let (mut avg_prec, mut avg_rec, mut eff) = (0.0, 0.0, 0usize);
+        self.f_score_in(stats)
+    }
+
+    /// `_compute_f_score` in the arithmetic of `T`: float64, or numpy float32 as inside sacrebleu's bootstrap.
+    fn f_score_in<T: NpFloat>(&self, stats: &[T]) -> f64 {
+        let eps = T::of(1e-16);
+        let factor = T::from_usize((self.beta * self.beta) as usize);
+        let mut score = T::ZERO;
+        let (mut avg_prec, mut avg_rec, mut eff) = (T::ZERO, T::ZERO, 0usize);
         for i in 0..self.order() {
             let (n_hyp, n_ref, n_match) = (stats[3 * i], stats[3 * i + 1], stats[3 * i + 2]);
-            let prec = if n_hyp > 0.0 { n_match / n_hyp } else { eps };
-            let rec = if n_ref > 0.0 { n_match / n_ref } else { eps };
+            let prec = if n_hyp > T::ZERO { n_match / n_hyp } else { eps };
+            let rec = if n_ref > T::ZERO { n_match / n_ref } else { eps };
             let denom = factor * prec + rec;
-            score += if denom > 0.0 {
-                (1.0 + factor) * prec * rec / denom
+            score += if denom > T::ZERO {
+                (T::ONE + factor) * prec * rec / denom
             } else {
                 eps
             };
-            if n_hyp > 0.0 && n_ref > 0.0 {
+            if n_hyp > T::ZERO && n_ref > T::ZERO {
                 avg_prec += prec;
                 avg_rec += rec;
                 eff += 1;
             }
         }
+        let hundred = T::of(100.0);
         if self.eps_smoothing {
-            return 100.0 * score / self.order() as f64;
+            return (hundred * score / T::from_usize(self.order())).to_f64();
         }
         if eff == 0 {
-            avg_prec = 0.0;
-            avg_rec = 0.0;
+            avg_prec = T::ZERO;
+            avg_rec = T::ZERO;
         } else {
-            avg_prec /= eff as f64;
-            avg_rec /= eff as f64;
+            avg_prec /= T::from_usize(eff);
+            avg_rec /= T::from_usize(eff);
         }
-        if avg_prec + avg_rec != 0.0 {
-            100.0 * ((1.0 + factor) * avg_prec * avg_rec / (factor * avg_prec + avg_rec))
-        } else {
-            0.0
-        }
-    }
-
-    /// The same with numpy float32 arithmetic, as inside sacrebleu's bootstrap.
-    fn f_score_f32(&self, stats: &[f32]) -> f64 {
-        let eps = 1e-16f64;
-        let factor = (self.beta * self.beta) as f32;
-        let mut score = 0.0f32;
-        let (mut avg_prec, mut avg_rec, mut eff) = (0.0f32, 0.0f32, 0usize);
-        for i in 0..self.order() {
-            let (n_hyp, n_ref, n_match) = (stats[3 * i], stats[3 * i + 1], stats[3 * i + 2]);
-            let prec = if n_hyp > 0.0 {
-                n_match / n_hyp
-            } else {
-                eps as f32
-            };
-            let rec = if n_ref > 0.0 {
-                n_match / n_ref
-            } else {
-                eps as f32
-            };
-            let denom = factor * prec + rec;
-            score += if denom > 0.0 {
-                (1.0 + factor) * prec * rec / denom
-            } else {
-                eps as f32
-            };
-            if n_hyp > 0.0 && n_ref > 0.0 {
-                avg_prec += prec;
-                avg_rec += rec;
-                eff += 1;
-            }
-        }
-        if self.eps_smoothing {
-            return (100.0 * score / self.order() as f32) as f64;
-        }
-        if eff == 0 {
-            avg_prec = 0.0;
-            avg_rec = 0.0;
-        } else {
-            avg_prec /= eff as f32;
-            avg_rec /= eff as f32;
-        }
-        if avg_prec + avg_rec != 0.0 {
-            let mut s = (1.0 + factor) * avg_prec * avg_rec;
-            s /= factor * avg_prec + avg_rec;
-            (100.0 * s) as f64
+        if avg_prec + avg_rec != T::ZERO {
+            (hundred * ((T::ONE + factor) * avg_prec * avg_rec / (factor * avg_prec + avg_rec))).to_f64()
         } else {
             0.0
         }
@@ -328,7 +286,7 @@ impl Metric for Chrf {
     }
 
     fn score_f32(&self, stats: &[f32]) -> f64 {
-        self.f_score_f32(stats)
+        self.f_score_in(stats)
     }
 
     fn resampled_f32(&self) -> bool {

@@ -846,63 +846,42 @@ mod tests {
     #[test]
     fn labels_each_kind_of_edit() {
         use EditType::*;
-        assert_eq!(
-            kinds("i think so", "I think so", "en"),
-            vec![("i".into(), "I".into(), Capitalization)]
-        );
-        assert_eq!(
-            kinds("THANKS FOR that", "thanks for that", "en")[0].2,
-            Lowercase
-        );
-        assert_eq!(
-            kinds("ok, fine", "ok; fine", "en"),
-            vec![(",".into(), ";".into(), Punctuation)]
-        );
-        assert_eq!(
-            kinds("it is realy good", "it is really good", "en"),
-            vec![("realy".into(), "really".into(), Spelling)]
-        );
-        assert_eq!(
-            kinds("u r right", "you are right", "en"),
-            vec![
-                ("u".into(), "you".into(), Normalization),
-                ("r".into(), "are".into(), Normalization)
-            ]
-        );
-        assert_eq!(
-            kinds("great!!!", "great!", "en"),
-            vec![("!!!".into(), "!".into(), Repetition)]
-        );
-        assert_eq!(
-            kinds("it is sooo nice", "it is so nice", "en")[0].2,
-            Repetition
-        );
-        assert_eq!(
-            kinds("I came, we talked", "I came. We talked", "en")[0].2,
-            SplitSentences
-        );
-        assert_eq!(
-            kinds("hab keine Zeit", "habe keine Zeit", "de")[0].2,
-            Normalization
-        );
-        assert_eq!(
-            kinds("the cat sat", "a dog was sitting", "en")[0].2,
-            Paraphrase
-        );
-        // Mixed hunks are split into their parts.
-        assert_eq!(
-            kinds("omg thats sooo cool", "Oh my god, that is so cool", "en"),
-            vec![
-                ("omg".into(), "Oh my god".into(), Normalization),
-                ("".into(), ",".into(), Punctuation),
-                ("thats".into(), "that is".into(), Normalization),
-                ("sooo".into(), "so".into(), Repetition),
-            ]
-        );
-        assert_eq!(
-            kinds("i dont care", "I do not care", "en")[0],
-            ("i".into(), "I".into(), Capitalization)
-        );
+        // Every labelled edit of the pair, in order: (before, after, kind).
+        type Edits = &'static [(&'static str, &'static str, EditType)];
+        let every: &[(&str, &str, &str, Edits)] = &[
+            ("i think so", "I think so", "en", &[("i", "I", Capitalization)]),
+            ("ok, fine", "ok; fine", "en", &[(",", ";", Punctuation)]),
+            ("it is realy good", "it is really good", "en", &[("realy", "really", Spelling)]),
+            ("u r right", "you are right", "en", &[("u", "you", Normalization), ("r", "are", Normalization)]),
+            ("great!!!", "great!", "en", &[("!!!", "!", Repetition)]),
+            // Mixed hunks are split into their parts.
+            (
+                "omg thats sooo cool",
+                "Oh my god, that is so cool",
+                "en",
+                &[
+                    ("omg", "Oh my god", Normalization),
+                    ("", ",", Punctuation),
+                    ("thats", "that is", Normalization),
+                    ("sooo", "so", Repetition),
+                ],
+            ),
+        ];
+        for &(old, new, lang, want) in every {
+            let want: Vec<(String, String, EditType)> = want.iter().map(|&(o, n, k)| (o.into(), n.into(), k)).collect();
+            assert_eq!(kinds(old, new, lang), want, "{old:?} → {new:?}");
+        }
+        // The kind of the first labelled edit.
+        for (old, new, lang, first) in [
+            ("THANKS FOR that", "thanks for that", "en", Lowercase),
+            ("it is sooo nice", "it is so nice", "en", Repetition),
+            ("I came, we talked", "I came. We talked", "en", SplitSentences),
+            ("hab keine Zeit", "habe keine Zeit", "de", Normalization),
+            ("the cat sat", "a dog was sitting", "en", Paraphrase),
+        ] {
+            assert_eq!(kinds(old, new, lang)[0].2, first, "{old:?} → {new:?}");
+        }
+        assert_eq!(kinds("i dont care", "I do not care", "en")[0], ("i".into(), "I".into(), Capitalization));
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod ja;
 pub mod macc;
 pub mod metric;
 pub mod nprand;
+mod npfloat;
 pub mod significance;
 pub mod style;
 pub mod ter;

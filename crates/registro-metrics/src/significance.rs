@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use crate::metric::{par_map, Metric, SegmentStats};
+use crate::npfloat::NpFloat;
 use crate::nprand::Pcg64;
 use crate::MetricError;
 
@@ -23,17 +24,18 @@ pub struct TestResult {
     pub ci: Option<f64>,
 }
 
-/// numpy's pairwise summation for float64 (`pairwise_sum_DOUBLE`), so that means match to the last bit.
-fn np_sum(a: &[f64]) -> f64 {
+/// numpy's pairwise summation (`pairwise_sum_DOUBLE` / `pairwise_sum_FLOAT`: a float32 array is summed in
+/// float32), so that means match to the last bit.
+fn np_sum<T: NpFloat>(a: &[T]) -> T {
     let n = a.len();
     if n < 8 {
-        let mut res = 0.0;
+        let mut res = T::ZERO;
         for &x in a {
             res += x;
         }
         res
     } else if n <= 128 {
-        let mut r = [0.0f64; 8];
+        let mut r = [T::ZERO; 8];
         r.copy_from_slice(&a[..8]);
         let mut i = 8;
         while i < n - (n % 8) {
@@ -55,94 +57,49 @@ fn np_sum(a: &[f64]) -> f64 {
     }
 }
 
-/// The same for float32 arrays (numpy accumulates float32 sums in float32).
-fn np_sum_f32(a: &[f32]) -> f32 {
-    let n = a.len();
-    if n < 8 {
-        let mut res = 0.0f32;
-        for &x in a {
-            res += x;
-        }
-        res
-    } else if n <= 128 {
-        let mut r = [0.0f32; 8];
-        r.copy_from_slice(&a[..8]);
-        let mut i = 8;
-        while i < n - (n % 8) {
-            for j in 0..8 {
-                r[j] += a[i + j];
-            }
-            i += 8;
-        }
-        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        while i < n {
-            res += a[i];
-            i += 1;
-        }
-        res
-    } else {
-        let mut n2 = n / 2;
-        n2 -= n2 % 8;
-        np_sum_f32(&a[..n2]) + np_sum_f32(&a[n2..])
-    }
-}
-
-fn np_mean(a: &[f64]) -> f64 {
-    np_sum(a) / a.len() as f64
-}
-
-fn np_mean_f32(a: &[f32]) -> f32 {
-    np_sum_f32(a) / a.len() as f32
+fn np_mean<T: NpFloat>(a: &[T]) -> T {
+    np_sum(a) / T::from_usize(a.len())
 }
 
 /// Mean and 95% CI half-width of resampled scores (sacrebleu's `estimate_ci`).
 pub fn estimate_ci(scores: &[f64]) -> (f64, f64) {
-    let mut s = scores.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    let lower = n / 40;
-    let upper = n - lower - 1;
-    (np_mean(&s), 0.5 * (s[upper] - s[lower]))
+    estimate_ci_in::<f64>(scores)
 }
 
-/// `estimate_ci` on a float32 array.
-fn estimate_ci_f32(scores: &[f64]) -> (f64, f64) {
-    let mut s: Vec<f32> = scores.iter().map(|&x| x as f32).collect();
-    s.sort_by(f32::total_cmp);
+/// [`estimate_ci`] with the scores in a numpy array of `T`.
+fn estimate_ci_in<T: NpFloat>(scores: &[f64]) -> (f64, f64) {
+    let mut s: Vec<T> = scores.iter().map(|&x| T::of(x)).collect();
+    s.sort_by(T::total_cmp);
     let n = s.len();
     let lower = n / 40;
     let upper = n - lower - 1;
-    (
-        np_mean_f32(&s) as f64,
-        (0.5f32 * (s[upper] - s[lower])) as f64,
-    )
+    (np_mean(&s).to_f64(), (T::of(0.5) * (s[upper] - s[lower])).to_f64())
 }
 
 fn ci_for(metric: &dyn Metric, scores: &[f64]) -> (f64, f64) {
     if metric.resampled_f32() {
-        estimate_ci_f32(scores)
+        estimate_ci_in::<f32>(scores)
     } else {
-        estimate_ci(scores)
+        estimate_ci_in::<f64>(scores)
     }
 }
 
 /// Bootstrap p-value: how often the centred resampled |difference| exceeds the observed one.
 fn bootstrap_p(metric: &dyn Metric, sys: &[f64], bl: &[f64], diff: f64) -> f64 {
     let c = if metric.resampled_f32() {
-        let d: Vec<f32> = sys
-            .iter()
-            .zip(bl)
-            .map(|(&a, &b)| (a as f32 - b as f32).abs())
-            .collect();
-        let m = np_mean_f32(&d);
-        let diff = diff as f32;
-        d.iter().filter(|&&x| x - m > diff).count()
+        exceeding::<f32>(sys, bl, diff)
     } else {
-        let d: Vec<f64> = sys.iter().zip(bl).map(|(a, b)| (a - b).abs()).collect();
-        let m = np_mean(&d);
-        d.iter().filter(|&&x| x - m > diff).count()
+        exceeding::<f64>(sys, bl, diff)
     };
     (c + 1) as f64 / (sys.len() + 1) as f64
+}
+
+/// How many centred resampled |differences| exceed the observed `diff`, with the scores in numpy arrays of `T`.
+fn exceeding<T: NpFloat>(sys: &[f64], bl: &[f64], diff: f64) -> usize {
+    let d: Vec<T> = sys.iter().zip(bl).map(|(&a, &b)| (T::of(a) - T::of(b)).abs()).collect();
+    let m = np_mean(&d);
+    let diff = T::of(diff);
+    d.iter().filter(|&&x| x - m > diff).count()
 }
 
 /// Bootstrap sample indices, `samples × n`, as numpy's `default_rng(seed).choice(n, (samples, n))`.

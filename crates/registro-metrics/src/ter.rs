@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::metric::{Metric, RefPrep};
+use crate::npfloat::NpFloat;
 use crate::text::{py_normalize_spaces, py_split};
 
 const MAX_SHIFT_SIZE: usize = 10;
@@ -140,27 +141,11 @@ impl Metric for Ter {
     }
 
     fn score(&self, stats: &[f64]) -> f64 {
-        let (edits, len) = (stats[0], stats[1]);
-        100.0
-            * if len > 0.0 {
-                edits / len
-            } else if edits > 0.0 {
-                1.0
-            } else {
-                0.0
-            }
+        ter_in(stats)
     }
 
     fn score_f32(&self, stats: &[f32]) -> f64 {
-        let (edits, len) = (stats[0], stats[1]);
-        let s: f32 = if len > 0.0 {
-            edits / len
-        } else if edits > 0.0 {
-            1.0
-        } else {
-            0.0
-        };
-        (100.0f32 * s) as f64
+        ter_in(stats)
     }
 
     fn resampled_f32(&self) -> bool {
@@ -170,6 +155,19 @@ impl Metric for Ter {
     fn higher_is_better(&self) -> bool {
         false
     }
+}
+
+/// Edits per reference word (×100) in the arithmetic of `T`: float64, or numpy float32 inside the resampling tests.
+fn ter_in<T: NpFloat>(stats: &[T]) -> f64 {
+    let (edits, len) = (stats[0], stats[1]);
+    let s = if len > T::ZERO {
+        edits / len
+    } else if edits > T::ZERO {
+        T::ONE
+    } else {
+        T::ZERO
+    };
+    (T::of(100.0) * s).to_f64()
 }
 
 impl Ter {
