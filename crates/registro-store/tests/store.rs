@@ -15,6 +15,15 @@ fn doc(n: usize) -> NewDocument {
     }
 }
 
+/// A project "p" with a document of `segments` segments and a run of `system` over it, not started yet.
+fn run_on_document(s: &mut Store, segments: usize, task: Task, system: &str) -> (Project, DocumentId, RunId) {
+    let p = s.create_project("p").unwrap();
+    let d = s.insert_document(p.id, &doc(segments)).unwrap();
+    let mut nr = NewRun::new(p.id, task, system);
+    nr.document_id = Some(d);
+    (p, d, s.create_run(&nr).unwrap())
+}
+
 #[test]
 fn migrates_an_empty_file_and_reopens() {
     let dir = tempfile::tempdir().unwrap();
@@ -65,11 +74,7 @@ fn project_names_are_unique_and_found_by_name_or_id() {
 #[test]
 fn deleting_cascades() {
     let mut s = Store::open_in_memory().unwrap();
-    let p = s.create_project("p").unwrap();
-    let d = s.insert_document(p.id, &doc(3)).unwrap();
-    let mut nr = NewRun::new(p.id, Task::Translate, "sys");
-    nr.document_id = Some(d);
-    let run = s.create_run(&nr).unwrap();
+    let (p, d, run) = run_on_document(&mut s, 3, Task::Translate, "sys");
     s.put_outputs(run, &[Output::new(0, "a"), Output::new(1, "b")]).unwrap();
     s.put_metric_results(run, &[NewMetric::corpus("bleu", 30.0), NewMetric::segment("chrf", 0, 50.0)]).unwrap();
     s.add_judgment(&NewJudgment {
@@ -110,11 +115,7 @@ fn documents_keep_segments_and_references_in_order() {
 #[test]
 fn output_batches_are_atomic_and_runs_resume() {
     let mut s = Store::open_in_memory().unwrap();
-    let p = s.create_project("p").unwrap();
-    let d = s.insert_document(p.id, &doc(5)).unwrap();
-    let mut nr = NewRun::new(p.id, Task::Rewrite, "rules");
-    nr.document_id = Some(d);
-    let run = s.create_run(&nr).unwrap();
+    let (_, _, run) = run_on_document(&mut s, 5, Task::Rewrite, "rules");
     s.start_run(run).unwrap();
     s.put_outputs(run, &[Output::new(0, "zero"), Output::new(1, "one")]).unwrap();
     // Segment 9 is out of range: the whole batch, including valid segment 2, must be rejected.
@@ -139,11 +140,7 @@ fn output_batches_are_atomic_and_runs_resume() {
 #[test]
 fn review_status_follows_the_person_and_a_machine_rewrite_resets_it() {
     let mut s = Store::open_in_memory().unwrap();
-    let p = s.create_project("p").unwrap();
-    let d = s.insert_document(p.id, &doc(3)).unwrap();
-    let mut nr = NewRun::new(p.id, Task::Translate, "sys");
-    nr.document_id = Some(d);
-    let run = s.create_run(&nr).unwrap();
+    let (_, _, run) = run_on_document(&mut s, 3, Task::Translate, "sys");
     s.put_outputs(run, &[Output::new(0, "a"), Output::new(1, "b")]).unwrap();
     use SegmentStatus::*;
     assert_eq!(s.output_statuses(run).unwrap(), vec![(0, Translated), (1, Translated)]);
@@ -275,11 +272,7 @@ fn judgments_are_stored_and_filtered() {
 #[test]
 fn export_writes_tsv_and_jsonl() {
     let mut s = Store::open_in_memory().unwrap();
-    let p = s.create_project("p").unwrap();
-    let d = s.insert_document(p.id, &doc(2)).unwrap();
-    let mut nr = NewRun::new(p.id, Task::Translate, "sys");
-    nr.document_id = Some(d);
-    let run = s.create_run(&nr).unwrap();
+    let (_, _, run) = run_on_document(&mut s, 2, Task::Translate, "sys");
     let mut o = Output::new(1, "Guten\tTag");
     o.detected_register = Some("formal".into());
     o.flagged = true;
@@ -313,11 +306,7 @@ fn a_version_2_store_gains_the_statistics_cache_and_keeps_its_runs() {
     let path = dir.path().join("v2.db");
     let run = {
         let mut s = Store::open(&path).unwrap();
-        let p = s.create_project("p").unwrap();
-        let d = s.insert_document(p.id, &doc(2)).unwrap();
-        let mut nr = NewRun::new(p.id, Task::Translate, "sys");
-        nr.document_id = Some(d);
-        let run = s.create_run(&nr).unwrap();
+        let (_, _, run) = run_on_document(&mut s, 2, Task::Translate, "sys");
         s.put_outputs(run, &[Output::new(0, "Sie a"), Output::new(1, "Sie b")]).unwrap();
         run
     };
