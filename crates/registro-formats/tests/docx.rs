@@ -200,13 +200,8 @@ fn committed_fixtures_are_the_built_documents() {
 fn paragraphs_of_body_table_header_and_footer_are_segments_with_inline_tags() {
     let bytes = contract();
     let doc = import(&bytes, Format::Docx).unwrap();
-    let s: Vec<(&str, &str)> = doc
-        .segments
-        .iter()
-        .map(|s| (s.id.as_str(), s.source.as_str()))
-        .collect();
     assert_eq!(
-        s,
+        common::ids_and_sources(&doc),
         [
             ("word/document.xml#1", "Service Agreement"),
             (
@@ -236,13 +231,6 @@ fn paragraphs_of_body_table_header_and_footer_are_segments_with_inline_tags() {
     );
     // No translation: the very same bytes.
     assert_eq!(doc.export(&vec![None; doc.segments.len()]).unwrap(), bytes);
-}
-
-fn upper(doc: &registro_formats::Document) -> Vec<Option<String>> {
-    doc.segments
-        .iter()
-        .map(|s| Some(s.source.to_uppercase()))
-        .collect()
 }
 
 /// Element counts that make the document's structure: none may change when only text is translated.
@@ -278,15 +266,9 @@ fn structure(xml: &str) -> Vec<(&'static str, usize)> {
 fn translated_contract_keeps_structure_and_the_bold_word_stays_bold() {
     let bytes = contract();
     let doc = import(&bytes, Format::Docx).unwrap();
-    let out = doc.export(&upper(&doc)).unwrap();
+    let out = doc.export(&common::upper_cased(&doc)).unwrap();
     // Opens again, same segments in upper case with the same tags.
-    let again = sources(&out);
-    let want: Vec<String> = doc
-        .segments
-        .iter()
-        .map(|s| s.source.to_uppercase())
-        .collect();
-    assert_eq!(again, want);
+    common::assert_reimports_upper_cased(&out, &doc, Format::Docx);
     // Same entries in the same order; everything but the text parts byte for byte (even compressed).
     let (before, after) = (raw_entries(&bytes), raw_entries(&out));
     assert_eq!(
@@ -551,7 +533,7 @@ fn byte_order_mark_and_default_namespace() {
         let bytes = zip_of(&[("word/document.xml", xml.as_bytes(), true)]);
         let doc = import(&bytes, Format::Docx).unwrap();
         assert_eq!(doc.segments[0].source, "Hello<1> world</1>");
-        let out = doc.export(&upper(&doc)).unwrap();
+        let out = doc.export(&common::upper_cased(&doc)).unwrap();
         assert_eq!(sources(&out), ["HELLO<1> WORLD</1>"]);
         let xml_out = String::from_utf8(entries(&out)[0].1.clone()).unwrap();
         assert_eq!(xml_out.starts_with('\u{feff}'), xml.starts_with('\u{feff}'));

@@ -28,13 +28,8 @@ fn page_segments_and_byte_identical_no_op() {
     assert_eq!(Format::from_path(&p), Some(Format::Html));
     assert_eq!(Format::from_name("htm"), Some(Format::Html));
     let doc = import(&bytes, Format::Html).unwrap();
-    let s: Vec<(&str, &str)> = doc
-        .segments
-        .iter()
-        .map(|s| (s.id.as_str(), s.source.as_str()))
-        .collect();
     assert_eq!(
-        s,
+        common::ids_and_sources(&doc),
         [
             ("title#1", "Registro &mdash; Help"),
             ("h1#2", "Translate in the right register"),
@@ -63,24 +58,20 @@ fn translated_page_keeps_markup_scripts_and_entities() {
     let (_, bytes) = page();
     let src = std::str::from_utf8(&bytes).unwrap();
     let doc = import(&bytes, Format::Html).unwrap();
-    let t: Vec<Option<String>> = doc
-        .segments
-        .iter()
-        .map(|s| Some(s.source.to_uppercase()))
-        .collect();
-    let out = String::from_utf8(doc.export(&t).unwrap()).unwrap();
+    let out = common::export_upper_cased(&doc);
     assert_eq!(tags(&out), tags(src), "{out}");
-    for kept in [
-        "<script>if (a < b && c) { document.write(\"<p>Hi</p>\"); }</script>",
-        "<style>p > b { color: red; } /* <p>not text</p> */</style>",
-        "<pre>\n  registro translate --lang de\n  </pre>",
-        "<code>registro --help</code>",
-        "<td><code>--lang</code></td>",
-        "<img src=\"shot.png\" alt=\"The window\">",
-        "<!-- navigation -->",
-    ] {
-        assert!(out.contains(kept), "lost {kept:?}\n{out}");
-    }
+    common::assert_kept(
+        &out,
+        &[
+            "<script>if (a < b && c) { document.write(\"<p>Hi</p>\"); }</script>",
+            "<style>p > b { color: red; } /* <p>not text</p> */</style>",
+            "<pre>\n  registro translate --lang de\n  </pre>",
+            "<code>registro --help</code>",
+            "<td><code>--lang</code></td>",
+            "<img src=\"shot.png\" alt=\"The window\">",
+            "<!-- navigation -->",
+        ],
+    );
     assert!(
         out.contains("<title>REGISTRO &MDASH; HELP</title>"),
         "{out}"
@@ -133,12 +124,7 @@ fn bad_and_odd_html() {
             odd.as_bytes(),
             "{odd}"
         );
-        let t: Vec<_> = doc
-            .segments
-            .iter()
-            .map(|s| Some(s.source.to_uppercase()))
-            .collect();
-        doc.export(&t).unwrap();
+        doc.export(&common::upper_cased(&doc)).unwrap();
     }
     let doc = import(b"<SCRIPT>x</script><P>Upper</P>", Format::Html).unwrap();
     assert_eq!(doc.segments.len(), 1);

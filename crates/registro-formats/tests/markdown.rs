@@ -88,26 +88,22 @@ fn translated_guide_keeps_code_links_front_matter_and_structure() {
     let (_, bytes) = guide();
     let src = std::str::from_utf8(&bytes).unwrap();
     let doc = import(&bytes, Format::Markdown).unwrap();
-    let t: Vec<Option<String>> = doc
-        .segments
-        .iter()
-        .map(|s| Some(s.source.to_uppercase()))
-        .collect();
-    let out = String::from_utf8(doc.export(&t).unwrap()).unwrap();
+    let out = common::export_upper_cased(&doc);
     assert_eq!(structure(&out), structure(src), "{out}");
-    for kept in [
-        "---\ntitle: Installing Registro\nlang: en\n---\n",
-        "](https://example.com/guide \"Guide\")",
-        "`registro --help`",
-        "![Registro's window](img/window.png)",
-        "   ```sh\n   registro models fetch qwen2.5-coder-0.5b-instruct\n   ```\n",
-        "<div class=\"note\">\nRaw HTML stays as it is.\n</div>",
-        "<https://example.com>",
-        "\n    segment 1: formal\n",
-        "| `--lang` |",
-    ] {
-        assert!(out.contains(kept), "lost {kept:?}\n{out}");
-    }
+    common::assert_kept(
+        &out,
+        &[
+            "---\ntitle: Installing Registro\nlang: en\n---\n",
+            "](https://example.com/guide \"Guide\")",
+            "`registro --help`",
+            "![Registro's window](img/window.png)",
+            "   ```sh\n   registro models fetch qwen2.5-coder-0.5b-instruct\n   ```\n",
+            "<div class=\"note\">\nRaw HTML stays as it is.\n</div>",
+            "<https://example.com>",
+            "\n    segment 1: formal\n",
+            "| `--lang` |",
+        ],
+    );
     assert!(out.contains("# GETTING STARTED\n"), "{out}");
     assert!(out.contains("THE **REGISTER** OF"), "{out}");
     assert!(out.contains("| FORMAL OR INFORMAL \\| POLITE |"), "{out}");

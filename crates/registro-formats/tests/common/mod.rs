@@ -12,10 +12,33 @@ pub fn data(name: &str) -> (std::path::PathBuf, Vec<u8>) {
     (p, b)
 }
 
+/// Each segment's id and source text, in order.
+pub fn ids_and_sources(doc: &Document) -> Vec<(&str, &str)> {
+    doc.segments.iter().map(|s| (s.id.as_str(), s.source.as_str())).collect()
+}
+
+/// The deterministic "translation" of the structure tests: every segment upper-cased (placeholders have no
+/// letters, so they stay as they are).
+pub fn upper_cased(doc: &Document) -> Vec<Option<String>> {
+    doc.segments.iter().map(|s| Some(s.source.to_uppercase())).collect()
+}
+
+/// The export of a text format's `doc` translated by [`upper_cased`].
+pub fn export_upper_cased(doc: &Document) -> String {
+    String::from_utf8(doc.export(&upper_cased(doc)).unwrap()).unwrap()
+}
+
+/// Every piece of `kept` (code, markup, URLs a translation must not touch) stands in `out` as it was.
+pub fn assert_kept(out: &str, kept: &[&str]) {
+    for k in kept {
+        assert!(out.contains(k), "lost {k:?}\n{out}");
+    }
+}
+
 /// `out`, the export of `doc` "translated" by upper-casing every segment, imports again as exactly those
 /// upper-cased segments: the export kept the structure the segments came from.
-pub fn assert_reimports_upper_cased(out: &str, doc: &Document, format: Format) {
-    let again = import(out.as_bytes(), format).unwrap();
+pub fn assert_reimports_upper_cased(out: impl AsRef<[u8]>, doc: &Document, format: Format) {
+    let again = import(out.as_ref(), format).unwrap();
     let want: Vec<String> = doc.segments.iter().map(|s| s.source.to_uppercase()).collect();
     assert_eq!(again.segments.iter().map(|s| s.source.clone()).collect::<Vec<_>>(), want);
 }
