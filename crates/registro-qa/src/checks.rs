@@ -220,44 +220,20 @@ fn whitespace(i: usize, source: &str, target: &str) -> Vec<Issue> {
     let mut out = Vec::new();
     let lead = |s: &str| s.len() - s.trim_start().len();
     let trail = |s: &str| s.len() - s.trim_end().len();
-    if (lead(source) > 0) != (lead(target) > 0) {
-        let spans = if lead(target) > 0 {
-            vec![Span::of(target, 0, lead(target))]
+    // (which end, its width in the source, its width in the target, where it starts in the target)
+    for (end, in_source, in_target, at) in [
+        ("leading", lead(source), lead(target), 0),
+        ("trailing", trail(source), trail(target), target.len() - trail(target)),
+    ] {
+        if (in_source > 0) == (in_target > 0) {
+            continue;
+        }
+        let (spans, what) = if in_target > 0 {
+            (vec![Span::of(target, at, at + in_target)], format!("{end} whitespace the source does not have"))
         } else {
-            Vec::new()
+            (Vec::new(), format!("{end} whitespace of the source is missing"))
         };
-        let what = if lead(target) > 0 {
-            "leading whitespace the source does not have"
-        } else {
-            "leading whitespace of the source is missing"
-        };
-        out.push(issue(
-            i,
-            CheckKind::Whitespace,
-            Severity::Warning,
-            what.into(),
-            spans,
-        ));
-    }
-    if (trail(source) > 0) != (trail(target) > 0) {
-        let end = target.len();
-        let spans = if trail(target) > 0 {
-            vec![Span::of(target, end - trail(target), end)]
-        } else {
-            Vec::new()
-        };
-        let what = if trail(target) > 0 {
-            "trailing whitespace the source does not have"
-        } else {
-            "trailing whitespace of the source is missing"
-        };
-        out.push(issue(
-            i,
-            CheckKind::Whitespace,
-            Severity::Warning,
-            what.into(),
-            spans,
-        ));
+        out.push(issue(i, CheckKind::Whitespace, Severity::Warning, what, spans));
     }
     out.extend(doubles(i, source, target));
     out
@@ -362,5 +338,30 @@ mod tests {
             [Whitespace, Whitespace]
         );
         assert_eq!(ws[1].spans[0].start, 6);
+    }
+
+    #[test]
+    fn whitespace_at_either_end_names_the_end_and_marks_what_the_target_added() {
+        let added = whitespace(0, "Hallo.", " Hallo.\t");
+        let got: Vec<_> = added
+            .iter()
+            .map(|i| (i.message.as_str(), i.spans.iter().map(|s| (s.start, s.end, s.text.as_str())).collect::<Vec<_>>()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("leading whitespace the source does not have", vec![(0, 1, " ")]),
+                ("trailing whitespace the source does not have", vec![(7, 8, "\t")]),
+            ]
+        );
+        let missing = whitespace(0, " Hi ", "Hi");
+        let got: Vec<_> = missing.iter().map(|i| (i.message.as_str(), i.spans.len(), i.kind, i.severity)).collect();
+        assert_eq!(
+            got,
+            [
+                ("leading whitespace of the source is missing", 0, CheckKind::Whitespace, Severity::Warning),
+                ("trailing whitespace of the source is missing", 0, CheckKind::Whitespace, Severity::Warning),
+            ]
+        );
     }
 }

@@ -80,17 +80,15 @@ const CASES: &[(Lang, &str, &str, &str, &str, &str, bool)] = &[
     ),
 ];
 
+/// A document of translations alone: register consistency needs no source.
+fn targets<'a>(texts: &[&'a str]) -> Vec<Segment<'a>> {
+    texts.iter().map(|&t| Segment { source: None, target: Some(t), register: None }).collect()
+}
+
 #[test]
 fn every_language_names_its_forms_and_finds_the_deviating_segment() {
     for &(lang, f1, f2, inf, formal, informal, repairable) in CASES {
-        let segs: Vec<Segment> = [f1, f2, inf]
-            .iter()
-            .map(|t| Segment {
-                source: None,
-                target: Some(t),
-                register: None,
-            })
-            .collect();
+        let segs = targets(&[f1, f2, inf]);
         let r = check(lang, Some(Register::Formal), &segs, None);
         let c = &r.consistency;
         let forms: Vec<&str> = c.forms.iter().map(|f| f.form.as_str()).collect();
@@ -128,18 +126,7 @@ fn every_language_names_its_forms_and_finds_the_deviating_segment() {
 
 #[test]
 fn a_document_in_one_form_is_consistent_and_neutral_segments_do_not_count() {
-    let segs: Vec<Segment> = [
-        "Kannst du kommen?",
-        "Das Wetter ist schön.",
-        "Hast du Zeit?",
-    ]
-    .iter()
-    .map(|t| Segment {
-        source: None,
-        target: Some(t),
-        register: None,
-    })
-    .collect();
+    let segs = targets(&["Kannst du kommen?", "Das Wetter ist schön.", "Hast du Zeit?"]);
     let r = check(Lang::De, None, &segs, None);
     assert!(!r.consistency.mixed);
     assert_eq!(r.consistency.dominant.as_deref(), Some("du"));
