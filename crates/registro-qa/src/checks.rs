@@ -119,41 +119,24 @@ pub fn segment(lang: Lang, i: usize, source: &str, target: Option<&str>) -> Vec<
             Vec::new(),
         ));
     }
+    let spans_of = |tags: &[tags::Tag]| tags.iter().map(|t| Span::of(target, t.start, t.end)).collect();
     if !d.extra.is_empty() {
-        let names = d
-            .extra
-            .iter()
-            .map(|t| t.token.as_str())
-            .collect::<Vec<_>>()
-            .join(" ");
-        let spans = d
-            .extra
-            .iter()
-            .map(|t| Span::of(target, t.start, t.end))
-            .collect();
+        let names = d.extra.iter().map(|t| t.token.as_str()).collect::<Vec<_>>().join(" ");
         out.push(issue(
             i,
             CheckKind::Tags,
             Error,
-            format!(
-                "inline tag{} {names} not in the source",
-                plural(d.extra.len())
-            ),
-            spans,
+            format!("inline tag{} {names} not in the source", plural(d.extra.len())),
+            spans_of(&d.extra),
         ));
     }
     if !d.closes_before_open.is_empty() {
-        let spans = d
-            .closes_before_open
-            .iter()
-            .map(|t| Span::of(target, t.start, t.end))
-            .collect();
         out.push(issue(
             i,
             CheckKind::Tags,
             Error,
             "an inline tag closes before it opens".into(),
-            spans,
+            spans_of(&d.closes_before_open),
         ));
     }
     if d.reordered {
