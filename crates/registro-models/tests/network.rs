@@ -10,15 +10,9 @@ use std::time::{Duration, Instant};
 
 use rcgen::{BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair, KeyUsagePurpose};
 use registro_models::{FetchEvent, Manifest, ModelManager, ModelState, Network, Trust};
-use sha2::{Digest, Sha256};
 
-fn sha(data: &[u8]) -> String {
-    Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn payload(n: usize) -> Vec<u8> {
-    (0..n).map(|i| (i * 7919 % 251) as u8).collect()
-}
+mod common;
+use common::{payload, sha};
 
 /// A CA of the test's own and a server certificate for 127.0.0.1 signed by it.
 struct Pki {
@@ -136,26 +130,7 @@ fn connect_proxy() -> (u16, Arc<Mutex<Vec<String>>>) {
 }
 
 fn manifest(url: &str, data: &[u8]) -> Manifest {
-    Manifest::parse(
-        &format!(
-            r#"id = "net-demo"
-family = "demo"
-architecture = "bpe"
-role = "tokenizer"
-[[files]]
-name = "tokenizer.json"
-bytes = {}
-sha256 = "{}"
-[[files.sources]]
-kind = "url"
-url = "{url}"
-"#,
-            data.len(),
-            sha(data)
-        ),
-        "test",
-    )
-    .unwrap()
+    common::tokenizer_manifest("net-demo", data, &format!("kind = \"url\"\nurl = \"{url}\"\n"))
 }
 
 fn ca_bundle(dir: &Path, pki: &Pki) -> std::path::PathBuf {
