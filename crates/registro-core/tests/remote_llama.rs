@@ -1,129 +1,41 @@
 //! The remote backend against a real OpenAI-compatible server: llama-cpp-python's (pinned in scripts/test.sh, built
 //! once into ~/.cache/registro/venv-llama) serving the same Qwen2.5-Coder-0.5B GGUF the local engine runs, on
 //! 127.0.0.1, killed when each test ends.
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use registro_core::progress::CancelToken;
 use registro_core::translate::{
     self as tr, prompt, remote, Constraints, Controls, Generator, Lang, Options, Register,
 };
 use registro_store::{NewDocument, NewSegment, RunStatus, Store};
+use registro_testkit::llama_server::LlamaServer;
 
 const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
 
 /// One server at a time: three llama.cpp servers and the engine loading at once on 2 cores only slow each other.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-struct Server {
-    child: Child,
-    port: u16,
+/// The server on the 0.5B GGUF at `port` (0: a free one), logging into the temp dir.
+fn start(port: u16) -> LlamaServer {
+    let gguf = registro_core::models::resolve(MODEL)
+        .expect("the 0.5B model is in the model cache (registro models fetch)")
+        .main;
+    LlamaServer::start(&gguf, port, &std::env::temp_dir())
 }
 
-impl Server {
-    fn python() -> std::path::PathBuf {
-        std::env::var_os("REGISTRO_LLAMA_PYTHON")
-            .map(Into::into)
-            .unwrap_or_else(|| {
-                std::path::PathBuf::from(std::env::var("HOME").unwrap())
-                    .join(".cache/registro/venv-llama/bin/python")
-            })
-    }
-
-    /// Starts the server on `port` (0: a free one) and waits until it lists its model (at most 90 s).
-    fn start(port: u16) -> Server {
-        let gguf = registro_core::models::resolve(MODEL)
-            .expect("the 0.5B model is in the model cache (registro models fetch)")
-            .main
-            .clone();
-        let port = if port == 0 {
-            std::net::TcpListener::bind("127.0.0.1:0")
-                .unwrap()
-                .local_addr()
-                .unwrap()
-                .port()
-        } else {
-            port
-        };
-        let py = Self::python();
-        // The server logs a lot while loading; a pipe nobody reads would fill and stall it.
-        let log_path = std::env::temp_dir().join(format!("registro-llama-server-{port}.log"));
-        let log = std::fs::File::create(&log_path).unwrap();
-        assert!(
-            py.exists(),
-            "{} is missing: scripts/test.sh installs llama-cpp-python[server] there",
-            py.display()
-        );
-        let child = Command::new(py)
-            .args([
-                "-m",
-                "llama_cpp.server",
-                "--host",
-                "127.0.0.1",
-                "--n_ctx",
-                "4096",
-                "--n_threads",
-                "2",
-                "--port",
-            ])
-            .arg(port.to_string())
-            .arg("--model")
-            .arg(&gguf)
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("starting llama_cpp.server");
-        let mut s = Server { child, port };
-        let t0 = Instant::now();
-        loop {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-                && ureq_get(&format!("{}/models", s.url()))
-            {
-                return s;
-            }
-            if let Ok(Some(status)) = s.child.try_wait() {
-                let err = std::fs::read_to_string(&log_path).unwrap_or_default();
-                panic!("llama_cpp.server exited ({status}): {err}");
-            }
-            assert!(
-                t0.elapsed() < Duration::from_secs(90),
-                "llama_cpp.server did not come up in 90 s"
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/v1", self.port)
-    }
-
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-fn ureq_get(url: &str) -> bool {
-    std::process::Command::new("curl")
-        .args(["-sf", "-m", "2", url])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-fn connect(s: &Server, retries: u32) -> remote::RemoteGenerator {
+/// What every test connects with; `retries` and `backoff` are the caller's.
+fn config(s: &LlamaServer) -> remote::BackendConfig {
     let mut cfg = remote::BackendConfig::new(&s.url());
     cfg.api_key = None;
+    cfg.timeout = Duration::from_secs(120);
+    cfg
+}
+
+fn connect(s: &LlamaServer, retries: u32) -> remote::RemoteGenerator {
+    let mut cfg = config(s);
     cfg.retries = retries;
     cfg.backoff = Duration::from_millis(100);
-    cfg.timeout = Duration::from_secs(120);
     remote::RemoteGenerator::connect(cfg).unwrap()
 }
 
@@ -133,7 +45,7 @@ fn connect(s: &Server, retries: u32) -> remote::RemoteGenerator {
 #[test]
 fn greedy_text_and_logprobs_match_the_local_engine() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let server = Server::start(0);
+    let server = start(0);
     let mut remote = connect(&server, 1);
     let caps = remote.capabilities().clone();
     assert!(
@@ -200,7 +112,7 @@ fn greedy_text_and_logprobs_match_the_local_engine() {
 #[test]
 fn bans_really_ban_through_the_server() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let server = Server::start(0);
+    let server = start(0);
     let mut remote = connect(&server, 1);
     let cancel = AtomicBool::new(false);
     let spec = prompt::PromptSpec {
@@ -293,7 +205,7 @@ fn document(store: &mut Store, sources: &[&str]) -> (i64, i64) {
 #[test]
 fn a_document_translates_through_the_server_and_resumes_after_the_server_is_killed() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let mut server = Server::start(0);
+    let mut server = start(0);
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(dir.path().join("t.db")).unwrap();
     let sources = [
@@ -405,7 +317,7 @@ fn a_document_translates_through_the_server_and_resumes_after_the_server_is_kill
     );
 
     // 3. A new server on the same address; resume reconnects from the run's model id.
-    let _server = Server::start(port);
+    let _server = start(port);
     let out =
         registro_core::resume::resume_run(&mut store, killed.id, &mut |_| {}, &CancelToken::new())
             .unwrap();
@@ -439,10 +351,8 @@ fn a_document_translates_through_the_server_and_resumes_after_the_server_is_kill
 fn the_rewrite_pipeline_runs_on_the_server_and_refuses_a_fluency_it_cannot_measure() {
     use registro_core::rewrite::{self as rw, Method};
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let server = Server::start(0);
-    let mut cfg = remote::BackendConfig::new(&server.url());
-    cfg.api_key = None;
-    cfg.timeout = Duration::from_secs(120);
+    let server = start(0);
+    let cfg = config(&server);
     assert!(
         !connect(&server, 1).capabilities().echo_logprobs,
         "llama-cpp-python's echoed prompt scores were trusted"
@@ -462,24 +372,19 @@ fn the_rewrite_pipeline_runs_on_the_server_and_refuses_a_fluency_it_cannot_measu
         project: None,
         document_id: None,
     };
-    let err = rw::rewrite(
-        None,
-        &req,
-        Some(neural.as_mut()),
-        &CancelToken::new(),
-        &mut |_| {},
-    )
-    .unwrap_err();
+    let mut rewrite = |req: &rw::RewriteRequest| {
+        rw::rewrite(
+            None,
+            req,
+            Some(neural.as_mut()),
+            &CancelToken::new(),
+            &mut |_| {},
+        )
+    };
+    let err = rewrite(&req).unwrap_err();
     assert!(format!("{err:#}").contains("--no-fluency"), "{err:#}");
     req.options.fluency = false;
-    let out = rw::rewrite(
-        None,
-        &req,
-        Some(neural.as_mut()),
-        &CancelToken::new(),
-        &mut |_| {},
-    )
-    .unwrap();
+    let out = rewrite(&req).unwrap();
     let s = &out.sentences[0];
     let origins: Vec<&str> = s
         .candidates

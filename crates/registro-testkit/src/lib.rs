@@ -2,6 +2,8 @@
 //! `[dev-dependencies]` name this crate; nothing a user runs links it.
 #![forbid(unsafe_code)]
 
+pub mod llama_server;
+
 use registro_store::{NewDocument, NewRun, NewSegment, Output, ProjectId, RunId, Store, Task};
 
 /// A finished-looking translation run, as Translate leaves it: an EN→`target_lang` document of the `pairs`'
