@@ -21,6 +21,25 @@ fn stored_run(
         .store(store)
 }
 
+/// An empty store in a temp folder (`r.db`), as a user's file would be.
+fn temp_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("r.db")).unwrap();
+    (dir, store)
+}
+
+/// A run stored from `pairs` with no parameters of note, then checked: `fix` as `registro qa --fix`.
+fn checked_run(
+    store: &mut Store,
+    lang: &str,
+    register: Option<&str>,
+    pairs: &[(&str, &str)],
+    fix: bool,
+) -> (i64, qa::QaOutcome) {
+    let run = stored_run(store, lang, register, pairs, serde_json::json!({}));
+    (run, qa::qa_run(store, run, None, fix).unwrap())
+}
+
 const DE: &[(&str, &str)] = &[
     (
         "Can you send me the report?",
@@ -55,10 +74,8 @@ fn found(r: &qa::Report) -> Vec<(usize, CheckKind, Severity)> {
 
 #[test]
 fn the_report_finds_exactly_the_mixed_register_the_number_the_tag_and_the_untranslated_segment() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(dir.path().join("r.db")).unwrap();
-    let run = stored_run(&mut store, "de", Some("formal"), DE, serde_json::json!({}));
-    let out = qa::qa_run(&mut store, run, None, false).unwrap();
+    let (_dir, mut store) = temp_store();
+    let (run, out) = checked_run(&mut store, "de", Some("formal"), DE, false);
     let r = &out.report;
     assert_eq!(
         found(r),
@@ -116,9 +133,7 @@ fn the_report_finds_exactly_the_mixed_register_the_number_the_tag_and_the_untran
 
 #[test]
 fn fix_makes_a_german_run_formal_throughout_and_keeps_the_old_text() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("r.db");
-    let mut store = Store::open(&db).unwrap();
+    let (dir, mut store) = temp_store();
     let pairs: Vec<(&str, &str)> = vec![
         (
             "Can you send me the report?",
@@ -131,20 +146,13 @@ fn fix_makes_a_german_run_formal_throughout_and_keeps_the_old_text() {
             "Bitte prüfen Sie Ihre Rechnung.",
         ),
     ];
-    let run = stored_run(
-        &mut store,
-        "de",
-        Some("formal"),
-        &pairs,
-        serde_json::json!({}),
-    );
-    let out = qa::qa_run(&mut store, run, None, true).unwrap();
+    let (run, out) = checked_run(&mut store, "de", Some("formal"), &pairs, true);
     assert_eq!((out.fixed, out.unrepaired), (2, 0), "{:#?}", out.fixes);
     assert!(!out.report.consistency.mixed && out.report.consistency.deviating.is_empty());
     assert!(!out.blocking, "{:#?}", out.report.issues);
     drop(store);
     // What a user reopening the file sees: every segment FORMAL, the old text recoverable.
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(dir.path().join("r.db")).unwrap();
     for o in store.outputs(run).unwrap() {
         assert_eq!(
             analyze(Lang::De, &o.text).label,
@@ -174,8 +182,7 @@ fn fix_makes_a_german_run_formal_throughout_and_keeps_the_old_text() {
 
 #[test]
 fn without_repair_rules_the_deviating_segment_is_flagged_not_changed() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(dir.path().join("r.db")).unwrap();
+    let (_dir, mut store) = temp_store();
     let pairs = [
         (
             "Can you send me the report?",
@@ -183,14 +190,7 @@ fn without_repair_rules_the_deviating_segment_is_flagged_not_changed() {
         ),
         ("Can you see this?", "Tu consegues ver isto?"),
     ];
-    let run = stored_run(
-        &mut store,
-        "pt",
-        Some("formal"),
-        &pairs,
-        serde_json::json!({}),
-    );
-    let out = qa::qa_run(&mut store, run, None, true).unwrap();
+    let (run, out) = checked_run(&mut store, "pt", Some("formal"), &pairs, true);
     assert_eq!(
         (out.fixed, out.unrepaired),
         (0, 1),
@@ -213,8 +213,7 @@ fn without_repair_rules_the_deviating_segment_is_flagged_not_changed() {
 #[test]
 fn a_sentence_overridden_to_another_register_does_not_deviate_and_no_request_follows_the_majority()
 {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(dir.path().join("r.db")).unwrap();
+    let (_dir, mut store) = temp_store();
     let pairs = [
         (
             "Can you send me the report?",
@@ -240,8 +239,7 @@ fn a_sentence_overridden_to_another_register_does_not_deviate_and_no_request_fol
         out.report.consistency.mixed,
         "both forms are still reported"
     );
-    let run = stored_run(&mut store, "de", None, &pairs, serde_json::json!({}));
-    let out = qa::qa_run(&mut store, run, None, false).unwrap();
+    let (_, out) = checked_run(&mut store, "de", None, &pairs, false);
     assert_eq!(
         out.report.consistency.target,
         Some(registro_register::Register::Informal)
@@ -251,8 +249,7 @@ fn a_sentence_overridden_to_another_register_does_not_deviate_and_no_request_fol
 
 #[test]
 fn terms_of_a_termbase_are_checked_for_the_run_register() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(dir.path().join("r.db")).unwrap();
+    let (dir, mut store) = temp_store();
     let tb = dir.path().join("glossary.tsv");
     std::fs::write(&tb, "source\ttarget\ttarget_formal\ttarget_informal\tforbidden\ninvoice\tRechnung\t\t\tFaktura\nyour account\t\tIhr Konto\tdein Konto\t\n").unwrap();
     let pairs = [
@@ -300,8 +297,7 @@ fn terms_of_a_termbase_are_checked_for_the_run_register() {
 
 #[test]
 fn a_run_over_pasted_text_is_checked_against_the_sources_its_outputs_keep() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(dir.path().join("r.db")).unwrap();
+    let (_dir, mut store) = temp_store();
     let project = registro_core::projects::find_or_create_project(&store, "pasted")
         .unwrap()
         .id;

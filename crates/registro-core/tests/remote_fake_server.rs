@@ -20,16 +20,48 @@ fn text(t: &str) -> Act {
     )
 }
 
-#[test]
-fn a_server_without_logprobs_or_tokenizer_still_translates_and_the_run_says_what_it_lacked() {
-    let mut script = vec![
+/// What the server answers the connect-time probe with: its model, and none of logprobs, `n`, echo or tokenize.
+fn probe_answers() -> Vec<Act> {
+    vec![
         Act::json(200, r#"{"data":[{"id":"Qwen/Qwen2.5-7B-Instruct"}]}"#),
         text(" Paris"),       // greedy probe: no logprobs
         text(" Paris"),       // n = 2 probe: one choice
         text(" Paris"),       // echo probe: no prompt echoed
         Act::json(404, "{}"), // /tokenize
         Act::json(404, "{}"), // /extras/tokenize
-    ];
+    ]
+}
+
+/// `sources` translated through `gen` into a stored run of a new project, without a document.
+fn translate_stored(
+    store: &mut Store,
+    gen: &mut remote::RemoteGenerator,
+    sources: &[String],
+    opts: &Options,
+    progress: registro_core::progress::ProgressFn<'_>,
+) -> (i64, Vec<tr::SegmentOut>) {
+    let p = store.create_project("p").unwrap();
+    let mut t = tr::Translator::new(gen, None);
+    let target = tr::RunTarget {
+        project_id: p.id,
+        document_id: None,
+    };
+    tr::translate_and_store(
+        store,
+        &target,
+        &mut t,
+        sources,
+        None,
+        opts,
+        progress,
+        &CancelToken::new(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_server_without_logprobs_or_tokenizer_still_translates_and_the_run_says_what_it_lacked() {
+    let mut script = probe_answers();
     // Two segments, two candidates each (greedy + one seeded request); the second segment's greedy answer comes
     // after a 503 with Retry-After.
     script.extend([text("Haben Sie morgen Zeit?"), text("Hast du morgen Zeit?")]);
@@ -53,7 +85,6 @@ fn a_server_without_logprobs_or_tokenizer_still_translates_and_the_run_says_what
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("t.db");
     let mut store = Store::open(&db).unwrap();
-    let p = store.create_project("p").unwrap();
     let sources = vec![
         "Do you have time tomorrow?".to_string(),
         "Thank you for your help.".to_string(),
@@ -65,22 +96,7 @@ fn a_server_without_logprobs_or_tokenizer_still_translates_and_the_run_says_what
         n_best: 2,
         ..Options::new(Lang::De, Register::Formal)
     };
-    let mut t = tr::Translator::new(&mut gen, None);
-    let target = tr::RunTarget {
-        project_id: p.id,
-        document_id: None,
-    };
-    let (run, segs) = tr::translate_and_store(
-        &mut store,
-        &target,
-        &mut t,
-        &sources,
-        None,
-        &opts,
-        &mut |_| {},
-        &CancelToken::new(),
-    )
-    .unwrap();
+    let (run, segs) = translate_stored(&mut store, &mut gen, &sources, &opts, &mut |_| {});
     // Without model scores the register decides: the formal candidate wins, the informal one is not chosen.
     assert_eq!(segs[0].text, "Haben Sie morgen Zeit?");
     assert_eq!(segs[1].text, "Vielen Dank für Ihre Hilfe.");
@@ -160,14 +176,7 @@ fn by_prompt(path: &str, body: &str) -> Act {
 /// others, which are all stored before it.
 #[test]
 fn segments_answered_out_of_order_are_stored_under_their_own_segment_and_a_503_blocks_no_other() {
-    let mut script = vec![
-        Act::json(200, r#"{"data":[{"id":"Qwen/Qwen2.5-7B-Instruct"}]}"#),
-        text(" Paris"),
-        text(" Paris"),
-        text(" Paris"),
-        Act::json(404, "{}"),
-        Act::json(404, "{}"),
-    ];
+    let mut script = probe_answers();
     // The first completion request to arrive, whichever segment it is for.
     script.push(Act::json(503, r#"{"error":{"message":"busy"}}"#).header("Retry-After", "2"));
     let server = FakeServer::start_with(script, by_prompt);
@@ -178,7 +187,6 @@ fn segments_answered_out_of_order_are_stored_under_their_own_segment_and_a_503_b
 
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(dir.path().join("t.db")).unwrap();
-    let p = store.create_project("p").unwrap();
     let sources: Vec<String> = DOC.iter().map(|(en, _)| en.to_string()).collect();
     // Two candidates per segment without early exit: 12 requests, a segment done when both of its answers are in.
     let opts = Options {
@@ -187,23 +195,8 @@ fn segments_answered_out_of_order_are_stored_under_their_own_segment_and_a_503_b
         early_exit: false,
         ..Options::new(Lang::De, Register::Formal)
     };
-    let mut t = tr::Translator::new(&mut gen, None);
-    let target = tr::RunTarget {
-        project_id: p.id,
-        document_id: None,
-    };
     let mut stored_order: Vec<String> = Vec::new();
-    let (run, _) = tr::translate_and_store(
-        &mut store,
-        &target,
-        &mut t,
-        &sources,
-        None,
-        &opts,
-        &mut |p| stored_order.push(p.message),
-        &CancelToken::new(),
-    )
-    .unwrap();
+    let (run, _) = translate_stored(&mut store, &mut gen, &sources, &opts, &mut |p| stored_order.push(p.message));
     assert_eq!(store.run(run).unwrap().status, RunStatus::Done);
     let outs = store.outputs(run).unwrap();
     assert_eq!(outs.len(), DOC.len());

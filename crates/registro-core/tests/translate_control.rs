@@ -52,25 +52,28 @@ fn sources() -> Vec<String> {
     vec!["Do you have favourite bands?".into(), "I watched it yesterday.".into(), "Have a nice day!".into()]
 }
 
+/// `sources()` translated by `t` and stored as a run of project "t" in a new in-memory store.
+fn translate_stored(
+    t: &mut tr::Translator<'_>,
+    registers: Option<&[Register]>,
+    opts: &Options,
+    progress: registro_core::progress::ProgressFn<'_>,
+    cancel: &CancelToken,
+) -> (Store, i64, Vec<tr::SegmentOut>) {
+    let mut store = Store::open_in_memory().unwrap();
+    let project = tr::project_id(&store, "t").unwrap();
+    let target = tr::RunTarget { project_id: project, document_id: None };
+    let (run, segs) = tr::translate_and_store(&mut store, &target, t, &sources(), registers, opts, progress, cancel).unwrap();
+    (store, run, segs)
+}
+
 #[test]
 fn every_segment_gets_ranked_candidates_a_verdict_and_a_stored_output() {
     let (_d, mut gen) = tiny();
     let mut t = tr::Translator::new(&mut gen, tr::Pool::default_for(Lang::De));
     let opts = Options { n_best: 3, max_tokens: 24, ..Options::new(Lang::De, Register::Formal) };
-    let mut store = Store::open_in_memory().unwrap();
-    let project = tr::project_id(&store, "t").unwrap();
     let mut seen = 0;
-    let (run, segs) = tr::translate_and_store(
-        &mut store,
-        &tr::RunTarget { project_id: project, document_id: None },
-        &mut t,
-        &sources(),
-        None,
-        &opts,
-        &mut |_| seen += 1,
-        &CancelToken::new(),
-    )
-    .unwrap();
+    let (store, run, segs) = translate_stored(&mut t, None, &opts, &mut |_| seen += 1, &CancelToken::new());
     assert_eq!(segs.len(), 3);
     assert_eq!(seen, 3, "one progress event per segment");
     for s in &segs {
@@ -119,16 +122,11 @@ fn banned_words_never_come_out() {
 fn cancelled_run_keeps_what_was_done_and_ends_cancelled() {
     let (_d, mut gen) = tiny();
     let mut t = tr::Translator::new(&mut gen, None);
-    let mut store = Store::open_in_memory().unwrap();
-    let project = tr::project_id(&store, "t").unwrap();
     let cancel = CancelToken::new();
     let c2 = cancel.clone();
     let opts = Options { controls: Controls::default(), max_tokens: 16, ..Options::new(Lang::Es, Register::Informal) };
-    let (run, segs) = tr::translate_and_store(
-        &mut store,
-        &tr::RunTarget { project_id: project, document_id: None },
+    let (store, run, segs) = translate_stored(
         &mut t,
-        &sources(),
         None,
         &opts,
         &mut |p| {
@@ -137,8 +135,7 @@ fn cancelled_run_keeps_what_was_done_and_ends_cancelled() {
             }
         },
         &cancel,
-    )
-    .unwrap();
+    );
     assert_eq!(segs.len(), 1);
     assert_eq!(store.run(run).unwrap().status, RunStatus::Cancelled);
     assert_eq!(store.outputs(run).unwrap().len(), 1);
@@ -181,21 +178,9 @@ fn contrastive_mode_stores_one_run_per_register_with_every_segment() {
 fn per_sentence_register_overrides_reach_the_segments_and_the_run() {
     let (_d, mut gen) = tiny();
     let mut t = tr::Translator::new(&mut gen, None);
-    let mut store = Store::open_in_memory().unwrap();
-    let project = tr::project_id(&store, "t").unwrap();
     let regs = [Register::Formal, Register::Informal, Register::Formal];
     let opts = Options { n_best: 2, max_tokens: 16, ..Options::new(Lang::Fr, Register::Formal) };
-    let (run, segs) = tr::translate_and_store(
-        &mut store,
-        &tr::RunTarget { project_id: project, document_id: None },
-        &mut t,
-        &sources(),
-        Some(&regs),
-        &opts,
-        &mut |_| {},
-        &CancelToken::new(),
-    )
-    .unwrap();
+    let (store, run, segs) = translate_stored(&mut t, Some(&regs), &opts, &mut |_| {}, &CancelToken::new());
     assert_eq!(segs.iter().map(|s| s.register).collect::<Vec<_>>(), regs);
     assert_eq!(store.run(run).unwrap().params["register_overrides"]["1"], "informal");
 }
@@ -316,10 +301,7 @@ fn early_exit_is_recorded_in_the_runs_parameters() {
     let (_d, mut gen) = tiny();
     let mut t = tr::Translator::new(&mut gen, None);
     let opts = Options { n_best: 3, max_tokens: 16, ..Options::new(Lang::De, Register::Formal) };
-    let mut store = Store::open_in_memory().unwrap();
-    let project = tr::project_id(&store, "t").unwrap();
-    let target = tr::RunTarget { project_id: project, document_id: None };
-    let (run, segs) = tr::translate_and_store(&mut store, &target, &mut t, &sources(), None, &opts, &mut |_| {}, &CancelToken::new()).unwrap();
+    let (store, run, segs) = translate_stored(&mut t, None, &opts, &mut |_| {}, &CancelToken::new());
     for s in &segs {
         // One candidate only when it was already right; otherwise the full search.
         if s.candidates.len() == 1 {
@@ -358,11 +340,8 @@ fn cancel_during_decoding_keeps_finished_segments_and_lists_the_run_cancelled() 
     let (_d, mut gen) = tiny();
     let mut g = CancelOnSecond(&mut gen, 0);
     let mut t = tr::Translator::new(&mut g, None);
-    let mut store = Store::open_in_memory().unwrap();
-    let project = tr::project_id(&store, "t").unwrap();
     let opts = Options { controls: Controls::default(), max_tokens: 16, ..Options::new(Lang::Es, Register::Informal) };
-    let target = tr::RunTarget { project_id: project, document_id: None };
-    let (run, segs) = tr::translate_and_store(&mut store, &target, &mut t, &sources(), None, &opts, &mut |_| {}, &CancelToken::new()).unwrap();
+    let (store, run, segs) = translate_stored(&mut t, None, &opts, &mut |_| {}, &CancelToken::new());
     assert_eq!(segs.len(), 1);
     let r = store.run(run).unwrap();
     assert_eq!(r.status, RunStatus::Cancelled, "{:?}", r.error);
