@@ -333,28 +333,18 @@ impl<'g> Translator<'g> {
         on_segment: &mut dyn FnMut(&SegmentOut) -> anyhow::Result<()>,
     ) -> anyhow::Result<Vec<SegmentOut>> {
         anyhow::ensure!(registers.len() == sources.len(), "{} registers for {} segments", registers.len(), sources.len());
-        let mut watcher = self.watcher.take();
-        let result = self.translate_inner(sources, registers, opts, cancel, &mut |seg| {
+        let use_pool = self.has_pool();
+        // Borrowed field by field: the watcher sees each segment from inside the generator's callback.
+        let Translator { gen, pool, watcher } = self;
+        let on_segment = &mut |seg: &SegmentOut| -> anyhow::Result<()> {
             on_segment(seg)?;
             if let Some(w) = watcher.as_mut() {
                 w(seg);
             }
             Ok(())
-        });
-        self.watcher = watcher;
-        result
-    }
-
-    fn translate_inner(
-        &mut self,
-        sources: &[String],
-        registers: &[Register],
-        opts: &Options,
-        cancel: &AtomicBool,
-        on_segment: &mut dyn FnMut(&SegmentOut) -> anyhow::Result<()>,
-    ) -> anyhow::Result<Vec<SegmentOut>> {
+        };
         let controlled = opts.system == SystemKind::Controlled;
-        let use_shots = controlled && opts.controls.has(Control::Fewshot) && self.has_pool();
+        let use_shots = controlled && opts.controls.has(Control::Fewshot) && use_pool;
         let doc_query = sources.join(" ");
         // Examples retrieved once per document and register, so every segment continues the same cached prefix.
         let mut doc_shots: std::collections::HashMap<Register, Vec<Shot>> = Default::default();
@@ -376,10 +366,10 @@ impl<'g> Translator<'g> {
             }
             let shots = match (use_shots, opts.shots_per_sentence) {
                 (false, _) => Vec::new(),
-                (true, true) => self.pool.as_ref().map(|p| p.retrieve(source, o.shots, register, o.gender)).unwrap_or_default(),
+                (true, true) => pool.as_ref().map(|p| p.retrieve(source, o.shots, register, o.gender)).unwrap_or_default(),
                 (true, false) => doc_shots
                     .entry(register)
-                    .or_insert_with(|| self.pool.as_ref().map(|p| p.retrieve(&doc_query, o.shots, register, o.gender)).unwrap_or_default())
+                    .or_insert_with(|| pool.as_ref().map(|p| p.retrieve(&doc_query, o.shots, register, o.gender)).unwrap_or_default())
                     .clone(),
             };
             let mut constraints =
@@ -390,7 +380,7 @@ impl<'g> Translator<'g> {
             let spec = prompt::PromptSpec { lang: o.lang, register, instruct: controlled && o.controls.has(Control::Prompt), gender: o.gender, shots: &shots };
             let example = o.memory.as_ref().filter(|_| o.uses_memory()).and_then(|m| m.get(register, source));
             let example = example.map(|m| prompt::MemoryExample { source: &m.source, target: &m.target });
-            let p = prompt::build_with(self.gen.chat_format(), &spec, example, source)?;
+            let p = prompt::build_with(gen.chat_format(), &spec, example, source)?;
             let n = o.effective_n();
             jobs.push((index, o, GenRequest { prefix: p.prefix, turn: p.turn, n, max_tokens: token_budget(source, opts.max_tokens), constraints }));
         }
@@ -400,7 +390,7 @@ impl<'g> Translator<'g> {
         let first: Vec<GenRequest> = jobs.iter().map(|j| if early_exit { GenRequest { n: 1, ..j.2.clone() } } else { j.2.clone() }).collect();
         let mut second: Vec<usize> = Vec::new();
         if !jobs.is_empty() {
-            self.gen.generate_many(&first, cancel, &mut |k, gens| {
+            gen.generate_many(&first, cancel, &mut |k, gens| {
                 let (index, o, req) = &jobs[k];
                 let gens = gens.with_context(|| format!("segment {}", index + 1))?;
                 if early_exit && req.n > 1 && gens.first().map_or(true, |g| analyze(o.lang, &g.text).verdict(o.register) != Verdict::Ok) {
@@ -416,7 +406,7 @@ impl<'g> Translator<'g> {
         if !second.is_empty() && !cancel.load(std::sync::atomic::Ordering::SeqCst) {
             second.sort_unstable();
             let reqs: Vec<GenRequest> = second.iter().map(|&k| jobs[k].2.clone()).collect();
-            self.gen.generate_many(&reqs, cancel, &mut |r, gens| {
+            gen.generate_many(&reqs, cancel, &mut |r, gens| {
                 let (index, o, _) = &jobs[second[r]];
                 let gens = gens.with_context(|| format!("segment {}", index + 1))?;
                 let seg = finish_segment(*index, &sources[*index], gens, o, started)?;

@@ -177,7 +177,13 @@ impl Generator for RemoteGenerator {
         constraints: &Constraints,
         cancel: &AtomicBool,
     ) -> anyhow::Result<Vec<Generated>> {
-        let reqs = self.requests_for(prefix, turn, n, max_tokens, constraints)?;
+        let reqs = self.requests_for(&GenRequest {
+            prefix: prefix.to_string(),
+            turn: turn.to_string(),
+            n,
+            max_tokens,
+            constraints: constraints.clone(),
+        })?;
         let answers = self.client.complete_many(&reqs, cancel);
         self.merge(answers)
     }
@@ -196,7 +202,7 @@ impl Generator for RemoteGenerator {
         let mut owner: Vec<(usize, usize)> = Vec::new();
         let mut answers: Vec<Vec<Option<anyhow::Result<Vec<Completion>>>>> = Vec::new();
         for (seg, r) in requests.iter().enumerate() {
-            let reqs = self.requests_for(&r.prefix, &r.turn, r.n, r.max_tokens, &r.constraints)?;
+            let reqs = self.requests_for(r)?;
             owner.extend((0..reqs.len()).map(|k| (seg, k)));
             answers.push((0..reqs.len()).map(|_| None).collect());
             flat.extend(reqs);
@@ -233,18 +239,11 @@ impl Generator for RemoteGenerator {
 impl RemoteGenerator {
     /// One segment's requests: a greedy one, and `n - 1` sampled candidates (one request with `n` where the server
     /// honours it, else seeded requests).
-    fn requests_for(
-        &mut self,
-        prefix: &str,
-        turn: &str,
-        n: usize,
-        max_tokens: usize,
-        constraints: &Constraints,
-    ) -> anyhow::Result<Vec<Request>> {
-        let logit_bias = self.bias(constraints)?;
+    fn requests_for(&mut self, r: &GenRequest) -> anyhow::Result<Vec<Request>> {
+        let logit_bias = self.bias(&r.constraints)?;
         let greedy = Request {
-            prompt: format!("{prefix}{turn}"),
-            max_tokens,
+            prompt: format!("{}{}", r.prefix, r.turn),
+            max_tokens: r.max_tokens,
             temperature: 0.0,
             seed: Some(0),
             n: 1,
@@ -254,7 +253,7 @@ impl RemoteGenerator {
             logit_bias,
         };
         let mut reqs = vec![greedy.clone()];
-        let more = n.saturating_sub(1);
+        let more = r.n.saturating_sub(1);
         if more > 0 && self.caps.n {
             reqs.push(Request {
                 temperature: SAMPLE_TEMPERATURE,
@@ -421,10 +420,7 @@ pub fn throughput(
         .collect::<anyhow::Result<_>>()?;
     let requests: usize = doc
         .iter()
-        .map(|r| {
-            gen.requests_for(&r.prefix, &r.turn, r.n, r.max_tokens, &r.constraints)
-                .map(|q| q.len())
-        })
+        .map(|r| gen.requests_for(r).map(|q| q.len()))
         .sum::<anyhow::Result<usize>>()?;
     // One segment first so the server has loaded the model and cached the shared prefix before anything is timed.
     gen.generate_many(&doc[..1], cancel, &mut |_, g| g.map(|_| ()))?;
