@@ -41,22 +41,9 @@ fn chunked_fixture(dir: &Path, data: &[u8]) {
     }
 }
 
+/// The LLM of these tests: one file, `demo.gguf`.
 fn manifest(id: &str, sha256: &str, bytes: usize, sources: &str) -> Manifest {
-    Manifest::parse(
-        &format!(
-            r#"id = "{id}"
-family = "demo"
-architecture = "qwen2"
-role = "llm"
-[[files]]
-name = "demo.gguf"
-bytes = {bytes}
-sha256 = "{sha256}"
-{sources}"#
-        ),
-        "test",
-    )
-    .unwrap()
+    common::manifest(id, "llm", "qwen2", "demo.gguf", bytes, sha256, sources)
 }
 
 const PYPI: &str = r#"

@@ -13,25 +13,28 @@ pub fn payload(n: usize) -> Vec<u8> {
     (0..n).map(|i| (i * 7919 % 251) as u8).collect()
 }
 
-/// A one-file tokenizer "model" `id` whose `tokenizer.json` is `data`, fetched from `source` (the body of its
-/// `[[files.sources]]` table).
-pub fn tokenizer_manifest(id: &str, data: &[u8], source: &str) -> Manifest {
+/// A manifest of one file, `name` (`bytes` long, with `sha256`; an empty hash is trusted on first download),
+/// offered by `sources`, its `[[files.sources]]` tables.
+pub fn manifest(id: &str, role: &str, architecture: &str, name: &str, bytes: usize, sha256: &str, sources: &str) -> Manifest {
     Manifest::parse(
         &format!(
             r#"id = "{id}"
 family = "demo"
-architecture = "bpe"
-role = "tokenizer"
+architecture = "{architecture}"
+role = "{role}"
 [[files]]
-name = "tokenizer.json"
-bytes = {}
-sha256 = "{}"
-[[files.sources]]
-{source}"#,
-            data.len(),
-            sha(data)
+name = "{name}"
+bytes = {bytes}
+sha256 = "{sha256}"
+{sources}"#
         ),
         "test",
     )
     .unwrap()
+}
+
+/// A tokenizer "model" `id` whose one file, `tokenizer.json`, is `data`, fetched from `source` (the body of its
+/// `[[files.sources]]` table).
+pub fn tokenizer_manifest(id: &str, data: &[u8], source: &str) -> Manifest {
+    manifest(id, "tokenizer", "bpe", "tokenizer.json", data.len(), &sha(data), &format!("[[files.sources]]\n{source}"))
 }
