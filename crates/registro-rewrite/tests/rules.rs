@@ -16,6 +16,13 @@ fn check(lang: Lang, input: &str, expected: &str) {
     }
 }
 
+/// [`check`] on each (informal input, expected output) of one language.
+fn check_all(lang: Lang, cases: &[(&str, &str)]) {
+    for &(input, expected) in cases {
+        check(lang, input, expected);
+    }
+}
+
 fn has_kind(lang: Lang, input: &str, before: &str, kind: EditKind) {
     let r = formalize(input, lang);
     assert!(
@@ -27,10 +34,15 @@ fn has_kind(lang: Lang, input: &str, before: &str, kind: EditKind) {
 
 #[test]
 fn portuguese_seed_and_chat() {
-    check(Lang::Pt, "n preciso pedir pois sei q ela vai vir atras!!", "Não preciso pedir pois sei que ela vai vir atrás!");
-    check(Lang::Pt, "vc vai na festa hj?? kkkkkk", "Você vai na festa hoje?");
-    check(Lang::Pt, "blz, td certo p/ amanhã :)", "Beleza, tudo certo para amanhã.");
-    check(Lang::Pt, "naum sei oq fazer, tb to cansadaaaa", "Não sei o que fazer, também estou cansada.");
+    check_all(
+        Lang::Pt,
+        &[
+            ("n preciso pedir pois sei q ela vai vir atras!!", "Não preciso pedir pois sei que ela vai vir atrás!"),
+            ("vc vai na festa hj?? kkkkkk", "Você vai na festa hoje?"),
+            ("blz, td certo p/ amanhã :)", "Beleza, tudo certo para amanhã."),
+            ("naum sei oq fazer, tb to cansadaaaa", "Não sei o que fazer, também estou cansada."),
+        ],
+    );
     has_kind(Lang::Pt, "n preciso pedir pois sei q ela vai vir atras!!", "!!", EditKind::Punctuation);
     has_kind(Lang::Pt, "vc vai?", "vc", EditKind::Abbreviation);
 }
@@ -40,8 +52,13 @@ fn french_seed_and_chat() {
     check(Lang::Fr, "drôle heinnnnnnnnn s étais ma femme de ménage!", "Drôle hein s étais ma femme de ménage!");
     has_kind(Lang::Fr, "drôle heinnnnnnnnn s étais ma femme de ménage!", "heinnnnnnnnn", EditKind::CharRepeat);
     // French typography keeps the space before "?"; only the doubled mark goes.
-    check(Lang::Fr, "slt ça va ?? jsp si je peux venir dsl mdr", "Salut ça va ? Je ne sais pas si je peux venir désolé.");
-    check(Lang::Fr, "tkt jsuis ds le train", "Ne t'inquiète pas je suis dans le train.");
+    check_all(
+        Lang::Fr,
+        &[
+            ("slt ça va ?? jsp si je peux venir dsl mdr", "Salut ça va ? Je ne sais pas si je peux venir désolé."),
+            ("tkt jsuis ds le train", "Ne t'inquiète pas je suis dans le train."),
+        ],
+    );
 }
 
 #[test]
@@ -54,36 +71,66 @@ fn italian_seed_and_chat() {
 #[test]
 fn english_pt16_informal_sentences() {
     // PT16 sentences rated below -1.5 (tokenised as in the corpus).
-    check(Lang::En, "good grief no ! !", "Good grief no!");
-    check(Lang::En, "that is because u are not excited by ur wife .", "That is because you are not excited by your wife.");
-    check(Lang::En, "Well that 's one way you could look at it i guess .", "Well that is one way you could look at it I guess.");
-    check(Lang::En, "I take it your baby ca n't do - do .", "I take it your baby can not do - do.");
-    check(Lang::En, "my kids lol ... .", "My kids.");
-    check(Lang::En, "The King of pop ? ? ? ? ? ? ? ?", "The King of pop?");
-    check(Lang::En, "there you go here are your lyrics i love the movie", "There you go here are your lyrics I love the movie.");
-    check(Lang::En, "that 's whats here in Chicago .", "That is what is here in Chicago.");
-    check(Lang::En, "\"step 1 un hook all lines in system , throw away your drier\"", "\"Step 1 un hook all lines in system, throw away your drier.\"");
+    check_all(
+        Lang::En,
+        &[
+            ("good grief no ! !", "Good grief no!"),
+            ("that is because u are not excited by ur wife .", "That is because you are not excited by your wife."),
+            ("Well that 's one way you could look at it i guess .", "Well that is one way you could look at it I guess."),
+            ("I take it your baby ca n't do - do .", "I take it your baby can not do - do."),
+            ("my kids lol ... .", "My kids."),
+            ("The King of pop ? ? ? ? ? ? ? ?", "The King of pop?"),
+            ("there you go here are your lyrics i love the movie", "There you go here are your lyrics I love the movie."),
+            ("that 's whats here in Chicago .", "That is what is here in Chicago."),
+            ("\"step 1 un hook all lines in system , throw away your drier\"", "\"Step 1 un hook all lines in system, throw away your drier.\""),
+        ],
+    );
 }
 
 #[test]
 fn english_chat_contractions_and_shouting() {
-    check(Lang::En, "idk why u didn't call me, i'm sooooo mad!!!", "I do not know why you did not call me, I am so mad!");
-    check(Lang::En, "THIS IS SO UNFAIR lol", "This is so unfair.");
-    check(Lang::En, "I LOVE my new PS4 from the USA", "I love my new PS4 from the USA.");
-    check(Lang::En, "gonna check www.example.com/page?x=1 at 10:30 w/ Bob", "Going to check www.example.com/page?x=1 at 10:30 with Bob.");
-    check(Lang::En, "haha ur funny :D 😂", "Your funny.");
+    check_all(
+        Lang::En,
+        &[
+            ("idk why u didn't call me, i'm sooooo mad!!!", "I do not know why you did not call me, I am so mad!"),
+            ("THIS IS SO UNFAIR lol", "This is so unfair."),
+            ("I LOVE my new PS4 from the USA", "I love my new PS4 from the USA."),
+            ("gonna check www.example.com/page?x=1 at 10:30 w/ Bob", "Going to check www.example.com/page?x=1 at 10:30 with Bob."),
+            ("haha ur funny :D 😂", "Your funny."),
+        ],
+    );
 }
 
 #[test]
 fn german_spanish_hindi_japanese() {
-    check(Lang::De, "hab grad keine zeit, vllt morgen!!", "Habe gerade keine zeit, vielleicht morgen!");
-    check(Lang::De, "Die Schifffahrt ist toll", "Die Schifffahrt ist toll.");
-    check(Lang::Es, "q tal?? xq no vienes al finde jajaja", "Que tal? Porque no vienes al fin de semana.");
-    check(Lang::Es, "tb toy cansado", "También estoy cansado.");
-    check(Lang::Hi, "मैं ठीक हूँ!!", "मैं ठीक हूँ!");
-    check(Lang::Hi, "मैं कल आऊँगा", "मैं कल आऊँगा।");
-    check(Lang::Ja, "ありがとう！！www", "ありがとう！");
-    check(Lang::Ja, "明日行きます", "明日行きます。");
+    check_all(
+        Lang::De,
+        &[
+            ("hab grad keine zeit, vllt morgen!!", "Habe gerade keine zeit, vielleicht morgen!"),
+            ("Die Schifffahrt ist toll", "Die Schifffahrt ist toll."),
+        ],
+    );
+    check_all(
+        Lang::Es,
+        &[
+            ("q tal?? xq no vienes al finde jajaja", "Que tal? Porque no vienes al fin de semana."),
+            ("tb toy cansado", "También estoy cansado."),
+        ],
+    );
+    check_all(
+        Lang::Hi,
+        &[
+            ("मैं ठीक हूँ!!", "मैं ठीक हूँ!"),
+            ("मैं कल आऊँगा", "मैं कल आऊँगा।"),
+        ],
+    );
+    check_all(
+        Lang::Ja,
+        &[
+            ("ありがとう！！www", "ありがとう！"),
+            ("明日行きます", "明日行きます。"),
+        ],
+    );
 }
 
 #[test]
