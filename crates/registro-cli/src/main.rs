@@ -30,15 +30,18 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Create and list projects
-    Project(cmd::project::Args),
+    #[command(subcommand)]
+    Project(cmd::project::Command),
     /// Import a document (text, TSV/CSV, JSONL, or a paired CoCoA-MT / XFORMAL folder)
     Import(cmd::import::Args),
     /// List, show and export stored runs
-    Runs(cmd::runs::Args),
+    #[command(subcommand)]
+    Runs(cmd::runs::Command),
     /// Score hypotheses against references (BLEU, chrF, TER, M-Acc, style metrics, significance)
     Eval(cmd::eval::Args),
     /// Manage model files: list, fetch, verify, import, rm
-    Models(cmd::models::Args),
+    #[command(subcommand)]
+    Models(cmd::models::Command),
     /// Generate text with a local model
     Generate(cmd::generate::Args),
     /// Translate English into a target language in a requested register
@@ -50,9 +53,11 @@ enum Command {
     /// Write comparison tables and charts for stored runs
     Report(cmd::report::Args),
     /// Benchmarks that print numbers
-    Bench(cmd::bench::Args),
+    #[command(subcommand)]
+    Bench(cmd::bench::Command),
     /// Remote backends: the API key in the OS keyring
-    Backend(cmd::backend::Args),
+    #[command(subcommand)]
+    Backend(cmd::backend::Command),
     /// Version, CPU/GPU, devices, models, store, network and data: what a bug report needs
     Doctor(cmd::doctor::Args),
 }

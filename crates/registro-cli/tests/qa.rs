@@ -136,16 +136,8 @@ fn translate_with_a_termbase_bans_the_forbidden_term() {
     .unwrap();
     let forbidden_after = |with_termbase: bool| {
         let out = dir.join(format!("app.{with_termbase}.po"));
-        let mut args = vec![
-            "--json",
-            "translate",
-            "--lang",
-            "de",
-            "--register",
-            "formal",
-            "--model",
-            "qwen2.5-coder-0.5b-instruct",
-        ];
+        let mut args = vec!["--json", "translate"];
+        args.extend(common::FORMAL_GERMAN);
         args.extend([
             "--controls",
             "prompt,constrain",

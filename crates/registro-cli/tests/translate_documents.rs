@@ -18,24 +18,18 @@ fn fixture(name: &str) -> PathBuf {
 
 
 
-const MODEL: &[&str] = &[
-    "--lang",
-    "de",
-    "--register",
-    "formal",
-    "--model",
-    "qwen2.5-coder-0.5b-instruct",
-    "--n-best",
-    "1",
-    "--controls",
-    "prompt",
-    "--json",
-];
+/// One greedy candidate and the prompt control alone: the cheapest run that still exercises the document path.
+const QUICK: [&str; 4] = ["--n-best", "1", "--controls", "prompt"];
+
+/// The options every translation here runs with, JSON out.
+fn model_args() -> Vec<&'static str> {
+    [&common::FORMAL_GERMAN[..], &QUICK, &["--json"]].concat()
+}
 
 /// `registro translate --input SRC --output OUT` with the small model and `extra` options.
 fn translate(db: &Path, src: &Path, out: &Path, extra: &[&str]) -> Output {
     let files = ["translate", "--input", src.to_str().unwrap(), "--output", out.to_str().unwrap()];
-    run(db, &[&files[..], extra, MODEL].concat())
+    run(db, &[&files[..], extra, &model_args()].concat())
 }
 
 #[test]
@@ -203,7 +197,7 @@ fn bad_documents_get_errors_naming_the_file() {
     let dir = temp("bad");
     let db = dir.join("r.db");
     let err = |args: &[&str]| {
-        let o = run(&db, &[args, MODEL].concat());
+        let o = run(&db, &[args, &model_args()].concat());
         assert!(!o.status.success(), "{args:?} succeeded");
         String::from_utf8_lossy(&o.stderr).into_owned()
     };
@@ -286,10 +280,7 @@ fn the_summary_reports_the_runs_own_time_per_segment() {
     let lines: Vec<String> = (1..=8).map(|i| format!("Thanks for letter number {i}, see you soon.")).collect();
     std::fs::write(&src, lines.join("\n") + "\n").unwrap();
     let started = std::time::Instant::now();
-    let o = run(
-        &dir.join("r.db"),
-        &["translate", "--input", src.to_str().unwrap(), "--lang", "de", "--register", "formal", "--model", common::SMALL_MODEL, "--n-best", "1", "--controls", "prompt"],
-    );
+    let o = run(&dir.join("r.db"), &[&["translate", "--input", src.to_str().unwrap()], &common::FORMAL_GERMAN[..], &QUICK].concat());
     let wall = started.elapsed().as_secs_f64();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");

@@ -110,14 +110,8 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    which: Which,
-}
-
 #[derive(clap::Subcommand)]
-enum Which {
+pub enum Command {
     /// The backend's API key in the OS keyring (used when REGISTRO_API_KEY is not set)
     Key {
         #[command(subcommand)]
@@ -126,7 +120,7 @@ enum Which {
 }
 
 #[derive(clap::Subcommand)]
-enum KeyAction {
+pub enum KeyAction {
     /// Store the key for a backend: typed at a hidden prompt, or one line on stdin
     Set {
         /// The backend's API base, e.g. https://llm.example.com/v1
@@ -140,8 +134,8 @@ enum KeyAction {
     },
 }
 
-pub fn run(ctx: &Ctx, a: Args) -> anyhow::Result<()> {
-    let Which::Key { action } = a.which;
+pub fn run(ctx: &Ctx, command: Command) -> anyhow::Result<()> {
+    let Command::Key { action } = command;
     let (url, done) = match action {
         KeyAction::Set { url } => {
             let text = if std::io::stdin().is_terminal() {

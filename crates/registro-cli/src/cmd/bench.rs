@@ -1,14 +1,8 @@
 //! `registro bench …`: each benchmark's arguments and body live with the subcommand it measures.
 use super::Ctx;
 
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    which: Which,
-}
-
 #[derive(clap::Subcommand)]
-enum Which {
+pub enum Command {
     /// Candle engine vs llama.cpp: prefill, decode, document throughput
     Engine(super::generate::BenchArgs),
     /// `registro eval` vs the sacrebleu CLI
@@ -23,13 +17,13 @@ enum Which {
     Backend(super::backend::BenchArgs),
 }
 
-pub fn run(ctx: &Ctx, args: Args) -> anyhow::Result<()> {
-    match args.which {
-        Which::Engine(a) => super::generate::bench(ctx, a),
-        Which::Eval(a) => super::eval::bench(ctx, a),
-        Which::Rules(a) => super::rewrite::bench(ctx, a),
-        Which::Translate(a) => super::translate::bench(ctx, a),
-        Which::Dashboard(a) => super::report::bench(ctx, a),
-        Which::Backend(a) => super::backend::bench(ctx, a),
+pub fn run(ctx: &Ctx, command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Engine(a) => super::generate::bench(ctx, a),
+        Command::Eval(a) => super::eval::bench(ctx, a),
+        Command::Rules(a) => super::rewrite::bench(ctx, a),
+        Command::Translate(a) => super::translate::bench(ctx, a),
+        Command::Dashboard(a) => super::report::bench(ctx, a),
+        Command::Backend(a) => super::backend::bench(ctx, a),
     }
 }

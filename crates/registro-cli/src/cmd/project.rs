@@ -3,14 +3,8 @@ use registro_core::projects;
 
 use super::Ctx;
 
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    command: Command,
-}
-
 #[derive(clap::Subcommand)]
-enum Command {
+pub enum Command {
     /// Create a project
     Create { name: String },
     /// List projects with their document and run counts
@@ -25,9 +19,9 @@ enum Command {
     },
 }
 
-pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+pub fn run(ctx: &Ctx, command: Command) -> Result<()> {
     let store = projects::open_store(ctx.db.as_deref())?;
-    match args.command {
+    match command {
         Command::Create { name } => {
             let p = projects::create_project(&store, &name)?;
             if ctx.json {

@@ -6,14 +6,8 @@ use registro_store::{RunFilter, RunStatus, Task};
 
 use super::Ctx;
 
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    command: Command,
-}
-
 #[derive(clap::Subcommand)]
-enum Command {
+pub enum Command {
     /// List runs, newest first
     List {
         /// Project name or id
@@ -63,9 +57,9 @@ enum Command {
     },
 }
 
-pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+pub fn run(ctx: &Ctx, command: Command) -> Result<()> {
     let store = projects::open_store(ctx.db.as_deref())?;
-    match args.command {
+    match command {
         Command::List { project, document, task, status, system, lang, register, limit } => {
             let filter = RunFilter {
                 project_id: project.map(|p| projects::find_project(&store, &p).map(|p| p.id)).transpose()?,

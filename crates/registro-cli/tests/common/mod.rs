@@ -70,6 +70,9 @@ pub fn ok_json(db: &Path, args: &[&str]) -> serde_json::Value {
 /// The model every real-model test of the binary uses.
 pub const SMALL_MODEL: &str = "qwen2.5-coder-0.5b-instruct";
 
+/// `translate`'s options for what the real-model tests translate into: formal German, with the small model.
+pub const FORMAL_GERMAN: [&str; 6] = ["--lang", "de", "--register", "formal", "--model", SMALL_MODEL];
+
 /// Whether model `id` is missing from the model cache (`REGISTRO_MODELS`, else `~/.cache/registro/models`); says
 /// how to fetch it, for the test that then skips. `scripts/test.sh` fetches it first, so CI never skips.
 pub fn model_missing(id: &str) -> bool {
