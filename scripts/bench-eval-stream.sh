@@ -10,14 +10,10 @@
 #   LINES=200000 REGISTRO_BIN=/path/to/registro scripts/bench-eval-stream.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/env.sh
+source scripts/bench-common.sh
 LINES="${LINES:-1000000}"
 WORK="${WORK:-/tmp/registro-bench-eval-stream}"
-BIN="${REGISTRO_BIN:-$CARGO_TARGET_DIR/release/registro}"
-DATA="${REGISTRO_SHARED_DATA:-../shared/data}/iwslt2022-umd/en-de"
-[ -x "$BIN" ] || { echo "no release binary at $BIN (cargo build --release --bin registro)" >&2; exit 1; }
-[ -d "$DATA" ] || { echo "no IWSLT 2022 data at $DATA (set REGISTRO_SHARED_DATA)" >&2; exit 1; }
-mkdir -p "$WORK"
+bench_needs iwslt2022-umd/en-de "IWSLT 2022" "cargo build --release --bin registro"
 HYP="$WORK/hyp.$LINES.de" HYP2="$WORK/hyp2.$LINES.de" REF="$WORK/ref.$LINES.de"
 if [ ! -s "$HYP" ] || [ ! -s "$HYP2" ] || [ ! -s "$REF" ]; then
   python3 - "$DATA" "$LINES" "$HYP" "$HYP2" "$REF" <<'EOF'
@@ -37,11 +33,8 @@ fi
 echo "input: $(wc -l < "$HYP") lines, hyp $(du -m "$HYP" | cut -f1) MB, ref $(du -m "$REF" | cut -f1) MB; binary $BIN"
 measure() {
   local label="$1"; shift
-  /usr/bin/time -v "$@" > "$WORK/out.txt" 2> "$WORK/time.txt" || { cat "$WORK/time.txt" >&2; exit 1; }
-  local wall rss
-  wall=$(grep "Elapsed (wall clock)" "$WORK/time.txt" | awk '{print $NF}')
-  rss=$(grep "Maximum resident set size" "$WORK/time.txt" | awk '{print $NF}')
-  printf '%-28s wall %8s   peak RSS %6d MB\n' "$label" "$wall" $((rss / 1024))
+  bench_time "$WORK/out.txt" "$@"
+  printf '%-28s wall %8s   peak RSS %6d MB\n' "$label" "$WALL" "$RSS_MB"
   grep -E "^(BLEU|chrF2|TER)\|" "$WORK/out.txt" | cut -c1-160
 }
 rm -f "$WORK/bench.db"*

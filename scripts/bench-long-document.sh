@@ -8,24 +8,18 @@
 #   SEGMENTS=1000 MODEL=qwen2.5-coder-1.5b-instruct scripts/bench-long-document.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/env.sh
+source scripts/bench-common.sh
 SEGMENTS="${SEGMENTS:-10000}"
 MODEL="${MODEL:-qwen2.5-coder-0.5b-instruct}"
 WORK="${WORK:-/tmp/registro-bench-long-document}"
-BIN="${REGISTRO_BIN:-$CARGO_TARGET_DIR/release/registro}"
-DATA="${REGISTRO_SHARED_DATA:-../shared/data}/cocoa-mt/train/en-fr"
-[ -x "$BIN" ] || { echo "no release binary at $BIN (cargo build --workspace --release --bin registro)" >&2; exit 1; }
-[ -d "$DATA" ] || { echo "no CoCoA-MT data at $DATA (set REGISTRO_SHARED_DATA)" >&2; exit 1; }
-mkdir -p "$WORK"
+bench_needs cocoa-mt/train/en-fr CoCoA-MT "cargo build --workspace --release --bin registro"
 IN="$WORK/doc.$SEGMENTS.en"
 if [ ! -s "$IN" ]; then
   cat "$DATA"/*.en | awk -v n="$SEGMENTS" '{ l[NR] = $0 } END { for (i = 0; i < n; i++) print l[i % NR + 1] }' > "$IN"
 fi
 echo "input: $(wc -l < "$IN") segments; model $MODEL; binary $BIN; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-/usr/bin/time -v "$BIN" --db "$WORK/bench.db" translate --input "$IN" --output "$WORK/out.fr" --lang fr --register formal \
-  --model "$MODEL" > "$WORK/stdout.txt" 2> "$WORK/time.txt" || { tail -20 "$WORK/time.txt" >&2; exit 1; }
-wall=$(grep "Elapsed (wall clock)" "$WORK/time.txt" | awk '{print $NF}')
-rss=$(grep "Maximum resident set size" "$WORK/time.txt" | awk '{print $NF}')
-secs=$(echo "$wall" | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
+bench_time "$WORK/stdout.txt" "$BIN" --db "$WORK/bench.db" translate --input "$IN" --output "$WORK/out.fr" --lang fr \
+  --register formal --model "$MODEL"
+secs=$(echo "$WALL" | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
 out=$(wc -l < "$WORK/out.fr")
-echo "$SEGMENTS segments, $out lines out: wall $wall ($(awk -v n="$SEGMENTS" -v s="$secs" 'BEGIN { printf "%.2f", n / s }') segments/s, model load included), peak RSS $((rss / 1024)) MiB; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$SEGMENTS segments, $out lines out: wall $WALL ($(awk -v n="$SEGMENTS" -v s="$secs" 'BEGIN { printf "%.2f", n / s }') segments/s, model load included), peak RSS $RSS_MB MiB; load average $(cut -d' ' -f1-3 /proc/loadavg)"
