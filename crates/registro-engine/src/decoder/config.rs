@@ -34,12 +34,8 @@ impl Arch {
 #[derive(Clone, Debug)]
 pub struct Config {
     pub arch: Arch,
-    pub n_layer: usize,
-    pub n_head: usize,
-    pub n_kv_head: usize,
-    pub head_dim: usize,
-    pub hidden: usize,
-    pub vocab: usize,
+    /// Layers, heads, widths and vocabulary as `registro_gguf::check_decoder` derived them from the tensors.
+    pub dims: registro_gguf::DecoderDims,
     pub eps: f32,
     pub rope_dim: usize,
     pub rope_base: f32,
@@ -72,12 +68,6 @@ impl Config {
         let sliding_window = if gemma { Some(f.u32_or(&key("attention.sliding_window"), 512)) } else { None };
         Ok(Self {
             arch,
-            n_layer: d.n_layer,
-            n_head: d.n_head,
-            n_kv_head: d.n_kv_head,
-            head_dim: d.head_dim,
-            hidden: d.hidden,
-            vocab: d.vocab,
             eps: f.f32_or(&key("attention.layer_norm_rms_epsilon"), 1e-6),
             // check_decoder refuses a rope.dimension_count other than the head size.
             rope_dim: d.head_dim,
@@ -90,6 +80,7 @@ impl Config {
             embed_scale: gemma.then(|| (d.hidden as f32).sqrt()),
             gelu: gemma,
             attn_scale: 1.0 / (d.head_dim as f64).sqrt(),
+            dims: d,
         })
     }
 

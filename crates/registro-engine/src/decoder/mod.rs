@@ -164,9 +164,9 @@ impl Attention {
             bias,
             q_norm: RmsNorm::load_optional(f, &format!("{prefix}.attn_q_norm.weight"), cfg.eps, device)?,
             k_norm: RmsNorm::load_optional(f, &format!("{prefix}.attn_k_norm.weight"), cfg.eps, device)?,
-            n_head: cfg.n_head,
-            n_kv_head: cfg.n_kv_head,
-            head_dim: cfg.head_dim,
+            n_head: cfg.dims.n_head,
+            n_kv_head: cfg.dims.n_kv_head,
+            head_dim: cfg.dims.head_dim,
             rope_neox: cfg.rope_neox,
             scale: cfg.attn_scale,
         })
@@ -331,7 +331,7 @@ impl Decoder {
             Linear::new(embed)?
         };
         let norm = RmsNorm::load(f, "output_norm.weight", cfg.eps, device)?;
-        let layers = (0..cfg.n_layer).map(|i| DecoderLayer::new(f, i, &cfg, device)).collect::<Result<Vec<_>>>()?;
+        let layers = (0..cfg.dims.n_layer).map(|i| DecoderLayer::new(f, i, &cfg, device)).collect::<Result<Vec<_>>>()?;
         let rope = rope_table(cfg.rope_dim, cfg.rope_base, cfg.max_pos, device)?;
         let rope_local = match cfg.rope_base_local {
             Some(b) if cfg.sliding_window.is_some() => Some(rope_table(cfg.rope_dim, b, cfg.max_pos, device)?),
@@ -360,7 +360,7 @@ impl Decoder {
         if s == 0 {
             bail!("forward: no tokens");
         }
-        let vocab = self.cfg.vocab;
+        let vocab = self.cfg.dims.vocab;
         let mut ids = Vec::with_capacity(b * s);
         let mut qpos = Vec::with_capacity(b * s);
         for (r, toks) in rows.iter().enumerate() {
@@ -389,8 +389,8 @@ impl Decoder {
 
         let ids_t = Tensor::from_vec(ids, (b, s), &self.device)?;
         let mut x = self.embed.embedding(&ids_t)?;
-        if x.dim(D::Minus1)? != self.cfg.hidden {
-            x = x.narrow(D::Minus1, 0, self.cfg.hidden)?.contiguous()?;
+        if x.dim(D::Minus1)? != self.cfg.dims.hidden {
+            x = x.narrow(D::Minus1, 0, self.cfg.dims.hidden)?.contiguous()?;
         }
         if let Some(scale) = self.cfg.embed_scale {
             x = (x * scale as f64)?;

@@ -44,7 +44,7 @@ const GPU_ROWS: usize = 64;
 impl Model {
     /// Bytes one token takes in the KV cache of one row (keys and values of every layer, f32).
     pub fn kv_bytes_per_token(&self) -> usize {
-        let c = &self.decoder.cfg;
+        let c = &self.decoder.cfg.dims;
         2 * c.n_layer * c.n_kv_head * c.head_dim * std::mem::size_of::<f32>()
     }
 
