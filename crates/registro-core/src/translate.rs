@@ -19,6 +19,7 @@ pub mod fewshot;
 pub mod prompt;
 pub mod remote;
 pub mod memory;
+pub mod request;
 pub mod review;
 
 use std::sync::atomic::AtomicBool;

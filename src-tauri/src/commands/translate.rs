@@ -79,34 +79,23 @@ pub async fn translate_text(
         _ => registro_core::models::default_model(),
     };
     let gender: Option<Gender> = args.gender.as_deref().filter(|g| !g.is_empty()).map(parse).transpose()?;
+    let mut overrides = std::collections::BTreeMap::new();
+    for (i, r) in &args.overrides {
+        overrides.insert(*i, parse::<Register>(r)?);
+    }
+    let opts = Options { controls, system, n_best: args.n_best.unwrap_or(4).clamp(1, 8), gender, ..Options::new(lang, register) };
+    let req = core::request::Request { text: args.text, document_id: args.document_id, overrides, contrastive: args.contrastive, opts };
     blocking(app, move |state| {
         let op = state.ops.start(&op_id);
         let mut store = state.open_store()?;
-        let sources = match args.document_id {
-            Some(doc) => store.segment_texts(doc)?,
-            None => args.text.lines().map(str::to_string).collect(),
-        };
-        if sources.iter().all(|s| s.trim().is_empty()) {
-            return Err(CmdError::msg("nothing to translate: paste some text or pick a document"));
-        }
-        let mut registers = vec![register; sources.len()];
-        for (i, r) in &args.overrides {
-            let slot = registers.get_mut(*i).ok_or_else(|| CmdError::msg(format!("register override for segment {} of {}", i + 1, sources.len())))?;
-            *slot = parse(r)?;
-        }
-        let opts = Options { controls, system, n_best: args.n_best.unwrap_or(4).clamp(1, 8), gender, ..Options::new(lang, register) };
-        let total = sources.len() as u64;
+        let prepared = core::request::prepare(&store, &req)?;
+        let total = prepared.sources.len() as u64;
         let mut progress = |p: Progress| {
             let _ = on_progress.send(p);
         };
-        let target = core::RunTarget { project_id, document_id: args.document_id };
         let mut run = |gen: &mut dyn core::Generator| -> CmdResult<TranslateOutcome> {
             let mut tr = core::Translator::new(gen, core::Pool::default_for(lang)).watch(|s| drop(on_segment.send(s.clone())));
-            if args.contrastive {
-                let (runs, pairs) = core::translate_contrastive_and_store(&mut store, &target, &mut tr, &sources, &opts, &mut progress, &op.token)?;
-                return Ok(TranslateOutcome { run_id: runs[0], segments: pairs.into_iter().map(|p| p.formal).collect() });
-            }
-            let (run_id, segments) = core::translate_and_store(&mut store, &target, &mut tr, &sources, Some(registers.as_slice()), &opts, &mut progress, &op.token)?;
+            let (run_id, segments) = core::request::run(&mut store, project_id, &mut tr, &req, &prepared, &mut progress, &op.token)?;
             Ok(TranslateOutcome { run_id, segments })
         };
         match remote {
