@@ -350,13 +350,7 @@ fn sum_rows_u16(blk: &[u64], idx: &[u32], every: usize) -> [u32; UBLOCK] {
     let mut total = [0u32; UBLOCK];
     for chunk in idx.chunks(every) {
         let mut acc = [0u64; W];
-        for &i in chunk {
-            let at = i as usize * W;
-            let row: &[u64; W] = blk[at..at + W].try_into().expect("row");
-            for c in 0..W {
-                acc[c] = acc[c].wrapping_add(row[c]);
-            }
-        }
+        add_rows(&mut acc, blk, chunk);
         for (c, t) in total.iter_mut().enumerate() {
             *t = t.wrapping_add(((acc[c / 4] >> (16 * (c % 4))) & 0xffff) as u32);
         }
@@ -369,17 +363,41 @@ fn sum_rows_u16(blk: &[u64], idx: &[u32], every: usize) -> [u32; UBLOCK] {
 fn sum_rows_u32(blk: &[u32], idx: &[u32]) -> [u32; UBLOCK] {
     const W: usize = UBLOCK / 2;
     let mut acc = [0u32; W];
+    // No overflow: `exact_in_u32` bounds every sum.
+    add_rows(&mut acc, blk, idx);
+    let mut out = [0u32; UBLOCK];
+    out[..W].copy_from_slice(&acc);
+    out
+}
+
+/// Adds the rows `idx` of a row-major block `W` words wide to `acc`, word by word. The additions wrap instead of
+/// checking: the callers bound every sum, and unchecked adds of a known width become vector adds.
+#[inline(always)]
+fn add_rows<T: Word, const W: usize>(acc: &mut [T; W], blk: &[T], idx: &[u32]) {
     for &i in idx {
         let at = i as usize * W;
-        let row: &[u32; W] = blk[at..at + W].try_into().expect("row");
-        // No overflow: `exact_in_u32` bounds every sum.
+        let row: &[T; W] = blk[at..at + W].try_into().expect("row");
         for c in 0..W {
             acc[c] = acc[c].wrapping_add(row[c]);
         }
     }
-    let mut out = [0u32; UBLOCK];
-    out[..W].copy_from_slice(&acc);
-    out
+}
+
+/// The words of the integer blocks: u32 columns, or four u16 lanes in a u64.
+trait Word: Copy {
+    fn wrapping_add(self, other: Self) -> Self;
+}
+
+impl Word for u32 {
+    fn wrapping_add(self, other: Self) -> Self {
+        u32::wrapping_add(self, other)
+    }
+}
+
+impl Word for u64 {
+    fn wrapping_add(self, other: Self) -> Self {
+        u64::wrapping_add(self, other)
+    }
 }
 
 /// Float columns (`init`: each column's start value) laid out row-major in blocks of [`BLOCK`], built once per
