@@ -39,6 +39,13 @@ fn connect(s: &LlamaServer, retries: u32) -> remote::RemoteGenerator {
     remote::RemoteGenerator::connect(cfg).unwrap()
 }
 
+/// The greedy continuation of `p` (at most 40 tokens) under `c`.
+fn greedy(g: &mut dyn Generator, p: &prompt::Prompt, c: &Constraints) -> tr::Generated {
+    g.generate(&p.prefix, &p.turn, 1, 40, c, &AtomicBool::new(false))
+        .unwrap()
+        .remove(0)
+}
+
 /// Greedy text and the summed token log-probabilities of the same prompts agree between the candle engine and
 /// llama.cpp. Neither side biases here (no constraints), so both report the model's own distribution: llama.cpp's
 /// logprobs are taken from the raw logits, the engine's from the logits after its processors (none here).
@@ -57,7 +64,6 @@ fn greedy_text_and_logprobs_match_the_local_engine() {
         "llama-cpp-python ignores n, and the probe must see that"
     );
     let mut local = tr::EngineGenerator::load(MODEL).unwrap();
-    let cancel = AtomicBool::new(false);
     let mut agree = 0;
     let sources = [
         "Thank you for your help.",
@@ -74,14 +80,8 @@ fn greedy_text_and_logprobs_match_the_local_engine() {
             shots: &[],
         };
         let p = prompt::build(local.chat_format(), &spec, src).unwrap();
-        let a = local
-            .generate(&p.prefix, &p.turn, 1, 40, &Constraints::default(), &cancel)
-            .unwrap()
-            .remove(0);
-        let b = remote
-            .generate(&p.prefix, &p.turn, 1, 40, &Constraints::default(), &cancel)
-            .unwrap()
-            .remove(0);
+        let a = greedy(&mut local, &p, &Constraints::default());
+        let b = greedy(&mut remote, &p, &Constraints::default());
         println!(
             "{src}\n  local  {:?} {} tokens, logprob {:.4}\n  remote {:?} {} tokens, logprob {:.4}",
             a.text, a.tokens, a.logprob, b.text, b.tokens, b.logprob
@@ -114,7 +114,6 @@ fn bans_really_ban_through_the_server() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let server = start(0);
     let mut remote = connect(&server, 1);
-    let cancel = AtomicBool::new(false);
     let spec = prompt::PromptSpec {
         lang: Lang::De,
         register: Register::Informal,
@@ -138,14 +137,8 @@ fn bans_really_ban_through_the_server() {
         "Where do you live?",
     ] {
         let p = prompt::build(remote.chat_format(), &spec, src).unwrap();
-        let free = remote
-            .generate(&p.prefix, &p.turn, 1, 40, &Constraints::default(), &cancel)
-            .unwrap()
-            .remove(0);
-        let held = remote
-            .generate(&p.prefix, &p.turn, 1, 40, &c, &cancel)
-            .unwrap()
-            .remove(0);
+        let free = greedy(&mut remote, &p, &Constraints::default());
+        let held = greedy(&mut remote, &p, &c);
         println!("{src}: free {:?} / with bans {:?}", free.text, held.text);
         let has = |text: &str, v: &str| {
             let w = v.trim_start();
