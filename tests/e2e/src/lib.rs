@@ -74,6 +74,19 @@ pub fn ready_or_skip(test: &str) -> bool {
     }
 }
 
+/// [`ready_or_skip`], and then whether the local model `model` is in the model cache: a missing one is a visible
+/// `skipped: …` saying how to fetch it.
+pub fn ready_with_model_or_skip(test: &str, model: &str) -> bool {
+    if !ready_or_skip(test) {
+        return false;
+    }
+    if registro_core::models::resolve_llm(model).is_err() {
+        println!("skipped: {model} is not downloaded (registro models fetch {model})");
+        return false;
+    }
+    true
+}
+
 /// The app's arguments for a session on `db` whose file dialogs are answered, in order, by `answers` (`None` =
 /// the user cancels): the native dialog cannot be driven through WebDriver, so the app reads the answers from a
 /// file named on its command line (nothing in the page can add any). The file is written into `dir`.
@@ -89,6 +102,15 @@ pub fn app_args(db: &Path, dir: &Path, answers: &[Option<&Path>]) -> Vec<String>
 /// Where a test writes its screenshot `name`: `tests/e2e/screenshots/` (looked at by a person after each change).
 pub fn screenshot_path(name: &str) -> PathBuf {
     PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("screenshots").join(name)
+}
+
+/// A temp folder holding `registro.db` with one project named `project`, the store most window tests open the app
+/// on. The folder goes when the returned guard is dropped.
+pub fn temp_project(project: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("registro.db");
+    registro_store::Store::open(&db).expect("a new store").create_project(project).expect("the project is created");
+    (dir, db)
 }
 
 /// Polls `ok` every 150 ms until it holds; panics naming `what` after `timeout`.
@@ -257,6 +279,17 @@ impl Session {
             vec![json!(document), json!(model), json!(n_best)],
         )
         .map(|_| ())
+    }
+
+    /// The Documents view's Browse… button, answered by the next dialog answer; returns the import's result line.
+    pub fn import_browsed(&self) -> Result<String> {
+        self.click_css(r#"[data-testid="import-browse"]"#, UI_WAIT)?;
+        self.text(&self.wait_for(r#"[data-testid="import-result"]"#, UI_WAIT)?)
+    }
+
+    /// The texts of every element matching `css`, in document order.
+    pub fn texts(&self, css: &str) -> Result<Vec<String>> {
+        self.find_all(css)?.iter().map(|e| self.text(e)).collect()
     }
 
     pub fn text(&self, e: &Element) -> Result<String> {

@@ -5,82 +5,21 @@
 //! page's storage, the database nor the run; a second Test connection with the field empty finds it there. Writes
 //! `tests/e2e/screenshots/backends.png` and `translate-remote.png`.
 
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use registro_e2e::{app_args, app_binary, ready_or_skip, screenshot_path, Session};
+use registro_e2e::{app_args, app_binary, ready_or_skip, screenshot_path, temp_project, Session};
 use registro_store::{RunStatus, Store};
+use registro_testkit::llama_server::LlamaServer;
 
 const WAIT: Duration = Duration::from_secs(30);
 const SECRET: &str = "sk-e2e-do-not-store-4242";
 
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// llama-cpp-python's server (installed by scripts/test.sh) on a free port; waits until it answers.
-fn llama_server(dir: &std::path::Path) -> (Server, String) {
-    let py = std::env::var_os("REGISTRO_LLAMA_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var("HOME").unwrap())
-                .join(".cache/registro/venv-llama/bin/python")
-        });
-    assert!(
-        py.exists(),
-        "{} is missing: scripts/test.sh installs llama-cpp-python[server] there",
-        py.display()
-    );
+/// llama-cpp-python's server on the 0.5B GGUF on a free port, logging into `dir`.
+fn llama_server(dir: &std::path::Path) -> LlamaServer {
     let gguf = registro_core::models::resolve("qwen2.5-coder-0.5b-instruct")
         .expect("the 0.5B model is cached")
         .main;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let log = std::fs::File::create(dir.join("llama-server.log")).unwrap();
-    let child = Command::new(py)
-        .args([
-            "-m",
-            "llama_cpp.server",
-            "--host",
-            "127.0.0.1",
-            "--n_ctx",
-            "4096",
-            "--n_threads",
-            "2",
-            "--port",
-        ])
-        .arg(port.to_string())
-        .arg("--model")
-        .arg(&gguf)
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .expect("starting llama_cpp.server");
-    let server = Server(child);
-    let url = format!("http://127.0.0.1:{port}/v1");
-    let t0 = Instant::now();
-    while !Command::new("curl")
-        .args(["-sf", "-m", "2", &format!("{url}/models")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-    {
-        assert!(
-            t0.elapsed() < Duration::from_secs(90),
-            "llama_cpp.server did not come up in 90 s"
-        );
-        std::thread::sleep(Duration::from_millis(300));
-    }
-    (server, url)
+    LlamaServer::start(&gguf, 0, dir)
 }
 
 #[test]
@@ -88,10 +27,9 @@ fn settings_backends_connects_and_translate_runs_through_the_server() {
     if !ready_or_skip("settings_backends_connects_and_translate_runs_through_the_server") {
         return;
     }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = dir.path().join("registro.db");
-    Store::open(&db).unwrap().create_project("Agency").unwrap();
-    let (_server, url) = llama_server(dir.path());
+    let (dir, db) = temp_project("Agency");
+    let server = llama_server(dir.path());
+    let url = server.url();
 
     let s = Session::start(&app_binary(), &app_args(&db, dir.path(), &[])).expect("start the app");
     s.wait_for(r#"body[data-ready="1"]"#, WAIT)

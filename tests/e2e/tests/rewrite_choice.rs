@@ -5,29 +5,18 @@
 
 use std::time::{Duration, Instant};
 
-use registro_e2e::{screenshot_path, ready_or_skip, Session};
+use registro_e2e::{ready_with_model_or_skip, screenshot_path, temp_project, Session};
 use registro_store::Store;
 
 const WAIT: Duration = Duration::from_secs(30);
 const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
 
-
-fn texts(s: &Session, css: &str) -> Vec<String> {
-    s.find_all(css).unwrap().iter().map(|e| s.text(e).unwrap()).collect()
-}
-
 #[test]
 fn the_chosen_rewrite_comes_first_with_why_and_the_others_are_one_click_away() {
-    if !ready_or_skip("the_chosen_rewrite_comes_first_with_why_and_the_others_are_one_click_away") {
+    if !ready_with_model_or_skip("the_chosen_rewrite_comes_first_with_why_and_the_others_are_one_click_away", MODEL) {
         return;
     }
-    if registro_core::models::resolve_llm(MODEL).is_err() {
-        println!("skipped: {MODEL} is not downloaded (registro models fetch {MODEL})");
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = dir.path().join("registro.db");
-    Store::open(&db).unwrap().create_project("Drafts").unwrap();
+    let (dir, db) = temp_project("Drafts");
     let s = Session::in_project(&db, dir.path(), &[], "Drafts", Some("rewrite")).expect("the app opens the project");
     s.wait_for(r#"[data-testid="rewrite-input"]"#, WAIT).unwrap();
     s.execute(
@@ -48,7 +37,7 @@ fn the_chosen_rewrite_comes_first_with_why_and_the_others_are_one_click_away() {
     println!("rewrite of 2 sentences with {MODEL} (model load included): {} ms", t0.elapsed().as_millis());
 
     // Why the first candidate was chosen, on every axis.
-    let why = texts(&s, r#"[data-testid="rewrite-why"]"#);
+    let why = s.texts(r#"[data-testid="rewrite-why"]"#).unwrap();
     for w in &why {
         assert!(w.starts_with("Chosen: "), "{w}");
         for axis in ["formality", "meaning: chrF", "fluency: perplexity"] {
@@ -57,7 +46,7 @@ fn the_chosen_rewrite_comes_first_with_why_and_the_others_are_one_click_away() {
     }
     // The rules, the minimal edit and the paraphrases are there as chips (a method that said the same as another
     // shares its chip: "rules = LLM minimal edit"); the first one is marked as chosen.
-    let chips = texts(&s, r#"[data-testid="rewrite-sentence"]:first-child [data-testid="rewrite-candidate"]"#);
+    let chips = s.texts(r#"[data-testid="rewrite-sentence"]:first-child [data-testid="rewrite-candidate"]"#).unwrap();
     assert!(chips[0].starts_with('★'), "{chips:?}");
     let all = chips.join(" | ");
     for want in ["rules", "LLM minimal edit", "LLM paraphrase 1", "LLM paraphrase 2"] {
@@ -67,7 +56,7 @@ fn the_chosen_rewrite_comes_first_with_why_and_the_others_are_one_click_away() {
     if chips.len() >= 3 {
         assert!(why[0].contains("agreement"), "{}", why[0]);
     }
-    let first_output = texts(&s, r#"[data-testid="rewrite-output"]"#)[0].clone();
+    let first_output = s.texts(r#"[data-testid="rewrite-output"]"#).unwrap()[0].clone();
     assert!(first_output.contains("API"), "the locked word is gone: {first_output}");
     s.screenshot(&screenshot_path("rewrite-choice.png")).unwrap();
 
@@ -79,14 +68,14 @@ fn the_chosen_rewrite_comes_first_with_why_and_the_others_are_one_click_away() {
         let t = Instant::now();
         let mut switched = String::new();
         while t.elapsed() < WAIT {
-            switched = texts(&s, r#"[data-testid="rewrite-output"]"#)[0].clone();
+            switched = s.texts(r#"[data-testid="rewrite-output"]"#).unwrap()[0].clone();
             if switched != first_output {
                 break;
             }
             std::thread::sleep(Duration::from_millis(100));
         }
         assert_ne!(switched, first_output, "clicking the second candidate did not change the rewrite");
-        let why2 = texts(&s, r#"[data-testid="rewrite-why"]"#)[0].clone();
+        let why2 = s.texts(r#"[data-testid="rewrite-why"]"#).unwrap()[0].clone();
         assert!(!why2.starts_with("Chosen: ") && why2.contains("joint score"), "{why2}");
         s.screenshot(&screenshot_path("rewrite-other-candidate.png")).unwrap();
     }

@@ -98,11 +98,8 @@ fn the_quality_check_finds_mixed_register_and_makes_the_document_consistent() {
         "{summary}"
     );
     let kinds: Vec<String> = s
-        .find_all(r#"[data-testid="qa-issue"]"#)
-        .unwrap()
-        .iter()
-        .map(|e| s.text(e).unwrap())
-        .collect();
+        .texts(r#"[data-testid="qa-issue"]"#)
+        .unwrap();
     assert_eq!(kinds.len(), 5, "{kinds:?}");
     assert!(
         kinds[0].contains("register") && kinds[0].contains("du in a formal document (Sie)"),
@@ -119,11 +116,8 @@ fn the_quality_check_finds_mixed_register_and_makes_the_document_consistent() {
         "{kinds:?}"
     );
     let marks: Vec<String> = s
-        .find_all(r#"[data-testid="qa-span"]"#)
-        .unwrap()
-        .iter()
-        .map(|e| s.text(e).unwrap())
-        .collect();
+        .texts(r#"[data-testid="qa-span"]"#)
+        .unwrap();
     assert_eq!(
         marks,
         ["Hast", "du", "Faktura"],

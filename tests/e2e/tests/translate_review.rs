@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use registro_e2e::{keys, ready_or_skip, screenshot_path, Element, Session, wait_until};
+use registro_e2e::{keys, ready_or_skip, screenshot_path, temp_project, wait_until, Element, Session};
 use registro_store::{SegmentStatus, Store};
 use serde_json::json;
 
@@ -73,9 +73,7 @@ fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_forma
     if !ready_or_skip("a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_format") {
         return;
     }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = dir.path().join("registro.db");
-    Store::open(&db).unwrap().create_project("Contracts").unwrap();
+    let (dir, db) = temp_project("Contracts");
     let exported = dir.path().join("contract.de.docx");
     let tmx = dir.path().join("contract.de.tmx");
     let contract = fixture("contract.docx");
@@ -84,8 +82,7 @@ fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_forma
     let s = Session::in_project(&db, dir.path(), &answers, "Contracts", None).expect("the app opens the project");
 
     // Import with the Documents view's button.
-    s.click_css(r#"[data-testid="import-browse"]"#, WAIT).unwrap();
-    let result = s.text(&s.wait_for(r#"[data-testid="import-result"]"#, WAIT).unwrap()).unwrap();
+    let result = s.import_browsed().unwrap();
     assert!(result.contains("Imported 1 document") && result.contains("contract.docx"), "{result}");
 
     // A drop: the backend hands the page an import token for each dropped file (`registro://files-dropped`).

@@ -7,8 +7,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use registro_e2e::{keys, ready_or_skip, screenshot_path, wait_until, Session};
-use registro_store::Store;
+use registro_e2e::{keys, ready_or_skip, screenshot_path, temp_project, wait_until, Session};
 
 const WAIT: Duration = Duration::from_secs(30);
 const MODEL_WAIT: Duration = Duration::from_secs(540);
@@ -38,14 +37,11 @@ fn subtitles_in_both_registers_split_joined_and_exported_cue_for_cue() {
     if !ready_or_skip("subtitles_in_both_registers_split_joined_and_exported_cue_for_cue") {
         return;
     }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = dir.path().join("registro.db");
-    Store::open(&db).unwrap().create_project("Subtitles").unwrap();
+    let (dir, db) = temp_project("Subtitles");
     let srt = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../crates/registro-formats/tests/fixtures/cues.srt");
     let exported = dir.path().join("cues.fr.srt");
     let s = Session::in_project(&db, dir.path(), &[Some(srt.as_path()), Some(exported.as_path())], "Subtitles", None).unwrap();
-    s.click_css(r#"[data-testid="import-browse"]"#, WAIT).unwrap();
-    s.wait_for(r#"[data-testid="import-result"]"#, WAIT).unwrap();
+    s.import_browsed().unwrap();
 
     s.click_css(r#"[data-testid="tab-translate"]"#, WAIT).unwrap();
     s.wait_for(r#"[data-testid="translate-document"] option:nth-child(2)"#, WAIT).unwrap();

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use registro_e2e::{screenshot_path, ready_or_skip, Session};
+use registro_e2e::{ready_with_model_or_skip, screenshot_path, temp_project, Session};
 use registro_store::{RunStatus, Store};
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -57,16 +57,10 @@ fn translate(s: &Session, lines: usize, stop_after_rows: Option<usize>) -> Vec<(
 
 #[test]
 fn segments_stream_in_cancel_keeps_them_and_the_model_stays_loaded() {
-    if !ready_or_skip("segments_stream_in_cancel_keeps_them_and_the_model_stays_loaded") {
+    if !ready_with_model_or_skip("segments_stream_in_cancel_keeps_them_and_the_model_stays_loaded", MODEL) {
         return;
     }
-    if registro_core::models::resolve_llm(MODEL).is_err() {
-        println!("skipped: {MODEL} is not downloaded (registro models fetch {MODEL})");
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = dir.path().join("registro.db");
-    Store::open(&db).unwrap().create_project("Letters").unwrap();
+    let (dir, db) = temp_project("Letters");
     let s = Session::in_project(&db, dir.path(), &[], "Letters", Some("translate")).expect("the app opens the project");
     s.wait_for(r#"[data-testid="translate-source"]"#, WAIT).unwrap();
 

@@ -6,8 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use registro_e2e::{ready_or_skip, screenshot_path, Session, wait_until};
-use registro_store::Store;
+use registro_e2e::{ready_or_skip, screenshot_path, temp_project, wait_until, Session};
 
 const WAIT: Duration = Duration::from_secs(30);
 const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
@@ -17,14 +16,11 @@ fn an_xliff_file_from_a_cat_tool_comes_back_as_xliff_with_its_tags_and_notes() {
     if !ready_or_skip("an_xliff_file_from_a_cat_tool_comes_back_as_xliff_with_its_tags_and_notes") {
         return;
     }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = dir.path().join("registro.db");
-    Store::open(&db).unwrap().create_project("CAT").unwrap();
+    let (dir, db) = temp_project("CAT");
     let xliff = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../crates/registro-formats/tests/fixtures/okapi.xlf");
     let exported = dir.path().join("okapi.de.xlf");
     let s = Session::in_project(&db, dir.path(), &[Some(xliff.as_path()), Some(exported.as_path())], "CAT", None).unwrap();
-    s.click_css(r#"[data-testid="import-browse"]"#, WAIT).unwrap();
-    let result = s.text(&s.wait_for(r#"[data-testid="import-result"]"#, WAIT).unwrap()).unwrap();
+    let result = s.import_browsed().unwrap();
     assert!(result.contains("Imported 1 document (3 segments)"), "{result}");
 
     s.click_css(r#"[data-testid="tab-translate"]"#, WAIT).unwrap();
