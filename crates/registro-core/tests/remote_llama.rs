@@ -4,7 +4,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use registro_core::progress::CancelToken;
+use registro_core::progress::{CancelToken, ProgressFn};
 use registro_core::translate::{
     self as tr, prompt, remote, Constraints, Controls, Generator, Lang, Options, Register,
 };
@@ -219,25 +219,27 @@ fn a_document_translates_through_the_server_and_resumes_after_the_server_is_kill
         ..Options::new(Lang::De, Register::Formal)
     };
 
-    // 1. The whole document, stored.
-    let mut gen = connect(&server, 1);
-    let mut t = tr::Translator::new(&mut gen, None);
     let target = tr::RunTarget {
         project_id: project,
         document_id: Some(doc),
     };
-    let (run, segs) = tr::translate_and_store(
-        &mut store,
-        &target,
-        &mut t,
-        &texts,
-        None,
-        &opts,
-        &mut |_| {},
-        &CancelToken::new(),
-    )
-    .unwrap();
-    drop(t);
+    // A new run of the document, translated through `gen`.
+    let translate = |store: &mut Store, gen: &mut remote::RemoteGenerator, progress: ProgressFn| {
+        let mut t = tr::Translator::new(gen, None);
+        tr::translate_and_store(
+            store,
+            &target,
+            &mut t,
+            &texts,
+            None,
+            &opts,
+            progress,
+            &CancelToken::new(),
+        )
+    };
+
+    // 1. The whole document, stored.
+    let (run, segs) = translate(&mut store, &mut connect(&server, 1), &mut |_| {}).unwrap();
     let r = store.run(run).unwrap();
     assert_eq!(r.status, RunStatus::Done);
     assert!(
@@ -270,25 +272,14 @@ fn a_document_translates_through_the_server_and_resumes_after_the_server_is_kill
     let port = server.port;
     let mut gen = connect(&server, 1);
     assert_eq!(gen.describe()["max_in_flight"], 8);
-    let mut t = tr::Translator::new(&mut gen, None);
     let mut done = 0;
-    let err = tr::translate_and_store(
-        &mut store,
-        &target,
-        &mut t,
-        &texts,
-        None,
-        &opts,
-        &mut |_| {
-            done += 1;
-            if done == 2 {
-                server.kill();
-            }
-        },
-        &CancelToken::new(),
-    )
+    let err = translate(&mut store, &mut gen, &mut |_| {
+        done += 1;
+        if done == 2 {
+            server.kill();
+        }
+    })
     .unwrap_err();
-    drop(t);
     assert!(format!("{err:#}").contains("cannot reach"), "{err:#}");
     let killed = store
         .list_runs(&Default::default())
