@@ -63,9 +63,7 @@ fn create_import_reopen() {
     assert!(msg.contains("no-such-file.txt"), "the error names the file: {msg}");
     assert!(s.find_all(r#"[data-testid="document-item"]"#).unwrap().is_empty(), "nothing was imported");
 
-    s.click_css(r#"[data-testid="import-browse"]"#, WAIT).unwrap();
-    let result = s.wait_for(r#"[data-testid="import-result"]"#, WAIT).expect("the import finishes");
-    let summary = s.text(&result).unwrap();
+    let summary = s.import_browsed().expect("the import finishes");
     assert!(summary.contains("3 segments"), "import summary: {summary}");
     s.wait_for(r#"[data-testid="document-item"][data-document-name="draft-informal.txt"]"#, WAIT)
         .expect("the document is listed under its file name");
