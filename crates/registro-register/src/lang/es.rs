@@ -76,7 +76,8 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
             push(&mut out, text, t, Formal, Pronoun, true);
         } else if w == "su" || w == "sus" || w == "suyo" || w == "suya" {
             push(&mut out, text, t, Formal, Possessive, false);
-        } else if w == "le" || w == "les" || w == "se" && false {
+        } else if w == "le" || w == "les" {
+            // Not "se": reflexive and impersonal "se" is far more common than the usted object.
             push(&mut out, text, t, Formal, Pronoun, false);
         } else if any(USTED_VERBS, w) && (!matches!(w, "es" | "está" | "era" | "fue" | "ha" | "sea") || in_question && (t.sent_start || w == "ha")) {
             // "es", "era", "fue" describe things far more often than the addressee, except opening a question.
