@@ -67,8 +67,9 @@ pub fn open_review(store: &Store, run: RunId) -> anyhow::Result<ReviewRun> {
     load_review(store, run, true)
 }
 
-/// The grid's rows; the translation-memory lookup (a fuzzy search per segment) only when they are to be shown.
-fn load_review(store: &Store, run: RunId, with_tm: bool) -> anyhow::Result<ReviewRun> {
+/// The grid's rows. What only the grid shows — the translation-memory lookup (a fuzzy search per segment) and the
+/// contrastive partner's column — is built only `for_grid`; exports and the partner column itself skip it.
+fn load_review(store: &Store, run: RunId, for_grid: bool) -> anyhow::Result<ReviewRun> {
     let (r, lang, register) = run_lang_register(store, run)?;
     let overrides = r.params.get("register_overrides").and_then(|o| o.as_object()).cloned().unwrap_or_default();
     let register_of = |i: usize| -> Register {
@@ -138,7 +139,7 @@ fn load_review(store: &Store, run: RunId, with_tm: bool) -> anyhow::Result<Revie
             tm: None,
         });
     }
-    let memory = if with_tm { Memory::load(store, r.project_id, lang.code(), register.as_str(), Some(run))? } else { Memory::empty() };
+    let memory = if for_grid { Memory::load(store, r.project_id, lang.code(), register.as_str(), Some(run))? } else { Memory::empty() };
     if !memory.is_empty() {
         for row in rows.iter_mut().filter(|row| row.status != SegmentStatus::Approved) {
             row.tm = memory.best_match(&row.segment.source);
@@ -165,7 +166,7 @@ fn load_review(store: &Store, run: RunId, with_tm: bool) -> anyhow::Result<Revie
         export_format: file_format.unwrap_or_else(|| "text".into()),
         export_name,
         rows,
-        contrast: if with_tm { contrast_of(store, &r)? } else { None },
+        contrast: if for_grid { contrast_of(store, &r)? } else { None },
     })
 }
 
