@@ -63,7 +63,7 @@ pub fn run(path: &Path, a: &BenchConfig) -> Result<BenchReport> {
     let budgets: Vec<usize> = (0..a.segments).map(|i| budget(a.segment_tokens, i)).collect();
     let dopts = GenerateOptions { max_tokens: a.segment_tokens, ignore_eos: true, ..Default::default() };
     let rows = a.batch.max(1);
-    let document = |continuous: bool| -> Result<(f64, usize)> {
+    let document = |continuous: bool| -> Result<(f64, usize, crate::BatchStats)> {
         let t = Instant::now();
         let prefix = model.prefix(&doc_prefix)?;
         let mut generated = 0;
@@ -71,19 +71,33 @@ pub fn run(path: &Path, a: &BenchConfig) -> Result<BenchReport> {
             generated += g?.tokens.len();
             Ok(())
         };
+        let mut stats = crate::BatchStats::default();
         if continuous {
-            model.generate_continuous(Some(&prefix), &segs, &budgets, &dopts, rows, &mut NoProcessor, &mut count, &cancel)?;
+            stats = model.generate_continuous(Some(&prefix), &segs, &budgets, &dopts, rows, &mut NoProcessor, &mut count, &cancel)?;
         } else {
             for (chunk, limits) in segs.chunks(rows).zip(budgets.chunks(rows)) {
-                model.generate_continuous(Some(&prefix), chunk, limits, &dopts, chunk.len(), &mut NoProcessor, &mut count, &cancel)?;
+                stats.add(&model.generate_continuous(Some(&prefix), chunk, limits, &dopts, chunk.len(), &mut NoProcessor, &mut count, &cancel)?);
             }
         }
-        Ok((t.elapsed().as_secs_f64(), generated))
+        Ok((t.elapsed().as_secs_f64(), generated, stats))
     };
     let mut rows_out = Vec::new();
     for (continuous, how) in [(false, "fixed batches"), (true, "continuous")] {
-        let (doc_secs, generated) = document(continuous)?;
+        let (doc_secs, generated, stats) = document(continuous)?;
         eprintln!("[bench] candle document ({how}) {doc_secs:.1}s");
+        // The decode rate within batches against prefill, the compute bound on a CPU: a step decodes one token
+        // of every row and also pays the output layer for each, which a prefill pays once per prompt.
+        eprintln!(
+            "[bench] candle document ({how}) decode within batches {:.1} tok/s = {:.0}% of prefill ({} steps, {:.1}s); admissions {} ({} prompt tokens, {:.1}s, {:.1} tok/s)",
+            stats.decode_tok_s(),
+            100.0 * stats.decode_tok_s() / prefill,
+            stats.steps,
+            stats.step_secs,
+            stats.admissions,
+            stats.admitted_tokens,
+            stats.admit_secs,
+            if stats.admit_secs > 0.0 { stats.admitted_tokens as f64 / stats.admit_secs } else { 0.0 }
+        );
         rows_out.push(Row {
             engine: format!("registro ({}) {how}", model.info.device),
             prompt_tokens: prompt.len(),
@@ -94,7 +108,12 @@ pub fn run(path: &Path, a: &BenchConfig) -> Result<BenchReport> {
             doc_segments_s: a.segments as f64 / doc_secs,
             doc_tok_s: generated as f64 / doc_secs,
             peak_rss_mb: peak_rss_mb(),
-            note: format!("prefix {} tok once, {rows} rows", doc_prefix.len()),
+            note: format!(
+                "prefix {} tok once, {rows} rows, decode within batches {:.1} tok/s ({:.0}% of prefill)",
+                doc_prefix.len(),
+                stats.decode_tok_s(),
+                100.0 * stats.decode_tok_s() / prefill
+            ),
         });
     }
     let texts: Vec<String> = (0..a.segments).map(segment).collect();
@@ -224,19 +243,7 @@ print(json.dumps({"prompt_tokens": len(p), "prefill": best, "decode": decode, "d
         "path": path, "threads": threads, "prompt": BENCH_PROMPT, "decode": decode_tokens,
         "system": DOC_SYSTEM, "segments": segments, "budgets": budgets,
     });
-    let mut child = std::process::Command::new(std::env::var("REGISTRO_PYTHON").unwrap_or_else(|_| "python3".into()))
-        .arg("-c")
-        .arg(script)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .context("cannot run python3")?;
-    child.stdin.take().unwrap().write_all(input.to_string().as_bytes())?;
-    let out = child.wait_with_output()?;
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).context("llama.cpp script printed no result")?;
-    if let Some(e) = v["error"].as_str() {
-        bail!("{e}");
-    }
+    let v = run_python(script, &input)?;
     let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
     Ok(Row {
         engine: format!("llama.cpp ({threads} threads)"),
@@ -250,6 +257,85 @@ print(json.dumps({"prompt_tokens": len(p), "prefill": best, "decode": decode, "d
         peak_rss_mb: f("rss"),
         note: "one segment at a time (prompt-prefix KV reuse)".into(),
     })
+}
+
+/// The Python that has llama-cpp-python: `REGISTRO_PYTHON`, else the virtual environment `scripts/test.sh` builds
+/// it into (`~/.cache/registro/venv-llama`), else `python3`.
+fn python() -> std::path::PathBuf {
+    if let Ok(p) = std::env::var("REGISTRO_PYTHON") {
+        return p.into();
+    }
+    let venv = std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/registro/venv-llama/bin/python"));
+    venv.filter(|p| p.exists()).unwrap_or_else(|| "python3".into())
+}
+
+/// Runs `script` with `input` as JSON on stdin and returns the JSON object it prints; a printed `{"error": …}`
+/// becomes the error.
+fn run_python(script: &str, input: &serde_json::Value) -> Result<serde_json::Value> {
+    let py = python();
+    let mut child = std::process::Command::new(&py)
+        .arg("-c")
+        .arg(script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .with_context(|| format!("cannot run {}", py.display()))?;
+    child.stdin.take().context("no stdin")?.write_all(input.to_string().as_bytes())?;
+    let out = child.wait_with_output()?;
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).context("llama.cpp script printed no result")?;
+    if let Some(e) = v["error"].as_str() {
+        bail!("{e}");
+    }
+    Ok(v)
+}
+
+/// What [`llama_cpp_chat`] measured: the outputs of each job, and the whole child process's seconds (interpreter
+/// start and model load included) beside the load alone.
+#[derive(Clone, Debug)]
+pub struct ChatLoop {
+    pub outputs: Vec<Vec<String>>,
+    pub process_secs: f64,
+    pub load_secs: f64,
+    pub peak_rss_mb: f64,
+}
+
+/// The plain baseline a user would write: llama.cpp (llama-cpp-python, in a child process) answering each
+/// source in turn through the model's own chat template, greedy, one system message per job. `jobs` are
+/// (system message, user messages).
+pub fn llama_cpp_chat(path: &Path, jobs: &[(String, Vec<String>)], max_tokens: usize) -> Result<ChatLoop> {
+    let script = r#"
+import json, sys, time
+t0 = time.time()
+try:
+    from llama_cpp import Llama
+except Exception as e:
+    print(json.dumps({"error": "llama-cpp-python is not installed (pip install llama-cpp-python): %s" % e})); sys.exit(0)
+a = json.loads(sys.stdin.read())
+llm = Llama(model_path=a["path"], n_ctx=4096, n_threads=a["threads"], n_batch=512, verbose=False)
+load = time.time() - t0
+outs = []
+for system, users in a["jobs"]:
+    o = []
+    for u in users:
+        r = llm.create_chat_completion(messages=[{"role": "system", "content": system}, {"role": "user", "content": u}],
+                                       temperature=0.0, top_k=1, max_tokens=a["max_tokens"])
+        o.append(r["choices"][0]["message"]["content"] or "")
+    outs.append(o)
+rss = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")) / 1024.0
+print(json.dumps({"outputs": outs, "load": load, "rss": rss}))
+"#;
+    let input = serde_json::json!({ "path": path, "threads": candle_core_threads(), "jobs": jobs, "max_tokens": max_tokens });
+    let t = Instant::now();
+    let v = run_python(script, &input)?;
+    let process_secs = t.elapsed().as_secs_f64();
+    let outputs: Vec<Vec<String>> = serde_json::from_value(v["outputs"].clone()).context("llama.cpp script: no outputs")?;
+    anyhow::ensure!(
+        outputs.len() == jobs.len() && outputs.iter().zip(jobs).all(|(o, j)| o.len() == j.1.len()),
+        "llama.cpp script returned {} jobs for {}",
+        outputs.len(),
+        jobs.len()
+    );
+    Ok(ChatLoop { outputs, process_secs, load_secs: v["load"].as_f64().unwrap_or(f64::NAN), peak_rss_mb: v["rss"].as_f64().unwrap_or(f64::NAN) })
 }
 
 fn candle_core_threads() -> usize {

@@ -15,7 +15,7 @@ use crate::logits::{self, LogitsProcessor, Rng, Sampling};
 use crate::text::{HfTokenizer, TextCodec};
 
 mod continuous;
-pub use continuous::OnDone;
+pub use continuous::{BatchStats, OnDone};
 mod score_many;
 
 #[derive(Clone, Debug, Default)]

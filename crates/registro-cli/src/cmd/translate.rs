@@ -276,6 +276,9 @@ pub struct BenchArgs {
     /// finish, a batch's free rows never refilled
     #[arg(long)]
     fixed_batches: bool,
+    /// Leave out the plain llama.cpp loop (greedy, one-line register instruction) measured beside the systems
+    #[arg(long)]
+    no_llama_cpp: bool,
 }
 
 pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
@@ -290,7 +293,14 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
     if a.fixed_batches {
         std::env::set_var("REGISTRO_FIXED_BATCHES", "1");
     }
-    let mut gen = tr::open_generator(a.model.as_deref(), a.backend.config())?;
+    let backend = a.backend.config();
+    let llama_cpp = match (&backend, a.no_llama_cpp) {
+        (None, false) => Some(registro_core::models::resolve_llm(&a.model.clone().unwrap_or_else(registro_core::models::default_model))?.main),
+        _ => None,
+    };
+    let t_load = std::time::Instant::now();
+    let mut gen = tr::open_generator(a.model.as_deref(), backend)?;
+    let load_secs = t_load.elapsed().as_secs_f64();
     let mut reports = Vec::new();
     for lang in langs {
         let (dir, held_out) = match &a.dir {
@@ -312,6 +322,8 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
             shots: a.shots,
             respectful: false,
             sequential: a.sequential,
+            llama_cpp: llama_cpp.clone(),
+            load_secs,
         };
         let cancel = crate::term::cancel_on_ctrl_c();
         let bar = crate::term::Bar::new(ctx.json, "translations");

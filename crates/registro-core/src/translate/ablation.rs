@@ -8,7 +8,7 @@
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -20,7 +20,7 @@ use serde::Serialize;
 use super::backend::{GenRequest, Generated, Generator, OnDone};
 use super::constrain::Constraints;
 use super::prompt::ChatFormat;
-use super::{Control, Controls, Lang, Options, Pool, Register, SystemKind, Translator, Verdict};
+use super::{analyze, Control, Controls, Lang, Options, Pool, Register, SystemKind, Translator, Verdict};
 use crate::progress::{Progress, ProgressFn};
 
 #[derive(Clone, Debug, Serialize)]
@@ -74,6 +74,11 @@ pub struct AblationOptions {
     pub respectful: bool,
     /// The old path: every segment's n-best search, no early exit (compare with `REGISTRO_BATCH_ROWS=1`).
     pub sequential: bool,
+    /// Also run the plain baseline on this GGUF file: llama.cpp answering each source through the chat template
+    /// with the one-line register instruction, greedy (skipped, with a note, where llama-cpp-python is missing).
+    pub llama_cpp: Option<PathBuf>,
+    /// Seconds the caller spent loading the model, counted into each system's whole-process seconds.
+    pub load_secs: f64,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -113,6 +118,9 @@ pub struct SystemResult {
     pub seconds_per_segment: f64,
     /// Tokens of the decoded candidates per second spent decoding (memoised candidates excluded).
     pub decoded_tokens_per_s: f64,
+    /// Seconds per segment and register as a user running only this system waits: the model load included
+    /// (for the llama.cpp baseline, its whole child process).
+    pub process_seconds_per_segment: f64,
     /// Outputs: (formal, informal) per source.
     pub outputs: Vec<(String, String)>,
 }
@@ -124,6 +132,8 @@ pub struct AblationReport {
     pub dir: String,
     pub sources: usize,
     pub systems: Vec<SystemResult>,
+    /// Why a comparison was left out (the llama.cpp baseline without llama-cpp-python, say).
+    pub notes: Vec<String>,
 }
 
 /// Memoises generations by (prefix, turn, n, constraints); counts what it really decoded.
@@ -260,22 +270,11 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
         let mut scores = Vec::new();
         for (register, segs) in &per_reg {
             let hyps: Vec<String> = segs.iter().map(|s| s.text.clone()).collect();
-            let f_ann: Vec<String> = pairs.iter().map(|p| p.formal_annotated.clone().unwrap_or_default()).collect();
-            let i_ann: Vec<String> = pairs.iter().map(|p| p.informal_annotated.clone().unwrap_or_default()).collect();
-            let mreg = if register.is_formal_side() { MRegister::Formal } else { MRegister::Informal };
-            let (m, _) = MatchedAccuracy::new(mreg, o.lang.code()).evaluate(&hyps, &f_ann, &i_ann)?;
-            let refs: Vec<String> = pairs.iter().map(|p| if register.is_formal_side() { p.formal.clone() } else { p.informal.clone() }).collect();
-            let bleu = Bleu { tokenizer: bleu_tokenizer(o.lang), ..Default::default() };
-            let ok = segs.iter().filter(|s| matches!(s.verdict, Verdict::Ok | Verdict::Neutral)).count();
-            scores.push(RegisterScores {
-                macc: if register.is_formal_side() { m.formal } else { m.informal },
-                counts: m.counts.into(),
-                analyzer_ok: ok as f64 / segs.len() as f64,
-                flagged: segs.iter().filter(|s| s.flagged).count(),
-                repaired: segs.iter().filter(|s| s.before_repair.is_some()).count(),
-                bleu: corpus_score(&bleu, &hyps, &refs)?,
-                chrf: corpus_score(&Chrf::default(), &hyps, &refs)?,
-            });
+            let mut sc = score_register(o.lang, &pairs, *register, &hyps)?;
+            sc.analyzer_ok = segs.iter().filter(|s| matches!(s.verdict, Verdict::Ok | Verdict::Neutral)).count() as f64 / segs.len() as f64;
+            sc.flagged = segs.iter().filter(|s| s.flagged).count();
+            sc.repaired = segs.iter().filter(|s| s.before_repair.is_some()).count();
+            scores.push(sc);
         }
         let outputs = per_reg[0].1.iter().zip(&per_reg[1].1).map(|(f, i)| (f.text.clone(), i.text.clone())).collect();
         let informal = scores.pop().expect("two registers");
@@ -287,16 +286,81 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
             segments: sources.len(),
             seconds_per_segment: secs / (2 * sources.len()) as f64,
             decoded_tokens_per_s,
+            process_seconds_per_segment: (o.load_secs + secs) / (2 * sources.len()) as f64,
             outputs,
         });
     }
-    Ok(AblationReport { lang: o.lang, model, dir: o.dir.display().to_string(), sources: sources.len(), systems: results })
+    let mut notes = Vec::new();
+    if let Some(path) = &o.llama_cpp {
+        match llama_cpp_baseline(path, o, &pairs, formal_reg) {
+            Ok(r) => results.push(r),
+            Err(e) => notes.push(format!("llama.cpp baseline not measured: {e:#}")),
+        }
+    }
+    Ok(AblationReport { lang: o.lang, model, dir: o.dir.display().to_string(), sources: sources.len(), systems: results, notes })
+}
+
+/// M-Acc, BLEU and chrF of one register's outputs; the analyzer's counts are the caller's.
+fn score_register(lang: Lang, pairs: &[Pair], register: Register, hyps: &[String]) -> anyhow::Result<RegisterScores> {
+    let f_ann: Vec<String> = pairs.iter().map(|p| p.formal_annotated.clone().unwrap_or_default()).collect();
+    let i_ann: Vec<String> = pairs.iter().map(|p| p.informal_annotated.clone().unwrap_or_default()).collect();
+    let mreg = if register.is_formal_side() { MRegister::Formal } else { MRegister::Informal };
+    let (m, _) = MatchedAccuracy::new(mreg, lang.code()).evaluate(hyps, &f_ann, &i_ann)?;
+    let refs: Vec<String> = pairs.iter().map(|p| if register.is_formal_side() { p.formal.clone() } else { p.informal.clone() }).collect();
+    let bleu = Bleu { tokenizer: bleu_tokenizer(lang), ..Default::default() };
+    Ok(RegisterScores {
+        macc: if register.is_formal_side() { m.formal } else { m.informal },
+        counts: m.counts.into(),
+        analyzer_ok: 0.0,
+        flagged: 0,
+        repaired: 0,
+        bleu: corpus_score(&bleu, hyps, &refs)?,
+        chrf: corpus_score(&Chrf::default(), hyps, &refs)?,
+    })
+}
+
+/// The plain loop the control layer is measured against (issue 14): llama.cpp, the same model file, each source
+/// alone through the chat template with the `prompt` control's one-line register instruction, greedy. Nothing
+/// checks or repairs its output; the analyzer's verdict is reported as for the other systems.
+fn llama_cpp_baseline(path: &Path, o: &AblationOptions, pairs: &[Pair], formal: Register) -> anyhow::Result<SystemResult> {
+    let sources: Vec<String> = pairs.iter().map(|p| p.source.clone()).collect();
+    let registers = [formal, Register::Informal];
+    let jobs: Vec<(String, Vec<String>)> = registers
+        .iter()
+        .map(|&register| {
+            let spec = super::prompt::PromptSpec { lang: o.lang, register, instruct: true, gender: None, shots: &[] };
+            (super::prompt::system_text(&spec), sources.clone())
+        })
+        .collect();
+    let run = registro_engine::bench::llama_cpp_chat(path, &jobs, o.max_tokens)?;
+    let mut scores = Vec::new();
+    for (&register, outs) in registers.iter().zip(&run.outputs) {
+        let hyps: Vec<String> = outs.iter().map(|t| t.trim().to_string()).collect();
+        let mut sc = score_register(o.lang, pairs, register, &hyps)?;
+        let ok = hyps.iter().filter(|h| matches!(analyze(o.lang, h).verdict(register), Verdict::Ok | Verdict::Neutral)).count();
+        sc.analyzer_ok = ok as f64 / hyps.len().max(1) as f64;
+        scores.push(sc);
+    }
+    let n = (2 * sources.len()) as f64;
+    let outputs = run.outputs[0].iter().zip(&run.outputs[1]).map(|(f, i)| (f.trim().to_string(), i.trim().to_string())).collect();
+    let informal = scores.pop().expect("two registers");
+    let formal = scores.pop().expect("two registers");
+    Ok(SystemResult {
+        name: "llama.cpp greedy (prompt only)".into(),
+        formal,
+        informal,
+        segments: sources.len(),
+        seconds_per_segment: (run.process_secs - run.load_secs) / n,
+        decoded_tokens_per_s: f64::NAN,
+        process_seconds_per_segment: run.process_secs / n,
+        outputs,
+    })
 }
 
 /// The report as an aligned text table.
 pub fn table(r: &AblationReport) -> String {
     let mut s = format!(
-        "EN-{} · {} sources from {} · model {}\n{:<34} {:>7} {:>9} {:>7} {:>9} {:>6} {:>6} {:>6} {:>6} {:>5} {:>7} {:>7}\n",
+        "EN-{} · {} sources from {} · model {}\n{:<34} {:>7} {:>9} {:>7} {:>9} {:>6} {:>6} {:>6} {:>6} {:>5} {:>7} {:>7} {:>7}\n",
         r.lang.code().to_uppercase(),
         r.sources,
         r.dir,
@@ -312,12 +376,13 @@ pub fn table(r: &AblationReport) -> String {
         "chrF I",
         "flags",
         "s/seg",
-        "tok/s"
+        "tok/s",
+        "+load"
     );
     for x in &r.systems {
         let c = |c: &MaccCounts| format!("{}/{}/{}/{}", c.formal, c.informal, c.neutral, c.other);
         s.push_str(&format!(
-            "{:<34} {:>7.3} {:>9} {:>7.3} {:>9} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>5} {:>7.2} {:>7.1}\n",
+            "{:<34} {:>7.3} {:>9} {:>7.3} {:>9} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>5} {:>7.2} {:>7.1} {:>7.2}\n",
             x.name,
             x.formal.macc,
             c(&x.formal.counts),
@@ -329,8 +394,24 @@ pub fn table(r: &AblationReport) -> String {
             x.informal.chrf,
             x.formal.flagged + x.informal.flagged,
             x.seconds_per_segment,
-            x.decoded_tokens_per_s
+            x.decoded_tokens_per_s,
+            x.process_seconds_per_segment
         ));
+    }
+    if let Some(base) = r.systems.iter().find(|x| x.name.starts_with("llama.cpp")) {
+        for x in r.systems.iter().filter(|x| !x.name.starts_with("llama.cpp")) {
+            s.push_str(&format!(
+                "{}: {:.2}× the llama.cpp loop's seconds per segment, model load included ({:.2} vs {:.2})\n",
+                x.name,
+                x.process_seconds_per_segment / base.process_seconds_per_segment,
+                x.process_seconds_per_segment,
+                base.process_seconds_per_segment
+            ));
+        }
+    }
+    for n in &r.notes {
+        s.push_str(n);
+        s.push('\n');
     }
     s
 }

@@ -6,6 +6,7 @@
 //!
 //! Per-architecture differences (biases, q/k norms, post norms, GELU, embedding scale, RoPE layout, sliding
 //! window) are read from the file by `config.rs`; the forward pass below is shared.
+mod attend;
 mod cache;
 mod config;
 
@@ -203,6 +204,11 @@ impl Attention {
         };
         let (q, k, v) = if f16_attention() { (round_f16(&q)?, round_f16(&k)?, round_f16(&v)?) } else { (q, k, v) };
         let (k, v) = cache.append(layer, k, v)?;
+        if s == 1 {
+            if let Some(y) = attend::decode_step(&q, &k, &v, mask, self.scale as f32, f16_attention())? {
+                return self.wo.forward(&y);
+            }
+        }
         // Grouped-query attention without copying K/V per query head: the g query heads of one KV head are
         // adjacent, so they fold into the sequence axis of one matmul.
         let g = nh / nkv;

@@ -9,6 +9,35 @@ use super::*;
 /// call and is returned from it.
 pub type OnDone<'a> = &'a mut dyn FnMut(usize, Result<Generation>) -> Result<()>;
 
+/// Where the time of a [`Model::generate_continuous`] call went: admissions (the prefill of new prompts over the
+/// shared prefix) and decode steps. `step_tokens / step_secs` is the decode rate within batches.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BatchStats {
+    pub admissions: usize,
+    pub admitted_tokens: usize,
+    pub admit_secs: f64,
+    pub steps: usize,
+    /// Tokens decoded by the steps (rows in flight; a freed row's placeholder is not counted).
+    pub step_tokens: usize,
+    pub step_secs: f64,
+}
+
+impl BatchStats {
+    /// Tokens per second decoded within batches (0 before any step).
+    pub fn decode_tok_s(&self) -> f64 {
+        if self.step_secs > 0.0 { self.step_tokens as f64 / self.step_secs } else { 0.0 }
+    }
+
+    pub fn add(&mut self, o: &BatchStats) {
+        self.admissions += o.admissions;
+        self.admitted_tokens += o.admitted_tokens;
+        self.admit_secs += o.admit_secs;
+        self.steps += o.steps;
+        self.step_tokens += o.step_tokens;
+        self.step_secs += o.step_secs;
+    }
+}
+
 /// A cache row's prompt and where its decoding stands.
 struct Slot {
     prompt: usize,
@@ -40,6 +69,8 @@ const KV_BUDGET: usize = 1 << 30;
 const CPU_ROWS: usize = 16;
 /// A GPU has the parallelism for more rows; memory is the budget's to bound.
 const GPU_ROWS: usize = 64;
+/// Freed rows are refilled `rows / ADMIT_DIVISOR` at a time (see `decode_rows`).
+const ADMIT_DIVISOR: usize = 4;
 
 impl Model {
     /// Bytes one token takes in the KV cache of one row (keys and values of every layer, f32).
@@ -73,7 +104,7 @@ impl Model {
         proc: &mut dyn LogitsProcessor,
         on_done: OnDone,
         cancel: &AtomicBool,
-    ) -> Result<()> {
+    ) -> Result<BatchStats> {
         self.decode_rows(prefix, prompts, max_tokens, opts, rows, proc, &mut |_| {}, on_done, cancel)
     }
 
@@ -91,8 +122,9 @@ impl Model {
         on_token: OnToken,
         on_done: OnDone,
         cancel: &AtomicBool,
-    ) -> Result<()> {
+    ) -> Result<BatchStats> {
         let rows = rows.max(1);
+        let mut stats = BatchStats::default();
         let base = prefix.map_or(0, |p| p.tokens.len());
         let seed = match opts.sampling {
             Sampling::Sample { seed, .. } => seed,
@@ -120,7 +152,11 @@ impl Model {
             // Admit prompts into free slots (and, until the batch has `rows` rows, new ones).
             let free: Vec<usize> = (0..slots.len()).filter(|&j| slots[j].is_none()).collect();
             let room = free.len() + rows.saturating_sub(slots.len());
-            if room > 0 && next < prompts.len() && !cancel.load(Ordering::Relaxed) {
+            // Every admission is a prefill that reads all the weights once, as a decode step does: admitting a
+            // quarter of the rows at a time, not each row as it frees, saves most of those reads. A freed row
+            // decodes a placeholder token meanwhile, which costs the step little (it is bound by the weights).
+            let group_min = (rows / ADMIT_DIVISOR).max(1).min(prompts.len() - next.min(prompts.len())).max(1);
+            if room >= group_min && next < prompts.len() && !cancel.load(Ordering::Relaxed) {
                 let mut group = Vec::new();
                 while group.len() < room && next < prompts.len() {
                     let i = next;
@@ -142,6 +178,9 @@ impl Model {
                     let ps: Vec<Vec<u32>> = group.iter().map(|&i| prompts[i].clone()).collect();
                     let (c, logits) = self.start(prefix, &ps)?;
                     let prefill_secs = t.elapsed().as_secs_f64();
+                    stats.admissions += 1;
+                    stats.admitted_tokens += ps.iter().map(Vec::len).sum::<usize>();
+                    stats.admit_secs += prefill_secs;
                     let fresh: Vec<Slot> = group
                         .iter()
                         .zip(logits)
@@ -180,7 +219,7 @@ impl Model {
                 for s in slots.into_iter().flatten() {
                     report(s, FinishReason::Cancelled, &mut *on_done)?;
                 }
-                return Ok(());
+                return Ok(stats);
             }
             // Pick each row's next token where logits wait; a row that finishes frees its slot.
             let mut freed = false;
@@ -209,10 +248,15 @@ impl Model {
             }
             let live: Vec<usize> = (0..slots.len()).filter(|&j| slots[j].is_some()).collect();
             if live.is_empty() {
-                return Ok(());
+                return Ok(stats);
             }
             let Some(mut batch) = cache.take() else { bail!("rows in flight without a cache") };
-            if live.len() != slots.len() {
+            // A freed row waits for the next admission in its slot unless no prompt is left to take it, or its
+            // placeholder tokens would run past the context.
+            let wait = next < prompts.len()
+                && !cancel.load(Ordering::Relaxed)
+                && (0..slots.len()).all(|j| slots[j].is_some() || batch.row_len(j) + 1 < self.info.context_len);
+            if live.len() != slots.len() && !wait {
                 batch = batch.select(&live)?;
                 let kept: Vec<Option<Slot>> = live.iter().map(|&j| slots[j].take()).collect();
                 slots = kept;
@@ -225,11 +269,16 @@ impl Model {
                 .iter()
                 .map(|s| match s.as_ref().map(|s| &s.state) {
                     Some(SlotState::Token(t)) => Ok([*t]),
-                    _ => Err(anyhow::anyhow!("a row in flight has no token to feed")),
+                    None => Ok([0]),
+                    Some(SlotState::Logits(_)) => Err(anyhow::anyhow!("a row in flight has no token to feed")),
                 })
                 .collect::<Result<_>>()?;
             let feed: Vec<&[u32]> = toks.iter().map(|t| t.as_slice()).collect();
+            let t = Instant::now();
             let l = self.decoder.forward(&feed, &mut batch, false)?;
+            stats.steps += 1;
+            stats.step_tokens += slots.iter().filter(|s| s.is_some()).count();
+            stats.step_secs += t.elapsed().as_secs_f64();
             for (s, row) in slots.iter_mut().zip(rows_of(&l)?) {
                 if let Some(s) = s.as_mut() {
                     s.state = SlotState::Logits(row);
