@@ -282,6 +282,8 @@ impl Model {
             let l = self.decoder.forward(&[chunk], &mut cache, false)?;
             last = Some(l.squeeze(0)?.to_vec1::<f32>()?);
         }
+        // Held once and attended by every row that continues it (continuous batching, beams, n-best).
+        let cache = if tokens.is_empty() { cache } else { cache.into_shared()? };
         Ok(Prefix { cache, tokens: tokens.to_vec(), last_logits: last })
     }
 

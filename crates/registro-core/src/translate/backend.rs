@@ -272,7 +272,7 @@ impl EngineGenerator {
             let opts = self.options(limits.iter().copied().max().unwrap_or(0));
             let rows = self.batch_rows.unwrap_or_else(|| {
                 let widest = prompts.iter().zip(&limits).map(|(p, l)| p.len() + l).max().unwrap_or(0);
-                self.model.batch_rows(pre.tokens().len() + widest)
+                self.model.batch_rows(widest)
             });
             let mut bias = if head.constraints.is_empty() { None } else { Some(self.bias(&head.constraints)?) };
             let mut none = NoProcessor;

@@ -13,62 +13,129 @@
 use anyhow::Result;
 use candle_core::{Storage, Tensor};
 
-/// The decode-step attention `(b, 1, nh·hd)` of queries `q` `(b, nh, 1, hd)` over `k`, `v` `(b, nkv, t, hd)`,
-/// with an additive `mask` `(b, 1, t)`; `None` when the tensors are not on the CPU or not laid out as the cache
-/// lays them (then the caller takes candle's path).
-pub(super) fn decode_step(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>, scale: f32, round_p: bool) -> Result<Option<Tensor>> {
+/// The decode-step attention `(b, 1, nh·hd)` of queries `q` `(b, nh, 1, hd)` over the `shared` prefix's keys and
+/// values `(1, nkv, p, hd)` (every row's first columns) and the rows' own `k`, `v` `(b, nkv, t, hd)`, with an
+/// additive `mask` `(b, 1, p + t)`; `None` when the tensors are not on the CPU or not laid out as the cache lays
+/// them (then the caller takes candle's path).
+pub(super) fn decode_step(
+    q: &Tensor,
+    shared: Option<(&Tensor, &Tensor)>,
+    k: &Tensor,
+    v: &Tensor,
+    mask: Option<&Tensor>,
+    scale: f32,
+    round_p: bool,
+) -> Result<Option<Tensor>> {
     let (b, nh, s, hd) = q.dims4()?;
     let (kb, nkv, t, khd) = k.dims4()?;
     if s != 1 || kb != b || khd != hd || v.dims4()? != (b, nkv, t, hd) || nkv == 0 || nh % nkv != 0 || !q.device().is_cpu() {
         return Ok(None);
     }
+    let p = match shared {
+        Some((sk, sv)) => {
+            let (_, _, p, _) = sk.dims4()?;
+            if sk.dims4()? != (1, nkv, p, hd) || sv.dims4()? != (1, nkv, p, hd) {
+                return Ok(None);
+            }
+            p
+        }
+        None => 0,
+    };
     let q = q.contiguous()?.flatten_all()?.to_vec1::<f32>()?;
     let mask = match mask {
         Some(m) => Some(m.flatten_all()?.to_vec1::<f32>()?),
         None => None,
     };
-    if mask.as_ref().is_some_and(|m| m.len() != b * t) {
+    if mask.as_ref().is_some_and(|m| m.len() != b * (p + t)) {
         return Ok(None);
     }
-    let (ks, kl) = k.storage_and_layout();
-    let (vs, vl) = v.storage_and_layout();
-    let (Storage::Cpu(kc), Storage::Cpu(vc)) = (&*ks, &*vs) else { return Ok(None) };
-    let (Ok(kdata), Ok(vdata)) = (kc.as_slice::<f32>(), vc.as_slice::<f32>()) else { return Ok(None) };
-    // Each head's columns must be consecutive `hd`-wide rows; the row and head strides may be anything.
-    let strides = |l: &candle_core::Layout| -> Option<(usize, usize, usize)> {
-        let st = l.stride();
-        (st.len() == 4 && st[3] == 1 && st[2] == hd).then_some((l.start_offset(), st[0], st[1]))
+    let Some(own) = (Cache::new(k, b, nkv, t, hd), Cache::new(v, b, nkv, t, hd)).into_option() else { return Ok(None) };
+    let prefix = match shared {
+        Some((sk, sv)) => match (Cache::new(sk, 1, nkv, p, hd), Cache::new(sv, 1, nkv, p, hd)).into_option() {
+            Some(c) => Some(c),
+            None => return Ok(None),
+        },
+        None => None,
     };
-    let (Some(kst), Some(vst)) = (strides(kl), strides(vl)) else { return Ok(None) };
-    let last = |(off, s0, s1): (usize, usize, usize)| off + (b - 1) * s0 + (nkv - 1) * s1 + t * hd;
-    if last(kst) > kdata.len() || last(vst) > vdata.len() {
-        return Ok(None);
-    }
+    let (ok, ov) = (own.0.slice(), own.1.slice());
+    let (pk, pv) = match &prefix {
+        Some((k, v)) => (Some(k.slice()), Some(v.slice())),
+        None => (None, None),
+    };
     let g = nh / nkv;
     let mut out = vec![0f32; b * nh * hd];
     let dst = out.as_mut_ptr() as usize;
     let unit = |u: usize| {
         let (r, h) = (u / nkv, u % nkv);
-        let keys = &kdata[kst.0 + r * kst.1 + h * kst.2..][..t * hd];
-        let values = &vdata[vst.0 + r * vst.1 + h * vst.2..][..t * hd];
+        let (own_k, own_v) = (own.0.head(ok, r, h), own.1.head(ov, r, h));
+        let (pre_k, pre_v) = match (&prefix, pk, pv) {
+            (Some((ck, cv)), Some(pk), Some(pv)) => (ck.head(pk, 0, h), cv.head(pv, 0, h)),
+            _ => (&[][..], &[][..]),
+        };
         let queries = &q[(r * nh + h * g) * hd..][..g * hd];
-        let row_mask = mask.as_deref().map(|m| &m[r * t..(r + 1) * t]);
+        let row_mask = mask.as_deref().map(|m| &m[r * (p + t)..(r + 1) * (p + t)]);
         // SAFETY: unit (r, h) alone writes query heads h·g..(h+1)·g of row r, a disjoint `g·hd` slice of `out`.
         let y = unsafe { std::slice::from_raw_parts_mut((dst as *mut f32).add((r * nh + h * g) * hd), g * hd) };
-        Head { queries, keys, values, mask: row_mask, hd, t, scale, round_p }.attend(y);
+        Head { queries, keys: [pre_k, own_k], values: [pre_v, own_v], mask: row_mask, hd, scale, round_p }.attend(y);
     };
     candle_core::utils::barrier_pool().execute_chunked(b * nkv, |units| units.for_each(unit));
     Ok(Some(Tensor::from_vec(out, (b, 1, nh * hd), &candle_core::Device::Cpu)?))
 }
 
-/// One row's KV head and the `g` query heads that read it.
+/// A `(rows, kv_heads, columns, hd)` CPU tensor whose heads are each `columns` consecutive `hd`-wide rows (the
+/// KV cache's layout; the row and head strides may be anything).
+struct Cache<'a> {
+    storage: candle_core::StorageRef<'a>,
+    offset: usize,
+    row_stride: usize,
+    head_stride: usize,
+    len: usize,
+}
+
+impl<'a> Cache<'a> {
+    fn new(t: &'a Tensor, rows: usize, heads: usize, columns: usize, hd: usize) -> Option<Self> {
+        let (storage, layout) = t.storage_and_layout();
+        let st = layout.stride();
+        if st.len() != 4 || st[3] != 1 || (st[2] != hd && columns > 1) {
+            return None;
+        }
+        let c = Cache { offset: layout.start_offset(), row_stride: st[0], head_stride: st[1], len: columns * hd, storage };
+        let last = c.offset + (rows - 1) * c.row_stride + (heads - 1) * c.head_stride + c.len;
+        match &*c.storage {
+            Storage::Cpu(cpu) if cpu.as_slice::<f32>().is_ok_and(|d| d.len() >= last) => Some(c),
+            _ => None,
+        }
+    }
+
+    fn slice(&self) -> &[f32] {
+        match &*self.storage {
+            Storage::Cpu(cpu) => cpu.as_slice::<f32>().unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    fn head<'s>(&self, data: &'s [f32], row: usize, head: usize) -> &'s [f32] {
+        &data[self.offset + row * self.row_stride + head * self.head_stride..][..self.len]
+    }
+}
+
+trait BothOrNone<'a> {
+    fn into_option(self) -> Option<(Cache<'a>, Cache<'a>)>;
+}
+
+impl<'a> BothOrNone<'a> for (Option<Cache<'a>>, Option<Cache<'a>>) {
+    fn into_option(self) -> Option<(Cache<'a>, Cache<'a>)> {
+        Some((self.0?, self.1?))
+    }
+}
+
+/// One row's KV head (the shared prefix's columns, then the row's own) and the `g` query heads that read it.
 struct Head<'a> {
     queries: &'a [f32],
-    keys: &'a [f32],
-    values: &'a [f32],
+    keys: [&'a [f32]; 2],
+    values: [&'a [f32]; 2],
     mask: Option<&'a [f32]>,
     hd: usize,
-    t: usize,
     scale: f32,
     round_p: bool,
 }
@@ -92,7 +159,8 @@ impl Head<'_> {
     /// Written so the compiler vectorizes it at whatever width the caller's target features allow.
     #[inline(always)]
     fn attend_portable(&self, y: &mut [f32]) {
-        let (hd, t) = (self.hd, self.t);
+        let hd = self.hd;
+        let t = (self.keys[0].len() + self.keys[1].len()) / hd;
         let g = y.len() / hd;
         let mut p = vec![f32::NEG_INFINITY; g * t];
         for c in 0..t {
@@ -100,7 +168,7 @@ impl Head<'_> {
             if add == f32::NEG_INFINITY {
                 continue;
             }
-            let key = &self.keys[c * hd..(c + 1) * hd];
+            let key = column(&self.keys, c, hd);
             for gi in 0..g {
                 p[gi * t + c] = dot(&self.queries[gi * hd..(gi + 1) * hd], key) * self.scale + add;
             }
@@ -122,7 +190,7 @@ impl Head<'_> {
         }
         y.fill(0.0);
         for c in 0..t {
-            let value = &self.values[c * hd..(c + 1) * hd];
+            let value = column(&self.values, c, hd);
             for gi in 0..g {
                 let w = p[gi * t + c];
                 if w != 0.0 {
@@ -133,6 +201,13 @@ impl Head<'_> {
             }
         }
     }
+}
+
+/// Column `c` of two consecutive runs of `hd`-wide columns.
+#[inline(always)]
+fn column<'a>(seg: &[&'a [f32]; 2], c: usize, hd: usize) -> &'a [f32] {
+    let first = seg[0].len() / hd;
+    if c < first { &seg[0][c * hd..(c + 1) * hd] } else { &seg[1][(c - first) * hd..(c - first + 1) * hd] }
 }
 
 /// A dot product in 16 independent lanes, so it vectorizes without reordering a single float sum.
@@ -172,7 +247,7 @@ mod tests {
         let mask = Tensor::from_vec(m, (b, 1, t), &dev)?;
         let scale = 1.0 / (hd as f64).sqrt();
         for (mask, round) in [(None, false), (Some(&mask), false), (Some(&mask), true)] {
-            let got = decode_step(&q, &k, &v, mask, scale as f32, round)?.expect("a CPU cache layout");
+            let got = decode_step(&q, None, &k, &v, mask, scale as f32, round)?.expect("a CPU cache layout");
             let g = nh / nkv;
             let qg = q.reshape((b, nkv, g, hd))?;
             let mut scores = (qg.matmul(&k.t()?)? * scale)?;
@@ -190,6 +265,14 @@ mod tests {
             let tolerance = if round { 4e-3 } else { 1e-5 };
             assert!(diff < tolerance, "mask {} round {round}: max difference {diff}", mask.is_some());
         }
+        // A shared prefix of 5 columns in front of every row's own: the same as those columns copied into each row.
+        let (sk, sv) = (Tensor::randn(0f32, 1.0, (1, nkv, 5, hd), &dev)?, Tensor::randn(0f32, 1.0, (1, nkv, 5, hd), &dev)?);
+        let got = decode_step(&q, Some((&sk, &sv)), &k, &v, None, scale as f32, false)?.expect("a CPU cache layout");
+        let wide = |s: &Tensor, own: &Tensor| Tensor::cat(&[&s.broadcast_as((b, nkv, 5, hd))?, own], 2);
+        let (kw, vw) = (wide(&sk, &k)?, wide(&sv, &v)?);
+        let want = decode_step(&q, None, &kw.contiguous()?, &vw.contiguous()?, None, scale as f32, false)?.expect("contiguous");
+        let diff = (got - want)?.abs()?.flatten_all()?.max(D::Minus1)?.to_scalar::<f32>()?;
+        assert!(diff < 1e-6, "shared prefix: max difference {diff}");
         Ok(())
     }
 }

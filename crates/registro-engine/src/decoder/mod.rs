@@ -173,8 +173,9 @@ impl Attention {
         })
     }
 
-    /// `x` is `(b, s, hidden)`; the new keys and values are appended to row-aligned slot `layer` of `cache`, whose
-    /// length after the append is `t`. `mask` is `(b, s, t)` or None when nothing needs masking.
+    /// `x` is `(b, s, hidden)`; the new keys and values are appended to row-aligned slot `layer` of `cache`; `t` is
+    /// the columns attended after the append (the shared prefix's and the rows' own). `mask` is `(b, s, t)` or
+    /// None when nothing needs masking.
     fn forward(&self, x: &Tensor, layer: usize, cache: &mut KvCache, rope: (&Tensor, &Tensor), mask: Option<&Tensor>, t: usize) -> Result<Tensor> {
         let (b, s, _) = x.dims3()?;
         let (nh, nkv, hd) = (self.n_head, self.n_kv_head, self.head_dim);
@@ -204,11 +205,21 @@ impl Attention {
         };
         let (q, k, v) = if f16_attention() { (round_f16(&q)?, round_f16(&k)?, round_f16(&v)?) } else { (q, k, v) };
         let (k, v) = cache.append(layer, k, v)?;
+        let shared = cache.shared_layer(layer);
         if s == 1 {
-            if let Some(y) = attend::decode_step(&q, &k, &v, mask, self.scale as f32, f16_attention())? {
+            if let Some(y) = attend::decode_step(&q, shared, &k, &v, mask, self.scale as f32, f16_attention())? {
                 return self.wo.forward(&y);
             }
         }
+        // Elsewhere (a prefill, a GPU) the shared prefix's columns are put in front of each row's own.
+        let (k, v) = match shared {
+            Some((sk, sv)) => {
+                let wide = |t: &Tensor| t.broadcast_as((b, nkv, t.dim(2)?, hd));
+                // `cat` off the first axis of a broadcast returns a transposed view; matmul wants rows.
+                (Tensor::cat(&[&wide(sk)?, &k], 2)?.contiguous()?, Tensor::cat(&[&wide(sv)?, &v], 2)?.contiguous()?)
+            }
+            None => (k, v),
+        };
         // Grouped-query attention without copying K/V per query head: the g query heads of one KV head are
         // adjacent, so they fold into the sequence axis of one matmul.
         let g = nh / nkv;
@@ -387,7 +398,7 @@ impl Decoder {
         }
         let t_old = cache.len();
         cache.push_columns(rows, s);
-        let t_new = t_old + s;
+        let t_new = cache.shared_len() + t_old + s;
 
         let masks = self.masks(cache, t_old, s)?;
         let same_positions = (1..b).all(|r| qpos[r * s..(r + 1) * s] == qpos[..s]);
@@ -413,10 +424,12 @@ impl Decoder {
         Ok(logits.to_dtype(DType::F32)?)
     }
 
-    /// Additive masks `(b, s, t)` for global and sliding-window layers, or None where nothing is masked.
+    /// Additive masks `(b, s, shared + t)` for global and sliding-window layers, or None where nothing is masked;
+    /// the shared prefix's columns (positions 0, 1, …) come first.
     fn masks(&self, cache: &KvCache, t_old: usize, s: usize) -> Result<(Option<Tensor>, Option<Tensor>)> {
         let b = cache.batch();
-        let t = t_old + s;
+        let shared = cache.shared_len();
+        let t = shared + t_old + s;
         let window = self.cfg.sliding_window;
         let any_pad = cache.rows.iter().any(|r| r.has_padding);
         let build = |window: Option<usize>| -> Result<Option<Tensor>> {
@@ -427,11 +440,11 @@ impl Decoder {
             let mut m = vec![0f32; b * s * t];
             for (r, row) in cache.rows.iter().enumerate() {
                 for i in 0..s {
-                    let qc = t_old + i;
-                    let qp = row.colpos[qc];
+                    let qc = shared + t_old + i;
+                    let qp = row.colpos[t_old + i];
                     let dst = &mut m[(r * s + i) * t..(r * s + i + 1) * t];
                     for (c, d) in dst.iter_mut().enumerate() {
-                        let kp = row.colpos[c];
+                        let kp = if c < shared { c as i32 } else { row.colpos[c - shared] };
                         let ok = c == qc
                             || (kp >= 0 && qp >= 0 && c <= qc && window.is_none_or(|w| ((qp - kp) as usize) < w));
                         if !ok {

@@ -60,9 +60,9 @@ const COMPACT_RATIO: usize = 2;
 const COMPACT_SLACK: usize = 64;
 
 /// What the KV cache of one continuous batch may hold. Each row's cache is bounded by compaction to
-/// `COMPACT_RATIO` × its longest row (prefix + prompt + output) plus `COMPACT_SLACK` columns, so this caps the
-/// batch's memory whatever the document's length: 1 GiB is under a tenth of a laptop's memory and, with a
-/// 1.5B model's 56 KiB per token, still allows 16 rows of 500 tokens.
+/// `COMPACT_RATIO` × its longest row (prompt + output; the shared prefix is held once beside the rows) plus
+/// `COMPACT_SLACK` columns, so this caps the batch's memory whatever the document's length: 1 GiB is under a
+/// tenth of a laptop's memory and, with a 1.5B model's 56 KiB per token, still allows 16 rows of 500 tokens.
 const KV_BUDGET: usize = 1 << 30;
 /// Rows past which a CPU decode step gets no cheaper per row: the weights are read once per step whatever the
 /// rows, so more rows share that read until the step is compute-bound (`registro bench engine --batch N`).
@@ -79,8 +79,9 @@ impl Model {
         2 * c.n_layer * c.n_kv_head * c.head_dim * std::mem::size_of::<f32>()
     }
 
-    /// Rows for [`Model::generate_continuous`] when a row reaches `columns` tokens (prefix + prompt + output):
-    /// as many as the device makes worthwhile, and no more than keep the batch's KV cache within `KV_BUDGET`.
+    /// Rows for [`Model::generate_continuous`] when a row reaches `columns` tokens of its own (prompt + output;
+    /// the shared prefix is held once, not per row): as many as the device makes worthwhile, and no more than
+    /// keep the batch's KV cache within `KV_BUDGET`.
     pub fn batch_rows(&self, columns: usize) -> usize {
         let per_row = self.kv_bytes_per_token() * (COMPACT_RATIO * columns + COMPACT_SLACK);
         let cap = if self.device().is_cpu() { CPU_ROWS } else { GPU_ROWS };
