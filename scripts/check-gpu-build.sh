@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Proves that the CUDA build of the CLI and the app compiles and links, on a machine with no GPU and no CUDA install:
-# the CUDA 13.4 compiler, headers and libraries come as pinned PyPI wheels (sha256-checked by pip) unpacked into a
+# the CUDA 13.0 compiler, headers and libraries come as pinned PyPI wheels (sha256-checked by pip) unpacked into a
 # cache outside the clone, and the build goes to its own target dir so the CPU build's cache is never disturbed.
 #
 #   scripts/check-gpu-build.sh            # wheels (once), then `cargo build --features cuda` of registro + registro-app
@@ -13,8 +13,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
 
-# cudarc 0.19 (candle 0.11's CUDA bindings) knows CUDA up to 13.4 and panics on a newer nvcc, so 13.4 it is.
-CUDA_VERSION=13.4
+# The toolkit that compiles candle's kernels decides which drivers can run them: its PTX carries the toolkit's PTX
+# ISA version, and a driver JIT-compiles only the versions it knows. Built with CUDA 13.4, every kernel was refused
+# on an H200 with driver 580.159 (CUDA 13.0): CUDA_ERROR_UNSUPPORTED_PTX_VERSION. So the oldest 13.x toolkit it is,
+# whose PTX runs on every driver from R580 up (cudarc 0.19, candle 0.11's CUDA bindings, knows 13.0 to 13.4). The
+# libraries linked against (cuBLAS, cuRAND) are the machine's own at run time: any of the same soname.
+CUDA_VERSION=13.0
 CACHE="${REGISTRO_CUDA_CACHE:-$HOME/.cache/registro/cuda}"
 ROOT="$CACHE/$CUDA_VERSION"
 CU="$ROOT/nvidia/cu13"
@@ -26,12 +30,12 @@ step "CUDA $CUDA_VERSION toolkit wheels -> $ROOT"
 mkdir -p "$CACHE/wheels"
 REQ="$CACHE/requirements-$CUDA_VERSION.txt"
 cat >"$REQ" <<'EOF'
-nvidia-cuda-nvcc==13.4.92 --hash=sha256:a1f3bfb27299e060b444d5df1f4bcd762501326cf0fd3141ed61756816ab9a0e
-nvidia-nvvm==13.4.92 --hash=sha256:e4c81cb321dd9743bcf871c5e7e8fecd7f05dea607944426e102bdda8d49e137
-nvidia-cuda-crt==13.4.92 --hash=sha256:731ce3de11df8add8306404417a1edaede225dbe27eb233aed37c8de9d4fe720
-nvidia-cuda-runtime==13.4.92 --hash=sha256:9641f797da20ce1dd8e779b6e96d08cf9ba564cec8e8225458811ee26423f3a5
-nvidia-cuda-nvrtc==13.4.92 --hash=sha256:5ce8c97b00b232c4f50c8c4b5a3b68cafee08bdb82ea86f2052ff01d03194f4a
-nvidia-cuda-cccl==13.3.4.3.1 --hash=sha256:48ba8e44a1162face51306d5bfd67604d9949be5acb9105dbb93734d2df8b3a4
+nvidia-cuda-nvcc==13.0.88 --hash=sha256:56fe502eb77625a12f25172caa3cdddb4e4c8ba2c8c17dba44b164761b380f03
+nvidia-nvvm==13.0.88 --hash=sha256:c5f41ffeb6466944a026dfa5317d7d85355c119bbec279205d22f1869d1054e0
+nvidia-cuda-crt==13.0.88 --hash=sha256:2c8043c7c9e02492716426e9919fc78d2c5b3b2a7a768a88e952676b08aa55a4
+nvidia-cuda-runtime==13.0.88 --hash=sha256:422a38f7c739ecbdd3a4b6ec7ed0a1d74db43d8e9bc26685f3d845638922b178
+nvidia-cuda-nvrtc==13.0.88 --hash=sha256:ad9b6d2ead2435f11cbb6868809d2adeeee302e9bb94bcf0539c7a40d80e8575
+nvidia-cuda-cccl==13.0.85 --hash=sha256:e0da7ad981f3a8aff08241b5bfc1af868742a63e2762f53a5171c492ef242649
 nvidia-cublas==13.4.3.11 --hash=sha256:56682374ec2a1c386b20308a834ebb346c438db29db143e6e75b70b1b0009eea
 nvidia-curand==10.4.4.72 --hash=sha256:25c3457ae7a224fdd484dab90b0fc5dc0e842fab5db3012afa4a5bd2af4eb7e5
 EOF

@@ -132,7 +132,7 @@ fn open_strict(choice: DeviceChoice) -> Result<Device> {
         DeviceChoice::Cpu => Ok(Device::Cpu),
         DeviceChoice::Auto => {
             if cfg!(feature = "cuda") {
-                if let Ok(d) = Device::new_cuda(0) {
+                if let Ok(d) = open_cuda(0) {
                     return Ok(d);
                 }
             }
@@ -147,12 +147,7 @@ fn open_strict(choice: DeviceChoice) -> Result<Device> {
             if !cfg!(feature = "cuda") {
                 bail!("CUDA was requested but this build has no CUDA support (rebuild with `--features cuda`, see scripts/check-gpu-build.sh)");
             }
-            // candle panics on some driver failures (a stub or mismatched libcuda); a panic is a failure to open.
-            match std::panic::catch_unwind(|| Device::new_cuda(i)) {
-                Ok(Ok(d)) => Ok(d),
-                Ok(Err(e)) => bail!("CUDA device {i} is not available: {}", cuda_hint(&first_line(&e))),
-                Err(_) => bail!("CUDA device {i} is not available: the CUDA driver failed while opening it"),
-            }
+            open_cuda(i)
         }
         DeviceChoice::Metal(i) => {
             if !cfg!(feature = "metal") {
@@ -173,6 +168,39 @@ fn first_line(e: &dyn std::fmt::Display) -> String {
 }
 
 /// Driver errors name enum constants; say what they mean for the user.
+/// Opens CUDA device `i` and runs one of candle's kernels on it. Opening alone proves little: the kernels are PTX
+/// that the driver compiles on first use, and a driver older than the toolkit that built them refuses every one
+/// (seen on an H200 with driver 580.159 and kernels from CUDA 13.4) — better found here, with the reason and the
+/// CPU taken, than at the first model load.
+fn open_cuda(i: usize) -> Result<Device> {
+    exact_quantized_cuda_kernels();
+    // candle panics on some driver failures (a stub or mismatched libcuda); a panic is a failure to open.
+    let opened = std::panic::catch_unwind(|| -> candle_core::Result<Device> {
+        let d = Device::new_cuda(i)?;
+        let x = candle_core::Tensor::ones((2, 2), candle_core::DType::F32, &d)?.affine(2.0, 1.0)?;
+        let sum = x.sum_all()?.to_scalar::<f32>()?;
+        if sum != 12.0 {
+            return Err(candle_core::Error::Msg(format!("a test kernel computed {sum} instead of 12")));
+        }
+        Ok(d)
+    });
+    match opened {
+        Ok(Ok(d)) => Ok(d),
+        Ok(Err(e)) => bail!("CUDA device {i} is not available: {}", cuda_hint(&first_line(&e))),
+        Err(_) => bail!("CUDA device {i} is not available: the CUDA driver failed while opening it"),
+    }
+}
+
+/// candle 0.11.1's fast quantized CUDA kernels (MMVQ for a few rows, MMQ for more) computed wrong products on an
+/// H200: the same GGUF decoder gave NaN or log-probabilities of −5797 where its dequantized f32 twin, on the same
+/// GPU, gave the CPU's values — for Q8_0, Q4_K and Q6_K weights 64, 512 and 896 wide. Its older dequantizing
+/// kernels agree with the f32 twin to the last printed digit, so those are used. `REGISTRO_CUDA_FAST_MMQ=1` turns
+/// the fast ones back on, to check a newer candle (`tests/tiny_decoders.rs`, run on a GPU, compares the two).
+fn exact_quantized_cuda_kernels() {
+    #[cfg(feature = "cuda")]
+    candle_core::quantized::cuda::set_force_dmmv(!std::env::var("REGISTRO_CUDA_FAST_MMQ").is_ok_and(|v| v == "1"));
+}
+
 fn cuda_hint(err: &str) -> String {
     let hint = if err.contains("STUB_LIBRARY") {
         " (the CUDA driver's stub library was loaded, not the driver: install the NVIDIA driver)"
@@ -180,6 +208,9 @@ fn cuda_hint(err: &str) -> String {
         " (no NVIDIA GPU is visible: check `nvidia-smi` and CUDA_VISIBLE_DEVICES)"
     } else if err.contains("INSUFFICIENT_DRIVER") {
         " (the NVIDIA driver is older than this build's CUDA 13: update the driver)"
+    } else if err.contains("UNSUPPORTED_PTX_VERSION") {
+        " (this build's GPU kernels come from a newer CUDA than the NVIDIA driver knows: update the driver, or build \
+         with the CUDA 13.0 toolkit that scripts/check-gpu-build.sh pins)"
     } else if err.contains("INVALID_DEVICE") {
         " (no GPU with that index)"
     } else {
@@ -400,6 +431,14 @@ mod tests {
         // Later loads that leave the device to the process get the CPU, not an error.
         assert!(open(DeviceChoice::Auto).unwrap().is_cpu());
         *CHOSEN.write().unwrap() = None;
+    }
+
+    #[test]
+    fn driver_errors_say_what_to_do() {
+        // The error an H200 on driver 580.159 gave for kernels built by CUDA 13.4.
+        let e = cuda_hint("DriverError(CUDA_ERROR_UNSUPPORTED_PTX_VERSION, \"the provided PTX was compiled with an unsupported toolchain.\")");
+        assert!(e.contains("update the driver") && e.contains("CUDA 13.0"), "{e}");
+        assert!(cuda_hint("CUDA_ERROR_STUB_LIBRARY").contains("install the NVIDIA driver"));
     }
 
     #[test]
