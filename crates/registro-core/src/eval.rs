@@ -19,6 +19,7 @@ use serde_json::json;
 use crate::progress::{CancelToken, Progress, ProgressFn};
 
 pub mod bench;
+pub mod model_metrics;
 pub mod stream;
 
 pub use stream::LineReader;
@@ -415,15 +416,9 @@ pub fn run_eval(
     cancel: &CancelToken,
     progress: ProgressFn,
 ) -> Result<EvalOutcome> {
-    run_eval_with(
-        store,
-        project,
-        loaded,
-        cfg,
-        &Providers::default(),
-        cancel,
-        progress,
-    )
+    // Pang & Gimpel's metrics load their models here, once, for whichever face asked.
+    let scorers = model_metrics::ModelScorers::for_config(cfg)?;
+    run_eval_with(store, project, loaded, cfg, &scorers.providers(), cancel, progress)
 }
 
 /// [`run_eval`] with model-based formality / similarity / fluency scorers (implemented by the engine crate), which
@@ -654,9 +649,10 @@ fn corpus_rows(rep: &SystemReport) -> Vec<NewMetric> {
             ));
         }
         if let Some(m) = &st.model {
-            for (n, v) in [("Acc", m.acc), ("Sim", m.sim), ("PP", m.pp), ("GM", m.gm)] {
+            // Pang & Gimpel's scores carry what measured them (which scorer, which language model, which t).
+            for (n, v) in [("Acc", m.acc), ("Sim", m.sim), ("Sim-chrF", m.sim_chrf), ("PP", m.pp), ("GM", m.gm)] {
                 if let Some(v) = v {
-                    rows.push(corpus(n, v, None, serde_json::Value::Null));
+                    rows.push(corpus(n, v, Some(m.signature.clone()), serde_json::Value::Null));
                 }
             }
         }

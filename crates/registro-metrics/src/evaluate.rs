@@ -34,6 +34,14 @@ pub enum MetricName {
     LengthRatio,
     LengthBuckets,
     EditTypes,
+    /// Pang & Gimpel's transfer accuracy: the share of outputs a formality scorer puts in the requested register.
+    Acc,
+    /// Pang & Gimpel's Sim: meaning kept from the source (a similarity scorer; chrF/100 beside it always).
+    Sim,
+    /// Pang & Gimpel's PP: mean perplexity of the outputs under a language model.
+    Pp,
+    /// Pang & Gimpel's GM of Acc, Sim and PP, t = (63, 71, 97, −37).
+    Gm,
 }
 
 impl FromStr for MetricName {
@@ -52,10 +60,14 @@ impl FromStr for MetricName {
             "length-ratio" | "length_ratio" => Self::LengthRatio,
             "length-buckets" | "length_buckets" | "bucketed-bleu" => Self::LengthBuckets,
             "edit-types" | "edit_types" | "edits" => Self::EditTypes,
+            "acc" => Self::Acc,
+            "sim" => Self::Sim,
+            "pp" | "perplexity" => Self::Pp,
+            "gm" => Self::Gm,
             o => {
                 return Err(format!(
                     "unknown metric {o:?}; expected bleu, chrf, chrf++, ter, m-acc, self-bleu, led, levenshtein, distinct, \
-                     length-ratio, length-buckets, edit-types"
+                     length-ratio, length-buckets, edit-types, acc, sim, pp, gm"
                 ))
             }
         })
@@ -660,7 +672,30 @@ fn needs_source(m: MetricName) -> bool {
             | MetricName::Levenshtein
             | MetricName::LengthBuckets
             | MetricName::EditTypes
+            | MetricName::Sim
+            | MetricName::Gm
     )
+}
+
+/// Whether `m` is scored by a model the caller provides ([`style::Providers`]): Pang & Gimpel's Acc, Sim, PP, GM.
+pub fn is_model_based(m: MetricName) -> bool {
+    matches!(m, MetricName::Acc | MetricName::Sim | MetricName::Pp | MetricName::Gm)
+}
+
+/// The providers `metrics` need and `providers` lack, named for the error message.
+fn missing_providers(metrics: &[MetricName], providers: &style::Providers) -> Vec<&'static str> {
+    let wants = |m: MetricName| metrics.contains(&m) || metrics.contains(&MetricName::Gm);
+    let mut missing = Vec::new();
+    if wants(MetricName::Acc) && providers.formality.is_none() {
+        missing.push("a formality scorer (acc)");
+    }
+    if wants(MetricName::Sim) && providers.similarity.is_none() {
+        missing.push("a similarity scorer (sim)");
+    }
+    if wants(MetricName::Pp) && providers.fluency.is_none() {
+        missing.push("a language model (pp)");
+    }
+    missing
 }
 
 /// Scores all systems. Errors name the system and what is missing or mismatched.
@@ -685,6 +720,10 @@ pub fn evaluate_with(
             Some(g) => g.1.push(i),
             None => groups.push((s.test_set.clone(), vec![i])),
         }
+    }
+    let missing = missing_providers(&cfg.metrics, providers);
+    if !missing.is_empty() {
+        return Err(MetricError::Input(format!("Pang & Gimpel's metrics need {}", missing.join(", "))));
     }
     let mut reports: Vec<Option<SystemReport>> = vec![None; systems.len()];
     for (ts, idx) in &groups {
@@ -762,7 +801,7 @@ pub fn evaluate_with(
             }
             scorer.finish()?
         };
-        let style_wanted = cfg.metrics.iter().any(|&m| !is_segmentwise(m));
+        let style_wanted = cfg.metrics.iter().any(|&m| !is_segmentwise(m) && !is_model_based(m));
         if style_wanted {
             let streams: Vec<Vec<String>> = ts.refs.iter().map(|(_, l)| l.clone()).collect();
             for (r, s) in reps.iter_mut().zip(&members) {

@@ -286,14 +286,19 @@ pub struct Providers<'a> {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ModelScores {
-    /// Share of outputs the formality scorer puts in the requested register.
+    /// Share of outputs the formality scorer puts in the requested register, among those it can tell (a scorer
+    /// says it cannot, for a sentence with no register marker, by NaN).
     pub acc: Option<f64>,
     /// Mean similarity between outputs and inputs.
     pub sim: Option<f64>,
+    /// Mean sentence chrF/100 between outputs and inputs, whatever the similarity scorer: no model behind it.
+    pub sim_chrf: Option<f64>,
     /// Mean perplexity of the outputs.
     pub pp: Option<f64>,
     /// Only when all three are available.
     pub gm: Option<f64>,
+    /// What measured each: `acc:<scorer>|sim:<scorer>|pp:<model>|t:63,71,97,-37`.
+    pub signature: String,
 }
 
 pub fn model_scores(
@@ -311,26 +316,50 @@ pub fn model_scores(
         }
     };
     let mut s = ModelScores::default();
+    let mut sig = Vec::new();
     if let Some(f) = providers.formality {
         let p = f.formality(outputs)?;
-        let hits = p.iter().filter(|&&x| (x >= 0.5) == want_formal).count();
-        s.acc = Some(if p.is_empty() {
-            0.0
-        } else {
-            hits as f64 / p.len() as f64
-        });
+        let decided: Vec<f64> = p.into_iter().filter(|x| !x.is_nan()).collect();
+        let hits = decided.iter().filter(|&&x| (x >= 0.5) == want_formal).count();
+        s.acc = (!decided.is_empty()).then(|| hits as f64 / decided.len() as f64);
+        sig.push(format!("acc:{}", f.name()));
+    }
+    if !inputs.is_empty() {
+        check_len("outputs vs inputs", inputs.len(), outputs.len())?;
+        let chrf = crate::chrf::Chrf::default();
+        let per: Vec<f64> = outputs.iter().zip(inputs).map(|(o, i)| chrf.sentence_score(o, &[i.as_str()]) / 100.0).collect();
+        s.sim_chrf = Some(mean(&per));
     }
     if let Some(sim) = providers.similarity {
         check_len("outputs vs inputs", inputs.len(), outputs.len())?;
         s.sim = Some(mean(&sim.similarity(outputs, inputs)?));
+        sig.push(format!("sim:{}", sim.name()));
     }
     if let Some(fl) = providers.fluency {
         s.pp = Some(mean(&fl.perplexity(outputs)?));
+        sig.push(format!("pp:{}", fl.name()));
     }
     if let (Some(a), Some(b), Some(c)) = (s.acc, s.sim, s.pp) {
         s.gm = Some(gm(a, b, c, t));
     }
+    sig.push(format!("t:{},{},{},{}", t.t1, t.t2, t.t3, t.t4));
+    s.signature = sig.join("|");
     Ok(s)
+}
+
+/// Sim as chrF/100 between output and input (sacrebleu's sentence chrF): Pang & Gimpel's meaning preservation
+/// without a model, for languages no embedding model here covers.
+pub struct ChrfSimilarity;
+
+impl SimilarityScorer for ChrfSimilarity {
+    fn name(&self) -> String {
+        "chrF".into()
+    }
+    fn similarity(&self, a: &[String], b: &[String]) -> Result<Vec<f64>, ProviderError> {
+        check_len("outputs vs inputs", b.len(), a.len())?;
+        let chrf = crate::chrf::Chrf::default();
+        Ok(a.iter().zip(b).map(|(x, y)| chrf.sentence_score(x, &[y.as_str()]) / 100.0).collect())
+    }
 }
 
 #[cfg(test)]

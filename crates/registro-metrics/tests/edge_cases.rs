@@ -224,3 +224,61 @@ fn model_providers_feed_acc_sim_pp_and_gm() {
     assert_eq!(m.gm, Some(gm(0.5, 0.9, 30.0, GmThresholds::default())));
     assert_eq!(m.gm, Some(0.0), "Acc 50% is under t1 = 63, so GM is 0");
 }
+
+/// `registro eval --metrics acc,sim,pp,gm`: the names parse, a missing scorer is named, a scorer that cannot tell
+/// (NaN) is left out of Acc, chrF stands in as Sim without a model, and GM is the paper's on a worked example.
+#[test]
+fn pang_gimpel_metrics_by_name_with_a_worked_example() {
+    use registro_metrics::evaluate::{evaluate_with, EvalConfig, MetricName, SystemInput, TestSet};
+    use registro_metrics::macc::Register;
+    use registro_metrics::style::*;
+    let metrics: Vec<MetricName> = "acc,sim,pp,gm".split(',').map(|m| m.parse().unwrap()).collect();
+    assert_eq!(metrics, [MetricName::Acc, MetricName::Sim, MetricName::Pp, MetricName::Gm]);
+    struct Analyzer;
+    impl FormalityScorer for Analyzer {
+        fn name(&self) -> String {
+            "analyzer".into()
+        }
+        fn formality(&self, t: &[String]) -> Result<Vec<f64>, ProviderError> {
+            // Sie: formal; du: informal; neither: cannot tell.
+            Ok(t.iter().map(|x| if x.contains("Sie") { 1.0 } else if x.contains("du") { 0.0 } else { f64::NAN }).collect())
+        }
+    }
+    struct P;
+    impl FluencyScorer for P {
+        fn name(&self) -> String {
+            "lm".into()
+        }
+        fn perplexity(&self, a: &[String]) -> Result<Vec<f64>, ProviderError> {
+            Ok(vec![10.0; a.len()])
+        }
+    }
+    let ts = std::sync::Arc::new(TestSet {
+        key: "t".into(),
+        source: Some(s(&["Do you have time?", "Good.", "Can you come?"])),
+        ..Default::default()
+    });
+    let sys = SystemInput {
+        name: "a".into(),
+        lines: s(&["Haben Sie Zeit?", "Gut.", "Kommen Sie?"]),
+        register: Some(Register::Formal),
+        test_set: ts,
+    };
+    let cfg = EvalConfig { metrics: metrics.clone(), ..EvalConfig::default() };
+    let e = evaluate_with(std::slice::from_ref(&sys), &cfg, &Providers::default()).unwrap_err().to_string();
+    assert!(e.contains("formality scorer (acc)") && e.contains("similarity scorer (sim)") && e.contains("language model (pp)"), "{e}");
+    let p = Providers { formality: Some(&Analyzer), similarity: Some(&ChrfSimilarity), fluency: Some(&P) };
+    let r = evaluate_with(&[sys], &cfg, &p).unwrap();
+    let m = r[0].style.as_ref().unwrap().model.as_ref().unwrap();
+    assert_eq!(m.acc, Some(1.0), "the neutral 'Gut.' is neither right nor wrong: 2 of 2 decided");
+    let sim = m.sim.unwrap();
+    assert_eq!(m.sim_chrf, Some(sim), "chrF as the similarity scorer is chrF to the input");
+    assert!(sim > 0.0 && sim < 0.5, "German output against English input shares few characters: {sim}");
+    assert_eq!(m.signature, "acc:analyzer|sim:chrF|pp:lm|t:63,71,97,-37");
+    // Worked example of the paper's GM at t = (63, 71, 97, −37): Acc 0.9, Sim 0.8 and PP 10 (too low: the
+    // [PP − t4] side binds) give ∛(27 · 9 · min(87, 47)) = ∛11421 ≈ 22.52; PP 40 gives ∛(27 · 9 · 57) ≈ 24.02.
+    let t = GmThresholds::default();
+    assert!((gm(0.9, 0.8, 10.0, t) - 22.5201).abs() < 1e-3, "{}", gm(0.9, 0.8, 10.0, t));
+    assert!((gm(0.9, 0.8, 40.0, t) - 24.0156).abs() < 1e-3, "{}", gm(0.9, 0.8, 40.0, t));
+    assert_eq!(gm(0.9, 0.8, 100.0, t), 0.0, "PP over t3 = 97 zeroes GM");
+}

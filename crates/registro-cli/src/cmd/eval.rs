@@ -29,7 +29,8 @@ pub struct Args {
     #[arg(long, short = 'l')]
     lang: Option<String>,
     /// Comma-separated: bleu, chrf, chrf++, ter, m-acc, self-bleu, led, levenshtein, distinct, length-ratio,
-    /// length-buckets, edit-types [default: bleu,chrf,ter (+m-acc with annotated references)]
+    /// length-buckets, edit-types, and Pang & Gimpel's acc, sim, pp, gm (models chosen by --lang; sim and gm need
+    /// --src) [default: bleu,chrf,ter (+m-acc with annotated references)]
     #[arg(long, short = 'm')]
     metrics: Option<String>,
     /// Annotated formal reference (`[F]…[/F]` phrases) for M-Acc
@@ -391,6 +392,18 @@ fn extras_short(r: &SystemReport, w: usize) -> String {
     if let Some(e) = &st.edit_types {
         let cells: Vec<String> = e.iter().map(|(k, v)| format!("{k} {v}")).collect();
         parts.push(format!("edit types [{}]", cells.join(", ")));
+    }
+    if let Some(m) = &st.model {
+        let f = |v: Option<f64>, w: usize| v.map_or("n/a".to_string(), |v| format!("{v:.w$}"));
+        parts.push(format!(
+            "Pang & Gimpel: Acc = {} Sim = {} (chrF/100 {}) PP = {} GM = {} [{}]",
+            f(m.acc, 3),
+            f(m.sim, 3),
+            f(m.sim_chrf, 3),
+            f(m.pp, 1),
+            f(m.gm, 2),
+            m.signature
+        ));
     }
     parts.join("; ")
 }

@@ -1,0 +1,165 @@
+//! The models behind Pang & Gimpel's Acc, Sim and PP in `registro eval --metrics acc,sim,pp,gm`, chosen by the
+//! outputs' language, so both faces score the same files the same way:
+//! - **Acc**: in English the PT16 formality regressor (lexical variant, formal at or above the XFORMAL threshold
+//!   −1 on the −3…3 scale); in any other language the register analyzer (formal or informal markers; a sentence
+//!   with none, or with both, is left out of Acc rather than counted either way). An English regressor cannot
+//!   judge German: scoring German outputs with it put formal systems at −0.1 on average.
+//! - **Sim**: cosine of all-MiniLM-L6-v2 sentence embeddings in English when that model is installed, else chrF/100
+//!   to the input; chrF/100 is reported beside it in every case (`sim_chrf`).
+//! - **PP**: perplexity under the default LLM (or `REGISTRO_EVAL_LM`), many outputs per forward pass.
+//!
+//! Each scorer's name goes into the scores' signature.
+use std::sync::Mutex;
+
+use anyhow::{Context, Result};
+use registro_engine::bert::SentenceEncoder;
+use registro_engine::{DeviceChoice, Model};
+use registro_metrics::evaluate::{is_model_based, EvalConfig, MetricName};
+use registro_metrics::style::{ChrfSimilarity, FluencyScorer, FormalityScorer, ProviderError, Providers, SimilarityScorer};
+use registro_register::{analyze, Label};
+
+/// The scorers a configuration's model-based metrics need; [`ModelScorers::providers`] lends them to the metric
+/// engine.
+#[derive(Default)]
+pub struct ModelScorers {
+    formality: Option<Box<dyn FormalityScorer>>,
+    similarity: Option<Box<dyn SimilarityScorer>>,
+    fluency: Option<Box<dyn FluencyScorer>>,
+}
+
+impl ModelScorers {
+    /// Loads what `cfg.metrics` asks for (GM asks for all three); nothing when no model-based metric is asked for.
+    pub fn for_config(cfg: &EvalConfig) -> Result<Self> {
+        let wants = |m: MetricName| cfg.metrics.contains(&m) || cfg.metrics.contains(&MetricName::Gm);
+        if !cfg.metrics.iter().any(|&m| is_model_based(m)) {
+            return Ok(Self::default());
+        }
+        let english = cfg.lang.is_empty() || cfg.lang == "en";
+        let mut s = Self::default();
+        if wants(MetricName::Acc) {
+            s.formality = Some(if english {
+                Box::new(Pt16Formality::new()?)
+            } else {
+                let lang: registro_register::Lang = cfg.lang.parse().map_err(|e| {
+                    anyhow::anyhow!("acc in {}: {e} (the register analyzer covers the languages of `registro translate`)", cfg.lang)
+                })?;
+                Box::new(AnalyzerFormality(lang))
+            });
+        }
+        if wants(MetricName::Sim) {
+            s.similarity = Some(match english.then(EmbeddingSimilarity::load).flatten() {
+                Some(e) => Box::new(e),
+                None => Box::new(ChrfSimilarity),
+            });
+        }
+        if wants(MetricName::Pp) {
+            let id = std::env::var("REGISTRO_EVAL_LM").ok().filter(|v| !v.trim().is_empty()).unwrap_or_else(crate::models::default_model);
+            let model = crate::models::load_llm(&id, Default::default(), None).with_context(|| format!("pp needs a language model ({id})"))?;
+            s.fluency = Some(Box::new(LmFluency { model, id }));
+        }
+        Ok(s)
+    }
+
+    pub fn providers(&self) -> Providers<'_> {
+        Providers { formality: self.formality.as_deref(), similarity: self.similarity.as_deref(), fluency: self.fluency.as_deref() }
+    }
+}
+
+/// The English PT16 regressor as a probability of "formal": 0.5 exactly at the XFORMAL threshold, so that Acc
+/// counts what `registro rewrite` counts.
+struct Pt16Formality(Mutex<registro_rewrite::scorer::Scorer>);
+
+impl Pt16Formality {
+    fn new() -> Result<Self> {
+        let s = registro_rewrite::scorer::Scorer::builtin(registro_rewrite::scorer::Variant::Lexical)?;
+        Ok(Self(Mutex::new(s)))
+    }
+}
+
+impl FormalityScorer for Pt16Formality {
+    fn name(&self) -> String {
+        "pt16-lexical(en)".into()
+    }
+    fn formality(&self, texts: &[String]) -> Result<Vec<f64>, ProviderError> {
+        let mut s = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let threshold = registro_rewrite::xformal::FORMAL_THRESHOLD as f64;
+        texts
+            .iter()
+            .map(|t| {
+                let score = s.score(t, registro_rewrite::Lang::En, None)? as f64;
+                Ok((0.5 + (score - threshold) / 6.0).clamp(0.0, 1.0))
+            })
+            .collect()
+    }
+}
+
+/// The register analyzer as a formality scorer: 1 formal, 0 informal, NaN (cannot tell) for a sentence without
+/// markers or with markers of both registers.
+struct AnalyzerFormality(registro_register::Lang);
+
+impl FormalityScorer for AnalyzerFormality {
+    fn name(&self) -> String {
+        format!("register-analyzer({})", self.0.code())
+    }
+    fn formality(&self, texts: &[String]) -> Result<Vec<f64>, ProviderError> {
+        Ok(texts
+            .iter()
+            .map(|t| match analyze(self.0, t).label {
+                Label::Formal => 1.0,
+                Label::Informal => 0.0,
+                Label::Neutral | Label::Mixed => f64::NAN,
+            })
+            .collect())
+    }
+}
+
+struct EmbeddingSimilarity(SentenceEncoder);
+
+impl EmbeddingSimilarity {
+    /// The English encoder, if installed (`registro models fetch all-minilm-l6-v2`).
+    fn load() -> Option<Self> {
+        let r = crate::models::resolve("all-minilm-l6-v2").ok()?;
+        SentenceEncoder::load(&r.dir, DeviceChoice::default()).ok().map(Self)
+    }
+}
+
+impl SimilarityScorer for EmbeddingSimilarity {
+    fn name(&self) -> String {
+        "all-minilm-l6-v2-cosine".into()
+    }
+    fn similarity(&self, a: &[String], b: &[String]) -> Result<Vec<f64>, ProviderError> {
+        let mut out = Vec::with_capacity(a.len());
+        for (xa, xb) in a.chunks(64).zip(b.chunks(64)) {
+            let texts: Vec<&str> = xa.iter().chain(xb).map(String::as_str).collect();
+            let e = self.0.embed(&texts).map_err(|e| format!("{e:#}"))?;
+            let (ea, eb) = e.split_at(xa.len());
+            out.extend(ea.iter().zip(eb).map(|(u, v)| cosine(u, v)));
+        }
+        Ok(out)
+    }
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let n = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    (dot / (n(a) * n(b)).max(1e-12)) as f64
+}
+
+struct LmFluency {
+    model: Model,
+    id: String,
+}
+
+impl FluencyScorer for LmFluency {
+    fn name(&self) -> String {
+        self.id.clone()
+    }
+    fn perplexity(&self, texts: &[String]) -> Result<Vec<f64>, ProviderError> {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let per = self.model.perplexity_many(&refs).map_err(|e| format!("{e:#}"))?;
+        per.into_iter()
+            .enumerate()
+            .map(|(i, r)| r.map_err(|e| format!("output {}: {e:#}", i + 1).into()))
+            .collect()
+    }
+}
