@@ -134,3 +134,40 @@ fn minilm_embeddings_match_sentence_transformers() {
         assert!(diff < 1e-4, "text {i}: max abs diff {diff} vs {}", fx["engine"]);
     }
 }
+
+/// A long prompt prefix (past the 512-token prefill chunk, as a few-shot translation prompt is) held once as a
+/// shared prefix decodes and scores what the whole prompt does without one: greedy tokens identical, log-probs
+/// within float noise — alone, in a batch, and in beam search.
+#[test]
+fn a_long_shared_prefix_decodes_what_the_whole_prompt_decodes() {
+    let Some(path) = find("qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf") else {
+        return skip("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf");
+    };
+    let Some(tok) = tokenizer_for(false) else { return skip("the Qwen tokenizer") };
+    let m = Model::load(&path, &LoadOptions { tokenizer: Some(tok), ..Default::default() }).unwrap();
+    let shots: String = (0..40)
+        .map(|i| format!("English: Could you send me report number {i} by Friday?\nItalian: Potrebbe inviarmi il rapporto numero {i} entro venerdì?\n"))
+        .collect();
+    let prefix_toks = m.encode(&format!("Translate into formal Italian.\n{shots}")).unwrap();
+    assert!(prefix_toks.len() > 700, "the prefix spans two prefill chunks: {}", prefix_toks.len());
+    let prompts: Vec<Vec<u32>> = ["English: Can you help me tomorrow?\nItalian:", "English: Where did you park?\nItalian:"]
+        .iter()
+        .map(|p| m.encode(p).unwrap())
+        .collect();
+    let no = AtomicBool::new(false);
+    let o = GenerateOptions { max_tokens: 16, ignore_eos: true, ..Default::default() };
+    let prefix = m.prefix(&prefix_toks).unwrap();
+    let batched = m.generate_batch(Some(&prefix), &prompts, &o, &mut NoProcessor, &mut |_| {}, &no).unwrap();
+    for (p, b) in prompts.iter().zip(&batched) {
+        let whole: Vec<u32> = prefix_toks.iter().chain(p).copied().collect();
+        let plain = m.generate(None, &whole, &o, &mut NoProcessor, &mut |_| {}, &no).unwrap();
+        let shared = m.generate(Some(&prefix), p, &o, &mut NoProcessor, &mut |_| {}, &no).unwrap();
+        assert_eq!(shared.tokens, plain.tokens, "alone over the shared prefix: {:?} vs {:?}", shared.text, plain.text);
+        assert_eq!(b.tokens, plain.tokens, "in a batch over the shared prefix: {:?} vs {:?}", b.text, plain.text);
+        // One prefill of ~760 tokens and two chunks of the prefix round differently: about 0.005 nats a token.
+        assert!((shared.logprob - plain.logprob).abs() < 0.01 * o.max_tokens as f32, "{} vs {}", shared.logprob, plain.logprob);
+        let beams = m.nbest(Some(&prefix), p, &o, 4, 2, &mut NoProcessor, &no).unwrap();
+        let beams_plain = m.nbest(None, &whole, &o, 4, 2, &mut NoProcessor, &no).unwrap();
+        assert_eq!(beams[0].tokens, beams_plain[0].tokens, "beam search over the shared prefix");
+    }
+}

@@ -84,7 +84,10 @@ pub(super) fn build(prep: &Prepared, rows: &[Row], extra: &[String], alpha: f64)
             "scatter_bleu_formality",
             Chart::Scatter(ScatterChart {
                 title: "BLEU × formality".into(),
-                x_label: "Mean formality of outputs (−3 informal … 3 formal)".into(),
+                x_label: format!(
+                    "Mean formality of outputs ({})",
+                    prep.systems.first().map_or("PT16 scale −3 informal … 3 formal", |s| s.formality_source.as_str())
+                ),
                 y_label: "BLEU".into(),
                 size_label: ppl.as_ref().map(|_| "perplexity".to_string()),
                 points,

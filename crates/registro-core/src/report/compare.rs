@@ -212,7 +212,7 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
         let signature = prep.systems.iter().find_map(|s| s.macc.as_ref().map(|m| m.0.signature.clone()));
         rows.push(MetricRow { key: "macc", label: "M-Acc".into(), higher_is_better: first.higher_is_better(), decimals: 1, values, signature });
     }
-    // Mean formality of the outputs (PT16 scale).
+    // Mean formality of the outputs (PT16 scale in English, the register analyzer's −1…1 elsewhere).
     {
         let real = formality_real;
         let boots: Vec<Option<Vec<f64>>> = (0..k).map(|i| take(formality_at[i])).collect();
@@ -223,7 +223,7 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
             higher_is_better: true,
             decimals: 2,
             values,
-            signature: prep.systems.first().map(|s| format!("formality: {} (PT16 scale −3…3)", s.formality_source)),
+            signature: prep.systems.first().map(|s| format!("formality: {}", s.formality_source)),
         });
     }
     // Corpus metrics other tools stored for these runs (perplexity, similarity, COMET…), shown as they are.

@@ -148,6 +148,50 @@ fn rewrite_lang(code: &str) -> Option<registro_rewrite::Lang> {
     code.parse().ok()
 }
 
+/// What "formality" means for outputs in language `code`. The PT16 regressor was trained on English ratings: on
+/// German outputs it put formal systems at −0.1, so every other language is measured by the register analyzer.
+enum FormalityScale {
+    Pt16,
+    Analyzer(registro_register::Lang),
+    None,
+}
+
+fn formality_scale(code: &str) -> FormalityScale {
+    if code.is_empty() || code == "en" {
+        return FormalityScale::Pt16;
+    }
+    code.parse().map_or(FormalityScale::None, FormalityScale::Analyzer)
+}
+
+impl FormalityScale {
+    /// Part of the cache key, so a table scored on one scale is never read as the other.
+    fn key(&self) -> &'static str {
+        match self {
+            Self::Pt16 => "lexical",
+            Self::Analyzer(_) => "analyzer",
+            Self::None => "none",
+        }
+    }
+
+    /// The axis: which measure and its range (shown in the Dashboard's signature and chart labels).
+    fn describe(&self) -> String {
+        match self {
+            Self::Pt16 => "built-in lexical formality scorer, PT16 scale −3 informal … 3 formal".into(),
+            Self::Analyzer(l) => format!("register analyzer ({}): +1 formal, −1 informal, 0 neither, per sentence", l.code()),
+            Self::None => "no formality measure for this language".into(),
+        }
+    }
+}
+
+/// A sentence's register on the analyzer's −1…1 scale.
+fn analyzer_formality(lang: registro_register::Lang, text: &str) -> f64 {
+    match registro_register::analyze(lang, text).label {
+        registro_register::Label::Formal => 1.0,
+        registro_register::Label::Informal => -1.0,
+        registro_register::Label::Neutral | registro_register::Label::Mixed => 0.0,
+    }
+}
+
 /// Cached per-segment tables, read from and written back to the store when there is one.
 struct StatsCache<'s> {
     store: Option<&'s mut Store>,
@@ -249,9 +293,13 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool
     let scorer = registro_rewrite::scorer::Scorer::builtin(registro_rewrite::scorer::Variant::Lexical).ok();
     let mut scorer = scorer;
     let score_texts = |scorer: &mut Option<registro_rewrite::scorer::Scorer>, texts: &[String], code: &str| -> Vec<f64> {
-        match (scorer.as_mut(), rewrite_lang(code)) {
-            (Some(s), Some(l)) => texts.iter().map(|t| s.score(t, l, None).map(|v| v as f64).unwrap_or(f64::NAN)).collect(),
-            _ => vec![f64::NAN; texts.len()],
+        match formality_scale(code) {
+            FormalityScale::Pt16 => match (scorer.as_mut(), rewrite_lang(code)) {
+                (Some(s), Some(l)) => texts.iter().map(|t| s.score(t, l, None).map(|v| v as f64).unwrap_or(f64::NAN)).collect(),
+                _ => vec![f64::NAN; texts.len()],
+            },
+            FormalityScale::Analyzer(l) => texts.iter().map(|t| analyzer_formality(l, t)).collect(),
+            FormalityScale::None => vec![f64::NAN; texts.len()],
         }
     };
     let same_lang = data.source_lang == data.target_lang;
@@ -334,10 +382,11 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool
         let (formality, formality_source) = match stored {
             Some(m) => (m.segments.values().copied().collect(), "stored formality metric".to_string()),
             None => {
-                let table = cache.get(run, format!("formality|lexical|{lang}"), &out_fp, n, || {
+                let scale = formality_scale(&lang);
+                let table = cache.get(run, format!("formality|{}|{lang}", scale.key()), &out_fp, n, || {
                     Ok(SegmentTable { width: 1, values: score_texts(&mut scorer, &sys.outputs, &lang) })
                 })?;
-                (table.values, "built-in lexical formality scorer".to_string())
+                (table.values, scale.describe())
             }
         };
         sentence.insert(SentenceMetric::Formality, formality.clone());
@@ -414,4 +463,22 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool
         stored_edit_types,
         resampled,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// German outputs are placed by the register analyzer, not by the English PT16 regressor, and the axis says so.
+    #[test]
+    fn formality_of_non_english_outputs_comes_from_the_register_analyzer() {
+        let FormalityScale::Analyzer(de) = formality_scale("de") else { panic!("German should use the analyzer") };
+        assert_eq!(analyzer_formality(de, "Können Sie mir helfen?"), 1.0);
+        assert_eq!(analyzer_formality(de, "Kannst du mir helfen?"), -1.0);
+        assert_eq!(analyzer_formality(de, "Das Wetter ist schön."), 0.0);
+        assert!(formality_scale("de").describe().starts_with("register analyzer (de)"));
+        assert!(matches!(formality_scale("en"), FormalityScale::Pt16));
+        assert!(formality_scale("en").describe().contains("PT16"));
+        assert_ne!(formality_scale("de").key(), formality_scale("en").key(), "cached tables of the two scales never mix");
+    }
 }
