@@ -211,7 +211,7 @@ fn lse_portable(logits: &[f32]) -> f32 {
 /// `exp(x)` for `x ≤ 0` (Cephes' `expf`: x = n·ln 2 + r, a degree-6 polynomial in r, 2ⁿ put in the exponent
 /// bits); values below −87 (and −∞) give about 1e-38 where the exact value underflows to 0.
 #[inline(always)]
-pub(crate) fn exp_neg(x: f32) -> f32 {
+fn exp_neg(x: f32) -> f32 {
     const LOG2E: f32 = std::f32::consts::LOG2_E;
     const LN2_HI: f32 = 0.693_359_4;
     const LN2_LO: f32 = -2.121_944_4e-4;

@@ -176,8 +176,10 @@ impl Head<'_> {
             }
             let max = w.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x));
             let mut sum = 0f32;
+            // libm's exp, as candle's softmax: the weights are rounded to f16 next, and a polynomial's last-bit
+            // differences flipped enough of those roundings to change greedy output on a random model.
             for x in w.iter_mut() {
-                *x = crate::logits::exp_neg(*x - max);
+                *x = (*x - max).exp();
                 sum += *x;
             }
             let inv = 1.0 / sum;
@@ -188,28 +190,43 @@ impl Head<'_> {
                 }
             }
         }
-        let mut at = 0;
-        let mut first = true;
-        for (_, values) in runs {
-            let n = values.len() / hd;
-            if n > 0 {
-                // SAFETY: `y` is g×hd (row stride hd); the weights are columns at..at+n of `p` (g×t, row stride t);
-                // `values` holds n rows of hd (row stride hd).
-                unsafe {
-                    gemm::gemm(
-                        g, hd, n,
-                        y.as_mut_ptr(), 1, hd as isize, !first,
-                        p.as_ptr().add(at), 1, t as isize,
-                        values.as_ptr(), 1, hd as isize,
-                        1.0, 1.0, false, false, false, gemm::Parallelism::None,
-                    );
-                }
-                first = false;
-            }
-            at += n;
+        self.weighted_values(&p, t, y);
+    }
+
+    /// `y = P·V` over both runs of columns, summed column by column in order: the same additions in the same
+    /// order whether a column lies in the shared prefix or in the row's own run, so a prompt decoded over a shared
+    /// prefix computes what it computes whole (two matrix products, one per run, rounded differently and turned a
+    /// random model's near tie the other way).
+    fn weighted_values(&self, p: &[f32], t: usize, y: &mut [f32]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the feature `weighted_values_avx512` is compiled for was just detected.
+            return unsafe { self.weighted_values_avx512(p, t, y) };
         }
-        if first {
-            y.fill(0.0);
+        self.weighted_values_portable(p, t, y)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn weighted_values_avx512(&self, p: &[f32], t: usize, y: &mut [f32]) {
+        self.weighted_values_portable(p, t, y)
+    }
+
+    #[inline(always)]
+    fn weighted_values_portable(&self, p: &[f32], t: usize, y: &mut [f32]) {
+        let hd = self.hd;
+        let g = y.len() / hd;
+        y.fill(0.0);
+        let columns = self.values[0].chunks_exact(hd).chain(self.values[1].chunks_exact(hd));
+        for (c, value) in columns.enumerate() {
+            for gi in 0..g {
+                let w = p[gi * t + c];
+                if w != 0.0 {
+                    for (o, &x) in y[gi * hd..(gi + 1) * hd].iter_mut().zip(value) {
+                        *o += w * x;
+                    }
+                }
+            }
         }
     }
 }
