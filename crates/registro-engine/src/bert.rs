@@ -91,6 +91,13 @@ pub struct SentenceEncoder {
     device: Device,
 }
 
+/// Cosine similarity of two sentence embeddings (the meaning measure of rewrite reranking and of `eval`'s Sim).
+pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let n = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    (dot / (n(a) * n(b)).max(1e-12)) as f64
+}
+
 impl SentenceEncoder {
     pub fn load(dir: &Path, choice: DeviceChoice) -> Result<Self> {
         let device = device::open(choice)?;

@@ -682,17 +682,37 @@ pub fn is_model_based(m: MetricName) -> bool {
     matches!(m, MetricName::Acc | MetricName::Sim | MetricName::Pp | MetricName::Gm)
 }
 
+/// Which model scorers a list of metrics needs (GM needs all three): the one place both the metric engine and
+/// whoever loads the models read it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ModelNeeds {
+    pub formality: bool,
+    pub similarity: bool,
+    pub fluency: bool,
+}
+
+impl ModelNeeds {
+    pub fn of(metrics: &[MetricName]) -> Self {
+        let wants = |m: MetricName| metrics.contains(&m) || metrics.contains(&MetricName::Gm);
+        Self { formality: wants(MetricName::Acc), similarity: wants(MetricName::Sim), fluency: wants(MetricName::Pp) }
+    }
+
+    pub fn any(&self) -> bool {
+        self.formality || self.similarity || self.fluency
+    }
+}
+
 /// The providers `metrics` need and `providers` lack, named for the error message.
 fn missing_providers(metrics: &[MetricName], providers: &style::Providers) -> Vec<&'static str> {
-    let wants = |m: MetricName| metrics.contains(&m) || metrics.contains(&MetricName::Gm);
+    let needs = ModelNeeds::of(metrics);
     let mut missing = Vec::new();
-    if wants(MetricName::Acc) && providers.formality.is_none() {
+    if needs.formality && providers.formality.is_none() {
         missing.push("a formality scorer (acc)");
     }
-    if wants(MetricName::Sim) && providers.similarity.is_none() {
+    if needs.similarity && providers.similarity.is_none() {
         missing.push("a similarity scorer (sim)");
     }
-    if wants(MetricName::Pp) && providers.fluency.is_none() {
+    if needs.fluency && providers.fluency.is_none() {
         missing.push("a language model (pp)");
     }
     missing

@@ -184,15 +184,6 @@ fn model_providers_feed_acc_sim_pp_and_gm() {
             Ok(vec![0.9; a.len()])
         }
     }
-    struct P;
-    impl FluencyScorer for P {
-        fn name(&self) -> String {
-            "p".into()
-        }
-        fn perplexity(&self, a: &[String]) -> Result<Vec<f64>, ProviderError> {
-            Ok(vec![30.0; a.len()])
-        }
-    }
     let ts = std::sync::Arc::new(TestSet {
         key: "t".into(),
         refs: vec![("r".into(), s(&["Haben Sie Zeit?", "Gut."]))],
@@ -215,7 +206,7 @@ fn model_providers_feed_acc_sim_pp_and_gm() {
         &Providers {
             formality: Some(&F),
             similarity: Some(&S),
-            fluency: Some(&P),
+            fluency: Some(&ConstantPerplexity("p", 30.0)),
         },
     )
     .unwrap();
@@ -244,15 +235,6 @@ fn pang_gimpel_metrics_by_name_with_a_worked_example() {
             Ok(t.iter().map(|x| if x.contains("Sie") { 1.0 } else if x.contains("du") { 0.0 } else { f64::NAN }).collect())
         }
     }
-    struct P;
-    impl FluencyScorer for P {
-        fn name(&self) -> String {
-            "lm".into()
-        }
-        fn perplexity(&self, a: &[String]) -> Result<Vec<f64>, ProviderError> {
-            Ok(vec![10.0; a.len()])
-        }
-    }
     let ts = std::sync::Arc::new(TestSet {
         key: "t".into(),
         source: Some(s(&["Do you have time?", "Good.", "Can you come?"])),
@@ -267,7 +249,7 @@ fn pang_gimpel_metrics_by_name_with_a_worked_example() {
     let cfg = EvalConfig { metrics: metrics.clone(), ..EvalConfig::default() };
     let e = evaluate_with(std::slice::from_ref(&sys), &cfg, &Providers::default()).unwrap_err().to_string();
     assert!(e.contains("formality scorer (acc)") && e.contains("similarity scorer (sim)") && e.contains("language model (pp)"), "{e}");
-    let p = Providers { formality: Some(&Analyzer), similarity: Some(&ChrfSimilarity), fluency: Some(&P) };
+    let p = Providers { formality: Some(&Analyzer), similarity: Some(&ChrfSimilarity), fluency: Some(&ConstantPerplexity("lm", 10.0)) };
     let r = evaluate_with(&[sys], &cfg, &p).unwrap();
     let m = r[0].style.as_ref().unwrap().model.as_ref().unwrap();
     assert_eq!(m.acc, Some(1.0), "the neutral 'Gut.' is neither right nor wrong: 2 of 2 decided");
@@ -281,4 +263,16 @@ fn pang_gimpel_metrics_by_name_with_a_worked_example() {
     assert!((gm(0.9, 0.8, 10.0, t) - 22.5201).abs() < 1e-3, "{}", gm(0.9, 0.8, 10.0, t));
     assert!((gm(0.9, 0.8, 40.0, t) - 24.0156).abs() < 1e-3, "{}", gm(0.9, 0.8, 40.0, t));
     assert_eq!(gm(0.9, 0.8, 100.0, t), 0.0, "PP over t3 = 97 zeroes GM");
+}
+
+/// A language model that gives every text the same perplexity.
+struct ConstantPerplexity(&'static str, f64);
+
+impl registro_metrics::style::FluencyScorer for ConstantPerplexity {
+    fn name(&self) -> String {
+        self.0.into()
+    }
+    fn perplexity(&self, a: &[String]) -> Result<Vec<f64>, registro_metrics::style::ProviderError> {
+        Ok(vec![self.1; a.len()])
+    }
 }

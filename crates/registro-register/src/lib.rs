@@ -159,6 +159,15 @@ pub enum Label {
 }
 
 impl Label {
+    /// Where a sentence stands: +1 formal, −1 informal, None when it cannot tell (no marker, or markers of both).
+    pub fn formality_sign(self) -> Option<f64> {
+        match self {
+            Label::Formal => Some(1.0),
+            Label::Informal => Some(-1.0),
+            Label::Neutral | Label::Mixed => None,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Label::Formal => "FORMAL",

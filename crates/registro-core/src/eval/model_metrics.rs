@@ -14,9 +14,9 @@ use std::sync::Mutex;
 use anyhow::{Context, Result};
 use registro_engine::bert::SentenceEncoder;
 use registro_engine::{DeviceChoice, Model};
-use registro_metrics::evaluate::{is_model_based, EvalConfig, MetricName};
+use registro_metrics::evaluate::{EvalConfig, ModelNeeds};
 use registro_metrics::style::{ChrfSimilarity, FluencyScorer, FormalityScorer, ProviderError, Providers, SimilarityScorer};
-use registro_register::{analyze, Label};
+use registro_register::analyze;
 
 /// The scorers a configuration's model-based metrics need; [`ModelScorers::providers`] lends them to the metric
 /// engine.
@@ -30,13 +30,10 @@ pub struct ModelScorers {
 impl ModelScorers {
     /// Loads what `cfg.metrics` asks for (GM asks for all three); nothing when no model-based metric is asked for.
     pub fn for_config(cfg: &EvalConfig) -> Result<Self> {
-        let wants = |m: MetricName| cfg.metrics.contains(&m) || cfg.metrics.contains(&MetricName::Gm);
-        if !cfg.metrics.iter().any(|&m| is_model_based(m)) {
-            return Ok(Self::default());
-        }
+        let needs = ModelNeeds::of(&cfg.metrics);
         let english = cfg.lang.is_empty() || cfg.lang == "en";
         let mut s = Self::default();
-        if wants(MetricName::Acc) {
+        if needs.formality {
             s.formality = Some(if english {
                 Box::new(Pt16Formality::new()?)
             } else {
@@ -46,13 +43,13 @@ impl ModelScorers {
                 Box::new(AnalyzerFormality(lang))
             });
         }
-        if wants(MetricName::Sim) {
+        if needs.similarity {
             s.similarity = Some(match english.then(EmbeddingSimilarity::load).flatten() {
                 Some(e) => Box::new(e),
                 None => Box::new(ChrfSimilarity),
             });
         }
-        if wants(MetricName::Pp) {
+        if needs.fluency {
             let id = std::env::var("REGISTRO_EVAL_LM").ok().filter(|v| !v.trim().is_empty()).unwrap_or_else(crate::models::default_model);
             let model = crate::models::load_llm(&id, Default::default(), None).with_context(|| format!("pp needs a language model ({id})"))?;
             s.fluency = Some(Box::new(LmFluency { model, id }));
@@ -104,11 +101,7 @@ impl FormalityScorer for AnalyzerFormality {
     fn formality(&self, texts: &[String]) -> Result<Vec<f64>, ProviderError> {
         Ok(texts
             .iter()
-            .map(|t| match analyze(self.0, t).label {
-                Label::Formal => 1.0,
-                Label::Informal => 0.0,
-                Label::Neutral | Label::Mixed => f64::NAN,
-            })
+            .map(|t| analyze(self.0, t).label.formality_sign().map_or(f64::NAN, |s| (s + 1.0) / 2.0))
             .collect())
     }
 }
@@ -133,16 +126,10 @@ impl SimilarityScorer for EmbeddingSimilarity {
             let texts: Vec<&str> = xa.iter().chain(xb).map(String::as_str).collect();
             let e = self.0.embed(&texts).map_err(|e| format!("{e:#}"))?;
             let (ea, eb) = e.split_at(xa.len());
-            out.extend(ea.iter().zip(eb).map(|(u, v)| cosine(u, v)));
+            out.extend(ea.iter().zip(eb).map(|(u, v)| registro_engine::bert::cosine(u, v)));
         }
         Ok(out)
     }
-}
-
-fn cosine(a: &[f32], b: &[f32]) -> f64 {
-    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-    let n = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    (dot / (n(a) * n(b)).max(1e-12)) as f64
 }
 
 struct LmFluency {

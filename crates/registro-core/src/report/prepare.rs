@@ -185,11 +185,7 @@ impl FormalityScale {
 
 /// A sentence's register on the analyzer's −1…1 scale.
 fn analyzer_formality(lang: registro_register::Lang, text: &str) -> f64 {
-    match registro_register::analyze(lang, text).label {
-        registro_register::Label::Formal => 1.0,
-        registro_register::Label::Informal => -1.0,
-        registro_register::Label::Neutral | registro_register::Label::Mixed => 0.0,
-    }
+    registro_register::analyze(lang, text).label.formality_sign().unwrap_or(0.0)
 }
 
 /// Cached per-segment tables, read from and written back to the store when there is one.

@@ -236,18 +236,13 @@ impl Neural for LlmBackend {
             Ok(e) => e,
             Err(e) => return items.iter().map(|_| Err(format!("{e:#}"))).collect(),
         };
-        let cos = |a: &[f32], b: &[f32]| {
-            let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-            let n = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
-            (dot / (n(a) * n(b)).max(1e-12)) as f64
-        };
         let mut at = 0;
         items
             .iter()
             .map(|(_, cands)| {
                 let (input, rest) = (&e[at], &e[at + 1..at + 1 + cands.len()]);
                 at += 1 + cands.len();
-                Ok(Some(rest.iter().map(|c| cos(input, c)).collect()))
+                Ok(Some(rest.iter().map(|c| registro_engine::bert::cosine(input, c)).collect()))
             })
             .collect()
     }

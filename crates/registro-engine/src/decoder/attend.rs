@@ -48,29 +48,26 @@ pub(super) fn decode_step(
     if mask.as_ref().is_some_and(|m| m.len() != b * (p + t)) {
         return Ok(None);
     }
-    let Some(own) = (Cache::new(k, b, nkv, t, hd), Cache::new(v, b, nkv, t, hd)).into_option() else { return Ok(None) };
-    let prefix = match shared {
-        Some((sk, sv)) => match (Cache::new(sk, 1, nkv, p, hd), Cache::new(sv, 1, nkv, p, hd)).into_option() {
-            Some(c) => Some(c),
-            None => return Ok(None),
+    let (ks, kl) = k.storage_and_layout();
+    let (vs, vl) = v.storage_and_layout();
+    let (Some(own_k), Some(own_v)) = (Heads::new(&ks, kl, b, nkv, t, hd), Heads::new(&vs, vl, b, nkv, t, hd)) else {
+        return Ok(None);
+    };
+    let shared = shared.map(|(sk, sv)| (sk.storage_and_layout(), sv.storage_and_layout()));
+    let prefix = match &shared {
+        Some(((ks, kl), (vs, vl))) => match (Heads::new(ks, kl, 1, nkv, p, hd), Heads::new(vs, vl, 1, nkv, p, hd)) {
+            (Some(k), Some(v)) => Some((k, v)),
+            _ => return Ok(None),
         },
         None => None,
-    };
-    let (ok, ov) = (own.0.slice(), own.1.slice());
-    let (pk, pv) = match &prefix {
-        Some((k, v)) => (Some(k.slice()), Some(v.slice())),
-        None => (None, None),
     };
     let g = nh / nkv;
     let mut out = vec![0f32; b * nh * hd];
     let dst = out.as_mut_ptr() as usize;
     let unit = |u: usize| {
         let (r, h) = (u / nkv, u % nkv);
-        let (own_k, own_v) = (own.0.head(ok, r, h), own.1.head(ov, r, h));
-        let (pre_k, pre_v) = match (&prefix, pk, pv) {
-            (Some((ck, cv)), Some(pk), Some(pv)) => (ck.head(pk, 0, h), cv.head(pv, 0, h)),
-            _ => (&[][..], &[][..]),
-        };
+        let (pre_k, pre_v) = prefix.as_ref().map_or((&[][..], &[][..]), |(k, v)| (k.head(0, h), v.head(0, h)));
+        let (own_k, own_v) = (own_k.head(r, h), own_v.head(r, h));
         let queries = &q[(r * nh + h * g) * hd..][..g * hd];
         let row_mask = mask.as_deref().map(|m| &m[r * (p + t)..(r + 1) * (p + t)]);
         // SAFETY: unit (r, h) alone writes query heads h·g..(h+1)·g of row r, a disjoint `g·hd` slice of `out`.
@@ -82,49 +79,30 @@ pub(super) fn decode_step(
 }
 
 /// A `(rows, kv_heads, columns, hd)` CPU tensor whose heads are each `columns` consecutive `hd`-wide rows (the
-/// KV cache's layout; the row and head strides may be anything).
-struct Cache<'a> {
-    storage: candle_core::StorageRef<'a>,
+/// KV cache's layout; the row and head strides may be anything), read in place.
+struct Heads<'a> {
+    data: &'a [f32],
     offset: usize,
     row_stride: usize,
     head_stride: usize,
     len: usize,
 }
 
-impl<'a> Cache<'a> {
-    fn new(t: &'a Tensor, rows: usize, heads: usize, columns: usize, hd: usize) -> Option<Self> {
-        let (storage, layout) = t.storage_and_layout();
+impl<'a> Heads<'a> {
+    fn new(storage: &'a Storage, layout: &candle_core::Layout, rows: usize, heads: usize, columns: usize, hd: usize) -> Option<Self> {
         let st = layout.stride();
         if st.len() != 4 || st[3] != 1 || (st[2] != hd && columns > 1) {
             return None;
         }
-        let c = Cache { offset: layout.start_offset(), row_stride: st[0], head_stride: st[1], len: columns * hd, storage };
-        let last = c.offset + (rows - 1) * c.row_stride + (heads - 1) * c.head_stride + c.len;
-        match &*c.storage {
-            Storage::Cpu(cpu) if cpu.as_slice::<f32>().is_ok_and(|d| d.len() >= last) => Some(c),
-            _ => None,
-        }
+        let Storage::Cpu(cpu) = storage else { return None };
+        let data = cpu.as_slice::<f32>().ok()?;
+        let h = Heads { data, offset: layout.start_offset(), row_stride: st[0], head_stride: st[1], len: columns * hd };
+        let end = h.offset + (rows - 1) * h.row_stride + (heads - 1) * h.head_stride + h.len;
+        (end <= data.len()).then_some(h)
     }
 
-    fn slice(&self) -> &[f32] {
-        match &*self.storage {
-            Storage::Cpu(cpu) => cpu.as_slice::<f32>().unwrap_or(&[]),
-            _ => &[],
-        }
-    }
-
-    fn head<'s>(&self, data: &'s [f32], row: usize, head: usize) -> &'s [f32] {
-        &data[self.offset + row * self.row_stride + head * self.head_stride..][..self.len]
-    }
-}
-
-trait BothOrNone<'a> {
-    fn into_option(self) -> Option<(Cache<'a>, Cache<'a>)>;
-}
-
-impl<'a> BothOrNone<'a> for (Option<Cache<'a>>, Option<Cache<'a>>) {
-    fn into_option(self) -> Option<(Cache<'a>, Cache<'a>)> {
-        Some((self.0?, self.1?))
+    fn head(&self, row: usize, head: usize) -> &'a [f32] {
+        &self.data[self.offset + row * self.row_stride + head * self.head_stride..][..self.len]
     }
 }
 

@@ -217,18 +217,19 @@ impl KvCache {
         }
         let (batch, width) = (self.batch(), self.len());
         let dev_ids = |t: &Tensor| Tensor::new(cols.as_slice(), t.device());
-        for (dst, from) in self.layers.iter_mut().zip(&src.layers) {
-            if cols.is_empty() {
-                break; // a row with no columns of its own yet (an empty prompt over the shared prefix)
-            }
+        // A row with no columns of its own (an empty prompt over the shared prefix) has no keys to copy.
+        let copied = if cols.is_empty() { &[][..] } else { &src.layers[..] };
+        for (dst, from) in self.layers.iter_mut().zip(copied) {
             let Some(f) = from.as_ref() else { bail!("set_row: a layer holds no keys yet") };
-            if dst.is_none() {
-                // This cache has no columns of its own yet (its rows were all empty prompts): start its buffers.
-                let (_, heads, _, dim) = f.k.dims4()?;
-                let zeros = || Tensor::zeros((batch, heads, width, dim), f.k.dtype(), f.k.device());
-                *dst = Some(LayerKv { k: zeros()?, v: zeros()?, len: width, owner: Arc::new(()) });
-            }
-            let Some(d) = dst.as_mut() else { bail!("set_row: a layer holds no keys yet") };
+            // This cache has no columns of its own yet (its rows were all empty prompts): start its buffers.
+            let d = match dst {
+                Some(d) => d,
+                None => {
+                    let (_, heads, _, dim) = f.k.dims4()?;
+                    let zeros = || Tensor::zeros((batch, heads, width, dim), f.k.dtype(), f.k.device());
+                    dst.insert(LayerKv { k: zeros()?, v: zeros()?, len: width, owner: Arc::new(()) })
+                }
+            };
             d.own()?;
             let ids = dev_ids(&f.k)?;
             for (buf, from) in [(&d.k, &f.k), (&d.v, &f.v)] {

@@ -156,7 +156,7 @@ impl Model {
             // Every admission is a prefill that reads all the weights once, as a decode step does: admitting a
             // quarter of the rows at a time, not each row as it frees, saves most of those reads. A freed row
             // decodes a placeholder token meanwhile, which costs the step little (it is bound by the weights).
-            let group_min = (rows / ADMIT_DIVISOR).max(1).min(prompts.len() - next.min(prompts.len())).max(1);
+            let group_min = (rows / ADMIT_DIVISOR).clamp(1, prompts.len().saturating_sub(next).max(1));
             if room >= group_min && next < prompts.len() && !cancel.load(Ordering::Relaxed) {
                 let mut group = Vec::new();
                 while group.len() < room && next < prompts.len() {
