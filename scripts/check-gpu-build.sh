@@ -83,9 +83,16 @@ nvcc --version | tail -2
 step "cargo build --features cuda (target dir $CARGO_TARGET_DIR)"
 packages=(-p registro-cli --features registro-cli/cuda)
 [ -n "${REGISTRO_CUDA_ONLY_CLI:-}" ] || packages+=(-p registro-app --features registro-app/cuda)
+# candle-kernels' build script does not rerun when nvcc changes, so a target dir built with another toolkit would
+# keep that toolkit's PTX (seen here: 13.4's PTX after the switch to 13.0). Its kernels are rebuilt once per toolkit.
+KERNELS_STAMP="$CARGO_TARGET_DIR/.registro-cuda-version"
+if [ "$(cat "$KERNELS_STAMP" 2>/dev/null)" != "$CUDA_VERSION" ]; then
+  cargo clean --quiet -p candle-kernels || true
+fi
 start=$(date +%s)
 nice -n 19 cargo build --locked "${packages[@]}"
 echo "  built in $(( $(date +%s) - start )) s"
+echo "$CUDA_VERSION" >"$KERNELS_STAMP"
 
 BIN="$CARGO_TARGET_DIR/debug/registro"
 step "what the CUDA binary needs at run time (ldd)"
@@ -104,4 +111,9 @@ if [ -z "${REGISTRO_CUDA_ONLY_CLI:-}" ]; then
     grep -qx 3 || { echo "FAILED: the app is not linked against CUDA" >&2; exit 1; }
   echo "  linked against libcuda, libcublas, libcublasLt"
 fi
+# A driver runs PTX of its own CUDA version or older: CUDA 13.0's PTX ISA is 9.0 (R580 drivers and newer).
+step "PTX version the kernels carry"
+ptx=$(strings "$BIN" | grep -m1 -oE '^\.version [0-9]+\.[0-9]+' || true)
+echo "  ${ptx:-none found}"
+[ "$ptx" = ".version 9.0" ] || { echo "FAILED: expected PTX .version 9.0 from CUDA $CUDA_VERSION, found '${ptx}'" >&2; exit 1; }
 step "CUDA build OK"
