@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use registro_e2e::{ready_with_model_or_skip, screenshot_path, temp_project, Session};
+use registro_e2e::{ready_with_model_or_skip, screenshot_path, temp_project, wait_until, Session};
 use registro_store::{RunStatus, Store};
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -71,8 +71,10 @@ fn segments_stream_in_cancel_keeps_them_and_the_model_stays_loaded() {
     assert!(seen[first_row_at].0 < 12, "all rows arrived at once, at the end: {seen:?}");
     s.screenshot(&screenshot_path("translate-stream.png")).unwrap();
     s.wait_for_count(r#"[data-testid="translate-row"]"#, 12, Duration::from_secs(500)).expect("all 12 segments shown");
-    let label = s.execute(r#"return document.querySelector('[data-testid="translate-progress"]') === null"#, vec![]).unwrap();
-    assert_eq!(label, true, "the progress panel goes when the run is done");
+    // The last row shows before the run is stored and closed, so the panel goes a moment after it.
+    wait_until("the progress panel to go when the run is done", Duration::from_secs(60), || {
+        s.execute(r#"return document.querySelector('[data-testid="translate-progress"]') === null"#, vec![]).unwrap() == true
+    });
 
     // Second click: the model is resident, so no loading step; cancel once a row is on screen.
     let seen = translate(&s, 40, Some(1));
