@@ -14,6 +14,7 @@
 
 pub mod ablation;
 pub mod backend;
+pub mod budget;
 pub mod constrain;
 pub mod fewshot;
 pub mod prompt;
@@ -169,6 +170,7 @@ pub struct Options {
     pub system: SystemKind,
     /// Candidates per segment for reranking (1 = greedy).
     pub n_best: usize,
+    /// A cap on any one segment's tokens; each segment's own budget comes from its length ([`budget`]).
     pub max_tokens: usize,
     pub gender: Option<Gender>,
     /// Few-shot examples per prompt.
@@ -200,7 +202,7 @@ impl Options {
             controls: Controls::all(),
             system: SystemKind::Controlled,
             n_best: 4,
-            max_tokens: 160,
+            max_tokens: 320,
             gender: None,
             shots: 3,
             shots_per_sentence: false,
@@ -306,6 +308,11 @@ impl<'g> Translator<'g> {
         self.gen.describe()
     }
 
+    /// Tokens each segment of a run into `lang` may take, capped at `max_tokens`.
+    pub fn token_budget(&self, lang: Lang, max_tokens: usize) -> budget::TokenBudget {
+        budget::TokenBudget::for_document(&*self.gen, self.pool.as_ref(), lang, max_tokens)
+    }
+
     pub fn has_pool(&self) -> bool {
         self.pool.as_ref().is_some_and(|p| !p.is_empty())
     }
@@ -356,6 +363,7 @@ impl<'g> Translator<'g> {
         let mut order: Vec<usize> = (0..sources.len()).collect();
         order.sort_by_key(|&i| registers[i].as_str());
         let mut jobs: Vec<(usize, Options, GenRequest)> = Vec::new();
+        let budget = budget::TokenBudget::for_document(&**gen, pool.as_ref(), opts.lang, opts.max_tokens);
         for index in order {
             let (source, register) = (&sources[index], registers[index]);
             let o = Options { register, ..opts.clone() };
@@ -383,7 +391,7 @@ impl<'g> Translator<'g> {
             let example = example.map(|m| prompt::MemoryExample { source: &m.source, target: &m.target });
             let p = prompt::build_with(gen.chat_format(), &spec, example, source)?;
             let n = o.effective_n();
-            jobs.push((index, o, GenRequest { prefix: p.prefix, turn: p.turn, n, max_tokens: token_budget(source, opts.max_tokens), constraints }));
+            jobs.push((index, o, GenRequest { prefix: p.prefix, turn: p.turn, n, max_tokens: budget.tokens_for(source), constraints }));
         }
         // Early exit: with reranking on, every segment is first decoded greedily; only a segment whose greedy
         // candidate is not in the requested register gets the n-best search the reranker chooses from.
@@ -419,13 +427,6 @@ impl<'g> Translator<'g> {
         out.sort_by_key(|s| s.index);
         Ok(out)
     }
-}
-
-/// Tokens allowed for one segment: a translation is rarely more than ~3 tokens per source word (Hindi and
-/// Japanese included), and a cap stops a model that keeps offering alternatives from running on.
-fn token_budget(source: &str, max_tokens: usize) -> usize {
-    let words = source.split_whitespace().count();
-    (words * 3 + 16).clamp(24, max_tokens.max(24))
 }
 
 /// Reranking, pivot formalization, repair and flagging for one segment's candidates.
@@ -621,6 +622,8 @@ pub fn translate_and_store(
     run.target_lang = Some(opts.lang.code().into());
     run.register = Some(opts.register.as_str().into());
     run.total_segments = Some(sources.len() as i64);
+    let budget = tr.token_budget(opts.lang, opts.max_tokens);
+    let token_budget = serde_json::json!({ "per_source_char": budget.per_source_char, "measured_by": budget.measured_by });
     run.params = serde_json::json!({
         "controls": opts.controls.0,
         "system": opts.system,
@@ -630,6 +633,7 @@ pub fn translate_and_store(
         "fewshot_pool": if tr.has_pool() && opts.lang == Lang::Ru { "registro hand-written RU pairs (translate/fewshot.rs)" } else if tr.has_pool() { "cocoa-mt / iwslt2023 train (pool split)" } else { "none: CoCoA-MT training data not found, fewshot skipped" },
         "shots_per_sentence": opts.shots_per_sentence,
         "max_tokens": opts.max_tokens,
+        "token_budget": token_budget,
         "register_overrides": overrides,
         // Segments shown an approved translation-memory match as an example.
         "memory_examples": opts.memory.as_ref().filter(|_| opts.uses_memory()).map_or(0, |m| m.count(sources, registers)),

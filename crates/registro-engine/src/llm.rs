@@ -259,6 +259,26 @@ impl Model {
         self.codec()?.decode(ids, true)
     }
 
+    /// [`logits::ban_repeated_ngrams`], except while `generated` ends inside a character. In a byte-level
+    /// vocabulary one Devanagari or Hangul character can take several tokens, so a 4-token repeat is often part
+    /// of one repeated word; banning its last byte there left the model a byte that starts no character, which
+    /// decodes to U+FFFD and garbles the word after it (Hindi outputs were full of them). A loop is still cut at
+    /// the next character boundary.
+    fn ban_repeats(&self, generated: &[u32], n: usize, logits: &mut [f32]) {
+        if n == 0 || generated.len() < n || self.ends_inside_a_character(generated) {
+            return;
+        }
+        logits::ban_repeated_ngrams(generated, n, logits);
+    }
+
+    /// Whether the text of `generated` stops partway through a UTF-8 character. Decodes only the last few tokens:
+    /// no character takes more than four bytes, so more tokens than that say nothing new.
+    fn ends_inside_a_character(&self, generated: &[u32]) -> bool {
+        let Some(codec) = &self.codec else { return false };
+        let tail = &generated[generated.len().saturating_sub(4)..];
+        codec.decode(tail, true).is_ok_and(|t| t.ends_with('\u{FFFD}'))
+    }
+
     /// Token ids of a chat rendered with the model's template, ready to generate the assistant's turn
     /// (the template writes any BOS itself).
     pub fn encode_chat(&self, messages: &[crate::chat::ChatMessage]) -> Result<Vec<u32>> {
@@ -395,7 +415,7 @@ impl Model {
             for (j, (toks, lp)) in live.iter().enumerate() {
                 let row = &mut logits[j];
                 proc.process(j, toks, row);
-                logits::ban_repeated_ngrams(toks, opts.no_repeat_ngram, row);
+                self.ban_repeats(toks, opts.no_repeat_ngram, row);
                 let ls = logits::log_softmax(row);
                 let mut idx: Vec<u32> = (0..ls.len() as u32).collect();
                 let k = (2 * beam).min(idx.len());

@@ -304,6 +304,93 @@ fn no_repeat_ngram_guard_holds_for_greedy_and_beam() {
     }
 }
 
+/// A byte-level vocabulary in miniature: ids below 64 are ASCII letters, 64–67 the bytes E0 A4 B9 A5 and 68
+/// the byte 88, so "है" (E0 A4 B9 E0 A5 88) is six tokens, as a Devanagari word is in Qwen's vocabulary.
+struct ByteCodec;
+
+const HAI: [u32; 6] = [64, 65, 66, 64, 67, 68];
+
+impl ByteCodec {
+    fn bytes(ids: &[u32]) -> Vec<u8> {
+        ids.iter()
+            .map(|&i| match i {
+                64 => 0xE0,
+                65 => 0xA4,
+                66 => 0xB9,
+                67 => 0xA5,
+                68 => 0x88,
+                _ => b'a' + (i % 26) as u8,
+            })
+            .collect()
+    }
+}
+
+impl registro_engine::text::TextCodec for ByteCodec {
+    fn encode(&self, _text: &str, _add_special: bool) -> anyhow::Result<Vec<u32>> {
+        anyhow::bail!("not needed")
+    }
+    fn decode(&self, ids: &[u32], _skip: bool) -> anyhow::Result<String> {
+        Ok(String::from_utf8_lossy(&Self::bytes(ids)).into_owned())
+    }
+    fn token_id(&self, _t: &str) -> Option<u32> {
+        None
+    }
+}
+
+/// Wants "है" over and over: inside a character only the byte that continues the word is possible (as for a
+/// real model, which never strands a character), and a new character starts "है" if it can.
+struct RepeatHai;
+
+impl LogitsProcessor for RepeatHai {
+    fn process(&mut self, _row: usize, generated: &[u32], logits: &mut [f32]) {
+        let inside = std::str::from_utf8(&ByteCodec::bytes(generated)).is_err_and(|e| e.error_len().is_none());
+        if inside {
+            let done = (1..HAI.len()).rev().find(|&k| generated.ends_with(&HAI[..k])).unwrap();
+            for (t, l) in logits.iter_mut().enumerate() {
+                if t as u32 != HAI[done] {
+                    *l = f32::NEG_INFINITY;
+                }
+            }
+        } else {
+            for t in 65..=68 {
+                logits[t] = f32::NEG_INFINITY;
+            }
+            logits[64] += 30.0;
+        }
+    }
+}
+
+/// The repeat guard bans at character boundaries only: banning the next byte of a repeated word left a
+/// character unfinished, which decoded to U+FFFD in the middle of Hindi outputs.
+#[test]
+fn no_repeat_ngram_never_strands_a_character() {
+    let no = AtomicBool::new(false);
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::tiny_gguf(dir.path(), "qwen2", GgmlDType::Q8_0);
+    let m = Model::load(&path, &LoadOptions::default()).unwrap().with_codec(Arc::new(ByteCodec));
+    let o = GenerateOptions { no_repeat_ngram: 3, ..opts(40) };
+    let starts_a_character = |t: &[u32], i: usize| std::str::from_utf8(&ByteCodec::bytes(&t[..i])).is_ok();
+    let check = |what: &str, t: &[u32]| {
+        let text = ByteCodec.decode(t, true).unwrap();
+        assert!(!text.contains('\u{FFFD}') || text.ends_with('\u{FFFD}'), "{what}: a character cut short: {text:?} {t:?}");
+        assert!(text.matches('ह').count() >= 2, "{what}: the repeated word is started again: {text:?}");
+        let mut seen = std::collections::HashSet::new();
+        for (i, w) in t.windows(3).enumerate() {
+            if starts_a_character(t, i + 2) {
+                assert!(seen.insert(w.to_vec()), "{what}: a repeated trigram ends at a character boundary: {t:?}");
+            } else {
+                seen.insert(w.to_vec());
+            }
+        }
+    };
+    use registro_engine::text::TextCodec;
+    let g = m.generate(None, &[5, 6, 7], &o, &mut RepeatHai, &mut |_| {}, &no).unwrap();
+    check("greedy", &g.tokens);
+    for h in m.nbest(None, &[5, 6, 7], &o, 2, 2, &mut RepeatHai, &no).unwrap() {
+        check("beam", &h.tokens);
+    }
+}
+
 /// Q4_K and Q6_K weights of K-quant-friendly widths run through the engine's packed kernels (AVX-512 VNNI
 /// CPUs) or candle's; either way batching and prefix reuse must not change results, and the quantized model
 /// must compute what the same weights do in exact f32 arithmetic, up to the 8-bit activation rounding.

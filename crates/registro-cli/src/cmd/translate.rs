@@ -264,7 +264,9 @@ pub struct BenchArgs {
     n_best: usize,
     #[arg(long, default_value_t = 3)]
     shots: usize,
-    #[arg(long, default_value_t = 120)]
+    /// A cap on any one segment's tokens (each segment's own budget comes from its length and the model's tokens
+    /// per character of the target language)
+    #[arg(long, default_value_t = 320)]
     max_tokens: usize,
     /// Use all sources of a training folder, not only its held-out part
     #[arg(long)]

@@ -162,6 +162,9 @@ impl Generator for Memo<'_> {
     fn chat_format(&self) -> &ChatFormat {
         self.inner.chat_format()
     }
+    fn count_tokens(&self, text: &str) -> Option<usize> {
+        self.inner.count_tokens(text)
+    }
     fn generate(&mut self, prefix: &str, turn: &str, n: usize, max_tokens: usize, c: &Constraints, cancel: &AtomicBool) -> anyhow::Result<Vec<Generated>> {
         let key = format!("{prefix}\u{0}{turn}\u{0}{n}\u{0}{max_tokens}\u{0}{}", serde_json::to_string(c)?);
         if let Some(v) = self.cache.get(&key) {
@@ -238,6 +241,11 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
     let decoded = Rc::new(Cell::new((0usize, 0.0f64)));
     let mut memo = Memo { inner: gen, cache: HashMap::new(), decoded: decoded.clone() };
     let mut tr = Translator::new(&mut memo, pool);
+    let budget = tr.token_budget(o.lang, o.max_tokens);
+    let mut notes = vec![format!(
+        "token budget: {:.2} tokens per source character + 16, at most {} ({})",
+        budget.per_source_char, budget.cap, budget.measured_by
+    )];
     let total = (o.systems.len() * 2 * sources.len()) as u64;
     let mut done = 0u64;
     let mut results = Vec::new();
@@ -290,7 +298,6 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
             outputs,
         });
     }
-    let mut notes = Vec::new();
     if let Some(path) = &o.llama_cpp {
         match llama_cpp_baseline(path, o, &pairs, formal_reg) {
             Ok(r) => results.push(r),

@@ -48,6 +48,11 @@ pub trait Generator {
     fn describe(&self) -> serde_json::Value {
         serde_json::Value::Null
     }
+    /// How many tokens the model reads `text` as; `None` where the backend cannot say (token budgets then fall
+    /// back to a per-script rate).
+    fn count_tokens(&self, _text: &str) -> Option<usize> {
+        None
+    }
     /// A whole document's requests: `on_done` sees each one as it finishes, in any order (a backend schedules
     /// them as it can: batched rows, requests in flight). After a cancel no further `on_done` is called and a
     /// request cut short is never reported, so a caller stores only complete segments. The default runs them
@@ -178,6 +183,10 @@ impl Generator for EngineGenerator {
 
     fn chat_format(&self) -> &ChatFormat {
         &self.format
+    }
+
+    fn count_tokens(&self, text: &str) -> Option<usize> {
+        self.model.encode(text).ok().map(|ids| ids.len())
     }
 
     fn generate(&mut self, prefix: &str, turn: &str, n: usize, max_tokens: usize, constraints: &Constraints, cancel: &AtomicBool) -> anyhow::Result<Vec<Generated>> {

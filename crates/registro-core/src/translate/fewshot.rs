@@ -95,6 +95,14 @@ impl Pool {
         self.pairs.is_empty()
     }
 
+    /// (source, reference) for up to `n` pairs spread over the pool, formal and informal references alternating.
+    pub fn reference_pairs(&self, n: usize) -> impl Iterator<Item = (&str, &str)> + '_ {
+        let step = (self.pairs.len() / n.max(1)).max(1);
+        self.pairs.iter().step_by(step).take(n).enumerate().map(|(i, p)| {
+            (p.source.as_str(), if i % 2 == 0 { p.formal.as_str() } else { p.informal.as_str() })
+        })
+    }
+
     /// The `k` pool pairs most similar to `query` (Jaccard overlap of content words), shortest first on ties so
     /// the prefix stays small.
     pub fn retrieve(&self, query: &str, k: usize, register: Register, gender: Option<Gender>) -> Vec<Shot> {

@@ -308,7 +308,7 @@ impl Model {
             return Ok(None);
         }
         proc.process(i, &o.tokens, row);
-        logits::ban_repeated_ngrams(&o.tokens, opts.no_repeat_ngram, row);
+        self.ban_repeats(&o.tokens, opts.no_repeat_ngram, row);
         let tok = logits::sample(row, &opts.sampling, rng);
         let lp = logits::log_prob(row, tok);
         if !opts.ignore_eos && (self.info.eos.contains(&tok) || opts.stop_tokens.contains(&tok)) {
