@@ -191,8 +191,60 @@ fn controls_parse_in_pipeline_order() {
     assert_eq!(c.label(), "prompt+rerank+repair");
     assert_eq!("none".parse::<Controls>().unwrap().label(), "generic");
     assert_eq!("all".parse::<Controls>().unwrap(), Controls::all());
+    assert_eq!(Controls::all().label(), "prompt+fewshot+constrain+rerank+repair", "consensus is asked for by name");
+    assert_eq!("consensus+all".parse::<Controls>().unwrap().label(), "prompt+fewshot+constrain+rerank+consensus+repair");
     let e = "prompt,magic".parse::<Controls>().unwrap_err().to_string();
     assert!(e.contains("magic"), "{e}");
+}
+
+/// The same five German candidates for every request, best model score first: an informal one the model likes
+/// most, then three formal ones of which the first is the odd one out, then a formal one that drops the number.
+struct FiveCandidates(prompt::ChatFormat);
+
+impl Generator for FiveCandidates {
+    fn id(&self) -> String {
+        "five-candidates".into()
+    }
+    fn chat_format(&self) -> &prompt::ChatFormat {
+        &self.0
+    }
+    fn generate(&mut self, _: &str, _: &str, _: usize, _: usize, _: &Constraints, _: &AtomicBool) -> anyhow::Result<Vec<tr::Generated>> {
+        let g = |text: &str, logprob: f32| tr::Generated { text: text.into(), logprob, tokens: 10 };
+        Ok(vec![
+            g("Kannst du mir die 3 Dateien schicken?", -1.0),
+            g("Würden Sie mir freundlicherweise die 3 Unterlagen zukommen lassen?", -2.0),
+            g("Können Sie mir die 3 Dateien schicken?", -3.0),
+            g("Können Sie mir bitte die 3 Dateien schicken?", -4.0),
+            g("Können Sie mir die Dateien schicken?", -0.5),
+        ])
+    }
+}
+
+#[test]
+fn consensus_chooses_among_the_candidates_in_the_register_the_one_the_others_agree_with() {
+    let mut gen = FiveCandidates(prompt::ChatFormat::Template(registro_engine::chat::ChatTemplate::builtin("qwen2")));
+    let sources = vec!["Can you send me the 3 files?".to_string()];
+    let no = AtomicBool::new(false);
+    let chosen = |gen: &mut FiveCandidates, controls: &str| {
+        let opts = Options { controls: controls.parse().unwrap(), n_best: 5, early_exit: false, ..Options::new(Lang::De, Register::Formal) };
+        let seg = tr::Translator::new(gen, None).translate(&sources, &opts, &no, &mut |_| Ok(())).unwrap().remove(0);
+        (seg.text.clone(), seg.candidates)
+    };
+    // The model's ranking: the informal favourite loses on register, the one dropping "3" on meaning; of the
+    // three formal ones left the model likes the paraphrase best.
+    let (by_score, cands) = chosen(&mut gen, "prompt,rerank");
+    assert_eq!(by_score, "Würden Sie mir freundlicherweise die 3 Unterlagen zukommen lassen?");
+    assert!(cands.iter().all(|c| c.consensus.is_none()), "no consensus computed when it is not asked for");
+    // By consensus one of the two near-identical formal ones outvotes the paraphrase; the informal and the
+    // unfaithful candidates get no say.
+    let (by_consensus, cands) = chosen(&mut gen, "prompt,rerank,consensus");
+    assert!(by_consensus.starts_with("Können Sie mir") && by_consensus.contains('3'), "{by_consensus}");
+    let top = cands.iter().filter_map(|c| c.consensus).fold(f64::MIN, f64::max);
+    assert_eq!(cands.iter().find(|c| c.chosen).unwrap().consensus, Some(top));
+    let with_consensus: Vec<&str> = cands.iter().filter(|c| c.consensus.is_some()).map(|c| c.text.as_str()).collect();
+    assert_eq!(with_consensus.len(), 3, "only the formal, faithful candidates are compared: {with_consensus:?}");
+    assert!(!with_consensus.contains(&"Kannst du mir die 3 Dateien schicken?"));
+    assert!(!with_consensus.contains(&"Können Sie mir die Dateien schicken?"));
 }
 
 #[test]

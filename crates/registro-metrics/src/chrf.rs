@@ -230,6 +230,22 @@ impl Chrf {
     }
 }
 
+/// Minimum Bayes risk with chrF (sacrebleu defaults) as the utility: each text's mean chrF against the others,
+/// the candidates standing in for the unknown reference. `None` with fewer than three texts, where agreeing with
+/// the one other says nothing about which is better.
+pub fn consensus(texts: &[&str]) -> Vec<Option<f64>> {
+    if texts.len() < 3 {
+        return vec![None; texts.len()];
+    }
+    let chrf = Chrf::default();
+    (0..texts.len())
+        .map(|i| {
+            let others: Vec<f64> = (0..texts.len()).filter(|&j| j != i).map(|j| chrf.sentence_score(texts[i], &[texts[j]])).collect();
+            Some(others.iter().sum::<f64>() / others.len() as f64)
+        })
+        .collect()
+}
+
 impl Metric for Chrf {
     fn name(&self) -> String {
         format!("chrF{}{}", self.beta, "+".repeat(self.word_order))

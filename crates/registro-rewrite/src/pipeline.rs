@@ -232,20 +232,6 @@ fn roundtrips(nn: &mut dyn Neural, inputs: &[&str], lang: Lang) -> Vec<Result<St
         .collect()
 }
 
-/// Mean chrF of each candidate to the others (minimum Bayes risk with chrF as the utility); `None` with fewer
-/// than three candidates, where "agreeing with the other one" says nothing.
-fn consensus(texts: &[&str]) -> Vec<Option<f64>> {
-    if texts.len() < 3 {
-        return vec![None; texts.len()];
-    }
-    (0..texts.len())
-        .map(|i| {
-            let others: Vec<f64> = (0..texts.len()).filter(|&j| j != i).map(|j| chrf(texts[i], texts[j])).collect();
-            Some(others.iter().sum::<f64>() / others.len() as f64)
-        })
-        .collect()
-}
-
 /// Each sentence's candidates so far as (text, origin), or the first step that failed for it.
 type Raw = Result<Vec<(String, String)>, String>;
 
@@ -380,7 +366,7 @@ fn choose(
     let lang = opts.lang;
     let formality_before = formality.formality(input, lang)?;
     let texts: Vec<&str> = cands.iter().map(|c| c.text.as_str()).collect();
-    let agreement = consensus(&texts);
+    let agreement = registro_metrics::chrf::consensus(&texts);
     let mut scores = Vec::with_capacity(cands.len());
     for (i, c) in cands.iter().enumerate() {
         scores.push(

@@ -30,7 +30,7 @@ pub struct TranslateArgs {
     #[ts(optional = nullable)]
     pub overrides: std::collections::HashMap<usize, String>,
     pub model: Option<String>,
-    /// `prompt,fewshot,constrain,rerank,repair`, `all` or `none`.
+    /// `prompt,fewshot,constrain,rerank,consensus,repair`, `all` or `none`.
     pub controls: Option<String>,
     /// `controlled` (default) or `pivot`.
     pub system: Option<String>,

@@ -8,6 +8,12 @@ export type CandidateOut = { text: string, logprob: number,
  */
 model_score: number, 
 /**
- * Model score + register score: the reranking key.
+ * Model score + register score (and −100 for a meaning problem): what decides between candidates of
+ * different registers or faithfulness.
  */
-score: number, label: Label, verdict: Verdict, chosen: boolean, };
+score: number, 
+/**
+ * Mean chrF to the other candidates of the winner's register and faithfulness (minimum Bayes risk), which
+ * decides among those; `None` where fewer than three share them and the score decides.
+ */
+consensus: number | null, label: Label, verdict: Verdict, chosen: boolean, };

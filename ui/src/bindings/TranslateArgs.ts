@@ -14,7 +14,7 @@ register: string,
  */
 overrides?: { [key in number]: string }, model?: string | null, 
 /**
- * `prompt,fewshot,constrain,rerank,repair`, `all` or `none`.
+ * `prompt,fewshot,constrain,rerank,consensus,repair`, `all` or `none`.
  */
 controls?: string | null, 
 /**

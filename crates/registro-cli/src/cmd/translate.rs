@@ -39,7 +39,7 @@ pub struct Args {
     /// Candidates per segment for reranking
     #[arg(long, default_value_t = 4)]
     n_best: usize,
-    /// Control steps: prompt,fewshot,constrain,rerank,repair | all | none (generic translation)
+    /// Control steps: prompt,fewshot,constrain,rerank,consensus,repair | all | none (generic translation)
     #[arg(long, default_value = "all")]
     controls: Controls,
     /// controlled: the control layer; pivot (MTFC): generic translation, then the rule formalizer

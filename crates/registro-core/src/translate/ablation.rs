@@ -20,7 +20,7 @@ use serde::Serialize;
 use super::backend::{GenRequest, Generated, Generator, OnDone};
 use super::constrain::Constraints;
 use super::prompt::ChatFormat;
-use super::{analyze, Control, Controls, Lang, Options, Pool, Register, SystemKind, Translator, Verdict};
+use super::{analyze, Controls, Lang, Options, Pool, Register, SystemKind, Translator, Verdict};
 use crate::progress::{Progress, ProgressFn};
 
 #[derive(Clone, Debug, Serialize)]
@@ -34,7 +34,7 @@ pub struct SystemSpec {
 pub fn default_systems() -> Vec<SystemSpec> {
     let mut out = vec![SystemSpec { name: "generic".into(), system: SystemKind::Controlled, controls: Controls::default() }];
     let mut acc = Vec::new();
-    for c in Control::ALL {
+    for c in Controls::all().0 {
         acc.push(c);
         let controls = Controls(acc.clone());
         out.push(SystemSpec { name: format!("+{}", c.as_str()), system: SystemKind::Controlled, controls });
