@@ -175,11 +175,24 @@ fn spanish_and_italian_pro_drop_2sg_is_not_passed_as_formal() {
         (Lang::Es, "¿Quieres que te llame mañana?"),
         (Lang::It, "Dove vuoi che ti mandi il pacco?"),
         (Lang::It, "Se hai bisogno di qualcosa, chiamami."),
+        // Passed as formal in the development split's outputs (issue 18): a bare tú verb, estás without its accent.
+        (Lang::Es, "Entonces, básicamente, cierras la cuenta."),
+        (Lang::Es, "Y simplemente la devuelves a Amazon."),
+        (Lang::Es, "Sí, son geniales, ¿qué estas diciendo?"),
     ] {
         let v = analyze(lang, s).verdict(Register::Formal);
         assert!(matches!(v, Verdict::Wrong | Verdict::Uncertain), "{s}: {v:?}");
     }
     assert_eq!(analyze(Lang::Es, "¿Dónde desea que envíe el paquete?").verdict(Register::Informal), Verdict::Uncertain);
+    // The demonstrative stays what it is.
+    assert_eq!(analyze(Lang::Es, "Estas cuentas están cerradas.").label, registro_register::Label::Neutral);
+    // And repair writes the usted forms.
+    for (s, want) in [
+        ("¿Qué estas diciendo?", "¿Qué está diciendo?"),
+        ("Entonces, básicamente, cierras la cuenta.", "Entonces, básicamente, cierra la cuenta."),
+    ] {
+        assert_eq!(registro_register::repair::convert(Lang::Es, s, Register::Formal).text, want);
+    }
 }
 
 /// Model output is untrusted: every prefix of a mixed-script, punctuation-heavy text goes through the analyzer,

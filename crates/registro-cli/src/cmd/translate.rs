@@ -264,6 +264,10 @@ pub struct BenchArgs {
     n_best: usize,
     #[arg(long, default_value_t = 3)]
     shots: usize,
+    /// Few-shot examples retrieved for each source sentence (as `translate --shots-per-sentence`), not once for
+    /// the whole set
+    #[arg(long)]
+    shots_per_sentence: bool,
     /// A cap on any one segment's tokens (each segment's own budget comes from its length and the model's tokens
     /// per character of the target language)
     #[arg(long, default_value_t = 320)]
@@ -324,6 +328,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
             shots: a.shots,
             respectful: false,
             sequential: a.sequential,
+            shots_per_sentence: a.shots_per_sentence,
             llama_cpp: llama_cpp.clone(),
             load_secs,
         };

@@ -74,6 +74,8 @@ pub struct AblationOptions {
     pub respectful: bool,
     /// The old path: every segment's n-best search, no early exit (compare with `REGISTRO_BATCH_ROWS=1`).
     pub sequential: bool,
+    /// Few-shot examples retrieved per sentence instead of once for the whole set of sources.
+    pub shots_per_sentence: bool,
     /// Also run the plain baseline on this GGUF file: llama.cpp answering each source through the chat template
     /// with the one-line register instruction, greedy (skipped, with a note, where llama-cpp-python is missing).
     pub llama_cpp: Option<PathBuf>,
@@ -262,6 +264,7 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
                 max_tokens: o.max_tokens,
                 shots: o.shots,
                 early_exit: !o.sequential,
+                shots_per_sentence: o.shots_per_sentence,
                 ..Options::new(o.lang, register)
             };
             let segs = tr.translate(&sources, &opts, cancel, &mut |s| {

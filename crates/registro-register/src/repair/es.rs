@@ -7,7 +7,7 @@ const WORDS: &[(&str, &str)] = &[
 ];
 /// 2sg ↔ 3sg irregular forms (including imperatives: informal imperative ↔ formal subjunctive).
 const VERBS: &[(&str, &str)] = &[
-    ("eres", "es"), ("has", "ha"), ("vas", "va"), ("estás", "está"), ("das", "da"), ("fuiste", "fue"),
+    ("eres", "es"), ("has", "ha"), ("vas", "va"), ("estás", "está"), ("estas", "está"), ("das", "da"), ("fuiste", "fue"),
     ("hiciste", "hizo"), ("tuviste", "tuvo"), ("dijiste", "dijo"), ("estuviste", "estuvo"), ("pudiste", "pudo"),
     ("viste", "vio"), ("diste", "dio"), ("pusiste", "puso"), ("quisiste", "quiso"), ("supiste", "supo"),
     ("viniste", "vino"), ("trajiste", "trajo"), ("sabes", "sabe"), ("ves", "ve"), ("oíste", "oyó"), ("leíste", "leyó"),
