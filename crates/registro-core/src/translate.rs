@@ -335,6 +335,17 @@ impl<'g> Translator<'g> {
         self.pool.as_ref().is_some_and(|p| !p.is_empty())
     }
 
+    /// Where a run's few-shot examples come from, for its parameters.
+    pub fn pool_description(&self, lang: Lang, register: Register) -> &'static str {
+        match (&self.pool, lang, register) {
+            (None, ..) => "none: CoCoA-MT training data not found, fewshot skipped",
+            (Some(p), ..) if p.is_empty() => "none: CoCoA-MT training data not found, fewshot skipped",
+            (Some(_), Lang::Ru, _) => "registro hand-written RU pairs (translate/fewshot.rs)",
+            (Some(p), Lang::Ja, Register::Respectful) if p.has_respectful() => "registro hand-written JA respectful pairs (translate/fewshot.rs)",
+            _ => "cocoa-mt / iwslt2023 train (pool split)",
+        }
+    }
+
     /// Translates `sources` (one segment each). `on_segment` sees each result as it is done (progress, storage),
     /// in the order the backend finishes them; returning an error from it stops the loop. Cancellation returns
     /// the segments finished so far (sorted by index), never a segment cut short.
@@ -671,7 +682,7 @@ pub fn translate_and_store(
         "n_best": opts.effective_n(),
         "gender": opts.gender,
         "shots": if tr.has_pool() { opts.shots } else { 0 },
-        "fewshot_pool": if tr.has_pool() && opts.lang == Lang::Ru { "registro hand-written RU pairs (translate/fewshot.rs)" } else if tr.has_pool() { "cocoa-mt / iwslt2023 train (pool split)" } else { "none: CoCoA-MT training data not found, fewshot skipped" },
+        "fewshot_pool": tr.pool_description(opts.lang, opts.register),
         "shots_per_sentence": opts.shots_per_sentence,
         "max_tokens": opts.max_tokens,
         "token_budget": token_budget,

@@ -65,6 +65,15 @@ fn japanese_masu_vs_plain_and_respectful() {
     assert!(a.respectful, "honorifics found: {:?}", a.markers);
     assert_eq!(a.verdict(Register::Respectful), Verdict::Ok);
     assert_eq!(analyze(Lang::Ja, "行きます。").verdict(Register::Respectful), Verdict::Uncertain);
+    // お/ご + any verb stem + になる, in any form, and the honorific nouns.
+    for s in ["今週末、車をお使いになりますか？", "昨夜はよくお休みになれましたか？", "どちらにお住まいですか？", "この計画についてどのようにお考えですか？"] {
+        let a = analyze(Lang::Ja, s);
+        assert!(a.respectful, "{s}: {:?}", a.markers);
+        let m = a.markers.iter().find(|m| m.register == Register::Respectful).unwrap();
+        assert_eq!(&s[m.start..m.end], m.text, "{s}");
+    }
+    // Without お/ご, になる is "become".
+    assert!(!analyze(Lang::Ja, "好きになりました。").respectful);
 }
 
 #[test]

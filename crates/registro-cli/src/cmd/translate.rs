@@ -264,6 +264,10 @@ pub struct BenchArgs {
     n_best: usize,
     #[arg(long, default_value_t = 3)]
     shots: usize,
+    /// Japanese: translate the formal side in the respectful register (sonkeigo/kenjōgo); its M-Acc is still
+    /// against the polite references, the analyzer column says whether the honorifics are there
+    #[arg(long)]
+    respectful: bool,
     /// Few-shot examples retrieved for each source sentence (as `translate --shots-per-sentence`), not once for
     /// the whole set
     #[arg(long)]
@@ -326,7 +330,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
             n_best: a.n_best,
             max_tokens: a.max_tokens,
             shots: a.shots,
-            respectful: false,
+            respectful: a.respectful,
             sequential: a.sequential,
             shots_per_sentence: a.shots_per_sentence,
             llama_cpp: llama_cpp.clone(),

@@ -21,6 +21,9 @@ pub struct Pool {
     lang: Lang,
     pairs: Vec<Pair>,
     words: Vec<HashSet<String>>,
+    /// Examples for the respectful register (their `formal` side is the respectful text), where the data sets'
+    /// formal references are only polite: Japanese です/ます is not sonkeigo/kenjōgo.
+    respectful: Option<Box<Pool>>,
 }
 
 const STOP: &[&str] = &[
@@ -60,31 +63,46 @@ impl Pool {
         let (pool, _held) = data::split(data::load_dir(dir, lang)?);
         let pairs: Vec<Pair> = pool.into_iter().filter(|p| p.contrastive()).collect();
         let words = pairs.iter().map(|p| words(&p.source)).collect();
-        Ok(Pool { lang, pairs, words })
+        Ok(Pool { lang, pairs, words, respectful: None })
     }
 
     /// The default pool: the shared CoCoA-MT (IWSLT 2023 for KO/VI) training data, if present; for Russian, which
-    /// neither data set covers, the hand-written pairs of [`RU_PAIRS`].
+    /// neither data set covers, the hand-written pairs of [`RU_PAIRS`]. Japanese gets [`JA_RESPECTFUL_PAIRS`] for
+    /// the respectful register.
     pub fn default_for(lang: Lang) -> Option<Pool> {
         if lang == Lang::Ru {
-            return Some(Pool::from_pairs(lang, RU_PAIRS.iter().enumerate().map(|(i, (s, f, inf))| Pair {
-                domain: "registro-ru".into(),
-                line: i,
-                source: s.to_string(),
-                formal: f.to_string(),
-                informal: inf.to_string(),
-                formal_feminine: None,
-                informal_feminine: None,
-                formal_annotated: None,
-                informal_annotated: None,
-            }).collect()));
+            return Some(Pool::hand_written(lang, "registro-ru", RU_PAIRS));
         }
-        data::cocoa_train_dir(lang).and_then(|d| Pool::load(&d, lang).ok())
+        let pool = data::cocoa_train_dir(lang).and_then(|d| Pool::load(&d, lang).ok());
+        match lang {
+            Lang::Ja => pool.map(|p| Pool { respectful: Some(Box::new(Pool::hand_written(lang, "registro-ja-respectful", JA_RESPECTFUL_PAIRS))), ..p }),
+            _ => pool,
+        }
+    }
+
+    /// A pool of (source, formal, informal) pairs written for Registro.
+    fn hand_written(lang: Lang, domain: &str, pairs: &[(&str, &str, &str)]) -> Pool {
+        Pool::from_pairs(lang, pairs.iter().enumerate().map(|(i, (s, f, inf))| Pair {
+            domain: domain.into(),
+            line: i,
+            source: s.to_string(),
+            formal: f.to_string(),
+            informal: inf.to_string(),
+            formal_feminine: None,
+            informal_feminine: None,
+            formal_annotated: None,
+            informal_annotated: None,
+        }).collect())
     }
 
     fn from_pairs(lang: Lang, pairs: Vec<Pair>) -> Pool {
         let words = pairs.iter().map(|p| words(&p.source)).collect();
-        Pool { lang, pairs, words }
+        Pool { lang, pairs, words, respectful: None }
+    }
+
+    /// Whether the respectful register has examples of its own (else it is shown the formal ones).
+    pub fn has_respectful(&self) -> bool {
+        self.respectful.is_some()
     }
 
     pub fn len(&self) -> usize {
@@ -106,6 +124,9 @@ impl Pool {
     /// The `k` pool pairs most similar to `query` (Jaccard overlap of content words), shortest first on ties so
     /// the prefix stays small.
     pub fn retrieve(&self, query: &str, k: usize, register: Register, gender: Option<Gender>) -> Vec<Shot> {
+        if let (Register::Respectful, Some(r)) = (register, &self.respectful) {
+            return r.retrieve(query, k, Register::Formal, gender);
+        }
         let q = words(query);
         let mut scored: Vec<(f64, usize)> = self
             .words
@@ -153,3 +174,64 @@ pub const RU_PAIRS: &[(&str, &str, &str)] = &[
     ("I heard you like to play football.", "Я слышал, что вы любите играть в футбол.", "Я слышал, что ты любишь играть в футбол."),
     ("Where do you want me to send the package?", "Куда вам отправить посылку?", "Куда тебе отправить посылку?"),
 ];
+
+/// Japanese respectful-register pairs (source, sonkeigo/kenjōgo, casual), written for Registro by its developers:
+/// CoCoA-MT's formal Japanese references are polite です/ます without honorific verbs, so they cannot show the
+/// respectful level. Each respectful side raises the listener (いらっしゃる, 召し上がる, ご覧になる, おっしゃる,
+/// お〜になる, ご存知) or lowers the speaker (お送りする, 伺う, いたす); the tests check that the analyzer reads
+/// each as respectful and its casual side as informal.
+pub const JA_RESPECTFUL_PAIRS: &[(&str, &str, &str)] = &[
+    ("Did you see the email I sent yesterday?", "昨日お送りしたメールをご覧になりましたか？", "昨日送ったメール、見た？"),
+    ("What time will you come to the office tomorrow?", "明日は何時に事務所にいらっしゃいますか？", "明日、何時に事務所に来る？"),
+    ("Have you already eaten lunch?", "もう昼食を召し上がりましたか？", "もう昼ご飯食べた？"),
+    ("Do you know the manager of this store?", "この店の店長をご存知ですか？", "この店の店長、知ってる？"),
+    ("What did you say?", "何とおっしゃいましたか？", "何て言った？"),
+    ("Where do you live?", "どちらにお住まいですか？", "どこに住んでるの？"),
+    ("Are you going to the meeting on Friday?", "金曜日の会議にいらっしゃいますか？", "金曜日の会議に行く？"),
+    ("May I ask your name?", "お名前を伺ってもよろしいでしょうか？", "名前、聞いてもいい？"),
+    ("Please wait here for a moment.", "こちらで少々お待ちになってください。", "ここでちょっと待ってて。"),
+    ("Did you sleep well last night?", "昨夜はよくお休みになれましたか？", "昨日の夜はよく寝れた？"),
+    ("What do you think about this plan?", "この計画についてどのようにお考えですか？", "この計画、どう思う？"),
+    ("Will you use the car this weekend?", "今週末、車をお使いになりますか？", "今週末、車使う？"),
+];
+
+#[cfg(test)]
+mod tests {
+    use registro_register::Label;
+
+    use super::*;
+
+    /// The hand-written examples say what they are meant to show, as the analyzer reads them.
+    #[test]
+    fn hand_written_examples_are_in_their_registers() {
+        let mut wrong = Vec::new();
+        for (source, respectful, casual) in JA_RESPECTFUL_PAIRS {
+            let a = analyze(Lang::Ja, respectful);
+            if !(a.respectful && a.label == Label::Formal) {
+                wrong.push(format!("{source}: {respectful} read as {:?}, respectful {}", a.label, a.respectful));
+            }
+            if analyze(Lang::Ja, casual).label != Label::Informal {
+                wrong.push(format!("{source}: {casual} not informal"));
+            }
+        }
+        for (source, formal, informal) in RU_PAIRS {
+            if analyze(Lang::Ru, formal).label != Label::Formal || analyze(Lang::Ru, informal).label != Label::Informal {
+                wrong.push(format!("{source}: {formal} / {informal}"));
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    #[test]
+    fn the_respectful_register_is_shown_respectful_examples() {
+        let mut pool = Pool::hand_written(Lang::Ja, "polite", &[("Did you eat lunch?", "昼食を食べましたか？", "昼ご飯食べた？")]);
+        let polite = pool.retrieve("Did you eat lunch already?", 1, Register::Respectful, None);
+        assert_eq!(polite[0].wanted, "昼食を食べましたか？", "without respectful examples the formal ones stand in");
+        pool.respectful = Some(Box::new(Pool::hand_written(Lang::Ja, "respectful", JA_RESPECTFUL_PAIRS)));
+        let shots = pool.retrieve("Have you eaten lunch yet?", 1, Register::Respectful, None);
+        assert_eq!(shots[0].wanted, "もう昼食を召し上がりましたか？");
+        assert_eq!(shots[0].avoid_marked, mark(Lang::Ja, "もう昼ご飯食べた？"));
+        let formal = pool.retrieve("Have you eaten lunch yet?", 1, Register::Formal, None);
+        assert_eq!(formal[0].wanted, "昼食を食べましたか？", "the formal register keeps the polite pool");
+    }
+}

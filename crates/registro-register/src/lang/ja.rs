@@ -12,6 +12,8 @@ pub const POLITE: &[&str] = &[
 pub const RESPECTFUL: &[&str] = &[
     "いらっしゃ", "召し上が", "おっしゃ", "ご覧", "なさい", "なさ", "拝見", "伺", "申し上げ", "申し", "参り", "おりま", "ご存知", "ご存じ",
     "いたし", "致し", "存じ", "くださ", "お越し", "差し上げ", "頂", "いただ",
+    // Honorific nouns for the listener's home and thoughts.
+    "お住まい", "お考え",
 ];
 /// Plain-form endings that close a clause informally; checked after the polite ones failed.
 const PLAIN: &[&str] = &[
@@ -55,6 +57,17 @@ pub fn markers(text: &str) -> Vec<Marker> {
                 out.push(marker(text, s, e, reg, kind, true));
             }
         }
+    }
+    // お/ご + a verb stem + になる in any form (お使いになります, お休みになれましたか, ご利用になる): sonkeigo
+    // whatever the verb, so no list can hold them all.
+    for (s, _) in text.match_indices("にな") {
+        let e = s + "にな".len();
+        let stem: Vec<(usize, char)> = text[..s].char_indices().rev().take(5).take_while(|&(_, c)| is_word_char(c)).collect();
+        let Some(&(o, _)) = stem.iter().skip(1).find(|&&(_, c)| c == 'お' || c == 'ご') else { continue };
+        if skip(o, e) || out.iter().any(|m: &Marker| m.register == Register::Respectful && m.start < e && o < m.end) {
+            continue;
+        }
+        out.push(marker(text, o, e, Register::Respectful, MarkerKind::Honorific, true));
     }
     for (s, e) in clauses(text) {
         let end = strip_trailing(text, s, e);
@@ -207,4 +220,9 @@ fn ends_polite_stem(clause: &str) -> bool {
 
 fn is_katakana(c: char) -> bool {
     ('\u{30A0}'..='\u{30FF}').contains(&c)
+}
+
+/// Kanji or kana: what a verb stem between お/ご and になる is written with.
+fn is_word_char(c: char) -> bool {
+    matches!(c, '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}' | '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}')
 }
