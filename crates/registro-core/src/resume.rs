@@ -173,6 +173,8 @@ fn translate(
         // 0 records that no example pool was found then; one may be there now.
         shots: if shots == 0 { defaults.shots } else { shots },
         shots_per_sentence: param(run, "shots_per_sentence")?,
+        // Runs stored before sentence examples existed had none.
+        sentence_examples: param(run, "sentence_examples").unwrap_or(0),
         max_tokens: param(run, "max_tokens")?,
         ..defaults
     };

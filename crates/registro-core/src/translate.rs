@@ -190,6 +190,9 @@ pub struct Options {
     pub shots: usize,
     /// Retrieve examples per sentence (better matches) instead of once per document (one cached prefix).
     pub shots_per_sentence: bool,
+    /// With document-level shots: this many more examples retrieved for each sentence, shown in its own turn after
+    /// the shared prefix (the prefix's cache and batching stay).
+    pub sentence_examples: usize,
     /// With reranking: decode the n-best candidates only for segments whose greedy candidate is not in the
     /// requested register (off = every segment gets the full search, the old path).
     #[serde(default = "yes")]
@@ -219,6 +222,7 @@ impl Options {
             gender: None,
             shots: 3,
             shots_per_sentence: false,
+            sentence_examples: 0,
             early_exit: true,
             termbase: None,
             memory: None,
@@ -416,9 +420,21 @@ impl<'g> Translator<'g> {
                 constraints = constraints.with_terms(&tb.generation_terms(source, Some(register)));
             }
             let spec = prompt::PromptSpec { lang: o.lang, register, instruct: controlled && o.controls.has(Control::Prompt), gender: o.gender, shots: &shots };
-            let example = o.memory.as_ref().filter(|_| o.uses_memory()).and_then(|m| m.get(register, source));
-            let example = example.map(|m| prompt::MemoryExample { source: &m.source, target: &m.target });
-            let p = prompt::build_with(gen.chat_format(), &spec, example, source)?;
+            // The sentence's own nearest pool pairs, beyond the document's shots, as exchanges in its turn: the
+            // shared prefix stays shared, so the document is still decoded in batches.
+            let own: Vec<Shot> = match (use_shots && !opts.shots_per_sentence && o.sentence_examples > 0, pool.as_ref()) {
+                (true, Some(p)) => p
+                    .retrieve(source, o.shots + o.sentence_examples, register, o.gender)
+                    .into_iter()
+                    .filter(|s| !shots.iter().any(|d| d.source == s.source))
+                    .take(o.sentence_examples)
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let mut examples: Vec<prompt::MemoryExample> = own.iter().map(|s| prompt::MemoryExample { source: &s.source, target: &s.wanted }).collect();
+            let memory = o.memory.as_ref().filter(|_| o.uses_memory()).and_then(|m| m.get(register, source));
+            examples.extend(memory.map(|m| prompt::MemoryExample { source: &m.source, target: &m.target }));
+            let p = prompt::build_with(gen.chat_format(), &spec, &examples, source)?;
             let n = o.effective_n();
             jobs.push((index, o, GenRequest { prefix: p.prefix, turn: p.turn, n, max_tokens: budget.tokens_for(source), constraints }));
         }
@@ -684,6 +700,7 @@ pub fn translate_and_store(
         "shots": if tr.has_pool() { opts.shots } else { 0 },
         "fewshot_pool": tr.pool_description(opts.lang, opts.register),
         "shots_per_sentence": opts.shots_per_sentence,
+        "sentence_examples": if tr.has_pool() && !opts.shots_per_sentence { opts.sentence_examples } else { 0 },
         "max_tokens": opts.max_tokens,
         "token_budget": token_budget,
         "register_overrides": overrides,

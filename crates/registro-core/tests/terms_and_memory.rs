@@ -208,3 +208,24 @@ fn multi_token_required_terms_appear_in_the_translation() {
     assert!(missing(false) > 0, "without the termbase the model misses a term (else this test shows nothing)");
     assert_eq!(missing(true), 0, "every required term is written whole");
 }
+
+/// `--sentence-examples`: each segment's nearest pool pairs, beyond the document's shared shots, are shown in its
+/// own turn; every segment continues the same prefix, so its cache is shared and the document decodes in batches.
+#[test]
+fn sentence_examples_go_in_each_turn_and_the_prefix_stays_shared() {
+    let mut rec = Recorder::new();
+    // The hand-written Russian pool is always there.
+    let pool = tr::Pool::default_for(Lang::Ru).unwrap();
+    let sources = vec!["Can you send me the documents by Friday?".to_string(), "What is your favourite movie?".to_string()];
+    // No document-level shots, so nothing is taken before the sentence's own.
+    let opts = Options { controls: "prompt,fewshot".parse::<Controls>().unwrap(), n_best: 1, shots: 0, sentence_examples: 1, ..Options::new(Lang::Ru, Register::Formal) };
+    tr::Translator::new(&mut rec, Some(pool)).translate(&sources, &opts, &AtomicBool::new(false), &mut |_| Ok(())).unwrap();
+    assert_eq!(rec.prompts.len(), 2);
+    assert_eq!(rec.prompts[0].0, rec.prompts[1].0, "one shared prefix");
+    let docs = rec.prompt_for("Can you send me the documents by Friday?");
+    let movie = rec.prompt_for("What is your favourite movie?");
+    // Each sentence's own nearest pair is its twin in the pool, shown before it with the formal reference.
+    assert!(docs.1.contains("Не могли бы вы прислать мне документы до пятницы?"), "{}", docs.1);
+    assert!(movie.1.contains("Какой ваш любимый фильм?"), "{}", movie.1);
+    assert!(!docs.1.contains("Какой ваш любимый фильм?"), "another sentence's example stays out of this turn");
+}

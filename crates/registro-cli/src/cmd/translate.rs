@@ -54,6 +54,10 @@ pub struct Args {
     /// Retrieve few-shot examples per sentence instead of once per document
     #[arg(long)]
     shots_per_sentence: bool,
+    /// Examples retrieved for each sentence and shown in its own turn, beside the document's shared ones (the
+    /// shared prefix stays cached and the document is still decoded in batches)
+    #[arg(long, default_value_t = 0)]
+    sentence_examples: usize,
     /// Glossary whose terms each segment must use (boosted) or avoid (banned), per register: .tsv/.csv/.tbx
     /// (see `registro qa --termbase`)
     #[arg(long)]
@@ -92,6 +96,7 @@ fn options(a: &Args) -> anyhow::Result<Options> {
         n_best: a.n_best.max(1),
         gender: a.gender,
         shots_per_sentence: a.shots_per_sentence,
+        sentence_examples: a.sentence_examples,
         termbase: a.termbase.as_deref().map(|p| registro_core::qa::load_termbase(p, a.lang)).transpose()?,
         ..Options::new(a.lang, a.register)
     })
@@ -272,6 +277,10 @@ pub struct BenchArgs {
     /// the whole set
     #[arg(long)]
     shots_per_sentence: bool,
+    /// Examples retrieved for each sentence and shown in its own turn, beside the shared ones (as `translate
+    /// --sentence-examples`)
+    #[arg(long, default_value_t = 0)]
+    sentence_examples: usize,
     /// A cap on any one segment's tokens (each segment's own budget comes from its length and the model's tokens
     /// per character of the target language)
     #[arg(long, default_value_t = 320)]
@@ -333,6 +342,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
             respectful: a.respectful,
             sequential: a.sequential,
             shots_per_sentence: a.shots_per_sentence,
+            sentence_examples: a.sentence_examples,
             llama_cpp: llama_cpp.clone(),
             load_secs,
         };

@@ -76,6 +76,8 @@ pub struct AblationOptions {
     pub sequential: bool,
     /// Few-shot examples retrieved per sentence instead of once for the whole set of sources.
     pub shots_per_sentence: bool,
+    /// Examples retrieved per sentence and shown in its own turn, beside the document's shots.
+    pub sentence_examples: usize,
     /// Also run the plain baseline on this GGUF file: llama.cpp answering each source through the chat template
     /// with the one-line register instruction, greedy (skipped, with a note, where llama-cpp-python is missing).
     pub llama_cpp: Option<PathBuf>,
@@ -265,6 +267,7 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
                 shots: o.shots,
                 early_exit: !o.sequential,
                 shots_per_sentence: o.shots_per_sentence,
+                sentence_examples: o.sentence_examples,
                 ..Options::new(o.lang, register)
             };
             let segs = tr.translate(&sources, &opts, cancel, &mut |s| {

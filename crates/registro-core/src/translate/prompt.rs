@@ -126,7 +126,7 @@ pub fn system_text(spec: &PromptSpec<'_>) -> String {
 /// rendering of the conversation without the segment's turn, so that `prefix + turn` is byte-identical to the
 /// template's rendering of the whole conversation and the prefix's KV cache can be reused for every segment.
 pub fn build(format: &ChatFormat, spec: &PromptSpec<'_>, source: &str) -> anyhow::Result<Prompt> {
-    build_with(format, spec, None, source)
+    build_with(format, spec, &[], source)
 }
 
 /// An approved (source, target) pair of the project's translation memory shown to the model as one exchange
@@ -137,10 +137,11 @@ pub struct MemoryExample<'a> {
     pub target: &'a str,
 }
 
-/// [`build`] with a translation-memory example: one more user/assistant exchange in the segment's own turn, after
-/// the shared prefix, so the prefix (and its KV cache) stays the same for every segment of the document whether
-/// or not it has a match; `prefix + turn` is still the template's rendering of the whole conversation.
-pub fn build_with(format: &ChatFormat, spec: &PromptSpec<'_>, example: Option<MemoryExample<'_>>, source: &str) -> anyhow::Result<Prompt> {
+/// [`build`] with examples of the segment's own (a translation-memory match, examples retrieved for this
+/// sentence): one more user/assistant exchange each in the segment's own turn, after the shared prefix, so the
+/// prefix (and its KV cache) stays the same for every segment of the document whatever its examples;
+/// `prefix + turn` is still the template's rendering of the whole conversation.
+pub fn build_with(format: &ChatFormat, spec: &PromptSpec<'_>, examples: &[MemoryExample<'_>], source: &str) -> anyhow::Result<Prompt> {
     let system = system_text(spec);
     let lang = spec.lang.name();
     Ok(match format {
@@ -151,7 +152,7 @@ pub fn build_with(format: &ChatFormat, spec: &PromptSpec<'_>, example: Option<Me
                 messages.push(ChatMessage::assistant(&shot.wanted));
             }
             let shared = messages.len();
-            if let Some(ex) = example {
+            for ex in examples {
                 messages.push(ChatMessage::user(ex.source));
                 messages.push(ChatMessage::assistant(ex.target));
             }
@@ -173,7 +174,7 @@ pub fn build_with(format: &ChatFormat, spec: &PromptSpec<'_>, example: Option<Me
                 prefix.push_str(&format!("English: {}\n{lang}: {}\n\n", shot.source, shot.wanted));
             }
             let mut turn = String::new();
-            if let Some(ex) = example {
+            for ex in examples {
                 turn.push_str(&format!("English: {}\n{lang}: {}\n\n", ex.source, ex.target));
             }
             turn.push_str(&format!("English: {source}\n{lang}:"));
@@ -193,10 +194,12 @@ mod tests {
     }
 
     const EXAMPLE: MemoryExample<'static> = MemoryExample { source: "Please sign the last page.", target: "Bitte unterschreiben Sie die letzte Seite." };
+    /// An example retrieved for the sentence from the pool.
+    const SENTENCE_EXAMPLE: MemoryExample<'static> = MemoryExample { source: "Did you sign it?", target: "Haben Sie es unterschrieben?" };
 
-    /// A translation-memory example goes into the segment's turn: the prefix is the one every other segment of the
-    /// document continues (its KV cache is shared), and prefix + turn is still the template's own rendering of the
-    /// whole conversation, example exchange included.
+    /// A sentence's own examples (retrieved for it, a translation-memory match) go into the segment's turn: the
+    /// prefix is the one every other segment of the document continues (its KV cache is shared), and prefix + turn
+    /// is still the template's own rendering of the whole conversation, example exchanges included, in order.
     #[test]
     fn a_memory_example_is_rendered_in_the_turn_after_the_shared_prefix() {
         for shots in [shots(), Vec::new()] {
@@ -205,13 +208,15 @@ mod tests {
                 let t = ChatTemplate::builtin(family);
                 let format = ChatFormat::Template(t.clone());
                 let plain = build(&format, &spec, "Please sign the first page.").unwrap();
-                let with = build_with(&format, &spec, Some(EXAMPLE), "Please sign the first page.").unwrap();
-                assert_eq!(with.prefix, plain.prefix, "{family}: the shared prefix does not depend on the example");
+                let with = build_with(&format, &spec, &[SENTENCE_EXAMPLE, EXAMPLE], "Please sign the first page.").unwrap();
+                assert_eq!(with.prefix, plain.prefix, "{family}: the shared prefix does not depend on the examples");
                 let mut messages = vec![ChatMessage::system(&system_text(&spec))];
                 for s in &shots {
                     messages.push(ChatMessage::user(&s.source));
                     messages.push(ChatMessage::assistant(&s.wanted));
                 }
+                messages.push(ChatMessage::user(SENTENCE_EXAMPLE.source));
+                messages.push(ChatMessage::assistant(SENTENCE_EXAMPLE.target));
                 messages.push(ChatMessage::user(EXAMPLE.source));
                 messages.push(ChatMessage::assistant(EXAMPLE.target));
                 messages.push(ChatMessage::user("Please sign the first page."));
@@ -219,6 +224,7 @@ mod tests {
                 assert_eq!(format!("{}{}{}", t.bos_token, with.prefix, with.turn), whole, "{family}");
                 assert!(with.turn.contains(EXAMPLE.target) && !with.prefix.contains(EXAMPLE.target), "{family}");
                 let example_at = with.turn.find(EXAMPLE.source).unwrap();
+                assert!(with.turn.find(SENTENCE_EXAMPLE.target).unwrap() < example_at, "{family}: in the order given");
                 assert!(example_at < with.turn.find("Please sign the first page.").unwrap(), "{family}: the example comes first");
             }
         }
@@ -229,7 +235,7 @@ mod tests {
         let shots = shots();
         let spec = PromptSpec { lang: Lang::De, register: Register::Formal, instruct: true, gender: None, shots: &shots };
         let plain = build(&ChatFormat::Plain, &spec, "Please sign the first page.").unwrap();
-        let with = build_with(&ChatFormat::Plain, &spec, Some(EXAMPLE), "Please sign the first page.").unwrap();
+        let with = build_with(&ChatFormat::Plain, &spec, &[EXAMPLE], "Please sign the first page.").unwrap();
         assert_eq!(with.prefix, plain.prefix);
         assert_eq!(
             with.turn,
