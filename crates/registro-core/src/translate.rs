@@ -42,6 +42,11 @@ pub use remote::{open_for_run, open_generator, RemoteGenerator};
 
 use crate::progress::{CancelToken, Progress, ProgressFn};
 
+/// Examples of its own each sentence is shown by default. Measured on 24 held-out sources of DE/ES/FR/IT/JA/HI, both
+/// registers, all controls (`bench translate --sentence-examples N`): mean BLEU 18.9 with none, 21.2 with one, 22.5
+/// with two, every language up with two; seconds per segment about 1.5–2.7× those without (Hindi 3.2×).
+pub const SENTENCE_EXAMPLES: usize = 2;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Control {
@@ -191,7 +196,7 @@ pub struct Options {
     /// Retrieve examples per sentence (better matches) instead of once per document (one cached prefix).
     pub shots_per_sentence: bool,
     /// With document-level shots: this many more examples retrieved for each sentence, shown in its own turn after
-    /// the shared prefix (the prefix's cache and batching stay).
+    /// the shared prefix (the prefix's cache and batching stay). [`SENTENCE_EXAMPLES`] by default.
     pub sentence_examples: usize,
     /// With reranking: decode the n-best candidates only for segments whose greedy candidate is not in the
     /// requested register (off = every segment gets the full search, the old path).
@@ -222,7 +227,7 @@ impl Options {
             gender: None,
             shots: 3,
             shots_per_sentence: false,
-            sentence_examples: 0,
+            sentence_examples: SENTENCE_EXAMPLES,
             early_exit: true,
             termbase: None,
             memory: None,

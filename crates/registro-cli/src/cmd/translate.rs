@@ -56,7 +56,7 @@ pub struct Args {
     shots_per_sentence: bool,
     /// Examples retrieved for each sentence and shown in its own turn, beside the document's shared ones (the
     /// shared prefix stays cached and the document is still decoded in batches)
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = tr::SENTENCE_EXAMPLES)]
     sentence_examples: usize,
     /// Glossary whose terms each segment must use (boosted) or avoid (banned), per register: .tsv/.csv/.tbx
     /// (see `registro qa --termbase`)
@@ -279,7 +279,7 @@ pub struct BenchArgs {
     shots_per_sentence: bool,
     /// Examples retrieved for each sentence and shown in its own turn, beside the shared ones (as `translate
     /// --sentence-examples`)
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = tr::SENTENCE_EXAMPLES)]
     sentence_examples: usize,
     /// A cap on any one segment's tokens (each segment's own budget comes from its length and the model's tokens
     /// per character of the target language)
