@@ -1,8 +1,8 @@
 //! Translate in the real window with the real Qwen2.5-Coder-0.5B: the first click shows a "loading model" step,
 //! then segments appear while the run is still going (not all at the end); a cancelled run keeps its finished
 //! segments and is listed as cancelled; the second click finds the model loaded (no loading step) and the status
-//! bar no longer shows the previous run's message. Writes `tests/e2e/screenshots/translate-stream.png` and
-//! `translate-cancelled.png`.
+//! bar no longer shows the previous run's message; the controls are all on but consensus. Writes
+//! `tests/e2e/screenshots/translate-stream.png`, `translate-cancelled.png` and `translate-controls.png`.
 
 use std::time::{Duration, Instant};
 
@@ -102,6 +102,21 @@ fn segments_stream_in_cancel_keeps_them_and_the_model_stays_loaded() {
     translate(&s, 1, None);
     let notice = s.text(&s.wait_for(r#"[data-testid="notice"]"#, WAIT).unwrap()).unwrap();
     assert!(!notice.contains("Cancelled"), "the old message stays: {notice}");
+
+    // The controls a run used: every one on but consensus, which is asked for by name (it did not raise BLEU on the
+    // development split).
+    s.execute(r#"document.querySelector('[data-testid="translate-advanced"]').open = true"#, vec![]).unwrap();
+    let checked = s
+        .execute(
+            r#"return [...document.querySelectorAll('[data-testid^="translate-control-"]')].map((b) => [b.value, b.checked])"#,
+            vec![],
+        )
+        .unwrap();
+    let expected = serde_json::json!([
+        ["prompt", true], ["fewshot", true], ["constrain", true], ["rerank", true], ["consensus", false], ["repair", true]
+    ]);
+    assert_eq!(checked, expected);
+    s.screenshot(&screenshot_path("translate-controls.png")).unwrap();
     s.close().unwrap();
 
     let store = Store::open(&db).unwrap();
