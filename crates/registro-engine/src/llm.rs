@@ -265,10 +265,12 @@ impl Model {
     /// decodes to U+FFFD and garbles the word after it (Hindi outputs were full of them). A loop is still cut at
     /// the next character boundary.
     fn ban_repeats(&self, generated: &[u32], n: usize, logits: &mut [f32]) {
-        if n == 0 || generated.len() < n || self.ends_inside_a_character(generated) {
+        let bans = logits::repeat_completions(generated, n);
+        // The character check decodes tokens, so it runs only when there is something to ban.
+        if bans.is_empty() || self.ends_inside_a_character(generated) {
             return;
         }
-        logits::ban_repeated_ngrams(generated, n, logits);
+        logits::ban(&bans, logits);
     }
 
     /// Whether the text of `generated` stops partway through a UTF-8 character. Decodes only the last few tokens:

@@ -9,15 +9,23 @@ pub trait LogitsProcessor {
 
 /// Bans every token that would complete an `n`-token sequence already present in `generated` (0 = off).
 pub fn ban_repeated_ngrams(generated: &[u32], n: usize, logits: &mut [f32]) {
+    ban(&repeat_completions(generated, n), logits);
+}
+
+/// The tokens that would complete an `n`-token sequence already present in `generated` (none when `n` is 0).
+pub fn repeat_completions(generated: &[u32], n: usize) -> Vec<u32> {
     if n == 0 || generated.len() < n {
-        return;
+        return Vec::new();
     }
     let tail = &generated[generated.len() + 1 - n..];
-    for w in generated.windows(n) {
-        if w[..n - 1] == *tail {
-            if let Some(l) = logits.get_mut(w[n - 1] as usize) {
-                *l = f32::NEG_INFINITY;
-            }
+    generated.windows(n).filter(|w| w[..n - 1] == *tail).map(|w| w[n - 1]).collect()
+}
+
+/// Sets the logits of `tokens` to −∞ (ids outside the vocabulary are ignored).
+pub fn ban(tokens: &[u32], logits: &mut [f32]) {
+    for &t in tokens {
+        if let Some(l) = logits.get_mut(t as usize) {
+            *l = f32::NEG_INFINITY;
         }
     }
 }
