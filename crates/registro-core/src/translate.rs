@@ -346,10 +346,9 @@ impl<'g> Translator<'g> {
 
     /// Where a run's few-shot examples come from, for its parameters.
     pub fn pool_description(&self, lang: Lang, register: Register) -> &'static str {
-        match (&self.pool, lang, register) {
+        match (self.pool.as_ref().filter(|p| !p.is_empty()), lang, register) {
             (None, ..) => "none: CoCoA-MT training data not found, fewshot skipped",
-            (Some(p), ..) if p.is_empty() => "none: CoCoA-MT training data not found, fewshot skipped",
-            (Some(_), Lang::Ru, _) => "registro hand-written RU pairs (translate/fewshot.rs)",
+            (_, Lang::Ru, _) => "registro hand-written RU pairs (translate/fewshot.rs)",
             (Some(p), Lang::Ja, Register::Respectful) if p.has_respectful() => "registro hand-written JA respectful pairs (translate/fewshot.rs)",
             _ => "cocoa-mt / iwslt2023 train (pool split)",
         }

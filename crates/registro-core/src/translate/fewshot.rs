@@ -61,9 +61,7 @@ impl Pool {
     /// The pool part of a CoCoA-MT training folder; only pairs whose two references differ are useful.
     pub fn load(dir: &Path, lang: Lang) -> anyhow::Result<Pool> {
         let (pool, _held) = data::split(data::load_dir(dir, lang)?);
-        let pairs: Vec<Pair> = pool.into_iter().filter(|p| p.contrastive()).collect();
-        let words = pairs.iter().map(|p| words(&p.source)).collect();
-        Ok(Pool { lang, pairs, words, respectful: None })
+        Ok(Pool::from_pairs(lang, pool.into_iter().filter(|p| p.contrastive()).collect()))
     }
 
     /// The default pool: the shared CoCoA-MT (IWSLT 2023 for KO/VI) training data, if present; for Russian, which
