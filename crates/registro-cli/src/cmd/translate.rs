@@ -302,6 +302,7 @@ pub struct BenchArgs {
 
 pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
     let langs = a.lang.clone();
+    anyhow::ensure!(!a.respectful || langs.iter().all(|&l| l == Lang::Ja), "--respectful: the respectful register exists for Japanese only (--lang ja)");
     if a.what == BenchWhat::Analyzer {
         return bench_analyzer(ctx, &langs);
     }
