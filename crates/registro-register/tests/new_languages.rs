@@ -3,25 +3,22 @@
 use registro_register::repair::convert;
 use registro_register::{analyze, data, eval, Label, Lang, Register, Verdict};
 
-fn label(lang: Lang, s: &str) -> Label {
-    analyze(lang, s).label
-}
+mod common;
+use common::{assert_converts, assert_labels, training_pairs};
 
 #[test]
 fn dutch_je_and_u() {
-    assert_eq!(label(Lang::Nl, "Wat is jouw favoriete film?"), Label::Informal);
-    assert_eq!(label(Lang::Nl, "Heb je dat gezien?"), Label::Informal);
-    assert_eq!(label(Lang::Nl, "Wat is uw favoriete film?"), Label::Formal);
-    assert_eq!(label(Lang::Nl, "Hebt u dat gezien?"), Label::Formal);
-    assert_eq!(label(Lang::Nl, "Het regent vandaag."), Label::Neutral);
-    assert_eq!(
-        convert(Lang::Nl, "Heb je dat gezien?", Register::Formal).text,
-        "Hebt u dat gezien?"
-    );
-    assert_eq!(
-        convert(Lang::Nl, "Kunt u mij helpen met uw auto?", Register::Informal).text,
-        "Kun je mij helpen met jouw auto?"
-    );
+    assert_labels(Lang::Nl, &[
+        ("Wat is jouw favoriete film?", Label::Informal),
+        ("Heb je dat gezien?", Label::Informal),
+        ("Wat is uw favoriete film?", Label::Formal),
+        ("Hebt u dat gezien?", Label::Formal),
+        ("Het regent vandaag.", Label::Neutral),
+    ]);
+    assert_converts(Lang::Nl, &[
+        ("Heb je dat gezien?", Register::Formal, "Hebt u dat gezien?"),
+        ("Kunt u mij helpen met uw auto?", Register::Informal, "Kun je mij helpen met jouw auto?"),
+    ]);
     let a = analyze(Lang::Nl, "Waar woon je?");
     assert_eq!(a.verdict(Register::Formal), Verdict::Wrong);
     assert_eq!(a.markers[0].text, "je");
@@ -29,21 +26,14 @@ fn dutch_je_and_u() {
 
 #[test]
 fn portuguese_tu_and_voce() {
-    assert_eq!(
-        label(Lang::Pt, "Porquê que é o teu programa favorito, o Martin?"),
-        Label::Informal
-    );
-    assert_eq!(
-        label(Lang::Pt, "Como arranjas estacionamento em Astoria?"),
-        Label::Informal
-    );
-    assert_eq!(
-        label(Lang::Pt, "Se pensares nisso, muito poder vem da água."),
-        Label::Informal
-    );
-    assert_eq!(label(Lang::Pt, "Ouviste falar da juíza em Michigan?"), Label::Informal);
-    assert_eq!(label(Lang::Pt, "O senhor já esteve em Lisboa?"), Label::Formal);
-    assert_eq!(label(Lang::Pt, "Você gosta de futebol?"), Label::Formal);
+    assert_labels(Lang::Pt, &[
+        ("Porquê que é o teu programa favorito, o Martin?", Label::Informal),
+        ("Como arranjas estacionamento em Astoria?", Label::Informal),
+        ("Se pensares nisso, muito poder vem da água.", Label::Informal),
+        ("Ouviste falar da juíza em Michigan?", Label::Informal),
+        ("O senhor já esteve em Lisboa?", Label::Formal),
+        ("Você gosta de futebol?", Label::Formal),
+    ]);
     // "seu" alone is also "his": formal, but weak, so an informal request is only uncertain.
     let a = analyze(Lang::Pt, "Porquê que é o seu programa favorito?");
     assert_eq!(a.label, Label::Formal);
@@ -52,21 +42,14 @@ fn portuguese_tu_and_voce() {
 
 #[test]
 fn korean_endings_and_pronouns() {
-    assert_eq!(label(Lang::Ko, "제일 좋아하시는 영화가 뭐예요?"), Label::Formal);
-    assert_eq!(label(Lang::Ko, "제일 좋아하는 영화가 뭐야?"), Label::Informal);
-    assert_eq!(
-        label(
-            Lang::Ko,
-            "흥미로워요. 볼더 사람들을 아는데, 그 사람들에게 물어 봐야겠어요."
-        ),
-        Label::Formal
-    );
-    assert_eq!(
-        label(Lang::Ko, "흥미로워. 볼더 사람들을 아는데, 그 사람들에게 물어 봐야겠어."),
-        Label::Informal
-    );
-    assert_eq!(label(Lang::Ko, "도와주셔서 감사합니다."), Label::Formal);
-    assert_eq!(label(Lang::Ko, "너는 어디에 살아?"), Label::Informal);
+    assert_labels(Lang::Ko, &[
+        ("제일 좋아하시는 영화가 뭐예요?", Label::Formal),
+        ("제일 좋아하는 영화가 뭐야?", Label::Informal),
+        ("흥미로워요. 볼더 사람들을 아는데, 그 사람들에게 물어 봐야겠어요.", Label::Formal),
+        ("흥미로워. 볼더 사람들을 아는데, 그 사람들에게 물어 봐야겠어.", Label::Informal),
+        ("도와주셔서 감사합니다.", Label::Formal),
+        ("너는 어디에 살아?", Label::Informal),
+    ]);
     let a = analyze(Lang::Ko, "어디에 살아?");
     assert_eq!(a.verdict(Register::Formal), Verdict::Wrong);
     assert_eq!(a.markers[0].text, "살아");
@@ -74,14 +57,13 @@ fn korean_endings_and_pronouns() {
 
 #[test]
 fn vietnamese_address_terms() {
-    assert_eq!(
-        label(Lang::Vi, "Nghề nghiệp lý tưởng của quý vị là gì ạ?"),
-        Label::Formal
-    );
-    assert_eq!(label(Lang::Vi, "Bạn thích làm nghề gì?"), Label::Informal);
-    // "bạn của quý vị" is "your friend": not an informal addressee.
-    assert_eq!(label(Lang::Vi, "Bạn của quý vị nghĩ sao về điều này ạ?"), Label::Formal);
-    assert_eq!(label(Lang::Vi, "Hôm nay trời mưa."), Label::Neutral);
+    assert_labels(Lang::Vi, &[
+        ("Nghề nghiệp lý tưởng của quý vị là gì ạ?", Label::Formal),
+        ("Bạn thích làm nghề gì?", Label::Informal),
+        // "bạn của quý vị" is "your friend": not an informal addressee.
+        ("Bạn của quý vị nghĩ sao về điều này ạ?", Label::Formal),
+        ("Hôm nay trời mưa.", Label::Neutral),
+    ]);
     let a = analyze(Lang::Vi, "Bạn của quý vị nghĩ sao?");
     assert_eq!(
         a.markers.iter().map(|m| m.text.as_str()).collect::<Vec<_>>(),
@@ -91,20 +73,18 @@ fn vietnamese_address_terms() {
 
 #[test]
 fn russian_ty_and_vy() {
-    assert_eq!(label(Lang::Ru, "Ты знаешь, где он живёт?"), Label::Informal);
-    assert_eq!(label(Lang::Ru, "Знаешь, где он живёт?"), Label::Informal);
-    assert_eq!(label(Lang::Ru, "Какой твой любимый фильм?"), Label::Informal);
-    assert_eq!(label(Lang::Ru, "Вы знаете, где он живёт?"), Label::Formal);
-    assert_eq!(label(Lang::Ru, "Какой ваш любимый фильм?"), Label::Formal);
-    assert_eq!(label(Lang::Ru, "Это лишь начало."), Label::Neutral);
-    assert_eq!(
-        convert(Lang::Ru, "Ты знаешь, где твоя машина?", Register::Formal).text,
-        "Вы знаете, где ваша машина?"
-    );
-    assert_eq!(
-        convert(Lang::Ru, "Вы говорите по-английски?", Register::Informal).text,
-        "Ты говоришь по-английски?"
-    );
+    assert_labels(Lang::Ru, &[
+        ("Ты знаешь, где он живёт?", Label::Informal),
+        ("Знаешь, где он живёт?", Label::Informal),
+        ("Какой твой любимый фильм?", Label::Informal),
+        ("Вы знаете, где он живёт?", Label::Formal),
+        ("Какой ваш любимый фильм?", Label::Formal),
+        ("Это лишь начало.", Label::Neutral),
+    ]);
+    assert_converts(Lang::Ru, &[
+        ("Ты знаешь, где твоя машина?", Register::Formal, "Вы знаете, где ваша машина?"),
+        ("Вы говорите по-английски?", Register::Informal, "Ты говоришь по-английски?"),
+    ]);
 }
 
 #[test]
@@ -131,14 +111,8 @@ fn accuracy_on_the_dev_split() {
     // Measured: nl 0.99, pt 0.88, ko 0.94, vi 0.96 — Portuguese falls short of the 0.97 goal (pro-drop 3sg verbs
     // outside the verb list read NEUTRAL).
     for (lang, floor) in [(Lang::Nl, 0.98), (Lang::Pt, 0.87), (Lang::Ko, 0.93), (Lang::Vi, 0.95)] {
-        let Some(dir) = data::cocoa_train_dir(lang) else {
-            println!(
-                "skipped: no training data for {} (set REGISTRO_SHARED_DATA)",
-                lang.code()
-            );
-            continue;
-        };
-        let (pool, held) = data::split(data::load_dir(&dir, lang).unwrap());
+        let Some(pairs) = training_pairs(lang) else { continue };
+        let (pool, held) = data::split(pairs);
         let (p, h) = (eval::accuracy(lang, &pool), eval::accuracy(lang, &held));
         println!(
             "{}: dev {:.4} ({}/{}), pool {:.4} ({}/{})",
@@ -187,12 +161,10 @@ fn spanish_and_italian_pro_drop_2sg_is_not_passed_as_formal() {
     // The demonstrative stays what it is.
     assert_eq!(analyze(Lang::Es, "Estas cuentas están cerradas.").label, registro_register::Label::Neutral);
     // And repair writes the usted forms.
-    for (s, want) in [
-        ("¿Qué estas diciendo?", "¿Qué está diciendo?"),
-        ("Entonces, básicamente, cierras la cuenta.", "Entonces, básicamente, cierra la cuenta."),
-    ] {
-        assert_eq!(registro_register::repair::convert(Lang::Es, s, Register::Formal).text, want);
-    }
+    assert_converts(Lang::Es, &[
+        ("¿Qué estas diciendo?", Register::Formal, "¿Qué está diciendo?"),
+        ("Entonces, básicamente, cierras la cuenta.", Register::Formal, "Entonces, básicamente, cierra la cuenta."),
+    ]);
 }
 
 /// Model output is untrusted: every prefix of a mixed-script, punctuation-heavy text goes through the analyzer,

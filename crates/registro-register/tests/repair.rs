@@ -1,7 +1,10 @@
 //! Rule-based repair: T-V conversion per language, plain↔masu for Japanese, and round trips on real CoCoA-MT
 //! sentence pairs.
 use registro_register::repair::convert;
-use registro_register::{analyze, data, eval, Label, Lang, Register};
+use registro_register::{analyze, eval, Label, Lang, Register};
+
+mod common;
+use common::{assert_converts, training_pairs};
 
 fn to(lang: Lang, s: &str, r: Register) -> String {
     convert(lang, s, r).text
@@ -9,56 +12,65 @@ fn to(lang: Lang, s: &str, r: Register) -> String {
 
 #[test]
 fn german() {
-    assert_eq!(to(Lang::De, "Hast du deine Schlüssel gefunden?", Register::Formal), "Haben Sie Ihre Schlüssel gefunden?");
-    assert_eq!(to(Lang::De, "Haben Sie Ihre Schlüssel gefunden?", Register::Informal), "Hast du deine Schlüssel gefunden?");
-    assert_eq!(
-        to(Lang::De, "Also, selbst wenn Sie die DVD bestellen, müssen Sie Internet haben.", Register::Informal),
-        "Also, selbst wenn du die DVD bestellst, musst du Internet haben."
-    );
-    assert_eq!(to(Lang::De, "Ich gebe dir das Buch.", Register::Formal), "Ich gebe Ihnen das Buch.");
-    assert_eq!(to(Lang::De, "Das Wetter ist schön.", Register::Formal), "Das Wetter ist schön.");
+    assert_converts(Lang::De, &[
+        ("Hast du deine Schlüssel gefunden?", Register::Formal, "Haben Sie Ihre Schlüssel gefunden?"),
+        ("Haben Sie Ihre Schlüssel gefunden?", Register::Informal, "Hast du deine Schlüssel gefunden?"),
+        ("Also, selbst wenn Sie die DVD bestellen, müssen Sie Internet haben.", Register::Informal, "Also, selbst wenn du die DVD bestellst, musst du Internet haben."),
+        ("Ich gebe dir das Buch.", Register::Formal, "Ich gebe Ihnen das Buch."),
+        ("Das Wetter ist schön.", Register::Formal, "Das Wetter ist schön."),
+    ]);
 }
 
 #[test]
 fn spanish() {
-    assert_eq!(to(Lang::Es, "¿Has visto tu película favorita?", Register::Formal), "¿Ha visto su película favorita?");
-    assert_eq!(to(Lang::Es, "¿Ha visto su película favorita?", Register::Informal), "¿Has visto tu película favorita?");
-    assert_eq!(to(Lang::Es, "¿Qué hiciste ayer?", Register::Formal), "¿Qué hizo ayer?");
+    assert_converts(Lang::Es, &[
+        ("¿Has visto tu película favorita?", Register::Formal, "¿Ha visto su película favorita?"),
+        ("¿Ha visto su película favorita?", Register::Informal, "¿Has visto tu película favorita?"),
+        ("¿Qué hiciste ayer?", Register::Formal, "¿Qué hizo ayer?"),
+    ]);
 }
 
 #[test]
 fn french() {
-    assert_eq!(to(Lang::Fr, "As-tu vu ton frère ?", Register::Formal), "Avez-vous vu votre frère ?");
-    assert_eq!(to(Lang::Fr, "Avez-vous vu votre frère ?", Register::Informal), "As-tu vu ton frère ?");
-    assert_eq!(to(Lang::Fr, "Tu aimes les chats.", Register::Formal), "Vous aimez les chats.");
-    assert_eq!(to(Lang::Fr, "Profitez de votre journée.", Register::Informal), "Profite de ta journée.");
+    assert_converts(Lang::Fr, &[
+        ("As-tu vu ton frère ?", Register::Formal, "Avez-vous vu votre frère ?"),
+        ("Avez-vous vu votre frère ?", Register::Informal, "As-tu vu ton frère ?"),
+        ("Tu aimes les chats.", Register::Formal, "Vous aimez les chats."),
+        ("Profitez de votre journée.", Register::Informal, "Profite de ta journée."),
+    ]);
 }
 
 #[test]
 fn italian() {
-    assert_eq!(to(Lang::It, "Hai visto il tuo film preferito?", Register::Formal), "Ha visto il suo film preferito?");
-    assert_eq!(to(Lang::It, "Cosa ne pensi?", Register::Formal), "Cosa ne pensa?");
-    assert_eq!(to(Lang::It, "Ti piace il jazz?", Register::Formal), "Le piace il jazz?");
-    assert_eq!(to(Lang::It, "Bello. Le piace il jazz?", Register::Informal), "Bello. Ti piace il jazz?");
+    assert_converts(Lang::It, &[
+        ("Hai visto il tuo film preferito?", Register::Formal, "Ha visto il suo film preferito?"),
+        ("Cosa ne pensi?", Register::Formal, "Cosa ne pensa?"),
+        ("Ti piace il jazz?", Register::Formal, "Le piace il jazz?"),
+        ("Bello. Le piace il jazz?", Register::Informal, "Bello. Ti piace il jazz?"),
+    ]);
 }
 
 #[test]
 fn hindi() {
-    assert_eq!(to(Lang::Hi, "तुम कैसे हो?", Register::Formal), "आप कैसे हैं?");
-    assert_eq!(to(Lang::Hi, "आप कैसे हैं?", Register::Informal), "तुम कैसे हो?");
-    assert_eq!(to(Lang::Hi, "मुझे बताओ।", Register::Formal), "मुझे बताइए।");
+    assert_converts(Lang::Hi, &[
+        ("तुम कैसे हो?", Register::Formal, "आप कैसे हैं?"),
+        ("आप कैसे हैं?", Register::Informal, "तुम कैसे हो?"),
+        ("मुझे बताओ।", Register::Formal, "मुझे बताइए।"),
+    ]);
 }
 
 #[test]
 fn japanese_plain_and_masu() {
-    assert_eq!(to(Lang::Ja, "ジャングル・ブックも好きだった。", Register::Formal), "ジャングル・ブックも好きでした。");
-    assert_eq!(to(Lang::Ja, "ジャングル・ブックも好きでした。", Register::Informal), "ジャングル・ブックも好きだった。");
-    assert_eq!(to(Lang::Ja, "どう思う？", Register::Formal), "どう思いますか？");
-    assert_eq!(to(Lang::Ja, "どう思いますか？", Register::Informal), "どう思う？");
-    assert_eq!(to(Lang::Ja, "少し負けている。", Register::Formal), "少し負けています。");
-    assert_eq!(to(Lang::Ja, "私は行かない。", Register::Formal), "私は行きません。");
-    assert_eq!(to(Lang::Ja, "本を読んだ。", Register::Formal), "本を読みました。");
-    assert_eq!(to(Lang::Ja, "本を読みました。", Register::Informal), "本を読んだ。");
+    assert_converts(Lang::Ja, &[
+        ("ジャングル・ブックも好きだった。", Register::Formal, "ジャングル・ブックも好きでした。"),
+        ("ジャングル・ブックも好きでした。", Register::Informal, "ジャングル・ブックも好きだった。"),
+        ("どう思う？", Register::Formal, "どう思いますか？"),
+        ("どう思いますか？", Register::Informal, "どう思う？"),
+        ("少し負けている。", Register::Formal, "少し負けています。"),
+        ("私は行かない。", Register::Formal, "私は行きません。"),
+        ("本を読んだ。", Register::Formal, "本を読みました。"),
+        ("本を読みました。", Register::Informal, "本を読んだ。"),
+    ]);
 }
 
 #[test]
@@ -92,11 +104,7 @@ fn round_trips_on_cocoa_mt_pairs() {
         (Lang::Ja, 0.509, 0.993, 0.979),
     ];
     for (lang, rt, li, lf) in measured {
-        let Some(dir) = data::cocoa_train_dir(lang) else {
-            println!("skipped: no CoCoA-MT training data for {}", lang.code());
-            continue;
-        };
-        let pairs = data::load_dir(&dir, lang).unwrap();
+        let Some(pairs) = training_pairs(lang) else { continue };
         let s = eval::repair_stats(lang, &pairs);
         let f = |n: usize| n as f64 / s.pairs as f64;
         println!("{}: round trip {:.3}, →I labelled {:.3}, →F labelled {:.3}", lang.code(), f(s.round_trip_formal), f(s.label_to_informal), f(s.label_to_formal));

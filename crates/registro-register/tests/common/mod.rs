@@ -1,0 +1,53 @@
+//! Checks the register tests share. Each takes a table of cases and names the failing one.
+#![allow(dead_code)] // each test file uses its own share of these
+
+use registro_register::repair::convert;
+use registro_register::{analyze, data, Label, Lang, Register};
+
+pub fn label(lang: Lang, s: &str) -> Label {
+    analyze(lang, s).label
+}
+
+/// Asserts that the analyzer labels each sentence as its case says.
+pub fn assert_labels(lang: Lang, cases: &[(&str, Label)]) {
+    for &(s, want) in cases {
+        assert_eq!(label(lang, s), want, "{lang:?} {s:?}");
+    }
+}
+
+/// Asserts that repair turns each sentence, asked for the register, into the text its case gives.
+pub fn assert_converts(lang: Lang, cases: &[(&str, Register, &str)]) {
+    for &(s, register, want) in cases {
+        assert_eq!(convert(lang, s, register).text, want, "{lang:?} {s:?} to {register:?}");
+    }
+}
+
+/// Asserts the label and that each of `expected` is reported as a marker whose spans slice `s` to that text.
+pub fn assert_marked(lang: Lang, s: &str, want: Label, expected: &[&str]) {
+    let a = analyze(lang, s);
+    assert_eq!(a.label, want, "{s}: markers {:?}", a.markers);
+    let chars: Vec<char> = s.chars().collect();
+    for m in &a.markers {
+        assert_eq!(&s[m.start..m.end], m.text, "byte span of {m:?}");
+        assert_eq!(chars[m.char_start..m.char_end].iter().collect::<String>(), m.text, "char span of {m:?}");
+    }
+    for e in expected {
+        assert!(a.markers.iter().any(|m| m.text == *e), "{s}: no marker {e:?} in {:?}", a.markers);
+    }
+}
+
+/// [`assert_marked`] over a table of (sentence, label, markers) cases.
+pub fn assert_all_marked(lang: Lang, cases: &[(&str, Label, &[&str])]) {
+    for &(s, want, expected) in cases {
+        assert_marked(lang, s, want, expected);
+    }
+}
+
+/// The CoCoA-MT training pairs of `lang`; `None`, saying the test skips the language, where the data is not there.
+pub fn training_pairs(lang: Lang) -> Option<Vec<data::Pair>> {
+    let Some(dir) = data::cocoa_train_dir(lang) else {
+        println!("skipped: no CoCoA-MT training data for {} (set REGISTRO_SHARED_DATA)", lang.code());
+        return None;
+    };
+    Some(data::load_dir(&dir, lang).unwrap())
+}
