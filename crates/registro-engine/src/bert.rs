@@ -11,7 +11,7 @@ use candle_transformers::models::{bert, xlm_roberta};
 
 use crate::device::{self, DeviceChoice};
 
-fn need(dir: &Path, name: &str) -> Result<PathBuf> {
+pub(crate) fn need(dir: &Path, name: &str) -> Result<PathBuf> {
     let p = dir.join(name);
     if !p.exists() {
         bail!("{}: missing {name}", dir.display());
@@ -19,7 +19,7 @@ fn need(dir: &Path, name: &str) -> Result<PathBuf> {
     Ok(p)
 }
 
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
+pub(crate) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
     let s = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     serde_json::from_str(&s).with_context(|| format!("{}: invalid or unsupported config", path.display()))
 }
@@ -28,7 +28,7 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
 /// included) ship `padding: Fixed(128)` / `truncation: 128`, which would make every `encode` return `[PAD]`
 /// tokens that `encode_batch` counts as real (attention mask 1, included in mean pooling). Padding and
 /// truncation are done by `encode_batch` itself, like sentence-transformers / transformers do.
-fn load_tokenizer(dir: &Path) -> Result<tokenizers::Tokenizer> {
+pub(crate) fn load_tokenizer(dir: &Path) -> Result<tokenizers::Tokenizer> {
     let mut tok = tokenizers::Tokenizer::from_file(need(dir, "tokenizer.json")?)
         .map_err(|e| anyhow::anyhow!("{}: cannot load tokenizer.json: {e}", dir.display()))?;
     tok.with_padding(None);
@@ -37,21 +37,24 @@ fn load_tokenizer(dir: &Path) -> Result<tokenizers::Tokenizer> {
 }
 
 fn weights(dir: &Path, device: &Device) -> Result<VarBuilder<'static>> {
-    let p = need(dir, "model.safetensors")?;
+    weights_from(&need(dir, "model.safetensors")?, device)
+}
+
+pub(crate) fn weights_from(p: &Path, device: &Device) -> Result<VarBuilder<'static>> {
     // SAFETY: the mmap is of a file opened read-only that Registro never writes while a model is loaded; the model
     // manager replaces files by rename, which leaves an existing mapping intact.
-    unsafe { VarBuilder::from_mmaped_safetensors(&[&p], DType::F32, device) }
+    unsafe { VarBuilder::from_mmaped_safetensors(&[p], DType::F32, device) }
         .map_err(|e| anyhow::anyhow!("{}: cannot read weights: {e}", p.display()))
 }
 
 /// Token ids and attention mask of a padded batch.
-struct Batch {
-    ids: Tensor,
-    mask: Tensor,
-    types: Tensor,
+pub(crate) struct Batch {
+    pub ids: Tensor,
+    pub mask: Tensor,
+    pub types: Tensor,
 }
 
-fn encode_batch(tok: &tokenizers::Tokenizer, texts: &[&str], max_len: usize, pad: u32, dev: &Device) -> Result<Batch> {
+pub(crate) fn encode_batch(tok: &tokenizers::Tokenizer, texts: &[&str], max_len: usize, pad: u32, dev: &Device) -> Result<Batch> {
     let mut rows = Vec::with_capacity(texts.len());
     for t in texts {
         let enc = tok.encode(*t, true).map_err(|e| anyhow::anyhow!("tokenize: {e}"))?;

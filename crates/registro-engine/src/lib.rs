@@ -37,6 +37,8 @@
 //! # Encoders
 //! * [`bert::SentenceEncoder`]: BERT-family sentence embeddings from safetensors (all-MiniLM-L6-v2, mean
 //!   pooling + L2 normalisation as its sentence-transformers config says).
+//! * [`embedding_gemma::MultilingualEncoder`]: EmbeddingGemma-300M, multilingual sentence embeddings (a Gemma 3
+//!   text model with bidirectional attention, mean pooling, two Dense layers, L2 normalisation; task prompts).
 //! * [`bert::SequenceClassifier`]: XLM-RoBERTa sequence classification (formality classifiers).
 //! * [`marian::Translator`]: Marian seq2seq (opus-mt) from safetensors + tokenizer files.
 mod alloc;
@@ -45,6 +47,7 @@ pub mod bert;
 pub mod chat;
 pub mod decoder;
 pub mod device;
+pub mod embedding_gemma;
 pub mod gguf;
 pub mod gguf_meta;
 pub mod llm;

@@ -171,3 +171,44 @@ fn a_long_shared_prefix_decodes_what_the_whole_prompt_decodes() {
         assert_eq!(beams[0].tokens, beams_plain[0].tokens, "beam search over the shared prefix");
     }
 }
+
+/// EmbeddingGemma-300M against sentence-transformers 5.1 (`tests/fixtures/record_embeddinggemma.py`): the same
+/// token ids for each prompted text, embeddings within float noise, so cross-lingual similarities are the reference's.
+#[test]
+fn embeddinggemma_matches_sentence_transformers() {
+    use registro_engine::embedding_gemma::{MultilingualEncoder, Task};
+    let Some(dir) = find("embeddinggemma-300m", "model.safetensors").and_then(|p| p.parent().map(|d| d.to_path_buf())) else {
+        return skip("EmbeddingGemma-300M model folder");
+    };
+    let fx_path = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("tests/fixtures/embeddinggemma-reference.json");
+    let fx: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&fx_path).unwrap()).unwrap();
+    let enc = MultilingualEncoder::load(&dir, registro_engine::DeviceChoice::Cpu).unwrap();
+    let mut got = Vec::new();
+    for s in fx["sentences"].as_array().unwrap() {
+        let task = match s["task"].as_str().unwrap() {
+            "similarity" => Task::Similarity,
+            "query" => Task::Query,
+            _ => Task::Document,
+        };
+        let text = s["text"].as_str().unwrap();
+        let ids: Vec<u32> = s["ids"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect();
+        assert_eq!(enc.token_ids(task, text).unwrap(), ids, "token ids of {text:?}");
+        got.push((text, enc.embed(task, &[text]).unwrap().remove(0)));
+    }
+    // Batched (padded, reordered by length) embeddings equal the one-at-a-time ones.
+    let texts: Vec<&str> = got.iter().take(6).map(|(t, _)| *t).collect();
+    let batched = enc.embed(Task::Similarity, &texts).unwrap();
+    for ((text, alone), b) in got.iter().zip(&batched) {
+        let diff = alone.iter().zip(b).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+        assert!(diff < 1e-4, "{text:?}: in a padded batch it moves by {diff}");
+    }
+    for ((text, g), s) in got.iter().zip(fx["sentences"].as_array().unwrap()) {
+        let want: Vec<f32> = s["embedding"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect();
+        let diff = g.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+        assert!(diff < 2e-4, "{text:?}: max abs diff {diff} from {}", fx["model"]);
+    }
+    // What a user sees: a faithful German translation is far closer to the English than an Italian one that
+    // turned Friday into Monday.
+    let sim = |a: usize, b: usize| registro_engine::bert::cosine(&got[a].1, &got[b].1);
+    assert!(sim(0, 1) > 0.85 && sim(0, 3) < 0.75, "de {:.3}, it with the wrong day {:.3}", sim(0, 1), sim(0, 3));
+}

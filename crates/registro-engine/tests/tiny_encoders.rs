@@ -144,3 +144,88 @@ fn encoder_folder_without_weights_is_a_clear_error() {
     let e = format!("{:#}", SentenceEncoder::load(dir.path(), DeviceChoice::Cpu).err().unwrap());
     assert!(e.contains("missing model.safetensors"), "{e}");
 }
+
+/// A two-layer Gemma 3 encoder with random weights (one sliding, one full-attention layer, grouped key/value heads).
+fn tiny_gemma_encoder() -> registro_engine::embedding_gemma::Gemma3Encoder {
+    use registro_engine::embedding_gemma::{Config, Gemma3Encoder};
+    let cfg: Config = serde_json::from_value(serde_json::json!({
+        "head_dim": 8, "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 16, "intermediate_size": 24,
+        "num_attention_heads": 2, "num_hidden_layers": 2, "num_key_value_heads": 1, "rms_norm_eps": 1e-6,
+        "rope_theta": 1e6, "rope_local_base_freq": 1e4, "vocab_size": 20, "query_pre_attn_scalar": 8,
+        "layer_types": ["sliding_attention", "full_attention"], "use_bidirectional_attention": true
+    }))
+    .unwrap();
+    let mut w = HashMap::new();
+    let mut seed = 100;
+    let mut put = |name: String, shape: &[usize]| {
+        seed += 1;
+        w.insert(name, rnd(shape, seed, 0.4));
+    };
+    put("embed_tokens.weight".into(), &[20, 16]);
+    put("norm.weight".into(), &[16]);
+    for l in 0..2 {
+        let p = format!("layers.{l}.");
+        for (n, shape) in [
+            ("self_attn.q_proj.weight", [16, 16]),
+            ("self_attn.k_proj.weight", [8, 16]),
+            ("self_attn.v_proj.weight", [8, 16]),
+            ("self_attn.o_proj.weight", [16, 16]),
+            ("mlp.gate_proj.weight", [24, 16]),
+            ("mlp.up_proj.weight", [24, 16]),
+            ("mlp.down_proj.weight", [16, 24]),
+        ] {
+            put(format!("{p}{n}"), &shape);
+        }
+        put(format!("{p}self_attn.q_norm.weight"), &[8]);
+        put(format!("{p}self_attn.k_norm.weight"), &[8]);
+        for n in ["input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"] {
+            put(format!("{p}{n}.weight"), &[16]);
+        }
+    }
+    let vb = candle_nn::VarBuilder::from_tensors(w, candle_core::DType::F32, &candle_core::Device::Cpu);
+    Gemma3Encoder::new(&cfg, vb).unwrap()
+}
+
+fn hidden(enc: &registro_engine::embedding_gemma::Gemma3Encoder, rows: &[&[u32]]) -> Vec<Vec<Vec<f32>>> {
+    let len = rows.iter().map(|r| r.len()).max().unwrap();
+    let ids: Vec<u32> = rows.iter().flat_map(|r| r.iter().copied().chain(std::iter::repeat(0).take(len - r.len()))).collect();
+    let mask: Vec<u32> = rows.iter().flat_map(|r| std::iter::repeat(1).take(r.len()).chain(std::iter::repeat(0).take(len - r.len()))).collect();
+    let dev = candle_core::Device::Cpu;
+    let ids = Tensor::from_vec(ids, (rows.len(), len), &dev).unwrap();
+    let mask = Tensor::from_vec(mask, (rows.len(), len), &dev).unwrap();
+    enc.forward(&ids, &mask).unwrap().to_vec3::<f32>().unwrap()
+}
+
+fn max_diff(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+}
+
+/// An embedding model reads the whole sentence: the first token's state depends on the last word (a causal mask
+/// would leave it unchanged), and padding a sentence in a batch changes none of its real tokens' states.
+#[test]
+fn gemma_encoder_attends_both_ways_and_ignores_padding() {
+    let enc = tiny_gemma_encoder();
+    let a = hidden(&enc, &[&[2, 5, 7, 9, 1]]);
+    let b = hidden(&enc, &[&[2, 5, 7, 11, 1]]);
+    assert!(max_diff(&a[0][0], &b[0][0]) > 1e-3, "the first token must see a later word");
+    let batch = hidden(&enc, &[&[2, 5, 7, 9, 1], &[2, 3, 1]]);
+    let short = hidden(&enc, &[&[2, 3, 1]]);
+    for t in 0..3 {
+        assert!(max_diff(&batch[1][t], &short[0][t]) < 1e-5, "padding leaked into token {t}");
+    }
+    assert!(max_diff(&batch[0][4], &a[0][4]) < 1e-5);
+}
+
+/// A causal Gemma 3 checkpoint is refused by name rather than producing meaningless embeddings.
+#[test]
+fn a_causal_gemma_config_is_refused_as_an_embedding_model() {
+    let cfg: registro_engine::embedding_gemma::Config = serde_json::from_value(serde_json::json!({
+        "head_dim": 8, "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 16, "intermediate_size": 24,
+        "num_attention_heads": 2, "num_hidden_layers": 1, "num_key_value_heads": 1, "rms_norm_eps": 1e-6,
+        "rope_theta": 1e6, "rope_local_base_freq": 1e4, "vocab_size": 20, "query_pre_attn_scalar": 8
+    }))
+    .unwrap();
+    let vb = candle_nn::VarBuilder::zeros(candle_core::DType::F32, &candle_core::Device::Cpu);
+    let err = registro_engine::embedding_gemma::Gemma3Encoder::new(&cfg, vb).err().expect("refused");
+    assert!(format!("{err:#}").contains("use_bidirectional_attention"), "{err:#}");
+}

@@ -1,0 +1,351 @@
+//! EmbeddingGemma: multilingual sentence embeddings (100+ languages) from a Gemma 3 text model run as an encoder.
+//!
+//! The model folder is a sentence-transformers export: `config.json` (`Gemma3TextModel`,
+//! `use_bidirectional_attention: true`), `model.safetensors`, `tokenizer.json`, `2_Dense/` and `3_Dense/`. The
+//! embedding is: Gemma 3 layers with bidirectional attention (every token sees every other real token, padding
+//! masked), mean pooling over all tokens of the prompted text, Dense 768→3072, Dense 3072→768 (no bias, identity
+//! activation), L2 normalisation — the five modules its `modules.json` lists.
+//!
+//! Same layer shapes as candle's `gemma3.rs` (RMS norms that scale by `1 + weight`, q/k norms, two RoPE bases: the
+//! local one on sliding-window layers, the global one on full-attention layers, embeddings scaled by √hidden), but
+//! no KV cache and no causal mask: the model reads a whole sentence at once.
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use candle_core::{DType, Device, Module, Tensor, D};
+use candle_nn::{linear_no_bias, Activation, Linear, VarBuilder};
+
+use crate::bert::{encode_batch, load_tokenizer, need, read_json, weights_from};
+use crate::device::{self, DeviceChoice};
+
+/// Inputs are cut to this many tokens. Sliding-window layers then see the whole input whatever the window
+/// (EmbeddingGemma's is 512), so one code path serves both layer kinds; segments are sentences, far shorter.
+pub const MAX_TOKENS: usize = 256;
+
+#[derive(serde::Deserialize, Debug, Clone)]
+pub struct Config {
+    pub head_dim: usize,
+    pub hidden_activation: Activation,
+    pub hidden_size: usize,
+    pub intermediate_size: usize,
+    pub num_attention_heads: usize,
+    pub num_hidden_layers: usize,
+    pub num_key_value_heads: usize,
+    pub rms_norm_eps: f64,
+    pub rope_theta: f64,
+    pub rope_local_base_freq: f64,
+    pub vocab_size: usize,
+    pub query_pre_attn_scalar: usize,
+    #[serde(default)]
+    pub layer_types: Vec<String>,
+    #[serde(default = "default_pattern", alias = "_sliding_window_pattern")]
+    pub sliding_window_pattern: usize,
+    #[serde(default)]
+    pub use_bidirectional_attention: bool,
+    #[serde(default)]
+    pub pad_token_id: u32,
+}
+
+fn default_pattern() -> usize {
+    6
+}
+
+impl Config {
+    /// Whether layer `i` is a sliding-window (local RoPE base) layer: `layer_types` when given, else every layer
+    /// but each `sliding_window_pattern`-th.
+    fn is_sliding(&self, i: usize) -> bool {
+        match self.layer_types.get(i) {
+            Some(t) => t == "sliding_attention",
+            None => (i + 1) % self.sliding_window_pattern.max(1) != 0,
+        }
+    }
+}
+
+/// The task prefixes EmbeddingGemma was trained with (its `config_sentence_transformers.json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Task {
+    /// Symmetric meaning comparison: source vs translation, input vs rewrite.
+    Similarity,
+    /// The side that searches (a sentence looking for few-shot examples).
+    Query,
+    /// The side that is searched.
+    Document,
+}
+
+impl Task {
+    pub fn prompt(self) -> &'static str {
+        match self {
+            Task::Similarity => "task: sentence similarity | query: ",
+            Task::Query => "task: search result | query: ",
+            Task::Document => "title: none | text: ",
+        }
+    }
+}
+
+struct RmsNorm {
+    weight: Tensor,
+    eps: f64,
+}
+
+impl RmsNorm {
+    fn new(dim: usize, eps: f64, vb: VarBuilder) -> Result<Self> {
+        // Gemma stores the deviation from 1.
+        Ok(Self { weight: (vb.get(dim, "weight")? + 1.0)?, eps })
+    }
+
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        Ok(candle_nn::ops::rms_norm(&x.contiguous()?, &self.weight, self.eps as f32)?)
+    }
+}
+
+struct Rotary {
+    sin: Tensor,
+    cos: Tensor,
+}
+
+impl Rotary {
+    fn new(base: f64, head_dim: usize, dev: &Device) -> Result<Self> {
+        let inv: Vec<f32> = (0..head_dim).step_by(2).map(|i| 1f32 / base.powf(i as f64 / head_dim as f64) as f32).collect();
+        let n = inv.len();
+        let inv = Tensor::from_vec(inv, (1, n), dev)?;
+        let t = Tensor::arange(0u32, MAX_TOKENS as u32, dev)?.to_dtype(DType::F32)?.reshape((MAX_TOKENS, 1))?;
+        let freqs = t.matmul(&inv)?;
+        Ok(Self { sin: freqs.sin()?, cos: freqs.cos()? })
+    }
+
+    fn apply(&self, x: &Tensor) -> Result<Tensor> {
+        let len = x.dim(2)?;
+        let (cos, sin) = (self.cos.narrow(0, 0, len)?, self.sin.narrow(0, 0, len)?);
+        Ok(candle_nn::rotary_emb::rope(&x.contiguous()?, &cos, &sin)?)
+    }
+}
+
+struct Mlp {
+    gate_proj: Linear,
+    up_proj: Linear,
+    down_proj: Linear,
+    act: Activation,
+}
+
+impl Mlp {
+    fn new(cfg: &Config, vb: VarBuilder) -> Result<Self> {
+        let (h, i) = (cfg.hidden_size, cfg.intermediate_size);
+        Ok(Self {
+            gate_proj: linear_no_bias(h, i, vb.pp("gate_proj"))?,
+            up_proj: linear_no_bias(h, i, vb.pp("up_proj"))?,
+            down_proj: linear_no_bias(i, h, vb.pp("down_proj"))?,
+            act: cfg.hidden_activation,
+        })
+    }
+
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        let gate = x.apply(&self.gate_proj)?.apply(&self.act)?;
+        Ok((gate * x.apply(&self.up_proj)?)?.apply(&self.down_proj)?)
+    }
+}
+
+struct Attention {
+    q_proj: Linear,
+    k_proj: Linear,
+    v_proj: Linear,
+    o_proj: Linear,
+    q_norm: RmsNorm,
+    k_norm: RmsNorm,
+    heads: usize,
+    kv_heads: usize,
+    head_dim: usize,
+    scale: f64,
+}
+
+impl Attention {
+    fn new(cfg: &Config, vb: VarBuilder) -> Result<Self> {
+        let (h, hd) = (cfg.hidden_size, cfg.head_dim);
+        Ok(Self {
+            q_proj: linear_no_bias(h, cfg.num_attention_heads * hd, vb.pp("q_proj"))?,
+            k_proj: linear_no_bias(h, cfg.num_key_value_heads * hd, vb.pp("k_proj"))?,
+            v_proj: linear_no_bias(h, cfg.num_key_value_heads * hd, vb.pp("v_proj"))?,
+            o_proj: linear_no_bias(cfg.num_attention_heads * hd, h, vb.pp("o_proj"))?,
+            q_norm: RmsNorm::new(hd, cfg.rms_norm_eps, vb.pp("q_norm"))?,
+            k_norm: RmsNorm::new(hd, cfg.rms_norm_eps, vb.pp("k_norm"))?,
+            heads: cfg.num_attention_heads,
+            kv_heads: cfg.num_key_value_heads,
+            head_dim: hd,
+            scale: 1.0 / (cfg.query_pre_attn_scalar as f64).sqrt(),
+        })
+    }
+
+    /// `key_mask`: (batch, 1, 1, len), 0 for real tokens and -inf for padding.
+    fn forward(&self, x: &Tensor, rotary: &Rotary, key_mask: &Tensor) -> Result<Tensor> {
+        let (b, len, _) = x.dims3()?;
+        let split = |t: Tensor, heads: usize| t.reshape((b, len, heads, self.head_dim))?.transpose(1, 2);
+        let q = self.q_norm.forward(&split(x.apply(&self.q_proj)?, self.heads)?)?;
+        let k = self.k_norm.forward(&split(x.apply(&self.k_proj)?, self.kv_heads)?)?;
+        let v = split(x.apply(&self.v_proj)?, self.kv_heads)?;
+        let (q, k) = (rotary.apply(&q)?, rotary.apply(&k)?);
+        let groups = self.heads / self.kv_heads;
+        let (k, v) = (repeat_kv(k, groups)?.contiguous()?, repeat_kv(v, groups)?.contiguous()?);
+        let scores = (q.matmul(&k.t()?)? * self.scale)?.broadcast_add(key_mask)?;
+        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
+        let out = probs.matmul(&v)?.transpose(1, 2)?.reshape((b, len, self.heads * self.head_dim))?;
+        Ok(out.apply(&self.o_proj)?)
+    }
+}
+
+fn repeat_kv(x: Tensor, groups: usize) -> Result<Tensor> {
+    if groups == 1 {
+        return Ok(x);
+    }
+    let (b, h, len, d) = x.dims4()?;
+    Ok(x.unsqueeze(2)?.expand((b, h, groups, len, d))?.reshape((b, h * groups, len, d))?)
+}
+
+struct Layer {
+    attn: Attention,
+    mlp: Mlp,
+    input_norm: RmsNorm,
+    post_attn_norm: RmsNorm,
+    pre_ff_norm: RmsNorm,
+    post_ff_norm: RmsNorm,
+    sliding: bool,
+}
+
+impl Layer {
+    fn new(cfg: &Config, sliding: bool, vb: VarBuilder) -> Result<Self> {
+        let norm = |name: &str| RmsNorm::new(cfg.hidden_size, cfg.rms_norm_eps, vb.pp(name));
+        Ok(Self {
+            attn: Attention::new(cfg, vb.pp("self_attn"))?,
+            mlp: Mlp::new(cfg, vb.pp("mlp"))?,
+            input_norm: norm("input_layernorm")?,
+            post_attn_norm: norm("post_attention_layernorm")?,
+            pre_ff_norm: norm("pre_feedforward_layernorm")?,
+            post_ff_norm: norm("post_feedforward_layernorm")?,
+            sliding,
+        })
+    }
+
+    fn forward(&self, x: &Tensor, rotary: &Rotary, key_mask: &Tensor) -> Result<Tensor> {
+        let a = self.attn.forward(&self.input_norm.forward(x)?, rotary, key_mask)?;
+        let x = (x + self.post_attn_norm.forward(&a)?)?;
+        let m = self.mlp.forward(&self.pre_ff_norm.forward(&x)?)?;
+        Ok((x + self.post_ff_norm.forward(&m)?)?)
+    }
+}
+
+/// The Gemma 3 text model as a bidirectional encoder: token ids to last hidden states.
+pub struct Gemma3Encoder {
+    embed: candle_nn::Embedding,
+    embed_scale: f64,
+    layers: Vec<Layer>,
+    norm: RmsNorm,
+    local_rope: Rotary,
+    global_rope: Rotary,
+    pub hidden: usize,
+}
+
+impl Gemma3Encoder {
+    pub fn new(cfg: &Config, vb: VarBuilder) -> Result<Self> {
+        if !cfg.use_bidirectional_attention {
+            bail!("config.json: use_bidirectional_attention is not set; this is a causal Gemma 3, not an embedding model");
+        }
+        if cfg.num_key_value_heads == 0 || cfg.num_attention_heads % cfg.num_key_value_heads != 0 {
+            bail!("config.json: {} attention heads cannot share {} key/value heads", cfg.num_attention_heads, cfg.num_key_value_heads);
+        }
+        let dev = vb.device().clone();
+        let layers = (0..cfg.num_hidden_layers)
+            .map(|i| Layer::new(cfg, cfg.is_sliding(i), vb.pp(format!("layers.{i}"))))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self {
+            embed: candle_nn::embedding(cfg.vocab_size, cfg.hidden_size, vb.pp("embed_tokens"))?,
+            embed_scale: (cfg.hidden_size as f64).sqrt(),
+            layers,
+            norm: RmsNorm::new(cfg.hidden_size, cfg.rms_norm_eps, vb.pp("norm"))?,
+            local_rope: Rotary::new(cfg.rope_local_base_freq, cfg.head_dim, &dev)?,
+            global_rope: Rotary::new(cfg.rope_theta, cfg.head_dim, &dev)?,
+            hidden: cfg.hidden_size,
+        })
+    }
+
+    /// `ids` and `mask` are (batch, len) u32, mask 1 on real tokens; `len` ≤ [`MAX_TOKENS`].
+    pub fn forward(&self, ids: &Tensor, mask: &Tensor) -> Result<Tensor> {
+        let (b, len) = ids.dims2()?;
+        if len > MAX_TOKENS {
+            bail!("{len} tokens: the encoder reads at most {MAX_TOKENS}");
+        }
+        // 0 where a key is a real token, -inf where it is padding (a padded query row still sees real keys).
+        let key_mask = ((mask.to_dtype(DType::F32)? - 1.0)? * 1e9)?.reshape((b, 1, 1, len))?;
+        let mut x = (self.embed.forward(ids)? * self.embed_scale)?;
+        for layer in &self.layers {
+            let rope = if layer.sliding { &self.local_rope } else { &self.global_rope };
+            x = layer.forward(&x, rope, &key_mask)?;
+        }
+        self.norm.forward(&x)
+    }
+}
+
+/// EmbeddingGemma with its sentence-transformers head: text to a unit-length vector.
+pub struct MultilingualEncoder {
+    model: Gemma3Encoder,
+    dense: Vec<Linear>,
+    tokenizer: tokenizers::Tokenizer,
+    pad: u32,
+    device: Device,
+    pub dim: usize,
+}
+
+impl MultilingualEncoder {
+    pub fn load(dir: &Path, choice: DeviceChoice) -> Result<Self> {
+        let device = device::open(choice)?;
+        let cfg_path = need(dir, "config.json")?;
+        let cfg: Config = read_json(&cfg_path)?;
+        let tokenizer = load_tokenizer(dir)?;
+        let vb = weights_from(&need(dir, "model.safetensors")?, &device)?;
+        let model = Gemma3Encoder::new(&cfg, vb).with_context(|| format!("{}: not an EmbeddingGemma model", dir.display()))?;
+        let mut dense = Vec::new();
+        let mut width = cfg.hidden_size;
+        for sub in ["2_Dense", "3_Dense"] {
+            let d = dir.join(sub);
+            let dcfg: serde_json::Value = read_json(&need(&d, "config.json")?)?;
+            let (inp, out) = (dcfg["in_features"].as_u64().unwrap_or(0) as usize, dcfg["out_features"].as_u64().unwrap_or(0) as usize);
+            if inp != width || out == 0 {
+                bail!("{}: in_features {inp} does not follow the previous width {width}", d.join("config.json").display());
+            }
+            if dcfg["bias"].as_bool().unwrap_or(false) {
+                bail!("{}: a Dense layer with bias is not supported", d.join("config.json").display());
+            }
+            let vb = weights_from(&need(&d, "model.safetensors")?, &device)?;
+            dense.push(linear_no_bias(inp, out, vb.pp("linear")).with_context(|| format!("{}: weights", d.display()))?);
+            width = out;
+        }
+        Ok(Self { model, dense, tokenizer, pad: cfg.pad_token_id, device, dim: width })
+    }
+
+    /// The token ids the model reads for `text` under `task` (prompt, `<bos>` … `<eos>`, cut to [`MAX_TOKENS`]).
+    pub fn token_ids(&self, task: Task, text: &str) -> Result<Vec<u32>> {
+        let b = encode_batch(&self.tokenizer, &[&format!("{}{text}", task.prompt())], MAX_TOKENS, self.pad, &self.device)?;
+        Ok(b.ids.squeeze(0)?.to_vec1::<u32>()?)
+    }
+
+    /// One unit-length embedding per text, each prefixed with `task`'s prompt as the model was trained.
+    pub fn embed(&self, task: Task, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let prompted: Vec<String> = texts.iter().map(|t| format!("{}{t}", task.prompt())).collect();
+        // Similar lengths together: less padding computed.
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| prompted[i].len());
+        let mut out = vec![Vec::new(); texts.len()];
+        for chunk in order.chunks(16) {
+            let batch: Vec<&str> = chunk.iter().map(|&i| prompted[i].as_str()).collect();
+            let b = encode_batch(&self.tokenizer, &batch, MAX_TOKENS, self.pad, &self.device)?;
+            let h = self.model.forward(&b.ids, &b.mask)?;
+            let m = b.mask.to_dtype(DType::F32)?.unsqueeze(2)?;
+            let mut e = h.broadcast_mul(&m)?.sum(1)?.broadcast_div(&m.sum(1)?)?;
+            for d in &self.dense {
+                e = e.apply(d)?;
+            }
+            let norm = e.sqr()?.sum_keepdim(D::Minus1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
+            for (&i, v) in chunk.iter().zip(e.broadcast_div(&norm)?.to_vec2::<f32>()?) {
+                out[i] = v;
+            }
+        }
+        Ok(out)
+    }
+}
