@@ -56,13 +56,13 @@ pub(crate) fn download(
     sink: &mut dyn FnMut(FetchEvent),
     cancel: &AtomicBool,
 ) -> Result<(String, u64)> {
-    let agent = net.agent(url)?;
+    let target = Target { net, agent: net.agent(url)?, url, part, label, expected };
     let mut last_err = None;
     for attempt in 0..ATTEMPTS {
         if attempt > 0 {
             std::thread::sleep(Duration::from_secs(2 * attempt as u64));
         }
-        match download_once(net, &agent, url, part, label, expected, sink, cancel) {
+        match download_once(&target, sink, cancel) {
             Ok(r) => return Ok(r),
             Err(e) if cancel.load(Ordering::Relaxed) => return Err(e),
             Err(e) => {
@@ -87,16 +87,18 @@ impl std::fmt::Display for Retryable {
 }
 impl std::error::Error for Retryable {}
 
-fn download_once(
-    net: &Network,
-    agent: &ureq::Agent,
-    url: &str,
-    part: &Path,
-    label: &str,
+/// What one download is of: the file at `url`, written to `part`, `expected` bytes long where that is known.
+struct Target<'a> {
+    net: &'a Network,
+    agent: ureq::Agent,
+    url: &'a str,
+    part: &'a Path,
+    label: &'a str,
     expected: Option<u64>,
-    sink: &mut dyn FnMut(FetchEvent),
-    cancel: &AtomicBool,
-) -> Result<(String, u64)> {
+}
+
+fn download_once(target: &Target, sink: &mut dyn FnMut(FetchEvent), cancel: &AtomicBool) -> Result<(String, u64)> {
+    let Target { net, ref agent, url, part, label, expected } = *target;
     let mut have = std::fs::metadata(part).map(|m| m.len()).unwrap_or(0);
     if let Some(e) = expected {
         if have > e {
