@@ -7,7 +7,7 @@ if [ -z "${REGISTRO_SHARED_DATA:-}" ] && [ -d "$(pwd)/../shared/data" ]; then
 fi
 [ -f "$HOME/.cargo/env" ] && source "$HOME/.cargo/env"
 # The real small models the tests use when present (fetched by scripts/test.sh, verified by sha256).
-export REGISTRO_TEST_MODELS="${REGISTRO_TEST_MODELS:-qwen2.5-coder-1.5b-instruct qwen2.5-coder-0.5b-instruct gemma-3-270m all-minilm-l6-v2 qwen3-tokenizer gemma3-tokenizer}"
+export REGISTRO_TEST_MODELS="${REGISTRO_TEST_MODELS:-qwen2.5-coder-1.5b-instruct qwen2.5-coder-0.5b-instruct gemma-3-270m all-minilm-l6-v2 embeddinggemma-300m qwen3-tokenizer gemma3-tokenizer}"
 # Behind a TLS-inspecting proxy the only trusted CA may be in the OS store: pip (inside a venv it uses its own certifi
 # bundle) and npm are pointed at that store unless the user chose otherwise. Registro's own downloads read it directly.
 if [ -f /etc/ssl/certs/ca-certificates.crt ]; then

