@@ -135,23 +135,21 @@ fn data_dir() -> PathBuf {
         .join("tests/data")
 }
 
+/// Each entry's name and contents, uncompressed.
 fn entries(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
-    let mut z = zip::ZipArchive::new(Cursor::new(bytes)).unwrap();
-    (0..z.len())
-        .map(|i| {
-            let mut f = z.by_index(i).unwrap();
-            let mut b = Vec::new();
-            f.read_to_end(&mut b).unwrap();
-            (f.name().unwrap().into_owned(), b)
-        })
-        .collect()
+    zip_entries(bytes, false)
 }
 
+/// Each entry's name and contents as stored (still compressed).
 fn raw_entries(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    zip_entries(bytes, true)
+}
+
+fn zip_entries(bytes: &[u8], raw: bool) -> Vec<(String, Vec<u8>)> {
     let mut z = zip::ZipArchive::new(Cursor::new(bytes)).unwrap();
     (0..z.len())
         .map(|i| {
-            let mut f = z.by_index_raw(i).unwrap();
+            let mut f = if raw { z.by_index_raw(i) } else { z.by_index(i) }.unwrap();
             let mut b = Vec::new();
             f.read_to_end(&mut b).unwrap();
             (f.name().unwrap().into_owned(), b)
@@ -380,16 +378,7 @@ fn venv_python() -> Option<PathBuf> {
 }
 
 fn python_docx(out: &[u8], script: &str) -> Option<String> {
-    let py = venv_python()?;
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("out.docx");
-    std::fs::write(&f, out).unwrap();
-    let o = std::process::Command::new(py)
-        .arg("-c")
-        .arg(script)
-        .arg(&f)
-        .output()
-        .unwrap();
+    let o = common::run_on_temp_file(venv_python()?, &["-c", script], out, "docx");
     assert!(
         o.status.success(),
         "python-docx cannot read the export: {}",

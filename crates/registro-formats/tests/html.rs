@@ -50,15 +50,13 @@ fn page_segments_and_byte_identical_no_op() {
         doc.segments[2].tags[2].raw,
         "<a href=\"guide.html\" title=\"Guide\">"
     );
-    assert_eq!(doc.export(&vec![None; doc.segments.len()]).unwrap(), bytes);
+    common::assert_untranslated_export_is(&doc, bytes);
 }
 
 #[test]
 fn translated_page_keeps_markup_scripts_and_entities() {
     let (_, bytes) = page();
-    let src = std::str::from_utf8(&bytes).unwrap();
-    let doc = import(&bytes, Format::Html).unwrap();
-    let out = common::export_upper_cased(&doc);
+    let (src, doc, out) = common::upper_cased_export_of(&bytes, Format::Html);
     assert_eq!(tags(&out), tags(src), "{out}");
     common::assert_kept(
         &out,
@@ -72,17 +70,13 @@ fn translated_page_keeps_markup_scripts_and_entities() {
             "<!-- navigation -->",
         ],
     );
-    assert!(
-        out.contains("<title>REGISTRO &MDASH; HELP</title>"),
-        "{out}"
-    );
-    assert!(
-        out.contains("<li>INFORMAL &AMP; FRIENDLY<br>FOR CHATS</li>"),
-        "{out}"
-    );
-    assert!(
-        out.contains("<p>RUN <code>registro --help</code> TO SEE &LT;ALL&GT; COMMANDS.</p>"),
-        "{out}"
+    common::assert_contains(
+        &out,
+        &[
+            "<title>REGISTRO &MDASH; HELP</title>",
+            "<li>INFORMAL &AMP; FRIENDLY<br>FOR CHATS</li>",
+            "<p>RUN <code>registro --help</code> TO SEE &LT;ALL&GT; COMMANDS.</p>",
+        ],
     );
     common::assert_reimports_upper_cased(&out, &doc, Format::Html);
 }

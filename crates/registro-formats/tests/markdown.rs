@@ -52,9 +52,8 @@ fn guide_segments_and_byte_identical_no_op() {
     let (p, bytes) = guide();
     assert_eq!(Format::from_path(&p), Some(Format::Markdown));
     let doc = import(&bytes, Format::Markdown).unwrap();
-    let s: Vec<&str> = doc.segments.iter().map(|s| s.source.as_str()).collect();
     assert_eq!(
-        s,
+        common::sources(&doc),
         [
             "Getting started",
             "Registro checks the <1>register</1> of a translation. Read the <2>user guide</2> or run <3/> to see every command.",
@@ -80,15 +79,13 @@ fn guide_segments_and_byte_identical_no_op() {
         "](https://example.com/guide \"Guide\")"
     );
     assert_eq!(doc.segments[8].tags[0].raw, "\\\n> ");
-    assert_eq!(doc.export(&vec![None; doc.segments.len()]).unwrap(), bytes);
+    common::assert_untranslated_export_is(&doc, bytes);
 }
 
 #[test]
 fn translated_guide_keeps_code_links_front_matter_and_structure() {
     let (_, bytes) = guide();
-    let src = std::str::from_utf8(&bytes).unwrap();
-    let doc = import(&bytes, Format::Markdown).unwrap();
-    let out = common::export_upper_cased(&doc);
+    let (src, doc, out) = common::upper_cased_export_of(&bytes, Format::Markdown);
     assert_eq!(structure(&out), structure(src), "{out}");
     common::assert_kept(
         &out,
@@ -104,13 +101,15 @@ fn translated_guide_keeps_code_links_front_matter_and_structure() {
             "| `--lang` |",
         ],
     );
-    assert!(out.contains("# GETTING STARTED\n"), "{out}");
-    assert!(out.contains("THE **REGISTER** OF"), "{out}");
-    assert!(out.contains("| FORMAL OR INFORMAL \\| POLITE |"), "{out}");
-    // The soft break became a space; the hard break and its `> ` stay.
-    assert!(
-        out.contains("> TIP: THE FORMAL REGISTER IS THE DEFAULT FOR CONTRACTS.\\\n> IT CAN"),
-        "{out}"
+    common::assert_contains(
+        &out,
+        &[
+            "# GETTING STARTED\n",
+            "THE **REGISTER** OF",
+            "| FORMAL OR INFORMAL \\| POLITE |",
+            // The soft break became a space; the hard break and its `> ` stay.
+            "> TIP: THE FORMAL REGISTER IS THE DEFAULT FOR CONTRACTS.\\\n> IT CAN",
+        ],
     );
     common::assert_reimports_upper_cased(&out, &doc, Format::Markdown);
 }
@@ -119,8 +118,7 @@ fn translated_guide_keeps_code_links_front_matter_and_structure() {
 fn a_translation_cannot_break_the_table_or_the_paragraph() {
     let md = "| A | B |\n|---|---|\n| one | two |\n\nFirst **bold** text.\n";
     let doc = import(md.as_bytes(), Format::Markdown).unwrap();
-    let s: Vec<&str> = doc.segments.iter().map(|s| s.source.as_str()).collect();
-    assert_eq!(s, ["A", "B", "one", "two", "First <1>bold</1> text."]);
+    assert_eq!(common::sources(&doc), ["A", "B", "one", "two", "First <1>bold</1> text."]);
     let t = vec![
         None,
         None,
@@ -147,16 +145,10 @@ fn bad_markdown_input() {
     // Deep nesting and unclosed constructs parse without a panic and round-trip.
     let deep = format!("{}text\n", "> ".repeat(5000));
     let doc = import(deep.as_bytes(), Format::Markdown).unwrap();
-    assert_eq!(
-        doc.export(&vec![None; doc.segments.len()]).unwrap(),
-        deep.as_bytes()
-    );
+    common::assert_untranslated_export_is(&doc, &deep);
     let odd = "**unclosed [link](\n<div>\n`tick\n";
     let doc = import(odd.as_bytes(), Format::Markdown).unwrap();
-    assert_eq!(
-        doc.export(&vec![None; doc.segments.len()]).unwrap(),
-        odd.as_bytes()
-    );
+    common::assert_untranslated_export_is(&doc, odd);
 }
 
 /// The fuzz corpus (fuzz/corpus/markdown, shared by the HTML reader) replays here through the fuzz target's checks.

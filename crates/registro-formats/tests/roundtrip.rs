@@ -3,20 +3,22 @@
 
 mod common;
 
-use registro_formats::{import, split_sentences, tmx, Format, FormatError, TmxUnit};
-use std::path::{Path, PathBuf};
+use common::{export_upper_cased, sources};
+use registro_formats::{import, split_sentences, tmx, Document, Format, FormatError, TmxUnit};
+use std::path::PathBuf;
 
 fn fixture(name: &str) -> (PathBuf, Vec<u8>) {
-    let p = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name);
-    let b = std::fs::read(&p).unwrap();
-    (p, b)
+    common::test_file("fixtures", name)
 }
 
-/// The deterministic "translation" of structure tests: upper case, placeholders untouched (they have no letters).
-fn upper(s: &str) -> Option<String> {
-    Some(s.to_uppercase())
+/// `tests/fixtures/<name>` imported as `format`.
+fn imported(name: &str, format: Format) -> Document {
+    import(&fixture(name).1, format).unwrap()
+}
+
+/// The message of the error `import` gives for `bytes` read as `format`.
+fn import_error(bytes: &[u8], format: Format) -> String {
+    import(bytes, format).unwrap_err().to_string()
 }
 
 fn own_reader(tool: &str, args: &[&str], bytes: &[u8], ext: &str) {
@@ -30,14 +32,7 @@ fn own_reader(tool: &str, args: &[&str], bytes: &[u8], ext: &str) {
         );
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join(format!("out.{ext}"));
-    std::fs::write(&f, bytes).unwrap();
-    let out = std::process::Command::new(tool)
-        .args(args)
-        .arg(&f)
-        .output()
-        .unwrap();
+    let out = common::run_on_temp_file(tool, args, bytes, ext);
     assert!(
         out.status.success(),
         "{tool} rejects the export: {}\n{}",
@@ -66,11 +61,9 @@ fn every_fixture_round_trips_byte_identical_without_translation() {
 
 #[test]
 fn xliff12_tags_notes_and_state() {
-    let (_, bytes) = fixture("okapi.xlf");
-    let doc = import(&bytes, Format::Xliff).unwrap();
-    let s: Vec<_> = doc.segments.iter().map(|s| s.source.as_str()).collect();
+    let doc = imported("okapi.xlf", Format::Xliff);
     assert_eq!(
-        s,
+        sources(&doc),
         [
             "Service <1>Agreement</1>",
             "Please sign <1/>here & return it to <2>our office</2> by Friday.",
@@ -88,8 +81,7 @@ fn xliff12_tags_notes_and_state() {
         "<ph id=\"4\">&lt;b&gt;{amount}&lt;/b&gt;</ph>"
     );
 
-    let targets: Vec<_> = doc.segments.iter().map(|s| upper(&s.source)).collect();
-    let out = String::from_utf8(doc.export(&targets).unwrap()).unwrap();
+    let out = export_upper_cased(&doc);
     assert!(out.contains("<source xml:lang=\"en\">Service <g id=\"1\" ctype=\"bold\">Agreement</g></source><target state=\"translated\">SERVICE <g id=\"1\" ctype=\"bold\">AGREEMENT</g></target>"), "{out}");
     assert!(out.contains("<target xml:lang=\"de\" state=\"translated\">PLEASE SIGN <x id=\"2\" ctype=\"image\"/>HERE &amp; RETURN IT TO <g id=\"3\" ctype=\"link\">OUR OFFICE</g> BY FRIDAY.</target>"), "{out}");
     assert!(
@@ -109,8 +101,7 @@ fn xliff12_tags_notes_and_state() {
 
 #[test]
 fn a_target_that_drops_a_tag_keeps_it_at_the_end() {
-    let (_, bytes) = fixture("okapi.xlf");
-    let doc = import(&bytes, Format::Xliff).unwrap();
+    let doc = imported("okapi.xlf", Format::Xliff);
     let out = String::from_utf8(
         doc.export(&[Some("Dienstvertrag".into()), None, None])
             .unwrap(),
@@ -126,8 +117,7 @@ fn a_target_that_drops_a_tag_keeps_it_at_the_end() {
 
 #[test]
 fn xliff20_segments_notes_and_state() {
-    let (_, bytes) = fixture("sample20.xlf");
-    let doc = import(&bytes, Format::Xliff).unwrap();
+    let doc = imported("sample20.xlf", Format::Xliff);
     assert_eq!(doc.segments.len(), 2);
     assert_eq!(doc.segments[0].id, "u1/s1");
     assert_eq!(doc.segments[0].source, "Save your <1>changes</1> now.");
@@ -137,8 +127,7 @@ fn xliff20_segments_notes_and_state() {
         doc.segments[1].existing_target.as_deref(),
         Some("Vous avez <1/> nouveaux messages.")
     );
-    let targets: Vec<_> = doc.segments.iter().map(|s| upper(&s.source)).collect();
-    let out = String::from_utf8(doc.export(&targets).unwrap()).unwrap();
+    let out = export_upper_cased(&doc);
     assert!(
         out.contains("<segment id=\"s1\" state=\"translated\">"),
         "{out}"
@@ -158,19 +147,16 @@ fn xliff20_segments_notes_and_state() {
 
 #[test]
 fn srt_multiline_cues_keep_numbers_timings_and_crlf() {
-    let (_, bytes) = fixture("cues.srt");
-    let doc = import(&bytes, Format::Srt).unwrap();
-    let s: Vec<_> = doc.segments.iter().map(|s| s.source.as_str()).collect();
+    let doc = imported("cues.srt", Format::Srt);
     assert_eq!(
-        s,
+        sources(&doc),
         [
             "Would you like\nsome coffee?",
             "Yes, please. Thank you!",
             "<i>Where are you going?</i>\n- Home."
         ]
     );
-    let targets: Vec<_> = doc.segments.iter().map(|s| upper(&s.source)).collect();
-    let out = String::from_utf8(doc.export(&targets).unwrap()).unwrap();
+    let out = export_upper_cased(&doc);
     assert_eq!(out, "1\r\n00:00:01,000 --> 00:00:03,500\r\nWOULD YOU LIKE\r\nSOME COFFEE?\r\n\r\n2\r\n00:00:04,000 --> 00:00:06,000\r\nYES, PLEASE. THANK YOU!\r\n\r\n3\r\n00:00:06,500 --> 00:00:09,000\r\n<I>WHERE ARE YOU GOING?</I>\r\n- HOME.\r\n");
     assert_eq!(
         registro_formats::long_lines(
@@ -183,23 +169,19 @@ fn srt_multiline_cues_keep_numbers_timings_and_crlf() {
 
 #[test]
 fn vtt_keeps_header_notes_identifiers_and_settings() {
-    let (_, bytes) = fixture("talk.vtt");
-    let doc = import(&bytes, Format::Vtt).unwrap();
+    let doc = imported("talk.vtt", Format::Vtt);
     assert_eq!(doc.segments.len(), 2);
     assert_eq!(doc.segments[0].id, "intro");
     assert_eq!(doc.segments[0].source, "Can you help me\nwith this form?");
-    let targets: Vec<_> = doc.segments.iter().map(|s| upper(&s.source)).collect();
-    let out = String::from_utf8(doc.export(&targets).unwrap()).unwrap();
+    let out = export_upper_cased(&doc);
     assert_eq!(out, "WEBVTT Kind: captions\n\nNOTE written by hand\n\nintro\n00:00:01.000 --> 00:00:04.000 line:85%\nCAN YOU HELP ME\nWITH THIS FORM?\n\n00:00:05.000 --> 00:00:07.000\nOF COURSE.\n");
 }
 
 #[test]
 fn po_context_plurals_fuzzy_and_msgfmt_reads_the_export() {
-    let (_, bytes) = fixture("app.po");
-    let doc = import(&bytes, Format::Po).unwrap();
-    let s: Vec<_> = doc.segments.iter().map(|s| s.source.as_str()).collect();
+    let doc = imported("app.po", Format::Po);
     assert_eq!(
-        s,
+        sources(&doc),
         [
             "Enter your password",
             "You have %d new message",
@@ -257,8 +239,7 @@ fn tmx_of_approved_segments_is_well_formed() {
 
 #[test]
 fn segmentation_keeps_tags_of_an_imported_segment() {
-    let (_, bytes) = fixture("okapi.xlf");
-    let doc = import(&bytes, Format::Xliff).unwrap();
+    let doc = imported("okapi.xlf", Format::Xliff);
     let joined = format!("{} Second sentence.", doc.segments[1].source);
     assert_eq!(
         split_sentences(&joined, "en"),
@@ -272,59 +253,29 @@ fn segmentation_keeps_tags_of_an_imported_segment() {
 #[test]
 fn hostile_files_get_clear_errors() {
     let laughs = "<?xml version=\"1.0\"?><!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;&lol;&lol;\">]><xliff version=\"1.2\"><file><body><trans-unit id=\"1\"><source>&lol2;</source></trans-unit></body></file></xliff>";
-    let e = import(laughs.as_bytes(), Format::Xliff)
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("DOCTYPE"), "{e}");
-    let e = import(b"<xliff version=\"1.2\"><file><body><trans-unit id=\"1\"><source>&bogus;</source></trans-unit></body></file></xliff>", Format::Xliff).unwrap_err().to_string();
-    assert!(e.contains("line 1") && e.contains("entity"), "{e}");
-    let e = import(
-        b"<xliff version=\"1.2\">\n<file>\n<body></file>",
-        Format::Xliff,
-    )
-    .unwrap_err()
-    .to_string();
-    assert!(e.starts_with("line 3") && e.contains("well-formed"), "{e}");
     let deep = format!("<xliff version=\"1.2\">{}", "<a>".repeat(10_000));
-    assert!(import(deep.as_bytes(), Format::Xliff)
-        .unwrap_err()
-        .to_string()
-        .contains("nested deeper"));
-    assert!(import(b"<html/>", Format::Xliff)
-        .unwrap_err()
-        .to_string()
-        .contains("no <xliff>"));
+    // (input, format, what the message starts with, what else it says)
+    let cases: [(&[u8], Format, &str, &[&str]); 10] = [
+        (laughs.as_bytes(), Format::Xliff, "", &["DOCTYPE"]),
+        (b"<xliff version=\"1.2\"><file><body><trans-unit id=\"1\"><source>&bogus;</source></trans-unit></body></file></xliff>", Format::Xliff, "", &["line 1", "entity"]),
+        (b"<xliff version=\"1.2\">\n<file>\n<body></file>", Format::Xliff, "line 3", &["well-formed"]),
+        (deep.as_bytes(), Format::Xliff, "", &["nested deeper"]),
+        (b"<html/>", Format::Xliff, "", &["no <xliff>"]),
+        (b"1\n00:00:01,000 --> 00:00:02,000\nHi\n\njust text\n", Format::Srt, "line 5", &["timing line"]),
+        (b"00:00:01.000 --> 00:00:02.000\nHi\n", Format::Vtt, "", &["WEBVTT"]),
+        (b"msgid \"a\"\nmsgstr \"b\"\n\nmsgid \"c\nmsgstr \"\"\n", Format::Po, "line 4", &["quoted"]),
+        (b"msgid \"a\"\nmsgfoo \"b\"\n", Format::Po, "line 2", &["msgfoo"]),
+        (b"msgid \"a\"\nmsgstr[x] \"b\"\n", Format::Po, "", &["plural form index"]),
+    ];
+    for (input, format, starts, says) in cases {
+        let e = import_error(input, format);
+        assert!(e.starts_with(starts) && says.iter().all(|w| e.contains(w)), "{format:?} {:?}: {e}", String::from_utf8_lossy(&input[..input.len().min(60)]));
+    }
     assert!(import(b"<xliff version=\"3.0\"/>", Format::Xliff).is_err());
     assert_eq!(
         import(b"1\n\xff\xfe", Format::Srt).unwrap_err(),
         FormatError::NotUtf8(2)
     );
-    let e = import(
-        b"1\n00:00:01,000 --> 00:00:02,000\nHi\n\njust text\n",
-        Format::Srt,
-    )
-    .unwrap_err()
-    .to_string();
-    assert!(e.starts_with("line 5") && e.contains("timing line"), "{e}");
-    assert!(import(b"00:00:01.000 --> 00:00:02.000\nHi\n", Format::Vtt)
-        .unwrap_err()
-        .to_string()
-        .contains("WEBVTT"));
-    let e = import(
-        b"msgid \"a\"\nmsgstr \"b\"\n\nmsgid \"c\nmsgstr \"\"\n",
-        Format::Po,
-    )
-    .unwrap_err()
-    .to_string();
-    assert!(e.starts_with("line 4") && e.contains("quoted"), "{e}");
-    let e = import(b"msgid \"a\"\nmsgfoo \"b\"\n", Format::Po)
-        .unwrap_err()
-        .to_string();
-    assert!(e.starts_with("line 2") && e.contains("msgfoo"), "{e}");
-    let e = import(b"msgid \"a\"\nmsgstr[x] \"b\"\n", Format::Po)
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("plural form index"), "{e}");
     let big = vec![b'a'; registro_formats::MAX_INPUT_BYTES + 1];
     assert!(matches!(
         import(&big, Format::Srt),

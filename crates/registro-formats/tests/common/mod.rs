@@ -5,11 +5,22 @@ use registro_formats::{import, Document, Format};
 
 /// The bytes of `tests/data/<name>` and their path.
 pub fn data(name: &str) -> (std::path::PathBuf, Vec<u8>) {
+    test_file("data", name)
+}
+
+/// The bytes of `tests/<folder>/<name>` and their path.
+pub fn test_file(folder: &str, name: &str) -> (std::path::PathBuf, Vec<u8>) {
     let p = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
-        .join("tests/data")
+        .join("tests")
+        .join(folder)
         .join(name);
     let b = std::fs::read(&p).unwrap();
     (p, b)
+}
+
+/// Each segment's source text, in order.
+pub fn sources(doc: &Document) -> Vec<&str> {
+    doc.segments.iter().map(|s| s.source.as_str()).collect()
 }
 
 /// Each segment's id and source text, in order.
@@ -28,11 +39,30 @@ pub fn export_upper_cased(doc: &Document) -> String {
     String::from_utf8(doc.export(&upper_cased(doc)).unwrap()).unwrap()
 }
 
+/// `bytes` imported as `format`, the text it holds, and its export "translated" by [`upper_cased`].
+pub fn upper_cased_export_of(bytes: &[u8], format: Format) -> (&str, Document, String) {
+    let doc = import(bytes, format).unwrap();
+    let out = export_upper_cased(&doc);
+    (std::str::from_utf8(bytes).unwrap(), doc, out)
+}
+
 /// Every piece of `kept` (code, markup, URLs a translation must not touch) stands in `out` as it was.
 pub fn assert_kept(out: &str, kept: &[&str]) {
     for k in kept {
         assert!(out.contains(k), "lost {k:?}\n{out}");
     }
+}
+
+/// Every one of `pieces` stands in `out`.
+pub fn assert_contains(out: &str, pieces: &[&str]) {
+    for p in pieces {
+        assert!(out.contains(p), "no {p:?} in\n{out}");
+    }
+}
+
+/// `doc` exported with no translation is `bytes` again, byte for byte.
+pub fn assert_untranslated_export_is(doc: &Document, bytes: impl AsRef<[u8]>) {
+    assert_eq!(doc.export(&vec![None; doc.segments.len()]).unwrap(), bytes.as_ref());
 }
 
 /// `out`, the export of `doc` "translated" by upper-casing every segment, imports again as exactly those
@@ -57,4 +87,13 @@ pub fn replay_fuzz_corpus(target: &str, min: usize, check: fn(&[u8])) {
         n += 1;
     }
     assert!(n >= min, "only {n} inputs in {}", dir.display());
+}
+
+/// Runs `program args… FILE`, FILE being `bytes` written to a temporary `out.<ext>`: a format's own tool reading
+/// an export.
+pub fn run_on_temp_file(program: impl AsRef<std::ffi::OsStr>, args: &[&str], bytes: &[u8], ext: &str) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join(format!("out.{ext}"));
+    std::fs::write(&f, bytes).unwrap();
+    std::process::Command::new(program).args(args).arg(&f).output().unwrap()
 }
