@@ -56,9 +56,10 @@ pub fn resume_run(store: &mut Store, id: RunId, progress: ProgressFn, cancel: &C
     // Refuses a run that is still executing here or in another process; marks it running in this one.
     store.resume_run(id)?;
     let result = catch_run_panic(store, id, |store| {
+        let left = Left { run: &run, sources: &sources, missing: &missing };
         let produced = match run.task {
-            Task::Rewrite => rewrite(store, &run, &sources, &missing, progress, cancel),
-            _ => translate(store, &run, &sources, &missing, progress, cancel),
+            Task::Rewrite => rewrite(store, &left, progress, cancel),
+            _ => translate(store, &left, progress, cancel),
         };
         let (status, err) = match &produced {
             Err(e) => (RunStatus::Failed, Some(format!("{e:#}"))),
@@ -78,14 +79,15 @@ fn param<T: DeserializeOwned>(run: &Run, key: &str) -> Result<T> {
     serde_json::from_value(v).with_context(|| format!("run {}: parameter {key:?}", run.id))
 }
 
-fn rewrite(
-    store: &mut Store,
-    run: &Run,
-    sources: &[String],
-    missing: &[i64],
-    progress: ProgressFn,
-    cancel: &CancelToken,
-) -> Result<usize> {
+/// What is left of a run to produce: the segments `missing` of its document's `sources`.
+struct Left<'a> {
+    run: &'a Run,
+    sources: &'a [String],
+    missing: &'a [i64],
+}
+
+fn rewrite(store: &mut Store, left: &Left, progress: ProgressFn, cancel: &CancelToken) -> Result<usize> {
+    let Left { run, sources, missing } = *left;
     use crate::rewrite::{self as rw, Lang, Method, Options, RewriteRequest, ScorerChoice};
     let code = run.source_lang.as_deref().unwrap_or_default();
     let lang = Lang::ALL.into_iter().find(|l| l.code() == code).with_context(|| format!("run {}: unknown language {code:?}", run.id))?;
@@ -151,14 +153,8 @@ fn corpus_means(store: &mut Store, run: &Run) -> Result<()> {
     Ok(())
 }
 
-fn translate(
-    store: &mut Store,
-    run: &Run,
-    sources: &[String],
-    missing: &[i64],
-    progress: ProgressFn,
-    cancel: &CancelToken,
-) -> Result<usize> {
+fn translate(store: &mut Store, left: &Left, progress: ProgressFn, cancel: &CancelToken) -> Result<usize> {
+    let Left { run, sources, missing } = *left;
     use crate::translate::{self as tr, Lang, Options, Register};
     let code = run.target_lang.as_deref().unwrap_or_default();
     let lang: Lang = code.parse().with_context(|| format!("run {}: unknown target language {code:?}", run.id))?;
