@@ -3,9 +3,11 @@
 //! The child is this test binary itself, re-run with `REGISTRO_CRASH_CHILD_DB` set.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use registro_store::*;
+
+mod common;
 
 const ENV: &str = "REGISTRO_CRASH_CHILD_DB";
 const BATCH: i64 = 10;
@@ -38,18 +40,13 @@ fn killed_writer_leaves_a_consistent_resumable_db() {
     if std::env::var_os(ENV).is_some() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("crash.db");
+    let (_dir, path) = common::temp_db("crash.db");
     let run = {
         let s = Store::open(&path).unwrap();
         let p = s.create_project("crash").unwrap();
-        let mut nr = NewRun::new(p.id, Task::Translate, "crash-writer");
-        nr.total_segments = Some(TOTAL);
-        s.create_run(&nr).unwrap()
+        common::create_run(&s, p.id, Task::Translate, "crash-writer", TOTAL)
     };
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
-        .env(ENV, &path)
+    let mut child = common::child_test("crash_child", ENV, &path)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()

@@ -3,19 +3,18 @@
 
 use registro_store::*;
 
+mod common;
+
 fn started_run(s: &Store, total: i64) -> RunId {
     let p = s.create_project("p").unwrap();
-    let mut nr = NewRun::new(p.id, Task::Translate, "sys");
-    nr.total_segments = Some(total);
-    let run = s.create_run(&nr).unwrap();
+    let run = common::create_run(s, p.id, Task::Translate, "sys", total);
     s.start_run(run).unwrap();
     run
 }
 
 #[test]
 fn a_panic_in_the_operation_that_owns_the_store_ends_its_run_failed() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.db");
+    let (_dir, path) = common::temp_db("r.db");
     let mut s = Store::open(&path).unwrap();
     let run = started_run(&s, 3);
     s.put_output(run, &Output::new(0, "done")).unwrap();
@@ -25,18 +24,12 @@ fn a_panic_in_the_operation_that_owns_the_store_ends_its_run_failed() {
     }));
     assert!(panicked.is_err());
     // The same process looks again (the app opens a fresh connection for the next operation).
-    let s = Store::open(&path).unwrap();
-    let r = s.run(run).unwrap();
-    assert_eq!(r.status, RunStatus::Failed);
-    let e = r.error.unwrap();
-    assert!(e.starts_with("crashed:") && e.contains("1 of 3 segments were saved"), "{e}");
-    assert_eq!(s.resume_run(run).unwrap(), vec![1, 2]);
+    common::assert_failed_and_resumable(&path, run, "crashed:", "1 of 3 segments were saved", &[1, 2]);
 }
 
 #[test]
 fn a_run_left_unfinished_by_an_operation_of_this_process_is_not_running() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.db");
+    let (_dir, path) = common::temp_db("r.db");
     let s = Store::open(&path).unwrap();
     let run = started_run(&s, 2);
     let other = Store::open(&path).unwrap();
@@ -53,8 +46,7 @@ fn a_run_left_unfinished_by_an_operation_of_this_process_is_not_running() {
 
 #[test]
 fn finishing_a_run_through_another_connection_is_not_undone_when_the_first_is_dropped() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.db");
+    let (_dir, path) = common::temp_db("r.db");
     let s = Store::open(&path).unwrap();
     let run = started_run(&s, 1);
     let mut other = Store::open(&path).unwrap();

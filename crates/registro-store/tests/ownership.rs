@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use registro_store::*;
+
+mod common;
 use rusqlite::Connection;
 
 fn sidecars(path: &Path) -> Vec<PathBuf> {
@@ -38,10 +40,28 @@ fn invoices(path: &Path, application_id: i32, user_version: i64) {
     .unwrap();
 }
 
+/// The refusal of an [`invoices`] database with these pragmas, written as `file` in a fresh folder.
+fn invoices_refusal(file: &str, application_id: i32, user_version: i64) -> String {
+    let (_dir, path) = common::temp_db(file);
+    invoices(&path, application_id, user_version);
+    refused_untouched(&path)
+}
+
+/// The refusal of a store, written as `file` in a fresh folder, whose `PRAGMA user_version` was then set to `version`.
+fn store_version_refusal(file: &str, version: i64) -> String {
+    let (_dir, path) = common::temp_db(file);
+    drop(Store::open(&path).unwrap());
+    Connection::open(&path).unwrap().execute_batch(&format!("PRAGMA user_version = {version}")).unwrap();
+    refused_untouched(&path)
+}
+
+fn application_id(s: &Store) -> i32 {
+    s.connection().query_row("PRAGMA application_id", [], |r| r.get(0)).unwrap()
+}
+
 #[test]
 fn another_applications_database_is_refused_and_left_identical() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("invoices.db");
+    let (_dir, path) = common::temp_db("invoices.db");
     invoices(&path, 0, 0);
     let err = refused_untouched(&path);
     assert!(err.contains("a SQLite database of another application"), "{err}");
@@ -53,47 +73,32 @@ fn another_applications_database_is_refused_and_left_identical() {
 
 #[test]
 fn a_database_with_another_application_id_is_named_by_its_id() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("map.gpkg");
-    invoices(&path, 0x4750_4B47, 10301);
-    let err = refused_untouched(&path);
+    let err = invoices_refusal("map.gpkg", 0x4750_4B47, 10301);
     assert!(err.contains("application_id 0x47504b47"), "{err}");
 }
 
 #[test]
 fn a_file_with_version_7_and_no_id_is_refused_before_any_write() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("v7.db");
-    invoices(&path, 0, 7);
-    let err = refused_untouched(&path);
+    let err = invoices_refusal("v7.db", 0, 7);
     assert!(err.contains("user_version 7"), "{err}");
 }
 
 #[test]
 fn a_store_from_a_newer_registro_is_refused_untouched() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("newer.db");
-    drop(Store::open(&path).unwrap());
-    Connection::open(&path).unwrap().execute_batch("PRAGMA user_version = 7").unwrap();
-    let err = refused_untouched(&path);
+    let err = store_version_refusal("newer.db", 7);
     assert!(err.contains("schema version 7, newer than this build of Registro supports"), "{err}");
     assert!(err.contains(&format!("({SCHEMA_VERSION})")), "{err}");
 }
 
 #[test]
 fn a_negative_schema_version_is_refused_as_damaged() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("neg.db");
-    drop(Store::open(&path).unwrap());
-    Connection::open(&path).unwrap().execute_batch("PRAGMA user_version = -3").unwrap();
-    let err = refused_untouched(&path);
+    let err = store_version_refusal("neg.db", -3);
     assert!(err.contains("is damaged: schema version -3"), "{err}");
 }
 
 #[test]
 fn a_file_that_is_not_sqlite_is_refused_untouched() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("notes.db");
+    let (dir, path) = common::temp_db("notes.db");
     let mut junk = b"Dear diary, today I opened the wrong file. ".repeat(200);
     junk.extend((0..=255u8).cycle().take(5000));
     std::fs::write(&path, &junk).unwrap();
@@ -124,13 +129,11 @@ fn a_folder_or_a_fifo_is_refused_without_blocking() {
 
 #[test]
 fn an_empty_file_becomes_a_store() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("empty.db");
+    let (_dir, path) = common::temp_db("empty.db");
     std::fs::write(&path, b"").unwrap();
     let s = Store::open(&path).unwrap();
     s.create_project("p").unwrap();
-    let id: i32 = s.connection().query_row("PRAGMA application_id", [], |r| r.get(0)).unwrap();
-    assert_eq!(id, APPLICATION_ID);
+    assert_eq!(application_id(&s), APPLICATION_ID);
     drop(s);
     assert_eq!(Store::open(&path).unwrap().list_projects().unwrap().len(), 1);
 }
@@ -153,8 +156,7 @@ fn doc(refs: &[&str]) -> NewDocument {
 /// tables, stamped, and their documents get the content hash a new insert would give them.
 #[test]
 fn a_store_from_before_the_application_id_keeps_opening() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("old.db");
+    let (_dir, path) = common::temp_db("old.db");
     let d = doc(&["Sie a", "Sie b"]);
     let id = {
         let mut s = Store::open(&path).unwrap();
@@ -171,8 +173,7 @@ fn a_store_from_before_the_application_id_keeps_opening() {
         )
         .unwrap();
     let s = Store::open(&path).unwrap();
-    let app: i32 = s.connection().query_row("PRAGMA application_id", [], |r| r.get(0)).unwrap();
-    assert_eq!(app, APPLICATION_ID);
+    assert_eq!(application_id(&s), APPLICATION_ID);
     assert_eq!(s.document(id).unwrap().content_hash, content_hash(&d));
     assert_eq!(s.integrity_check().unwrap(), "ok");
 }

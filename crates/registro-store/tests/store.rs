@@ -2,6 +2,8 @@
 
 use registro_store::*;
 
+mod common;
+
 fn doc(n: usize) -> NewDocument {
     NewDocument {
         name: "d".into(),
@@ -26,8 +28,7 @@ fn run_on_document(s: &mut Store, segments: usize, task: Task, system: &str) -> 
 
 #[test]
 fn migrates_an_empty_file_and_reopens() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("sub/registro.db");
+    let (_dir, path) = common::temp_db("sub/registro.db");
     {
         let s = Store::open(&path).unwrap();
         let v: i64 = s.connection().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
@@ -45,8 +46,7 @@ fn migrates_an_empty_file_and_reopens() {
 
 #[test]
 fn refuses_a_store_from_a_newer_version() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.db");
+    let (_dir, path) = common::temp_db("r.db");
     drop(Store::open(&path).unwrap());
     rusqlite_set_version(&path, SCHEMA_VERSION + 5);
     let err = Store::open(&path).unwrap_err().to_string();
@@ -175,9 +175,7 @@ fn a_documents_original_file_is_kept_and_goes_with_it() {
 fn metric_results_replace_and_filter() {
     let mut s = Store::open_in_memory().unwrap();
     let p = s.create_project("p").unwrap();
-    let mut nr = NewRun::new(p.id, Task::Eval, "umd-1");
-    nr.total_segments = Some(2);
-    let run = s.create_run(&nr).unwrap();
+    let run = common::create_run(&s, p.id, Task::Eval, "umd-1", 2);
     let mut bleu = NewMetric::corpus("bleu", 30.0);
     bleu.reference = Some("formal".into());
     s.put_metric_results(run, &[bleu.clone(), NewMetric::segment("bleu", 0, 20.0)]).unwrap();
@@ -199,9 +197,7 @@ fn run_filters_and_ad_hoc_runs() {
     a.target_lang = Some("de".into());
     a.register = Some("formal".into());
     let ra = s.create_run(&a).unwrap();
-    let mut b = NewRun::new(p.id, Task::Rewrite, "rules");
-    b.total_segments = Some(1);
-    s.create_run(&b).unwrap();
+    common::create_run(&s, p.id, Task::Rewrite, "rules", 1);
     let found = s.list_runs(&RunFilter { task: Some(Task::Translate), ..Default::default() }).unwrap();
     assert_eq!(found.iter().map(|r| r.id).collect::<Vec<_>>(), vec![ra]);
     let found = s.list_runs(&RunFilter { system: Some("nllb".into()), register: Some("formal".into()), ..Default::default() }).unwrap();
@@ -213,37 +209,26 @@ fn run_filters_and_ad_hoc_runs() {
 
 #[test]
 fn runs_left_running_by_a_dead_process_are_marked_interrupted_at_open() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.db");
+    let (_dir, path) = common::temp_db("r.db");
     let run;
     {
         let mut s = Store::open(&path).unwrap();
         let p = s.create_project("p").unwrap();
-        let mut nr = NewRun::new(p.id, Task::Translate, "sys");
-        nr.total_segments = Some(3);
-        run = s.create_run(&nr).unwrap();
+        run = common::create_run(&s, p.id, Task::Translate, "sys", 3);
         s.start_run(run).unwrap();
         s.put_output(run, &Output::new(0, "x")).unwrap();
         // Pretend a process that no longer exists was driving it.
         s.connection().execute("UPDATE runs SET worker = '999999999:1' WHERE id = ?1", [run]).unwrap();
     }
-    let s = Store::open(&path).unwrap();
-    let r = s.run(run).unwrap();
-    assert_eq!(r.status, RunStatus::Failed);
-    let e = r.error.unwrap();
-    assert!(e.starts_with("interrupted:") && e.contains("1 of 3 segments"), "{e}");
-    assert_eq!(s.resume_run(run).unwrap(), vec![1, 2]);
+    common::assert_failed_and_resumable(&path, run, "interrupted:", "1 of 3 segments", &[1, 2]);
 }
 
 #[test]
 fn a_live_run_of_this_process_is_not_recovered() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.db");
+    let (_dir, path) = common::temp_db("r.db");
     let s = Store::open(&path).unwrap();
     let p = s.create_project("p").unwrap();
-    let mut nr = NewRun::new(p.id, Task::Translate, "sys");
-    nr.total_segments = Some(1);
-    let run = s.create_run(&nr).unwrap();
+    let run = common::create_run(&s, p.id, Task::Translate, "sys", 1);
     s.start_run(run).unwrap();
     let other = Store::open(&path).unwrap();
     assert_eq!(other.run(run).unwrap().status, RunStatus::Running);
@@ -253,9 +238,7 @@ fn a_live_run_of_this_process_is_not_recovered() {
 fn judgments_are_stored_and_filtered() {
     let mut s = Store::open_in_memory().unwrap();
     let p = s.create_project("p").unwrap();
-    let mut nr = NewRun::new(p.id, Task::Rewrite, "rules");
-    nr.total_segments = Some(2);
-    let run = s.create_run(&nr).unwrap();
+    let run = common::create_run(&s, p.id, Task::Rewrite, "rules", 2);
     let j = |rater: &str, scale| NewJudgment { rater: rater.into(), run_id: run, segment_index: 0, scale, value: 3.0, note: None };
     s.add_judgments(&[j("ann", Scale::Formality), j("bob", Scale::Formality), j("ann", Scale::Meaning)]).unwrap();
     let f = JudgmentFilter { rater: Some("ann".into()), ..Default::default() };
@@ -302,8 +285,7 @@ fn count(s: &Store, t: &str) -> i64 {
 /// intact, gains the statistics table, and a cached table round-trips and goes when its run is deleted.
 #[test]
 fn a_version_2_store_gains_the_statistics_cache_and_keeps_its_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("v2.db");
+    let (_dir, path) = common::temp_db("v2.db");
     let run = {
         let mut s = Store::open(&path).unwrap();
         let (_, _, run) = run_on_document(&mut s, 2, Task::Translate, "sys");

@@ -5,9 +5,9 @@
 //! first one ("file is not a database", lost writes). This test is that sequence.
 //! The child is this test binary itself, re-run with `REGISTRO_TWO_PROCESSES_DB` set.
 
-use std::process::Command;
-
 use registro_store::*;
+
+mod common;
 
 const ENV: &str = "REGISTRO_TWO_PROCESSES_DB";
 
@@ -25,17 +25,12 @@ fn a_second_open_in_this_process_keeps_the_first_connections_locks() {
     if std::env::var_os(ENV).is_some() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("registro.db");
+    let (_dir, db) = common::temp_db("registro.db");
     let first = Store::open(&db).unwrap();
     first.create_project("before").unwrap();
     // What every long command of the app does while its shared connection stays open.
     drop(Store::open(&db).unwrap());
-    let status = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "other_process", "--nocapture"])
-        .env(ENV, &db)
-        .status()
-        .unwrap();
+    let status = common::child_test("other_process", ENV, &db).status().unwrap();
     assert!(status.success(), "the other process could use the store");
     // The next operation of the app opens its own connection: both must see one database.
     let next = Store::open(&db).unwrap();
