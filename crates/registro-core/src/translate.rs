@@ -18,6 +18,7 @@ pub mod budget;
 pub mod constrain;
 pub mod fewshot;
 pub mod prompt;
+pub mod qe;
 pub mod remote;
 pub mod memory;
 pub mod request;
@@ -270,6 +271,9 @@ pub struct CandidateOut {
     /// decides among those; `None` where fewer than three share them and the score decides.
     #[serde(default)]
     pub consensus: Option<f64>,
+    /// Cosine similarity to the source by the cross-lingual meaning check ([`qe`]); `None` where it did not run.
+    #[serde(default)]
+    pub meaning: Option<f64>,
     pub label: Label,
     pub verdict: Verdict,
     pub chosen: bool,
@@ -309,6 +313,8 @@ fn register_score(v: Verdict) -> f32 {
 pub struct Translator<'g> {
     gen: &'g mut dyn Generator,
     pool: Option<Pool>,
+    /// Cross-lingual meaning check of the candidates (reranking), when its model is installed.
+    meaning: Option<std::sync::Arc<qe::MeaningCheck>>,
     /// Sees each segment as it finishes, whoever drives the run (the window shows it at once).
     watcher: Option<Box<dyn FnMut(&SegmentOut) + 'g>>,
 }
@@ -317,7 +323,19 @@ impl<'g> Translator<'g> {
     /// `pool`: CoCoA-MT examples for the `fewshot` control (without one, that control is skipped and the run's
     /// params say so).
     pub fn new(gen: &'g mut dyn Generator, pool: Option<Pool>) -> Self {
-        Translator { gen, pool, watcher: None }
+        Translator { gen, pool, meaning: None, watcher: None }
+    }
+
+    /// With the reranker on, candidates are also checked for meaning drift ([`qe`]): one far less similar to the
+    /// source than its best sibling never wins, and a chosen one below [`qe::DRIFT_BELOW`] is flagged.
+    pub fn with_meaning_check(mut self, check: Option<std::sync::Arc<qe::MeaningCheck>>) -> Self {
+        self.meaning = check;
+        self
+    }
+
+    /// The meaning check's model, for the run's parameters (`None`: the check is off).
+    pub fn meaning_check(&self) -> Option<&'static str> {
+        self.meaning.as_ref().map(|m| m.id())
     }
 
     /// `f` sees every finished segment, after it is stored when the run is stored.
@@ -380,7 +398,8 @@ impl<'g> Translator<'g> {
         anyhow::ensure!(registers.len() == sources.len(), "{} registers for {} segments", registers.len(), sources.len());
         let use_pool = self.has_pool();
         // Borrowed field by field: the watcher sees each segment from inside the generator's callback.
-        let Translator { gen, pool, watcher } = self;
+        let Translator { gen, pool, meaning, watcher } = self;
+        let meaning = meaning.as_deref().filter(|_| opts.system == SystemKind::Controlled && opts.controls.has(Control::Rerank));
         let on_segment = &mut |seg: &SegmentOut| -> anyhow::Result<()> {
             on_segment(seg)?;
             if let Some(w) = watcher.as_mut() {
@@ -405,7 +424,7 @@ impl<'g> Translator<'g> {
             let (source, register) = (&sources[index], registers[index]);
             let o = Options { register, ..opts.clone() };
             if source.trim().is_empty() {
-                let seg = finish_segment(index, source, vec![Generated { text: String::new(), logprob: 0.0, tokens: 0 }], &o, started)?;
+                let seg = finish_segment(index, source, vec![Generated { text: String::new(), logprob: 0.0, tokens: 0 }], None, &o, started)?;
                 on_segment(&seg)?;
                 out.push(seg);
                 continue;
@@ -443,7 +462,8 @@ impl<'g> Translator<'g> {
             jobs.push((index, o, GenRequest { prefix: p.prefix, turn: p.turn, n, max_tokens: budget.tokens_for(source), constraints }));
         }
         // Early exit: with reranking on, every segment is first decoded greedily; only a segment whose greedy
-        // candidate is not in the requested register gets the n-best search the reranker chooses from.
+        // candidate is not in the requested register, or drifts from the source's meaning, gets the n-best search
+        // the reranker chooses from.
         let early_exit = opts.early_exit && jobs.iter().any(|j| j.2.n > 1);
         let first: Vec<GenRequest> = jobs.iter().map(|j| if early_exit { GenRequest { n: 1, ..j.2.clone() } } else { j.2.clone() }).collect();
         let mut second: Vec<usize> = Vec::new();
@@ -451,11 +471,13 @@ impl<'g> Translator<'g> {
             gen.generate_many(&first, cancel, &mut |k, gens| {
                 let (index, o, req) = &jobs[k];
                 let gens = gens.with_context(|| format!("segment {}", index + 1))?;
-                if early_exit && req.n > 1 && gens.first().map_or(true, |g| analyze(o.lang, &g.text).verdict(o.register) != Verdict::Ok) {
+                let sims = similarities(meaning, &sources[*index], &gens)?;
+                let drifts = sims.as_ref().is_some_and(|s| s.first().is_some_and(|&x| x < qe::DRIFT_BELOW));
+                if early_exit && req.n > 1 && (drifts || gens.first().map_or(true, |g| analyze(o.lang, &g.text).verdict(o.register) != Verdict::Ok)) {
                     second.push(k);
                     return Ok(());
                 }
-                let seg = finish_segment(*index, &sources[*index], gens, o, started)?;
+                let seg = finish_segment(*index, &sources[*index], gens, sims, o, started)?;
                 on_segment(&seg)?;
                 out.push(seg);
                 Ok(())
@@ -467,7 +489,8 @@ impl<'g> Translator<'g> {
             gen.generate_many(&reqs, cancel, &mut |r, gens| {
                 let (index, o, _) = &jobs[second[r]];
                 let gens = gens.with_context(|| format!("segment {}", index + 1))?;
-                let seg = finish_segment(*index, &sources[*index], gens, o, started)?;
+                let sims = similarities(meaning, &sources[*index], &gens)?;
+                let seg = finish_segment(*index, &sources[*index], gens, sims, o, started)?;
                 on_segment(&seg)?;
                 out.push(seg);
                 Ok(())
@@ -478,21 +501,34 @@ impl<'g> Translator<'g> {
     }
 }
 
-/// Reranking, pivot formalization, repair and flagging for one segment's candidates.
-fn finish_segment(index: usize, source: &str, gens: Vec<Generated>, opts: &Options, t0: Instant) -> anyhow::Result<SegmentOut> {
+/// Each candidate's similarity to the source by the meaning check, when there is one.
+fn similarities(check: Option<&qe::MeaningCheck>, source: &str, gens: &[Generated]) -> anyhow::Result<Option<Vec<f64>>> {
+    let Some(check) = check else { return Ok(None) };
+    let texts: Vec<&str> = gens.iter().map(|g| g.text.as_str()).collect();
+    Ok(Some(check.similarities(source, &texts)?))
+}
+
+/// Reranking, pivot formalization, repair and flagging for one segment's candidates. `sims`: each candidate's
+/// similarity to the source by the meaning check, when it runs.
+fn finish_segment(index: usize, source: &str, gens: Vec<Generated>, sims: Option<Vec<f64>>, opts: &Options, t0: Instant) -> anyhow::Result<SegmentOut> {
     let controlled = opts.system == SystemKind::Controlled;
     let rerank = controlled && opts.controls.has(Control::Rerank);
-    // A refusal, an untranslated or a number-changing candidate never wins over a faithful one.
-    let faithful: Vec<bool> = gens.iter().map(|g| !rerank || meaning::check(opts.lang, source, &g.text).is_empty()).collect();
+    // A refusal, an untranslated or a number-changing candidate never wins over a faithful one; nor does one that
+    // drifts far further from the source's meaning than its best sibling.
+    let drifting = sims.as_deref().map(qe::drifting).unwrap_or_else(|| vec![false; gens.len()]);
+    let faithful: Vec<bool> =
+        gens.iter().zip(&drifting).map(|(g, &d)| !rerank || (!d && meaning::check(opts.lang, source, &g.text).is_empty())).collect();
     let mut cands: Vec<CandidateOut> = gens
         .into_iter()
         .zip(&faithful)
-        .map(|(g, &faithful)| {
+        .enumerate()
+        .map(|(i, (g, &faithful))| {
             let a = analyze(opts.lang, &g.text);
             let verdict = a.verdict(opts.register);
             let model_score = g.score();
             let score = model_score + if faithful { 0.0 } else { -100.0 } + if rerank { register_score(verdict) } else { 0.0 };
-            CandidateOut { score, consensus: None, text: g.text, logprob: g.logprob, model_score, label: a.label, verdict, chosen: false }
+            let meaning = sims.as_ref().map(|s| s[i]);
+            CandidateOut { score, consensus: None, meaning, text: g.text, logprob: g.logprob, model_score, label: a.label, verdict, chosen: false }
         })
         .collect();
     anyhow::ensure!(!cands.is_empty(), "the model returned no candidate for segment {}", index + 1);
@@ -523,7 +559,11 @@ fn finish_segment(index: usize, source: &str, gens: Vec<Generated>, opts: &Optio
             }
         }
     }
-    let (flagged, flag_reason) = meaning::add_flags(flag(&analysis, verdict, opts.register), opts.lang, source, &text);
+    let (mut flagged, mut flag_reason) = meaning::add_flags(flag(&analysis, verdict, opts.register), opts.lang, source, &text);
+    if let Some(drift) = cands[best].meaning.and_then(qe::drift_flag) {
+        flagged = true;
+        flag_reason = Some(flag_reason.map_or(drift.clone(), |r| format!("{r}; {drift}")));
+    }
     Ok(SegmentOut {
         index,
         source: source.to_string(),
@@ -707,6 +747,8 @@ pub fn translate_and_store(
         "sentence_examples": if tr.has_pool() && !opts.shots_per_sentence { opts.sentence_examples } else { 0 },
         "max_tokens": opts.max_tokens,
         "token_budget": token_budget,
+        // The cross-lingual meaning check's model (null: not installed or switched off).
+        "meaning_check": tr.meaning_check(),
         "register_overrides": overrides,
         // Segments shown an approved translation-memory match as an example.
         "memory_examples": opts.memory.as_ref().filter(|_| opts.uses_memory()).map_or(0, |m| m.count(sources, registers)),

@@ -16,4 +16,8 @@ score: number,
  * Mean chrF to the other candidates of the winner's register and faithfulness (minimum Bayes risk), which
  * decides among those; `None` where fewer than three share them and the score decides.
  */
-consensus: number | null, label: Label, verdict: Verdict, chosen: boolean, };
+consensus: number | null, 
+/**
+ * Cosine similarity to the source by the cross-lingual meaning check ([`qe`]); `None` where it did not run.
+ */
+meaning: number | null, label: Label, verdict: Verdict, chosen: boolean, };

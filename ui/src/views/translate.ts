@@ -351,7 +351,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
           { class: 'input small', 'data-testid': 'translate-candidates' },
           h('option', { value: '' }, `${seg.candidates.length} candidates…`),
           ...seg.candidates.map((c, i) =>
-            h('option', { value: i }, `${c.label.toLowerCase()} · ${c.score.toFixed(2)}${c.consensus == null ? '' : ` · agreement ${c.consensus.toFixed(0)}`} · ${c.text}`),
+            h('option', { value: i }, `${c.label.toLowerCase()} · ${c.score.toFixed(2)}${c.consensus == null ? '' : ` · agreement ${c.consensus.toFixed(0)}`}${c.meaning == null ? '' : ` · meaning ${c.meaning.toFixed(2)}`} · ${c.text}`),
           ),
         );
         pick.addEventListener('change', () => {

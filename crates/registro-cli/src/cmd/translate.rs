@@ -58,6 +58,10 @@ pub struct Args {
     /// shared prefix stays cached and the document is still decoded in batches)
     #[arg(long, default_value_t = tr::SENTENCE_EXAMPLES)]
     sentence_examples: usize,
+    /// Skip the cross-lingual meaning check (EmbeddingGemma-300M, used when installed: `registro models fetch
+    /// embeddinggemma-300m`)
+    #[arg(long)]
+    no_meaning_check: bool,
     /// Glossary whose terms each segment must use (boosted) or avoid (banned), per register: .tsv/.csv/.tbx
     /// (see `registro qa --termbase`)
     #[arg(long)]
@@ -130,7 +134,8 @@ pub fn run(ctx: &Ctx, a: Args) -> anyhow::Result<()> {
     if pool.is_none() && opts.controls.has(tr::Control::Fewshot) {
         eprintln!("note: CoCoA-MT training data not found (set REGISTRO_SHARED_DATA); the fewshot control is skipped");
     }
-    let mut t = tr::Translator::new(gen.as_mut(), pool);
+    let meaning = if a.no_meaning_check { None } else { tr::qe::MeaningCheck::installed()? };
+    let mut t = tr::Translator::new(gen.as_mut(), pool).with_meaning_check(meaning);
     let cancel = crate::term::cancel_on_ctrl_c();
     let bar = crate::term::Bar::new(ctx.json, "segments");
     if let Some(input) = a.input.as_ref().filter(|p| registro_core::documents::is_document(p, a.format.as_deref())) {
@@ -281,6 +286,9 @@ pub struct BenchArgs {
     /// --sentence-examples`)
     #[arg(long, default_value_t = tr::SENTENCE_EXAMPLES)]
     sentence_examples: usize,
+    /// Skip the cross-lingual meaning check (used when EmbeddingGemma-300M is installed)
+    #[arg(long)]
+    no_meaning_check: bool,
     /// A cap on any one segment's tokens (each segment's own budget comes from its length and the model's tokens
     /// per character of the target language)
     #[arg(long, default_value_t = 320)]
@@ -346,6 +354,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
             sentence_examples: a.sentence_examples,
             llama_cpp: llama_cpp.clone(),
             load_secs,
+            meaning_check: !a.no_meaning_check,
         };
         let cancel = crate::term::cancel_on_ctrl_c();
         let bar = crate::term::Bar::new(ctx.json, "translations");

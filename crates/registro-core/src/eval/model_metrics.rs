@@ -4,8 +4,9 @@
 //!   −1 on the −3…3 scale); in any other language the register analyzer (formal or informal markers; a sentence
 //!   with none, or with both, is left out of Acc rather than counted either way). An English regressor cannot
 //!   judge German: scoring German outputs with it put formal systems at −0.1 on average.
-//! - **Sim**: cosine of all-MiniLM-L6-v2 sentence embeddings in English when that model is installed, else chrF/100
-//!   to the input; chrF/100 is reported beside it in every case (`sim_chrf`).
+//! - **Sim**: cosine of sentence embeddings — all-MiniLM-L6-v2 in English, EmbeddingGemma-300M in any other
+//!   language (and across languages: an English source against its translation) — when the model is installed,
+//!   else chrF/100 to the input; chrF/100 is reported beside it in every case (`sim_chrf`).
 //! - **PP**: perplexity under the default LLM (or `REGISTRO_EVAL_LM`), many outputs per forward pass.
 //!
 //! Each scorer's name goes into the scores' signature.
@@ -46,7 +47,10 @@ impl ModelScorers {
         if needs.similarity {
             s.similarity = Some(match english.then(EmbeddingSimilarity::load).flatten() {
                 Some(e) => Box::new(e),
-                None => Box::new(ChrfSimilarity),
+                None => match MultilingualSimilarity::load()? {
+                    Some(m) => Box::new(m),
+                    None => Box::new(ChrfSimilarity),
+                },
             });
         }
         if needs.fluency {
@@ -129,6 +133,27 @@ impl SimilarityScorer for EmbeddingSimilarity {
             out.extend(ea.iter().zip(eb).map(|(u, v)| registro_engine::bert::cosine(u, v)));
         }
         Ok(out)
+    }
+}
+
+/// EmbeddingGemma-300M: one space for 100+ languages, so Sim works for a German rewrite and for an English source
+/// against its Japanese translation alike.
+struct MultilingualSimilarity(std::sync::Arc<crate::translate::qe::MeaningCheck>);
+
+impl MultilingualSimilarity {
+    /// The installed model (in English, the fallback when all-MiniLM-L6-v2 is missing).
+    fn load() -> Result<Option<Self>> {
+        Ok(crate::translate::qe::MeaningCheck::installed()?.map(Self))
+    }
+}
+
+impl SimilarityScorer for MultilingualSimilarity {
+    fn name(&self) -> String {
+        format!("{}-cosine", self.0.id())
+    }
+    fn similarity(&self, a: &[String], b: &[String]) -> Result<Vec<f64>, ProviderError> {
+        let (a, b): (Vec<&str>, Vec<&str>) = a.iter().zip(b).map(|(x, y)| (x.as_str(), y.as_str())).unzip();
+        Ok(self.0.pair_similarities(&a, &b).map_err(|e| format!("{e:#}"))?)
     }
 }
 

@@ -83,6 +83,8 @@ pub struct AblationOptions {
     pub llama_cpp: Option<PathBuf>,
     /// Seconds the caller spent loading the model, counted into each system's whole-process seconds.
     pub load_secs: f64,
+    /// Check candidates' meaning against the source with EmbeddingGemma ([`super::qe`]) when it is installed.
+    pub meaning_check: bool,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -244,12 +246,18 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
     let model = gen.id();
     let decoded = Rc::new(Cell::new((0usize, 0.0f64)));
     let mut memo = Memo { inner: gen, cache: HashMap::new(), decoded: decoded.clone() };
-    let mut tr = Translator::new(&mut memo, pool);
+    let meaning = if o.meaning_check { super::qe::MeaningCheck::installed()? } else { None };
+    let mut tr = Translator::new(&mut memo, pool).with_meaning_check(meaning);
     let budget = tr.token_budget(o.lang, o.max_tokens);
     let mut notes = vec![format!(
         "token budget: {:.2} tokens per source character + 16, at most {} ({})",
         budget.per_source_char, budget.cap, budget.measured_by
     )];
+    notes.push(match tr.meaning_check() {
+        Some(m) => format!("meaning check: {m} (drift below {:.2} flagged, {:.2} under the best candidate unfaithful)", super::qe::DRIFT_BELOW, super::qe::DRIFT_MARGIN),
+        None if o.meaning_check => format!("meaning check: off ({} is not installed: `registro models fetch {}`)", super::qe::MODEL, super::qe::MODEL),
+        None => "meaning check: off".into(),
+    });
     let total = (o.systems.len() * 2 * sources.len()) as u64;
     let mut done = 0u64;
     let mut results = Vec::new();
