@@ -192,7 +192,9 @@ fn translate(store: &mut Store, left: &Left, progress: ProgressFn, cancel: &Canc
     }
     let model = run.model_id.clone().with_context(|| format!("run {} has no model recorded", run.id))?;
     let mut gen = tr::open_for_run(&model)?;
-    let mut t = tr::Translator::new(gen.as_mut(), tr::Pool::default_for(lang));
+    // The meaning check the run started with, if it had one and its model is still installed.
+    let meaning = if run.params["meaning_check"].is_string() { tr::qe::MeaningCheck::installed()? } else { None };
+    let mut t = tr::Translator::new(gen.as_mut(), tr::Pool::default_for(lang)).with_meaning_check(meaning);
     let total = subset.len() as u64;
     let mut produced = 0u64;
     t.translate_mixed(&subset, &registers, &opts, cancel.flag(), &mut |seg| {
