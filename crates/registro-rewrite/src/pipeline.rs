@@ -24,27 +24,7 @@ pub enum Method {
     Llm,
 }
 
-impl Method {
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Rules => "rules",
-            Method::Roundtrip => "roundtrip",
-            Method::Llm => "llm",
-        }
-    }
-}
-
-impl std::str::FromStr for Method {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "rules" => Ok(Method::Rules),
-            "roundtrip" => Ok(Method::Roundtrip),
-            "llm" => Ok(Method::Llm),
-            _ => Err(format!("unknown method {s:?}: expected rules, roundtrip or llm")),
-        }
-    }
-}
+named_variants!(Method, "method", { Rules => "rules", Roundtrip => "roundtrip", Llm => "llm" });
 
 /// Model-backed operations, implemented by registro-core on top of the engine.
 ///

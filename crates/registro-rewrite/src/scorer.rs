@@ -23,27 +23,7 @@ pub enum Variant {
     Embedding,
 }
 
-impl Variant {
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Surface => "surface",
-            Variant::Lexical => "lexical",
-            Variant::Embedding => "embedding",
-        }
-    }
-}
-
-impl std::str::FromStr for Variant {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "surface" => Ok(Variant::Surface),
-            "lexical" => Ok(Variant::Lexical),
-            "embedding" => Ok(Variant::Embedding),
-            _ => Err(format!("unknown scorer variant {s:?}: expected surface, lexical or embedding")),
-        }
-    }
-}
+named_variants!(Variant, "scorer variant", { Surface => "surface", Lexical => "lexical", Embedding => "embedding" });
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Model {
