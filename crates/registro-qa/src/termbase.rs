@@ -252,6 +252,29 @@ const COLUMNS: [&str; 6] = [
     "note",
 ];
 
+/// The 1-based line of byte offsets into `text`, asked for in increasing order: each call counts only the newlines
+/// since the one before.
+struct Lines<'a> {
+    text: &'a str,
+    counted: usize,
+    line: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        Lines { text, counted: 0, line: 1 }
+    }
+
+    fn at(&mut self, pos: usize) -> usize {
+        let pos = pos.min(self.text.len());
+        if pos > self.counted {
+            self.line += self.text.as_bytes()[self.counted..pos].iter().filter(|b| **b == b'\n').count();
+            self.counted = pos;
+        }
+        self.line
+    }
+}
+
 fn table(text: &str, delimiter: u8, file: &str) -> Result<Vec<Entry>, TermbaseError> {
     let mut rdr = csv::ReaderBuilder::new()
         .delimiter(delimiter)
@@ -264,21 +287,14 @@ fn table(text: &str, delimiter: u8, file: &str) -> Result<Vec<Entry>, TermbaseEr
     let mut width = 0;
     let mut entries = Vec::new();
     // csv's own line numbers skip blank lines; the byte offset does not.
-    let (mut counted, mut line) = (0usize, 1usize);
+    let mut lines = Lines::new(text);
     let mut line_of = |byte: u64| {
         // A record's position is where the reader resumed, before the blank lines it skipped.
         let mut byte = (byte as usize).min(text.len());
         while matches!(text.as_bytes().get(byte), Some(b'\n' | b'\r')) {
             byte += 1;
         }
-        if byte > counted {
-            line += text.as_bytes()[counted..byte]
-                .iter()
-                .filter(|b| **b == b'\n')
-                .count();
-            counted = byte;
-        }
-        line
+        lines.at(byte)
     };
     for (k, rec) in rdr.records().enumerate() {
         let rec = rec.map_err(|e| {
@@ -425,19 +441,8 @@ fn tbx(
 ) -> Result<Vec<Entry>, TermbaseError> {
     use quick_xml::events::Event;
     let mut reader = quick_xml::Reader::from_str(text);
-    let mut line = 1usize;
-    let mut counted = 0usize;
-    let mut line_at = |pos: usize| {
-        let pos = pos.min(text.len());
-        if pos > counted {
-            line += text.as_bytes()[counted..pos]
-                .iter()
-                .filter(|b| **b == b'\n')
-                .count();
-            counted = pos;
-        }
-        line
-    };
+    let mut lines = Lines::new(text);
+    let mut line_at = |pos: usize| lines.at(pos);
     let mut depth = 0usize;
     let mut seen_root = false;
     let mut entries = Vec::new();
