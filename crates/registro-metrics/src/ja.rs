@@ -208,6 +208,21 @@ impl Ipadic {
         })
     }
 
+    /// Where the run of `chars` from `from` ends in which each character shares a category with the one before it
+    /// (the first with `kind`).
+    fn kind_run_end(&self, chars: &[(usize, char)], from: usize, mut kind: CharInfo) -> usize {
+        let mut p = from;
+        while let Some(&(_, c)) = chars.get(p) {
+            let next = self.info(c);
+            if !kind.is_kind_of(&next) {
+                break;
+            }
+            kind = next;
+            p += 1;
+        }
+        p
+    }
+
     fn info(&self, c: char) -> CharInfo {
         self.chars
             .get(c as usize)
@@ -246,16 +261,7 @@ impl Ipadic {
                 continue;
             }
             // Skip spaces: they belong to the next word.
-            let mut b = pos;
-            let mut prev_info = self.space_info;
-            while b < n {
-                let ci = self.info(chars[b].1);
-                if !prev_info.is_kind_of(&ci) {
-                    break;
-                }
-                prev_info = ci;
-                b += 1;
-            }
+            let b = self.kind_run_end(&chars, pos, self.space_info);
             if b >= n {
                 continue;
             }
@@ -271,27 +277,15 @@ impl Ipadic {
                 let add = |end: usize, cands: &mut Vec<(usize, Entry)>| {
                     cands.extend(unk.iter().map(|&e| (end, e)))
                 };
-                let mut begin3 = b + 1;
                 let mut group_end = usize::MAX;
                 if cinfo.group {
-                    let mut p = begin3;
-                    let mut c = cinfo;
-                    let mut clen = 0;
-                    while p < n {
-                        let f = self.info(chars[p].1);
-                        if !c.is_kind_of(&f) {
-                            break;
-                        }
-                        c = f;
-                        p += 1;
-                        clen += 1;
-                    }
-                    if clen <= MAX_GROUPING_SIZE {
+                    let p = self.kind_run_end(&chars, b + 1, cinfo);
+                    if p - (b + 1) <= MAX_GROUPING_SIZE {
                         add(p, &mut cands);
                     }
                     group_end = p;
                 }
-                for _ in 1..=cinfo.length {
+                for begin3 in (b + 1..).take(cinfo.length as usize) {
                     if begin3 > n {
                         break;
                     }
@@ -301,7 +295,6 @@ impl Ipadic {
                     if begin3 >= n || !cinfo.is_kind_of(&self.info(chars[begin3].1)) {
                         break;
                     }
-                    begin3 += 1;
                 }
                 if cands.is_empty() {
                     add(b + 1, &mut cands);

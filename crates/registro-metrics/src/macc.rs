@@ -126,19 +126,18 @@ impl Counts {
     }
     /// Share of FORMAL among FORMAL+INFORMAL (0 when neither occurs).
     pub fn formal_acc(&self) -> f64 {
-        let d = self.formal + self.informal;
-        if d == 0 {
-            0.0
-        } else {
-            self.formal as f64 / d as f64
-        }
+        self.share_of_formal_and_informal(self.formal)
     }
+    /// Share of INFORMAL among FORMAL+INFORMAL (0 when neither occurs).
     pub fn informal_acc(&self) -> f64 {
+        self.share_of_formal_and_informal(self.informal)
+    }
+    fn share_of_formal_and_informal(&self, count: u64) -> f64 {
         let d = self.formal + self.informal;
         if d == 0 {
             0.0
         } else {
-            self.informal as f64 / d as f64
+            count as f64 / d as f64
         }
     }
 }
