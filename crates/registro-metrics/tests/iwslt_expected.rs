@@ -7,20 +7,10 @@ use registro_metrics::text::read_lines_like_sacrebleu;
 use registro_metrics::*;
 use serde_json::Value;
 
+mod common;
+
 fn data_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("REGISTRO_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    let dir = dir.join("iwslt2022-umd");
-    if dir.join("expected.json").exists() {
-        Some(dir)
-    } else {
-        println!(
-            "skipped: {} not found (set REGISTRO_SHARED_DATA)",
-            dir.display()
-        );
-        None
-    }
+    common::shared_data("iwslt2022-umd", "expected.json")
 }
 
 fn lines(p: &PathBuf) -> Vec<String> {
@@ -83,12 +73,22 @@ impl Case {
     fn register(&self) -> &str {
         self.exp["requested_register"].as_str().unwrap()
     }
+    fn system(&self) -> &str {
+        self.exp["system"].as_str().unwrap()
+    }
+}
+
+/// The corpus score of `hyps` against `refs` by `metric`, and the prepared references (for the signature).
+fn corpus_score(metric: &dyn Metric, hyps: &[String], refs: &[Vec<String>]) -> (f64, PreparedRefs) {
+    let prep = prepare_refs(metric, refs).unwrap();
+    let score = metric.score(&corpus_stats(metric, hyps, &prep).unwrap().sum());
+    (score, prep)
 }
 
 #[test]
 fn corpus_bleu_chrf_ter_match_sacrebleu() {
     for c in cases() {
-        let sys = c.exp["system"].as_str().unwrap().to_string();
+        let sys = c.system();
         let hyps = c.hyps();
         let refs = vec![c.reference(c.register())];
         let bleu = Bleu::default();
@@ -121,23 +121,16 @@ fn corpus_bleu_chrf_ter_match_sacrebleu() {
             c.exp["bleu_signature"].as_str().unwrap()
         );
 
-        let chrf = Chrf::default();
-        let prep = prepare_refs(&chrf, &refs).unwrap();
-        let s = chrf.score(&corpus_stats(&chrf, &hyps, &prep).unwrap().sum());
-        assert4(&format!("{sys} chrF"), s, &c.exp["chrf"]);
-        assert_eq!(
-            signature(&chrf, &prep.nrefs, &Default::default()),
-            c.exp["chrf_signature"].as_str().unwrap()
-        );
-
-        let ter = Ter::default();
-        let prep = prepare_refs(&ter, &refs).unwrap();
-        let s = ter.score(&corpus_stats(&ter, &hyps, &prep).unwrap().sum());
-        assert4(&format!("{sys} TER"), s, &c.exp["ter"]);
-        assert_eq!(
-            signature(&ter, &prep.nrefs, &Default::default()),
-            c.exp["ter_signature"].as_str().unwrap()
-        );
+        let (chrf, ter) = (Chrf::default(), Ter::default());
+        for (metric, name, key) in [(&chrf as &dyn Metric, "chrF", "chrf"), (&ter, "TER", "ter")] {
+            let (s, prep) = corpus_score(metric, &hyps, &refs);
+            assert4(&format!("{sys} {name}"), s, &c.exp[key]);
+            assert_eq!(
+                signature(metric, &prep.nrefs, &Default::default()),
+                c.exp[format!("{key}_signature")].as_str().unwrap(),
+                "{sys} {name} signature"
+            );
+        }
     }
 }
 
@@ -146,9 +139,7 @@ fn multi_reference_bleu_matches_sacrebleu() {
     for c in cases() {
         let hyps = c.hyps();
         let refs = vec![c.reference("formal"), c.reference("informal")];
-        let bleu = Bleu::default();
-        let prep = prepare_refs(&bleu, &refs).unwrap();
-        let s = bleu.score(&corpus_stats(&bleu, &hyps, &prep).unwrap().sum());
+        let (s, _) = corpus_score(&Bleu::default(), &hyps, &refs);
         assert4(
             &format!("{} multi-ref BLEU", c.exp["system"]),
             s,
@@ -199,7 +190,7 @@ fn matched_accuracy_matches_cocoa_scorer() {
             .evaluate(&hyps, &f, &i)
             .unwrap();
         let want = &c.exp["m_acc"];
-        let sys = c.exp["system"].as_str().unwrap();
+        let sys = c.system();
         assert_eq!(labels.len(), hyps.len());
         for (k, got) in [
             ("FORMAL", res.counts.formal),
@@ -209,13 +200,8 @@ fn matched_accuracy_matches_cocoa_scorer() {
         ] {
             assert_eq!(got, want["counts"][k].as_u64().unwrap(), "{sys} {k}");
         }
-        assert!(
-            (res.formal - want["formal"].as_f64().unwrap()).abs() < 1e-12,
-            "{sys} formal accuracy"
-        );
-        assert!(
-            (res.informal - want["informal"].as_f64().unwrap()).abs() < 1e-12,
-            "{sys} informal accuracy"
-        );
+        for (k, got) in [("formal", res.formal), ("informal", res.informal)] {
+            assert!((got - want[k].as_f64().unwrap()).abs() < 1e-12, "{sys} {k} accuracy");
+        }
     }
 }

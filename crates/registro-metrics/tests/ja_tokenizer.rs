@@ -3,6 +3,8 @@
 
 use registro_metrics::ja::{dictionary_dir, Ipadic};
 
+mod common;
+
 fn dic() -> Option<Ipadic> {
     let dir = dictionary_dir()?;
     if !dir.is_dir() {
@@ -55,16 +57,7 @@ fn japanese_bleu_equals_sacrebleu_ja_mecab() {
     use registro_metrics::text::read_lines_like_sacrebleu;
     use registro_metrics::*;
     let Some(_) = dic() else { return };
-    let base = std::env::var_os("REGISTRO_SHARED_DATA")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../../shared/data")
-        })
-        .join("cocoa-mt/train/en-ja");
-    if !base.is_dir() {
-        println!("skipped: {} not found", base.display());
-        return;
-    }
+    let Some(base) = common::shared_data("cocoa-mt/train/en-ja", "") else { return };
     let read = |f: &str| read_lines_like_sacrebleu(&std::fs::read_to_string(base.join(f)).unwrap());
     let hyps = read("formality-control.train.telephony.en-ja.informal");
     let refs = vec![read("formality-control.train.telephony.en-ja.formal")];

@@ -7,20 +7,10 @@ use registro_metrics::significance::{paired_ar, paired_bootstrap, TestResult, DE
 use registro_metrics::text::read_lines_like_sacrebleu;
 use registro_metrics::*;
 
+mod common;
+
 fn dir() -> Option<PathBuf> {
-    let d = std::env::var_os("REGISTRO_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../../shared/data"))
-        .join("iwslt2022-umd/en-de");
-    if d.exists() {
-        Some(d)
-    } else {
-        println!(
-            "skipped: {} not found (set REGISTRO_SHARED_DATA)",
-            d.display()
-        );
-        None
-    }
+    common::shared_data("iwslt2022-umd/en-de", "")
 }
 
 fn read(d: &std::path::Path, f: &str) -> Vec<String> {
@@ -63,6 +53,20 @@ fn systems(d: &std::path::Path, m: &dyn Metric) -> Vec<SegmentStats> {
     .iter()
     .map(|f| corpus_stats(m, &read(d, f), &refs).unwrap())
     .collect()
+}
+
+/// Runs `test` with each metric of `cases` on [`systems`] and checks its results against sacrebleu's.
+fn equals_sacrebleu(
+    d: &std::path::Path,
+    name: &str,
+    cases: Vec<(Box<dyn Metric>, Want)>,
+    test: impl Fn(&dyn Metric, &[SegmentStats]) -> Result<Vec<TestResult>, MetricError>,
+) {
+    for (m, want) in cases {
+        let s = systems(d, m.as_ref());
+        let got = test(m.as_ref(), &s).unwrap();
+        check(&format!("{name} {}", m.name()), &got, &want);
+    }
 }
 
 #[test]
@@ -139,11 +143,7 @@ fn paired_bootstrap_equals_sacrebleu() {
             ],
         ),
     ];
-    for (m, want) in cases {
-        let s = systems(&d, m.as_ref());
-        let got = paired_bootstrap(m.as_ref(), &s[0], &[&s[1], &s[2]], 1000, DEFAULT_SEED).unwrap();
-        check(&format!("paired-bs {}", m.name()), &got, &want);
-    }
+    equals_sacrebleu(&d, "paired-bs", cases, |m, s| paired_bootstrap(m, &s[0], &[&s[1], &s[2]], 1000, DEFAULT_SEED));
 }
 
 #[test]
@@ -221,9 +221,5 @@ fn approximate_randomization_equals_sacrebleu() {
             ],
         ),
     ];
-    for (m, want) in cases {
-        let s = systems(&d, m.as_ref());
-        let got = paired_ar(m.as_ref(), &s[0], &[&s[1], &s[2]], 2000, 200, DEFAULT_SEED).unwrap();
-        check(&format!("paired-ar {}", m.name()), &got, &want);
-    }
+    equals_sacrebleu(&d, "paired-ar", cases, |m, s| paired_ar(m, &s[0], &[&s[1], &s[2]], 2000, 200, DEFAULT_SEED));
 }
