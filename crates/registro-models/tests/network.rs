@@ -143,17 +143,27 @@ fn trusting(bundle: &Path) -> Network {
     Network::new(&Trust::Paths { file: Some(bundle.to_path_buf()), dir: None }).unwrap()
 }
 
+/// `size` bytes of [`payload`] served by `pki`'s server, `pause` between pieces: the bytes, their URL and how many
+/// downloads were served.
+fn served_payload(pki: &Pki, size: usize, pause: Duration) -> (Vec<u8>, String, Arc<AtomicUsize>) {
+    let data = payload(size);
+    let (port, served) = serve_https(pki.server.clone(), data.clone(), pause);
+    (data, format!("https://127.0.0.1:{port}/tokenizer.json"), served)
+}
+
+/// A manager of the cache `cache` that downloads through `net` and knows the model of `data` at `url`.
+fn net_manager(cache: impl Into<std::path::PathBuf>, net: Network, url: &str, data: &[u8]) -> ModelManager {
+    ModelManager::new(cache).with_network(net).with_manifest(manifest(url, data))
+}
+
 #[test]
 fn a_ca_named_by_the_cert_file_is_trusted_and_the_download_verifies() {
     let tmp = tempfile::tempdir().unwrap();
     let pki = pki();
-    let data = payload(300_000);
-    let (port, served) = serve_https(pki.server.clone(), data.clone(), Duration::ZERO);
+    let (data, url, served) = served_payload(&pki, 300_000, Duration::ZERO);
     let net = trusting(&ca_bundle(tmp.path(), &pki));
     assert!(net.describe().contains("corporate-ca.pem, 1 certificates"), "{}", net.describe());
-    let mgr = ModelManager::new(tmp.path().join("cache"))
-        .with_network(net)
-        .with_manifest(manifest(&format!("https://127.0.0.1:{port}/tokenizer.json"), &data));
+    let mgr = net_manager(tmp.path().join("cache"), net, &url, &data);
     let mut done = Vec::new();
     let path = mgr
         .fetch("net-demo", &mut |e| if let FetchEvent::Done { sha256, .. } = e { done.push(sha256) }, &AtomicBool::new(false))
@@ -168,12 +178,9 @@ fn a_ca_named_by_the_cert_file_is_trusted_and_the_download_verifies() {
 fn a_certificate_this_machine_does_not_trust_is_refused_with_the_fix_named() {
     let tmp = tempfile::tempdir().unwrap();
     let pki = pki();
-    let data = payload(1000);
-    let (port, _served) = serve_https(pki.server.clone(), data.clone(), Duration::ZERO);
+    let (data, url, _served) = served_payload(&pki, 1000, Duration::ZERO);
     // The system store (or any bundle without the test CA) cannot know this CA.
-    let mgr = ModelManager::new(tmp.path().join("cache"))
-        .with_network(Network::new(&Trust::System).unwrap())
-        .with_manifest(manifest(&format!("https://127.0.0.1:{port}/tokenizer.json"), &data));
+    let mgr = net_manager(tmp.path().join("cache"), Network::new(&Trust::System).unwrap(), &url, &data);
     let start = Instant::now();
     let err = format!("{:#}", mgr.fetch("net-demo", &mut |_| {}, &AtomicBool::new(false)).unwrap_err());
     for want in [
@@ -202,12 +209,12 @@ fn downloads_go_through_the_proxy_unless_no_proxy_names_the_host() {
     let url = format!("https://127.0.0.1:{port}/tokenizer.json");
     let proxied = trusting(&bundle).with_proxy(&format!("http://127.0.0.1:{proxy_port}")).unwrap();
     assert_eq!(proxied.proxy_for(&url), Some(format!("http://127.0.0.1:{proxy_port}").as_str()));
-    let mgr = ModelManager::new(tmp.path().join("a")).with_network(proxied).with_manifest(manifest(&url, &data));
+    let mgr = net_manager(tmp.path().join("a"), proxied, &url, &data);
     mgr.fetch("net-demo", &mut |_| {}, &AtomicBool::new(false)).unwrap();
     assert_eq!(*tunnels.lock().unwrap(), vec![format!("127.0.0.1:{port}")]);
 
     let direct = trusting(&bundle).with_proxy(&format!("http://127.0.0.1:{proxy_port}")).unwrap().with_no_proxy("localhost,127.0.0.1");
-    let mgr = ModelManager::new(tmp.path().join("b")).with_network(direct).with_manifest(manifest(&url, &data));
+    let mgr = net_manager(tmp.path().join("b"), direct, &url, &data);
     let p = mgr.fetch("net-demo", &mut |_| {}, &AtomicBool::new(false)).unwrap();
     assert_eq!(std::fs::read(p).unwrap(), data);
     assert_eq!(tunnels.lock().unwrap().len(), 1, "NO_PROXY host must be reached directly");
@@ -217,11 +224,9 @@ fn downloads_go_through_the_proxy_unless_no_proxy_names_the_host() {
 fn two_fetches_of_one_model_at_once_both_succeed_and_download_once() {
     let tmp = tempfile::tempdir().unwrap();
     let pki = pki();
-    let data = payload(2_000_000);
     // ~31 pieces 20 ms apart: the first fetch is still downloading when the second starts.
-    let (port, served) = serve_https(pki.server.clone(), data.clone(), Duration::from_millis(20));
+    let (data, url, served) = served_payload(&pki, 2_000_000, Duration::from_millis(20));
     let bundle = ca_bundle(tmp.path(), &pki);
-    let url = format!("https://127.0.0.1:{port}/tokenizer.json");
     let cache = tmp.path().join("cache");
     let results: Vec<(Result<std::path::PathBuf, String>, Vec<FetchEvent>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..2)
@@ -230,7 +235,7 @@ fn two_fetches_of_one_model_at_once_both_succeed_and_download_once() {
                 s.spawn(move || {
                     std::thread::sleep(Duration::from_millis(150 * i));
                     // Separate managers, as two processes would have.
-                    let mgr = ModelManager::new(cache).with_network(trusting(&bundle)).with_manifest(manifest(&url, &data));
+                    let mgr = net_manager(cache, trusting(&bundle), &url, &data);
                     let mut events = Vec::new();
                     let r = mgr.fetch("net-demo", &mut |e| events.push(e), &AtomicBool::new(false)).map_err(|e| format!("{e:#}"));
                     (r, events)
