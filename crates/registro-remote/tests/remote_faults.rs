@@ -41,6 +41,11 @@ fn req() -> Request {
     }
 }
 
+/// The error, with its causes, that completing [`req`] through `c` ends in.
+fn complete_error(c: &Client) -> String {
+    format!("{:#}", c.complete(&req(), &AtomicBool::new(false)).unwrap_err())
+}
+
 #[test]
 fn retry_after_is_honoured_on_429_and_503() {
     let s = FakeServer::start(vec![
@@ -71,10 +76,7 @@ fn a_500_that_persists_is_an_error_quoting_the_server_after_bounded_tries() {
         3
     ]);
     let c = client(&s, 2, 5000);
-    let e = format!(
-        "{:#}",
-        c.complete(&req(), &AtomicBool::new(false)).unwrap_err()
-    );
+    let e = complete_error(&c);
     assert!(
         e.contains("HTTP 500") && e.contains("CUDA out of memory") && e.contains("after 3 tries"),
         "{e}"
@@ -101,10 +103,7 @@ fn a_dropped_connection_and_truncated_json_are_retried() {
 fn truncated_json_every_time_names_the_url_and_what_came() {
     let s = FakeServer::start(vec![Act::json(200, r#"{"choices":[{"text":"Hal"#); 2]);
     let c = client(&s, 1, 5000);
-    let e = format!(
-        "{:#}",
-        c.complete(&req(), &AtomicBool::new(false)).unwrap_err()
-    );
+    let e = complete_error(&c);
     assert!(
         e.contains("/v1/completions")
             && e.contains("not complete JSON")
@@ -130,10 +129,7 @@ fn an_answer_slower_than_the_timeout_fails_in_bounded_time() {
     let s = FakeServer::start(vec![ok_completion("late").delay(Duration::from_secs(3)); 2]);
     let c = client(&s, 1, 300);
     let t0 = Instant::now();
-    let e = format!(
-        "{:#}",
-        c.complete(&req(), &AtomicBool::new(false)).unwrap_err()
-    );
+    let e = complete_error(&c);
     assert!(
         e.contains("within 0.3s") && e.contains("after 2 tries"),
         "{e}"
@@ -151,10 +147,7 @@ fn a_refused_key_is_not_retried_and_never_echoed() {
     cfg.api_key = ApiKey::new("sk-topsecret-123");
     cfg.retries = 3;
     let c = Client::new(cfg).unwrap();
-    let e = format!(
-        "{:#}",
-        c.complete(&req(), &AtomicBool::new(false)).unwrap_err()
-    );
+    let e = complete_error(&c);
     assert!(
         e.contains("HTTP 401") && e.contains("REGISTRO_API_KEY"),
         "{e}"
