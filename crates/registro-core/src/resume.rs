@@ -155,7 +155,7 @@ fn corpus_means(store: &mut Store, run: &Run) -> Result<()> {
 
 fn translate(store: &mut Store, left: &Left, progress: ProgressFn, cancel: &CancelToken) -> Result<usize> {
     let Left { run, sources, missing } = *left;
-    use crate::translate::{self as tr, Lang, Options, Register};
+    use crate::translate::{self as tr, Lang, Options, Register, WORD_OVERLAP};
     let code = run.target_lang.as_deref().unwrap_or_default();
     let lang: Lang = code.parse().with_context(|| format!("run {}: unknown target language {code:?}", run.id))?;
     let register: Register = run.register.as_deref().unwrap_or("formal").parse()?;
@@ -171,6 +171,8 @@ fn translate(store: &mut Store, left: &Left, progress: ProgressFn, cancel: &Canc
         shots_per_sentence: param(run, "shots_per_sentence")?,
         // Runs stored before sentence examples existed had none.
         sentence_examples: param(run, "sentence_examples").unwrap_or(0),
+        // Chosen by meaning only where the run's were (the encoder may have been installed since).
+        meaning_retrieval: run.params["sentence_retrieval"].as_str().is_some_and(|r| r != WORD_OVERLAP),
         max_tokens: param(run, "max_tokens")?,
         ..defaults
     };

@@ -48,6 +48,9 @@ use crate::progress::{CancelToken, Progress, ProgressFn};
 /// with two, every language up with two; seconds per segment about 1.5–2.7× those without (Hindi 3.2×).
 pub const SENTENCE_EXAMPLES: usize = 2;
 
+/// How each sentence's own examples are chosen without the multilingual encoder (the run's params say which).
+pub const WORD_OVERLAP: &str = "word overlap";
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Control {
@@ -203,6 +206,10 @@ pub struct Options {
     /// requested register (off = every segment gets the full search, the old path).
     #[serde(default = "yes")]
     pub early_exit: bool,
+    /// Each sentence's own examples chosen by meaning (EmbeddingGemma, when the translator has it: see
+    /// [`Translator::with_meaning_check`]) rather than by word overlap.
+    #[serde(default = "yes")]
+    pub meaning_retrieval: bool,
     /// Terms each segment must use or avoid (`--termbase`), enforced through the decoding constraints.
     #[serde(skip)]
     pub termbase: Option<std::sync::Arc<registro_qa::Termbase>>,
@@ -230,6 +237,7 @@ impl Options {
             shots_per_sentence: false,
             sentence_examples: SENTENCE_EXAMPLES,
             early_exit: true,
+            meaning_retrieval: true,
             termbase: None,
             memory: None,
         }
@@ -398,6 +406,16 @@ impl<'g> Translator<'g> {
         anyhow::ensure!(registers.len() == sources.len(), "{} registers for {} segments", registers.len(), sources.len());
         let use_pool = self.has_pool();
         // Borrowed field by field: the watcher sees each segment from inside the generator's callback.
+        let wants_own = opts.system == SystemKind::Controlled
+            && opts.controls.has(Control::Fewshot)
+            && use_pool
+            && !opts.shots_per_sentence
+            && opts.sentence_examples > 0;
+        if let (true, Some(check)) = (wants_own && opts.meaning_retrieval, self.meaning.clone()) {
+            if let Some(p) = self.pool.as_mut().filter(|p| !p.retrieves_by_meaning()) {
+                p.add_meaning_retrieval(check)?;
+            }
+        }
         let Translator { gen, pool, meaning, watcher } = self;
         let meaning = meaning.as_deref().filter(|_| opts.system == SystemKind::Controlled && opts.controls.has(Control::Rerank));
         let on_segment = &mut |seg: &SegmentOut| -> anyhow::Result<()> {
@@ -420,6 +438,12 @@ impl<'g> Translator<'g> {
         order.sort_by_key(|&i| registers[i].as_str());
         let mut jobs: Vec<(usize, Options, GenRequest)> = Vec::new();
         let budget = budget::TokenBudget::for_document(&**gen, pool.as_ref(), opts.lang, opts.max_tokens);
+        // Each sentence's own examples are chosen by meaning where the pool has the encoder: all sentences
+        // embedded at once.
+        let source_vecs = match pool.as_ref() {
+            Some(p) if wants_own && opts.meaning_retrieval => p.embed_queries(sources)?,
+            _ => None,
+        };
         for index in order {
             let (source, register) = (&sources[index], registers[index]);
             let o = Options { register, ..opts.clone() };
@@ -445,9 +469,9 @@ impl<'g> Translator<'g> {
             let spec = prompt::PromptSpec { lang: o.lang, register, instruct: controlled && o.controls.has(Control::Prompt), gender: o.gender, shots: &shots };
             // The sentence's own nearest pool pairs, beyond the document's shots, as exchanges in its turn: the
             // shared prefix stays shared, so the document is still decoded in batches.
-            let own: Vec<Shot> = match (use_shots && !opts.shots_per_sentence && o.sentence_examples > 0, pool.as_ref()) {
+            let own: Vec<Shot> = match (wants_own, pool.as_ref()) {
                 (true, Some(p)) => p
-                    .retrieve(source, o.shots + o.sentence_examples, register, o.gender)
+                    .retrieve_by_meaning(source, source_vecs.as_ref().map(|v| v[index].as_slice()), o.shots + o.sentence_examples, register, o.gender)
                     .into_iter()
                     .filter(|s| !shots.iter().any(|d| d.source == s.source))
                     .take(o.sentence_examples)
@@ -749,6 +773,10 @@ pub fn translate_and_store(
         "token_budget": token_budget,
         // The cross-lingual meaning check's model (null: not installed or switched off).
         "meaning_check": tr.meaning_check(),
+        "sentence_retrieval": match tr.meaning_check() {
+            Some(m) if opts.meaning_retrieval => format!("{m} cosine"),
+            _ => WORD_OVERLAP.to_string(),
+        },
         "register_overrides": overrides,
         // Segments shown an approved translation-memory match as an example.
         "memory_examples": opts.memory.as_ref().filter(|_| opts.uses_memory()).map_or(0, |m| m.count(sources, registers)),

@@ -85,6 +85,8 @@ pub struct AblationOptions {
     pub load_secs: f64,
     /// Check candidates' meaning against the source with EmbeddingGemma ([`super::qe`]) when it is installed.
     pub meaning_check: bool,
+    /// With the encoder: each sentence's own examples chosen by meaning (else by word overlap).
+    pub meaning_retrieval: bool,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -258,6 +260,10 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
         None if o.meaning_check => format!("meaning check: off ({} is not installed: `registro models fetch {}`)", super::qe::MODEL, super::qe::MODEL),
         None => "meaning check: off".into(),
     });
+    if o.sentence_examples > 0 {
+        let by = if tr.meaning_check().is_some() && o.meaning_retrieval { super::qe::MODEL } else { super::WORD_OVERLAP };
+        notes.push(format!("each sentence's own examples chosen by {by}"));
+    }
     let total = (o.systems.len() * 2 * sources.len()) as u64;
     let mut done = 0u64;
     let mut results = Vec::new();
@@ -276,6 +282,7 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
                 early_exit: !o.sequential,
                 shots_per_sentence: o.shots_per_sentence,
                 sentence_examples: o.sentence_examples,
+                meaning_retrieval: o.meaning_retrieval,
                 ..Options::new(o.lang, register)
             };
             let segs = tr.translate(&sources, &opts, cancel, &mut |s| {

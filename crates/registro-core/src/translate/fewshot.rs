@@ -1,12 +1,15 @@
 //! Few-shot contrastive examples from the CoCoA-MT training pool (never its held-out part), retrieved by word
-//! overlap with the source. Each example shows the wanted reference with its register markers in [brackets] and
-//! the reference in the other register to avoid.
-use std::collections::HashSet;
+//! overlap with the source — or, for each sentence's own examples when the multilingual encoder is installed, by
+//! the meaning of its English source (EmbeddingGemma cosine). Each example shows the wanted reference with its
+//! register markers in [brackets] and the reference in the other register to avoid.
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use registro_register::data::{self, Pair};
 use registro_register::{analyze, Lang, Register};
 
+use super::qe::MeaningCheck;
 use super::Gender;
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -24,6 +27,8 @@ pub struct Pool {
     /// Examples for the respectful register (their `formal` side is the respectful text), where the data sets'
     /// formal references are only polite: Japanese です/ます is not sonkeigo/kenjōgo.
     respectful: Option<Box<Pool>>,
+    /// Each pair's source embedded by the encoder, for [`Pool::retrieve_by_meaning`].
+    meaning: Option<(Arc<MeaningCheck>, Arc<Vec<Vec<f32>>>)>,
 }
 
 const STOP: &[&str] = &[
@@ -95,7 +100,55 @@ impl Pool {
 
     fn from_pairs(lang: Lang, pairs: Vec<Pair>) -> Pool {
         let words = pairs.iter().map(|p| words(&p.source)).collect();
-        Pool { lang, pairs, words, respectful: None }
+        Pool { lang, pairs, words, respectful: None, meaning: None }
+    }
+
+    /// Embeds the pool's sources (once per process and pool: a window translates many documents) so each sentence's
+    /// own examples are the pairs nearest it in meaning.
+    pub fn add_meaning_retrieval(&mut self, check: Arc<MeaningCheck>) -> anyhow::Result<()> {
+        static EMBEDDED: Mutex<Option<HashMap<u64, Arc<Vec<Vec<f32>>>>>> = Mutex::new(None);
+        let sources: Vec<&str> = self.pairs.iter().map(|p| p.source.as_str()).collect();
+        let key = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            sources.hash(&mut h);
+            h.finish()
+        };
+        let mut cache = EMBEDDED.lock().unwrap_or_else(|p| p.into_inner());
+        let vectors = match cache.get_or_insert_with(HashMap::new).get(&key) {
+            Some(v) => v.clone(),
+            None => {
+                let v = Arc::new(check.embed(&sources)?);
+                cache.get_or_insert_with(HashMap::new).insert(key, v.clone());
+                v
+            }
+        };
+        self.meaning = Some((check, vectors));
+        Ok(())
+    }
+
+    /// Whether [`Pool::retrieve_by_meaning`] uses embeddings (else it falls back to word overlap).
+    pub fn retrieves_by_meaning(&self) -> bool {
+        self.meaning.is_some()
+    }
+
+    /// The query embeddings of `sentences` for [`Pool::retrieve_by_meaning`], when the pool has an encoder.
+    pub fn embed_queries(&self, sentences: &[String]) -> anyhow::Result<Option<Vec<Vec<f32>>>> {
+        let Some((check, _)) = &self.meaning else { return Ok(None) };
+        let texts: Vec<&str> = sentences.iter().map(String::as_str).collect();
+        Ok(Some(check.embed(&texts)?))
+    }
+
+    /// The `k` pairs whose sources are nearest `query` in meaning (`query_vec`, from [`Pool::embed_queries`]);
+    /// word overlap where the pool has no embeddings or the register has a pool of its own.
+    pub fn retrieve_by_meaning(&self, query: &str, query_vec: Option<&[f32]>, k: usize, register: Register, gender: Option<Gender>) -> Vec<Shot> {
+        match (&self.meaning, query_vec) {
+            (Some((_, vectors)), Some(q)) if !(register == Register::Respectful && self.respectful.is_some()) => {
+                let scores = vectors.iter().map(|v| registro_engine::bert::cosine(v, q)).collect();
+                self.best(scores, k, register, gender)
+            }
+            _ => self.retrieve(query, k, register, gender),
+        }
     }
 
     /// Whether the respectful register has examples of its own (else it is shown the formal ones).
@@ -126,17 +179,22 @@ impl Pool {
             return r.retrieve(query, k, Register::Formal, gender);
         }
         let q = words(query);
-        let mut scored: Vec<(f64, usize)> = self
+        let scores = self
             .words
             .iter()
-            .enumerate()
-            .filter(|(i, _)| self.pairs[*i].source.len() < 220)
-            .map(|(i, w)| {
+            .map(|w| {
                 let inter = w.intersection(&q).count() as f64;
                 let union = (w.len() + q.len()) as f64 - inter;
-                (if union > 0.0 { inter / union } else { 0.0 }, i)
+                if union > 0.0 { inter / union } else { 0.0 }
             })
             .collect();
+        self.best(scores, k, register, gender)
+    }
+
+    /// The `k` best-scoring pairs (one score per pair) as shots in `register`; long sources are never shown.
+    fn best(&self, scores: Vec<f64>, k: usize, register: Register, gender: Option<Gender>) -> Vec<Shot> {
+        let mut scored: Vec<(f64, usize)> =
+            scores.into_iter().enumerate().filter(|(i, _)| self.pairs[*i].source.len() < 220).map(|(i, s)| (s, i)).collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(self.pairs[a.1].source.len().cmp(&self.pairs[b.1].source.len())));
         scored
             .into_iter()
@@ -218,6 +276,31 @@ mod tests {
             }
         }
         assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// By meaning, a sentence finds the example that says the same thing in other words, which shares no content
+    /// word with it; word overlap picks one that shares a word and means something else. (Needs the real
+    /// EmbeddingGemma; skipped with a message without it.)
+    #[test]
+    fn retrieval_by_meaning_finds_a_paraphrase_that_word_overlap_misses() {
+        let Some(check) = super::super::qe::MeaningCheck::installed().expect("an installed encoder loads") else {
+            return eprintln!("skipped: {} is not installed", super::super::qe::MODEL);
+        };
+        let mut pool = Pool::hand_written(
+            Lang::De,
+            "test",
+            &[
+                ("Could you post me the invoice?", "Könnten Sie mir die Rechnung schicken?", "Könntest du mir die Rechnung schicken?"),
+                ("Do you like the mail carrier in your street?", "Mögen Sie den Briefträger in Ihrer Straße?", "Magst du den Briefträger in deiner Straße?"),
+            ],
+        );
+        let query = "Please send me the bill by mail.";
+        assert_eq!(pool.retrieve(query, 1, Register::Formal, None)[0].source, "Do you like the mail carrier in your street?");
+        pool.add_meaning_retrieval(check).unwrap();
+        let vecs = pool.embed_queries(&[query.to_string()]).unwrap().expect("the pool has the encoder");
+        let got = pool.retrieve_by_meaning(query, Some(&vecs[0]), 1, Register::Formal, None);
+        assert_eq!(got[0].source, "Could you post me the invoice?");
+        assert_eq!(got[0].wanted, "Könnten Sie mir die Rechnung schicken?", "the example is shown in the requested register");
     }
 
     #[test]

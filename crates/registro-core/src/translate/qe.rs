@@ -53,6 +53,11 @@ impl MeaningCheck {
         MODEL
     }
 
+    /// Unit-length sentence embeddings (the symmetric similarity task), in batches.
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.encoder.embed(Task::Similarity, texts)
+    }
+
     /// Cosine similarity of each candidate to `source`, in candidate order.
     pub fn similarities(&self, source: &str, candidates: &[&str]) -> Result<Vec<f64>> {
         let texts: Vec<&str> = std::iter::once(source).chain(candidates.iter().copied()).collect();
