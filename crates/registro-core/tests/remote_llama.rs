@@ -8,7 +8,7 @@ use registro_core::progress::{CancelToken, ProgressFn};
 use registro_core::translate::{
     self as tr, prompt, remote, Constraints, Controls, Generator, Lang, Options, Register,
 };
-use registro_store::{NewDocument, NewSegment, RunStatus, Store};
+use registro_store::{RunStatus, Store};
 use registro_testkit::llama_server::LlamaServer;
 
 const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
@@ -176,20 +176,7 @@ fn bans_really_ban_through_the_server() {
 
 fn document(store: &mut Store, sources: &[&str]) -> (i64, i64) {
     let p = store.create_project("p").unwrap();
-    let doc = NewDocument {
-        name: "mail".into(),
-        source_lang: "en".into(),
-        format: "text".into(),
-        segments: sources
-            .iter()
-            .map(|t| NewSegment {
-                text: t.to_string(),
-                references: vec![],
-            })
-            .collect(),
-        ..Default::default()
-    };
-    (p.id, store.insert_document(p.id, &doc).unwrap())
+    (p.id, registro_testkit::store_text_document(store, p.id, "mail", sources))
 }
 
 /// A document translates through the server into a stored run; then the server is killed mid-document, once two

@@ -9,11 +9,21 @@ fn fixture(runs: usize, segments: usize) -> (Store, Vec<i64>) {
     (store, ids)
 }
 
+/// The stored `runs` loaded and prepared for a comparison against `baseline`.
+fn prepared(store: &Store, runs: &[i64], baseline: Option<i64>) -> report::Prepared {
+    let req = CompareRequest { runs: runs.to_vec(), baseline, reference: None };
+    report::prepare(report::load(store, &req).unwrap()).unwrap()
+}
+
+/// Comparison options with `bootstrap` resamples and no SVG rendering.
+fn without_svg(bootstrap: usize) -> CompareOptions {
+    CompareOptions { bootstrap, render_svg: false, ..Default::default() }
+}
+
 #[test]
 fn compare_builds_tables_with_cis_and_every_chart() {
     let (store, ids) = fixture(4, 80);
-    let req = CompareRequest { runs: ids.clone(), baseline: Some(ids[1]), reference: None };
-    let prep = report::prepare(report::load(&store, &req).unwrap()).unwrap();
+    let prep = prepared(&store, &ids, Some(ids[1]));
     let cmp = report::compare(&prep, &CompareOptions { bootstrap: 200, ..Default::default() }).unwrap();
     let corpus = cmp.table("corpus").expect("corpus table");
     assert_eq!(corpus.rows.len(), 4);
@@ -39,8 +49,7 @@ fn compare_builds_tables_with_cis_and_every_chart() {
 #[test]
 fn markers_show_significance_levels_in_table_and_charts() {
     let (store, ids) = fixture(6, 200);
-    let req = CompareRequest { runs: ids.clone(), baseline: None, reference: None };
-    let prep = report::prepare(report::load(&store, &req).unwrap()).unwrap();
+    let prep = prepared(&store, &ids, None);
     let cmp = report::compare(&prep, &CompareOptions::default()).unwrap();
     let corpus = cmp.table("corpus").unwrap();
     let legend = registro_report::significance_legend(0.05);
@@ -70,9 +79,8 @@ fn markers_show_significance_levels_in_table_and_charts() {
 #[test]
 fn cached_edit_types_give_the_same_tables_after_a_baseline_change() {
     let (store, ids) = fixture(4, 60);
-    let req = CompareRequest { runs: ids.clone(), baseline: None, reference: None };
-    let mut prep = report::prepare(report::load(&store, &req).unwrap()).unwrap();
-    let opts = CompareOptions { bootstrap: 100, render_svg: false, ..Default::default() };
+    let mut prep = prepared(&store, &ids, None);
+    let opts = without_svg(100);
     let first = report::compare(&prep, &opts).unwrap();
     prep.data.baseline = 2;
     let other = report::compare(&prep, &opts).unwrap();
@@ -91,9 +99,8 @@ fn cached_edit_types_give_the_same_tables_after_a_baseline_change() {
 #[test]
 fn lazy_tables_are_built_on_request_and_equal_the_eager_ones() {
     let (store, ids) = fixture(4, 60);
-    let req = CompareRequest { runs: ids.clone(), baseline: Some(ids[1]), reference: None };
-    let prep = report::prepare(report::load(&store, &req).unwrap()).unwrap();
-    let eager = report::compare(&prep, &CompareOptions { bootstrap: 50, render_svg: false, ..Default::default() }).unwrap();
+    let prep = prepared(&store, &ids, Some(ids[1]));
+    let eager = report::compare(&prep, &without_svg(50)).unwrap();
     prep.clear_caches();
     let lazy_opts = CompareOptions { bootstrap: 50, render_svg: false, lazy_tables: true, ..Default::default() };
     let mut lazy = report::compare(&prep, &lazy_opts).unwrap();
@@ -128,9 +135,8 @@ fn lazy_tables_are_built_on_request_and_equal_the_eager_ones() {
 #[test]
 fn the_led_heatmap_of_many_systems_shows_the_baseline_and_the_next_nineteen() {
     let (store, ids) = fixture(23, 30);
-    let req = CompareRequest { runs: ids.clone(), baseline: Some(ids[5]), reference: None };
-    let prep = report::prepare(report::load(&store, &req).unwrap()).unwrap();
-    let cmp = report::compare(&prep, &CompareOptions { bootstrap: 0, render_svg: false, ..Default::default() }).unwrap();
+    let prep = prepared(&store, &ids, Some(ids[5]));
+    let cmp = report::compare(&prep, &without_svg(0)).unwrap();
     let json = serde_json::to_value(&cmp.chart("heatmap_led").unwrap().chart).unwrap();
     let rows = json["row_labels"].as_array().unwrap();
     assert_eq!(rows.len(), 20);
@@ -140,8 +146,7 @@ fn the_led_heatmap_of_many_systems_shows_the_baseline_and_the_next_nineteen() {
     assert!(values[0][0].is_null() && values[3][3].is_null(), "no value on the diagonal");
     assert_eq!(values[0][1], values[1][0], "symmetric");
     // The same pair in a comparison of just those two runs (where every pair is shown).
-    let pair = CompareRequest { runs: vec![ids[5], ids[0]], baseline: Some(ids[5]), reference: None };
-    let small = report::compare(&report::prepare(report::load(&store, &pair).unwrap()).unwrap(), &CompareOptions { bootstrap: 0, render_svg: false, ..Default::default() }).unwrap();
+    let small = report::compare(&prepared(&store, &[ids[5], ids[0]], Some(ids[5])), &without_svg(0)).unwrap();
     let small = serde_json::to_value(&small.chart("heatmap_led").unwrap().chart).unwrap();
     assert_eq!(values[0][1], small["values"][0][1]);
     assert!(values[0][1].as_f64().unwrap() > 0.0);
@@ -161,7 +166,7 @@ fn runs_over_different_sources_are_refused_with_their_names() {
 #[test]
 fn drilldown_sorts_by_sentence_difference() {
     let (store, ids) = fixture(3, 50);
-    let prep = report::prepare(report::load(&store, &CompareRequest { runs: ids.clone(), ..Default::default() }).unwrap()).unwrap();
+    let prep = prepared(&store, &ids, None);
     let page = report::drilldown(
         &prep,
         &DrillOptions { a: ids[0], b: ids[2], metric: SentenceMetric::Bleu, sort: DrillSort::Worsened, offset: 0, limit: 50 },
@@ -205,7 +210,7 @@ fn blind_ratings_round_trip_into_agreement_and_correlation() {
     let bad = Rating { run_id: runs[0], segment_index: 0, scale: Scale::Meaning, value: 7.0 };
     assert!(report::save_ratings(&mut store, "ann", &[bad]).unwrap_err().to_string().contains("1..6"));
 
-    let prep = report::prepare(report::load(&store, &CompareRequest { runs, ..Default::default() }).unwrap()).unwrap();
+    let prep = prepared(&store, &runs, None);
     let h = report::human_summary(&store, &prep).unwrap();
     assert_eq!(h.raters, vec!["ann".to_string(), "bob".to_string()]);
     assert_eq!(h.judgments, 2 * 6 * 3 * 3);
@@ -221,7 +226,7 @@ fn blind_ratings_round_trip_into_agreement_and_correlation() {
 #[test]
 fn report_folder_has_tables_charts_and_html() {
     let (store, ids) = fixture(3, 30);
-    let prep = report::prepare(report::load(&store, &CompareRequest { runs: ids, ..Default::default() }).unwrap()).unwrap();
+    let prep = prepared(&store, &ids, None);
     let cmp = report::compare(&prep, &CompareOptions { bootstrap: 100, ..Default::default() }).unwrap();
     let dir = std::env::temp_dir().join(format!("registro-report-test-{}", std::process::id()));
     let files = report::write_report(&cmp, None, &dir, &[report::ImageFormat::Svg, report::ImageFormat::Png]).unwrap();

@@ -7,7 +7,9 @@ use registro_core::eval::{self, registro_metrics::evaluate::EvalConfig, EvalFile
 use registro_core::progress::CancelToken;
 use registro_core::report::{self, CompareOptions, CompareRequest};
 use registro_core::rewrite::{self, Formality, Lang, Method, Options, RewriteRequest, ScorerChoice};
-use registro_store::{NewDocument, NewSegment, RunStatus, Store};
+use registro_store::{RunStatus, Store};
+
+mod common;
 
 fn write(dir: &Path, name: &str, lines: &[&str]) -> PathBuf {
     let p = dir.join(name);
@@ -113,14 +115,8 @@ fn informal_document(store: &mut Store) -> (i64, Vec<String>) {
             .map(|s| s.to_string())
             .collect();
     let p = store.create_project("p").unwrap();
-    let doc = NewDocument {
-        name: "drafts".into(),
-        source_lang: "en".into(),
-        format: "text".into(),
-        segments: texts.iter().map(|t| NewSegment { text: t.clone(), references: vec![] }).collect(),
-        ..Default::default()
-    };
-    (store.insert_document(p.id, &doc).unwrap(), texts)
+    let sources: Vec<&str> = texts.iter().map(String::as_str).collect();
+    (registro_testkit::store_text_document(store, p.id, "drafts", &sources), texts)
 }
 
 /// A formality judge that crashes on the third sentence: the fault a bug deep in a scorer or a model would cause.
@@ -207,9 +203,7 @@ fn runs_that_cannot_be_resumed_say_why() {
 #[test]
 fn a_cancelled_translation_is_resumed_with_its_own_model_and_controls() {
     use registro_core::translate::{self as tr, Controls, Lang, Options, Register};
-    const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
-    if let Err(e) = registro_core::models::resolve(MODEL) {
-        println!("skipped: {MODEL} is not in the model cache ({e:#})");
+    if !common::small_model_cached() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -217,15 +211,8 @@ fn a_cancelled_translation_is_resumed_with_its_own_model_and_controls() {
     let mut store = Store::open(&path).unwrap();
     let p = store.create_project("p").unwrap();
     let sources = ["Do you have time tomorrow?", "Thank you for your help.", "Where do you live?"];
-    let doc = NewDocument {
-        name: "mail".into(),
-        source_lang: "en".into(),
-        format: "text".into(),
-        segments: sources.iter().map(|t| NewSegment { text: t.to_string(), references: vec![] }).collect(),
-        ..Default::default()
-    };
-    let doc = store.insert_document(p.id, &doc).unwrap();
-    let mut gen = tr::EngineGenerator::load(MODEL).unwrap();
+    let doc = registro_testkit::store_text_document(&mut store, p.id, "mail", &sources);
+    let mut gen = tr::EngineGenerator::load(common::SMALL_MODEL).unwrap();
     let mut t = tr::Translator::new(&mut gen, None);
     let opts = Options { controls: "prompt,repair".parse::<Controls>().unwrap(), n_best: 1, max_tokens: 32, ..Options::new(Lang::De, Register::Formal) };
     let cancel = CancelToken::new();

@@ -8,7 +8,9 @@ use registro_core::progress::CancelToken;
 use registro_core::translate::prompt::ChatFormat;
 use registro_core::translate::{self as tr, Constraints, Controls, EngineGenerator, Generated, Generator, Lang, Options, Register};
 use registro_engine::chat::ChatTemplate;
-use registro_store::{NewDocument, NewSegment, RunStatus, SegmentStatus, Store};
+use registro_store::{RunStatus, SegmentStatus, Store};
+
+mod common;
 
 /// A model that answers every segment with the same sentence and keeps each prompt it was given.
 struct Recorder {
@@ -45,14 +47,7 @@ impl Generator for Recorder {
 }
 
 fn document(store: &mut Store, project: i64, name: &str, sources: &[&str]) -> i64 {
-    let doc = NewDocument {
-        name: name.into(),
-        source_lang: "en".into(),
-        format: "text".into(),
-        segments: sources.iter().map(|s| NewSegment { text: s.to_string(), references: vec![] }).collect(),
-        ..Default::default()
-    };
-    store.insert_document(project, &doc).unwrap()
+    registro_testkit::store_text_document(store, project, name, sources)
 }
 
 /// Translates `sources` as document `doc` of `project` with the recorder; returns the run and the prompts.
@@ -126,9 +121,7 @@ fn an_approved_segment_is_shown_to_the_model_before_a_similar_sentence_of_the_ne
 /// resumed segments were, with the real Qwen2.5-Coder 0.5B (resume loads the run's own model).
 #[test]
 fn a_resumed_translation_uses_the_memory_too() {
-    const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
-    if let Err(e) = registro_core::models::resolve(MODEL) {
-        println!("skipped: {MODEL} is not in the model cache ({e:#})");
+    if !common::small_model_cached() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -142,7 +135,7 @@ fn a_resumed_translation_uses_the_memory_too() {
 
     let next = ["Thank you for your help.", "Please sign the last page of this contract."];
     let doc2 = document(&mut store, project, "v2.txt", &next);
-    let mut gen = EngineGenerator::load(MODEL).unwrap();
+    let mut gen = EngineGenerator::load(common::SMALL_MODEL).unwrap();
     let mut t = tr::Translator::new(&mut gen, None);
     let opts = Options { controls: "prompt,fewshot".parse::<Controls>().unwrap(), n_best: 1, max_tokens: 32, ..Options::new(Lang::De, Register::Formal) };
     let texts: Vec<String> = next.iter().map(|s| s.to_string()).collect();
@@ -166,16 +159,14 @@ fn a_resumed_translation_uses_the_memory_too() {
 /// written: before, only single-token terms were boosted, and the 0.5B wrote "Vertragssatz" and "Wartepzeit".
 #[test]
 fn multi_token_required_terms_appear_in_the_translation() {
-    const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
-    if let Err(e) = registro_core::models::resolve(MODEL) {
-        println!("skipped: {MODEL} is not in the model cache ({e:#})");
+    if !common::small_model_cached() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("terms.tsv");
     std::fs::write(&path, "source\ttarget\ncontractual penalty\tVertragsstrafe\nwarranty period\tGewährleistungsfrist\ncontractor\tAuftragnehmer\n").unwrap();
     let tb = registro_core::qa::load_termbase(&path, Lang::De).unwrap();
-    let mut gen = EngineGenerator::load(MODEL).unwrap();
+    let mut gen = EngineGenerator::load(common::SMALL_MODEL).unwrap();
     for term in ["Vertragsstrafe", "Gewährleistungsfrist", "Auftragnehmer"] {
         assert!(gen.model().encode(&format!(" {term}")).unwrap().len() > 1, "{term} is several tokens");
     }

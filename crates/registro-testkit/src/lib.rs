@@ -4,7 +4,23 @@
 
 pub mod llama_server;
 
-use registro_store::{NewDocument, NewRun, NewSegment, Output, ProjectId, RunId, Store, Task};
+use registro_store::{DocumentId, NewDocument, NewRun, NewSegment, Output, ProjectId, RunId, Store, Task};
+
+/// An English text document `name` of `sources`, without references: what a paste or a .txt import stores.
+pub fn text_document(name: &str, sources: &[&str]) -> NewDocument {
+    NewDocument {
+        name: name.into(),
+        source_lang: "en".into(),
+        format: "text".into(),
+        segments: sources.iter().map(|s| NewSegment { text: s.to_string(), references: Vec::new() }).collect(),
+        ..Default::default()
+    }
+}
+
+/// [`text_document`] stored in `project`.
+pub fn store_text_document(store: &mut Store, project: ProjectId, name: &str, sources: &[&str]) -> DocumentId {
+    store.insert_document(project, &text_document(name, sources)).expect("the fixture document is stored")
+}
 
 /// A finished-looking translation run, as Translate leaves it: an EN→`target_lang` document of the `pairs`'
 /// sources (named `doc_name`, format taken from its extension) and a run over it whose outputs are the pairs'
@@ -25,13 +41,11 @@ impl StoredTranslation<'_> {
             Some("xlf" | "xliff") => "xliff",
             _ => "text",
         };
+        let sources: Vec<&str> = self.pairs.iter().map(|(s, _)| *s).collect();
         let doc = NewDocument {
-            name: self.doc_name.into(),
-            source_lang: "en".into(),
             target_lang: Some(self.target_lang.into()),
             format: format.into(),
-            segments: self.pairs.iter().map(|(s, _)| NewSegment { text: s.to_string(), references: Vec::new() }).collect(),
-            ..Default::default()
+            ..text_document(self.doc_name, &sources)
         };
         let doc = store.insert_document(self.project, &doc).expect("the fixture document is stored");
         let mut run = NewRun::new(self.project, Task::Translate, "registro-prompt");
