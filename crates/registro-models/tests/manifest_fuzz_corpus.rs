@@ -5,11 +5,9 @@ use registro_models::Manifest;
 
 #[test]
 fn manifest_fuzz_corpus_parses_or_fails_cleanly() {
-    let dir = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/manifest_toml");
     let mut parsed = 0;
-    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let p = entry.unwrap().path();
-        let Ok(text) = String::from_utf8(std::fs::read(&p).unwrap()) else { continue };
+    for (p, bytes) in registro_testkit::fuzz_corpus("manifest_toml") {
+        let Ok(text) = String::from_utf8(bytes) else { continue };
         let Ok(m) = Manifest::parse(&text, &p.display().to_string()) else { continue };
         parsed += 1;
         let _ = (m.main_file(), m.is_verified());
@@ -21,7 +19,7 @@ fn manifest_fuzz_corpus_parses_or_fails_cleanly() {
         let again = Manifest::parse(&m.to_toml().unwrap(), "round trip").unwrap();
         assert_eq!((again.id, again.files.len()), (m.id.clone(), m.files.len()), "{}", p.display());
     }
-    assert!(parsed > 0, "{} holds no valid manifest", dir.display());
+    assert!(parsed > 0, "fuzz/corpus/manifest_toml holds no valid manifest");
 }
 
 /// An imported manifest is a user's file: sizes that add up past 2^64 must not panic the model list (they did in

@@ -4,16 +4,15 @@ use registro_remote::parse_completion;
 
 #[test]
 fn remote_answer_corpus_parses_or_fails_cleanly() {
-    let dir = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/remote_answer");
     let mut ok = 0;
-    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let p = entry.unwrap().path();
-        if let Ok(choices) = parse_completion(&std::fs::read(&p).unwrap()) {
+    for (p, bytes) in registro_testkit::fuzz_corpus("remote_answer") {
+        if let Ok(choices) = parse_completion(&bytes) {
             ok += 1;
             assert!(!choices.is_empty(), "{}", p.display());
         }
     }
-    assert!(ok >= 3, "{} holds fewer than 3 valid answers", dir.display());
+    assert!(ok >= 3, "fuzz/corpus/remote_answer holds fewer than 3 valid answers");
+    let dir = registro_testkit::fuzz_corpus_dir("remote_answer");
     let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
     // The null score of an echoed first prompt token is skipped, not a failure.
     assert_eq!(parse_completion(&read("echo-null-first.json")).unwrap()[0].token_logprobs.as_deref(), Some(&[-3.2f32][..]));

@@ -111,11 +111,9 @@ fn shipped_models_still_load_and_score() {
 /// error or scores any text within the clamp, as the fuzz target checks.
 #[test]
 fn fuzz_corpus_loads_or_fails_cleanly() {
-    let dir = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/scorer_json");
     let mut n = 0;
-    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let p = entry.unwrap().path();
-        let Ok(text) = String::from_utf8(std::fs::read(&p).unwrap()) else { continue };
+    for (p, bytes) in registro_testkit::fuzz_corpus("scorer_json") {
+        let Ok(text) = String::from_utf8(bytes) else { continue };
         n += 1;
         let Ok(mut s) = Scorer::from_json(&text, &p.display().to_string()) else { continue };
         let emb = vec![0.1f32; s.model.w_embedding.len()];
@@ -124,5 +122,5 @@ fn fuzz_corpus_loads_or_fails_cleanly() {
             assert!(y.is_finite() && (-3.5..=3.5).contains(&y), "{}: {y}", p.display());
         }
     }
-    assert!(n > 0, "{} holds no corpus", dir.display());
+    assert!(n > 0, "fuzz/corpus/scorer_json holds no text input");
 }

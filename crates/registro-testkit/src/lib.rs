@@ -6,6 +6,29 @@ pub mod llama_server;
 
 use registro_store::{DocumentId, NewDocument, NewRun, NewSegment, Output, ProjectId, RunId, Store, Task};
 
+/// Every file of the kept fuzz corpus `fuzz/corpus/<target>` (crash inputs included), sorted, with its bytes;
+/// fails when there is none, so a moved corpus cannot pass unnoticed.
+pub fn fuzz_corpus(target: &str) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let dir = fuzz_corpus_dir(target);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "{} holds no corpus", dir.display());
+    files
+}
+
+/// The folder of the kept fuzz corpus `fuzz/corpus/<target>`.
+pub fn fuzz_corpus_dir(target: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus").join(target)
+}
+
 /// An English text document `name` of `sources`, without references: what a paste or a .txt import stores.
 pub fn text_document(name: &str, sources: &[&str]) -> NewDocument {
     NewDocument {

@@ -76,17 +76,11 @@ pub fn assert_reimports_upper_cased(out: impl AsRef<[u8]>, doc: &Document, forma
 /// Runs every input of `fuzz/corpus/<target>` (at least `min` of them) through `check`, naming the input that
 /// breaks a property.
 pub fn replay_fuzz_corpus(target: &str, min: usize, check: fn(&[u8])) {
-    let dir = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
-        .join("../../fuzz/corpus")
-        .join(target);
-    let mut n = 0;
-    for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let path = e.unwrap().path();
-        let data = std::fs::read(&path).unwrap();
-        std::panic::catch_unwind(|| check(&data)).unwrap_or_else(|_| panic!("{} breaks a property", path.display()));
-        n += 1;
+    let corpus = registro_testkit::fuzz_corpus(target);
+    for (path, data) in &corpus {
+        std::panic::catch_unwind(|| check(data)).unwrap_or_else(|_| panic!("{} breaks a property", path.display()));
     }
-    assert!(n >= min, "only {n} inputs in {}", dir.display());
+    assert!(corpus.len() >= min, "only {} inputs in fuzz/corpus/{target}", corpus.len());
 }
 
 /// Runs `program args… FILE`, FILE being `bytes` written to a temporary `out.<ext>`: a format's own tool reading
