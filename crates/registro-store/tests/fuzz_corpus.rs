@@ -2,29 +2,11 @@
 //! checks as the fuzz targets (`registro_store::import::fuzz`), so every input that once found a bug, and every
 //! shape the fuzzer learned, stays a regression test of plain `cargo test`.
 
-use std::path::{Path, PathBuf};
-
 use registro_store::import::fuzz;
-
-fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
-    let dir = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../fuzz/corpus").join(target);
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file())
-        .map(|p| {
-            let bytes = std::fs::read(&p).unwrap();
-            (p, bytes)
-        })
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "{} holds no corpus", dir.display());
-    files
-}
 
 /// Runs `check` on every input of the corpus, naming the input that breaks a property.
 fn replay(target: &str, check: impl Fn(&[u8])) {
-    for (p, bytes) in corpus(target) {
+    for (p, bytes) in registro_testkit::fuzz_corpus(target) {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&bytes))).unwrap_or_else(|_| panic!("{} breaks a property", p.display()));
     }
 }
