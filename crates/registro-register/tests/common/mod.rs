@@ -36,13 +36,6 @@ pub fn assert_marked(lang: Lang, s: &str, want: Label, expected: &[&str]) {
     }
 }
 
-/// [`assert_marked`] over a table of (sentence, label, markers) cases.
-pub fn assert_all_marked(lang: Lang, cases: &[(&str, Label, &[&str])]) {
-    for &(s, want, expected) in cases {
-        assert_marked(lang, s, want, expected);
-    }
-}
-
 /// The CoCoA-MT training pairs of `lang`; `None`, saying the test skips the language, where the data is not there.
 pub fn training_pairs(lang: Lang) -> Option<Vec<data::Pair>> {
     let Some(dir) = data::cocoa_train_dir(lang) else {
