@@ -92,17 +92,9 @@ fn doctor_says_what_is_wrong_with_a_store_that_is_not_ours_and_leaves_it_alone()
 /// (even a 404 proves the host is reachable), a closed port is reported unreachable with the error.
 #[test]
 fn doctor_checks_each_model_source() {
-    use std::io::{Read, Write};
     let dir = scratch("sources");
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let server = std::thread::spawn(move || {
-        let (mut c, _) = listener.accept().unwrap();
-        let mut buf = [0u8; 2048];
-        let _ = c.read(&mut buf);
-        c.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").unwrap();
-    });
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (port, server) = registro_testkit::one_404_server();
+    let closed = registro_testkit::free_port();
     let hf = format!("http://127.0.0.1:{port}");
     let npm = format!("http://127.0.0.1:{closed}");
     let db = dir.join("s.db");

@@ -115,11 +115,7 @@ fn qa_reports_fixes_and_exits_non_zero_while_errors_remain() {
 /// the termbase is banned with it, the run records the termbase, and `registro qa` confirms it.
 #[test]
 fn translate_with_a_termbase_bans_the_forbidden_term() {
-    if common::model_missing(common::SMALL_MODEL) {
-        return;
-    }
-    let dir = common::scratch("terms");
-    let db = dir.join("r.db");
+    let Some((dir, db)) = common::small_model_scratch("terms") else { return };
     let po = dir.join("app.po");
     std::fs::write(
         &po,

@@ -34,11 +34,7 @@ fn translate(db: &Path, src: &Path, out: &Path, extra: &[&str]) -> Output {
 
 #[test]
 fn xliff_and_srt_translate_into_files_of_the_same_format() {
-    if common::model_missing(common::SMALL_MODEL) {
-        return;
-    }
-    let dir = temp("ok");
-    let db = dir.join("r.db");
+    let Some((dir, db)) = common::small_model_scratch("ok") else { return };
 
     let out_xlf = dir.join("contract.de.xlf");
     let src = fixture("okapi.xlf");
@@ -111,11 +107,7 @@ fn xliff_and_srt_translate_into_files_of_the_same_format() {
 /// and python-docx too when its cached venv exists.
 #[test]
 fn docx_translates_into_a_docx_with_its_structure() {
-    if common::model_missing(common::SMALL_MODEL) {
-        return;
-    }
-    let dir = temp("docx");
-    let db = dir.join("r.db");
+    let Some((dir, db)) = common::small_model_scratch("docx") else { return };
     let src = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap())
         .join("../registro-formats/tests/data/letter.docx");
     let out = dir.join("letter.de.docx");
@@ -191,26 +183,18 @@ sys.stdout.write(b.read("word/document.xml").decode() + "\n=====\n" + b.read("wo
 
 #[test]
 fn bad_documents_get_errors_naming_the_file() {
-    if common::model_missing(common::SMALL_MODEL) {
-        return;
-    }
-    let dir = temp("bad");
-    let db = dir.join("r.db");
+    let Some((dir, db)) = common::small_model_scratch("bad") else { return };
     let err = |args: &[&str]| {
         let o = run(&db, &[args, &model_args()].concat());
         assert!(!o.status.success(), "{args:?} succeeded");
         String::from_utf8_lossy(&o.stderr).into_owned()
     };
+    // `registro translate --input INPUT ARGS…`, which must fail: its error.
+    let refused = |input: &Path, args: &[&str]| err(&[&["translate", "--input", input.to_str().unwrap()], args].concat());
     let bomb = dir.join("laughs.xlf");
     std::fs::write(&bomb, "<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY a \"aaaa\"><!ENTITY b \"&a;&a;&a;\">]><xliff version=\"1.2\"><file><body><trans-unit id=\"1\"><source>&b;</source></trans-unit></body></file></xliff>").unwrap();
     let out = dir.join("out.xlf");
-    let e = err(&[
-        "translate",
-        "--input",
-        bomb.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-    ]);
+    let e = refused(&bomb, &["--output", out.to_str().unwrap()]);
     assert!(e.contains("laughs.xlf") && e.contains("DOCTYPE"), "{e}");
     assert!(!out.exists(), "nothing written for a refused file");
     let bad = dir.join("broken.srt");
@@ -219,47 +203,21 @@ fn bad_documents_get_errors_naming_the_file() {
         "1\n00:00:01,000 --> 00:00:02,000\nHi\n\nno timing here\n",
     )
     .unwrap();
-    let e = err(&[
-        "translate",
-        "--input",
-        bad.to_str().unwrap(),
-        "--output",
-        dir.join("o.srt").to_str().unwrap(),
-    ]);
+    let e = refused(&bad, &["--output", dir.join("o.srt").to_str().unwrap()]);
     assert!(
         e.contains("broken.srt") && e.contains("line 5") && e.contains("timing line"),
         "{e}"
     );
-    let e = err(&["translate", "--input", bad.to_str().unwrap()]);
+    let e = refused(&bad, &[]);
     assert!(e.contains("--output"), "{e}");
-    let e = err(&[
-        "translate",
-        "--input",
-        bad.to_str().unwrap(),
-        "--output",
-        bad.to_str().unwrap(),
-    ]);
+    let e = refused(&bad, &["--output", bad.to_str().unwrap()]);
     assert!(e.contains("overwrite the input"), "{e}");
-    let e = err(&[
-        "translate",
-        "--input",
-        bad.to_str().unwrap(),
-        "--output",
-        "x",
-        "--format",
-        "docz",
-    ]);
+    let e = refused(&bad, &["--output", "x", "--format", "docz"]);
     assert!(e.contains("unknown format 'docz'"), "{e}");
     // A .docx that is not a zip (a renamed text file) is refused before the model runs.
     let fake = dir.join("notes.docx");
     std::fs::write(&fake, "Meeting notes\n").unwrap();
-    let e = err(&[
-        "translate",
-        "--input",
-        fake.to_str().unwrap(),
-        "--output",
-        dir.join("o.docx").to_str().unwrap(),
-    ]);
+    let e = refused(&fake, &["--output", dir.join("o.docx").to_str().unwrap()]);
     assert!(
         e.contains("notes.docx") && e.contains("not a DOCX file"),
         "{e}"

@@ -9,11 +9,7 @@ use common::ok_json as registro;
 
 #[test]
 fn formal_translation_into_the_new_languages_is_stored_with_register_flags() {
-    if common::model_missing(common::SMALL_MODEL) {
-        return;
-    }
-    let dir = common::scratch("newlangs");
-    let db = dir.join("r.db");
+    let Some((_dir, db)) = common::small_model_scratch("newlangs") else { return };
     for lang in ["nl", "pt", "ko", "vi", "ru"] {
         let out = registro(
             &db,

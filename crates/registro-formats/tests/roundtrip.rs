@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{export_upper_cased, sources};
+use common::{assert_contains, export_upper_cased, sources};
 use registro_formats::{import, split_sentences, tmx, Document, Format, FormatError, TmxUnit};
 use std::path::PathBuf;
 
@@ -82,13 +82,15 @@ fn xliff12_tags_notes_and_state() {
     );
 
     let out = export_upper_cased(&doc);
-    assert!(out.contains("<source xml:lang=\"en\">Service <g id=\"1\" ctype=\"bold\">Agreement</g></source><target state=\"translated\">SERVICE <g id=\"1\" ctype=\"bold\">AGREEMENT</g></target>"), "{out}");
-    assert!(out.contains("<target xml:lang=\"de\" state=\"translated\">PLEASE SIGN <x id=\"2\" ctype=\"image\"/>HERE &amp; RETURN IT TO <g id=\"3\" ctype=\"link\">OUR OFFICE</g> BY FRIDAY.</target>"), "{out}");
-    assert!(
-        out.contains("TOTAL: <ph id=\"4\">&lt;b&gt;{amount}&lt;/b&gt;</ph> EUR.</target>"),
-        "{out}"
+    assert_contains(
+        &out,
+        &[
+            "<source xml:lang=\"en\">Service <g id=\"1\" ctype=\"bold\">Agreement</g></source><target state=\"translated\">SERVICE <g id=\"1\" ctype=\"bold\">AGREEMENT</g></target>",
+            "<target xml:lang=\"de\" state=\"translated\">PLEASE SIGN <x id=\"2\" ctype=\"image\"/>HERE &amp; RETURN IT TO <g id=\"3\" ctype=\"link\">OUR OFFICE</g> BY FRIDAY.</target>",
+            "TOTAL: <ph id=\"4\">&lt;b&gt;{amount}&lt;/b&gt;</ph> EUR.</target>",
+            "<note from=\"pm\">Title of the contract: keep it short.</note>",
+        ],
     );
-    assert!(out.contains("<note from=\"pm\">Title of the contract: keep it short.</note>"));
     own_reader("xmllint", &["--noout"], out.as_bytes(), "xlf");
     // The translated file imports again, with the translation as its existing target.
     let again = import(out.as_bytes(), Format::Xliff).unwrap();
@@ -128,18 +130,14 @@ fn xliff20_segments_notes_and_state() {
         Some("Vous avez <1/> nouveaux messages.")
     );
     let out = export_upper_cased(&doc);
-    assert!(
-        out.contains("<segment id=\"s1\" state=\"translated\">"),
-        "{out}"
-    );
-    assert!(
-        out.contains("<segment id=\"s2\" state=\"translated\">"),
-        "{out}"
-    );
-    assert!(out.contains("<source>Save your <pc id=\"1\">changes</pc> now.</source><target>SAVE YOUR <pc id=\"1\">CHANGES</pc> NOW.</target>"), "{out}");
-    assert!(
-        out.contains("<target>YOU HAVE <ph id=\"2\"/> NEW MESSAGES.</target>"),
-        "{out}"
+    assert_contains(
+        &out,
+        &[
+            "<segment id=\"s1\" state=\"translated\">",
+            "<segment id=\"s2\" state=\"translated\">",
+            "<source>Save your <pc id=\"1\">changes</pc> now.</source><target>SAVE YOUR <pc id=\"1\">CHANGES</pc> NOW.</target>",
+            "<target>YOU HAVE <ph id=\"2\"/> NEW MESSAGES.</target>",
+        ],
     );
     assert_eq!(out.matches("<target>").count(), 2);
     own_reader("xmllint", &["--noout"], out.as_bytes(), "xlf");
@@ -199,11 +197,13 @@ fn po_context_plurals_fuzzy_and_msgfmt_reads_the_export() {
     let t = |s: &str| Some(format!("«{s}»\t"));
     let targets: Vec<_> = doc.segments.iter().map(|s| t(&s.source)).collect();
     let out = String::from_utf8(doc.export(&targets).unwrap()).unwrap();
-    assert!(out.contains("msgctxt \"login\"\nmsgid \"Enter your password\"\nmsgstr \"«Enter your password»\\t\"\n"), "{out}");
-    assert!(out.contains("msgstr[0] \"«You have %d new message»\\t\"\nmsgstr[1] \"«You have %d new messages»\\t\"\n"), "{out}");
-    assert!(
-        out.contains("msgstr \"«Please \\\"confirm\\\" your e-mail.»\\t\""),
-        "{out}"
+    assert_contains(
+        &out,
+        &[
+            "msgctxt \"login\"\nmsgid \"Enter your password\"\nmsgstr \"«Enter your password»\\t\"\n",
+            "msgstr[0] \"«You have %d new message»\\t\"\nmsgstr[1] \"«You have %d new messages»\\t\"\n",
+            "msgstr \"«Please \\\"confirm\\\" your e-mail.»\\t\"",
+        ],
     );
     assert!(
         out.contains("#, fuzzy\n"),
@@ -232,8 +232,7 @@ fn tmx_of_approved_segments_is_well_formed() {
         "en",
         "de",
     );
-    assert!(out.contains("<seg>Fish &amp; &lt;chips&gt;</seg>"));
-    assert!(out.contains("<tuv xml:lang=\"de\"><seg>Fisch &amp; &quot;Pommes&quot;</seg></tuv>"));
+    assert_contains(&out, &["<seg>Fish &amp; &lt;chips&gt;</seg>", "<tuv xml:lang=\"de\"><seg>Fisch &amp; &quot;Pommes&quot;</seg></tuv>"]);
     own_reader("xmllint", &["--noout"], out.as_bytes(), "tmx");
 }
 

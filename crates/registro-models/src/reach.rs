@@ -89,22 +89,12 @@ fn check_one(net: &Network, e: &Endpoint, timeout: Duration) -> Reach {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{Read, Write};
 
     #[test]
     fn an_answering_server_is_reachable_and_a_closed_port_is_not() {
         // A real HTTP server on loopback answering one request with 404: still reachable.
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let server = std::thread::spawn(move || {
-            let (mut c, _) = listener.accept().unwrap();
-            let mut buf = [0u8; 1024];
-            let _ = c.read(&mut buf);
-            c.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").unwrap();
-        });
-        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let closed_port = closed.local_addr().unwrap().port();
-        drop(closed);
+        let (port, server) = registro_testkit::one_404_server();
+        let closed_port = registro_testkit::free_port();
         let net = Network::new(&crate::Trust::System).unwrap();
         let eps = [
             Endpoint { source: "up".into(), url: format!("http://127.0.0.1:{port}/") },

@@ -24,6 +24,26 @@ pub fn fuzz_corpus(target: &str) -> Vec<(std::path::PathBuf, Vec<u8>)> {
     files
 }
 
+/// A loopback port nobody listens on now (bound, then released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A real HTTP server on loopback that answers one request with `404 Not Found` and closes (a host that is
+/// reachable): its port, and its thread to join once the request was made.
+pub fn one_404_server() -> (u16, std::thread::JoinHandle<()>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        let (mut c, _) = listener.accept().unwrap();
+        let mut buf = [0u8; 2048];
+        let _ = c.read(&mut buf);
+        c.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").unwrap();
+    });
+    (port, server)
+}
+
 /// The folder of the kept fuzz corpus `fuzz/corpus/<target>`.
 pub fn fuzz_corpus_dir(target: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus").join(target)

@@ -15,7 +15,7 @@ impl LlamaServer {
     /// Starts the server on `gguf` at `port` (0: a free one), its log `llama-server-PORT.log` in `log_dir`, and
     /// waits until it lists its model (at most 90 s).
     pub fn start(gguf: &Path, port: u16, log_dir: &Path) -> LlamaServer {
-        let port = if port == 0 { free_port() } else { port };
+        let port = if port == 0 { crate::free_port() } else { port };
         let log = &log_dir.join(format!("llama-server-{port}.log"));
         let py = python();
         assert!(py.exists(), "{} is missing: scripts/test.sh installs llama-cpp-python[server] there", py.display());
@@ -69,9 +69,6 @@ fn python() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/registro/venv-llama/bin/python"))
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
 
 /// Whether `url` answers 2xx within 2 s (curl: this crate carries no HTTP client).
 fn answers(url: &str) -> bool {

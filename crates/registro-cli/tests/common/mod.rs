@@ -73,6 +73,17 @@ pub const SMALL_MODEL: &str = "qwen2.5-coder-0.5b-instruct";
 /// `translate`'s options for what the real-model tests translate into: formal German, with the small model.
 pub const FORMAL_GERMAN: [&str; 6] = ["--lang", "de", "--register", "formal", "--model", SMALL_MODEL];
 
+/// A scratch folder for test `name` and the path of a database in it, when [`SMALL_MODEL`] is in the model cache;
+/// `None` (the test skips, as [`model_missing`] says) when it is not.
+pub fn small_model_scratch(name: &str) -> Option<(PathBuf, PathBuf)> {
+    if model_missing(SMALL_MODEL) {
+        return None;
+    }
+    let dir = scratch(name);
+    let db = dir.join("r.db");
+    Some((dir, db))
+}
+
 /// Whether model `id` is missing from the model cache (`REGISTRO_MODELS`, else `~/.cache/registro/models`); says
 /// how to fetch it, for the test that then skips. `scripts/test.sh` fetches it first, so CI never skips.
 pub fn model_missing(id: &str) -> bool {
