@@ -109,6 +109,19 @@ fn import_compare_drill_rate() {
     std::thread::sleep(Duration::from_millis(300));
     s.screenshot(&screenshot_path("dashboard-chart.png")).unwrap();
 
+    // ---- the BLEU × formality trade-off: German outputs placed by the register analyzer, and the axis says so ----
+    s.click_css(r#"[data-testid="dash-chart-thumb"][data-key="scatter_bleu_formality"]"#, WAIT).expect("BLEU × formality thumbnail");
+    s.wait_for(r#"[data-testid="dash-chart-viewer"][data-open="scatter_bleu_formality"] img.dash-chart-large"#, WAIT).expect("the scatter opens");
+    // The SVG the window shows, asked for the way the page asks for it.
+    let svg = s.invoke("dashboard_chart_svg", serde_json::json!({ "key": "scatter_bleu_formality" }), 60_000).unwrap().expect("the chart renders");
+    let svg = svg.as_str().unwrap_or_default();
+    assert!(svg.contains("register analyzer (de)"), "the formality axis names the German analyzer, not the English PT16 regressor: {}", &svg[..svg.len().min(400)]);
+    s.execute(r#"document.querySelector('[data-testid="dash-chart-viewer"]').scrollIntoView();"#, vec![]).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    s.screenshot(&screenshot_path("dashboard-bleu-formality.png")).unwrap();
+    s.click_css(r#"[data-testid="dash-chart-thumb"][data-key="bars_bleu"]"#, WAIT).unwrap();
+    s.wait_for(r#"[data-testid="dash-chart-viewer"][data-open="bars_bleu"] img.dash-chart-large"#, WAIT).unwrap();
+
     // ---- save it, and export the whole comparison, to the files picked in the dialogs ----
     s.click_css(r#"[data-testid="dash-chart-save-svg"]"#, WAIT).unwrap();
     let t = Instant::now();
@@ -164,7 +177,13 @@ fn import_compare_drill_rate() {
     let summary = s.wait_for(r#"[data-testid="dash-table-human_means"]"#, WAIT).expect("human summary");
     let st = s.text(&summary).unwrap();
     assert!(st.contains("formality-control-1"), "means per system: {st}");
-    let notice = s.text(&s.wait_for(r#"[data-testid="dash-human-summary"]"#, WAIT).unwrap()).unwrap();
+    // The summary is redrawn once the last item's ratings are stored, a moment after "done" shows.
+    let mut notice = String::new();
+    let t = Instant::now();
+    while !notice.contains("24 ratings by 1 rater") && t.elapsed() < WAIT {
+        notice = s.text(&s.wait_for(r#"[data-testid="dash-human-summary"]"#, WAIT).unwrap()).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+    }
     assert!(notice.contains("24 ratings by 1 rater"), "2 items × 3 outputs × 4 scales stored: {notice}");
     s.execute(r#"document.querySelector('[data-testid="dash-human-summary"]').scrollIntoView();"#, vec![]).unwrap();
     s.screenshot(&screenshot_path("dashboard-human.png")).unwrap();

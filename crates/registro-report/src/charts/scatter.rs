@@ -60,12 +60,13 @@ pub fn draw<DB: DrawingBackend>(c: &ScatterChart, root: &DrawingArea<DB, Shift>)
         .draw_series(c.points.iter().enumerate().map(|(i, p)| Circle::new((p.x, p.y), radius(p.size), color(i).mix(0.6).filled())))
         .map_err(draw_err)?;
     let label_style: TextStyle = ("sans-serif", 12).into_font().into();
-    let label_style = label_style.pos(Pos::new(HPos::Left, VPos::Bottom));
     let max = if c.points.len() > 8 { 14 } else { 24 };
     chart
         .draw_series(c.points.iter().map(|p| {
             let dx = (x1 - x0) * 0.012;
-            Text::new(clip_label(&p.label, max), (p.x + dx, p.y), label_style.clone())
+            // A point in the right third is labelled on its left, so the label is not cut at the plot's edge.
+            let (anchor, x) = if p.x > x0 + (x1 - x0) * 0.67 { (HPos::Right, p.x - dx) } else { (HPos::Left, p.x + dx) };
+            Text::new(clip_label(&p.label, max), (x, p.y), label_style.pos(Pos::new(anchor, VPos::Bottom)))
         }))
         .map_err(draw_err)?;
     Ok(())
