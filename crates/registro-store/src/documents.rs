@@ -249,10 +249,7 @@ impl Store {
     }
 
     pub fn document(&self, id: DocumentId) -> Result<Document> {
-        self.conn
-            .query_row(&format!("{SELECT} WHERE d.id = ?1"), [id], from_row)
-            .optional()?
-            .ok_or_else(|| StoreError::NotFound { what: "document", id: id.to_string() })
+        self.row_by_id(&format!("{SELECT} WHERE d.id = ?1"), id, "document", from_row)
     }
 
     /// All segments of a document, in order.

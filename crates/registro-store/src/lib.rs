@@ -181,6 +181,19 @@ impl Store {
         &self.conn
     }
 
+    /// The one row `sql` selects with `?1` bound to `id`, read by `from_row`; `NotFound` names it as the `what`
+    /// `id` when there is none.
+    pub(crate) fn row_by_id<T>(
+        &self,
+        sql: &str,
+        id: i64,
+        what: &'static str,
+        from_row: impl FnOnce(&rusqlite::Row) -> rusqlite::Result<T>,
+    ) -> Result<T> {
+        use rusqlite::OptionalExtension;
+        self.conn.query_row(sql, [id], from_row).optional()?.ok_or_else(|| StoreError::NotFound { what, id: id.to_string() })
+    }
+
     /// Runs `PRAGMA integrity_check` and `PRAGMA foreign_key_check`; returns `"ok"` or the problems found.
     pub fn integrity_check(&self) -> Result<String> {
         let mut stmt = self.conn.prepare("PRAGMA integrity_check")?;

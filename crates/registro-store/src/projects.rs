@@ -40,10 +40,7 @@ impl Store {
     }
 
     pub fn project(&self, id: ProjectId) -> Result<Project> {
-        self.conn
-            .query_row(&format!("{SELECT} WHERE p.id = ?1"), [id], from_row)
-            .optional()?
-            .ok_or_else(|| StoreError::NotFound { what: "project", id: id.to_string() })
+        self.row_by_id(&format!("{SELECT} WHERE p.id = ?1"), id, "project", from_row)
     }
 
     /// Finds a project by exact name, or by id when `name_or_id` is all digits.

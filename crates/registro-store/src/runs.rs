@@ -228,10 +228,7 @@ impl Store {
     }
 
     pub fn run(&self, id: RunId) -> Result<Run> {
-        self.conn
-            .query_row(&format!("{SELECT} WHERE r.id = ?1"), [id], from_row)
-            .optional()?
-            .ok_or_else(|| StoreError::NotFound { what: "run", id: id.to_string() })
+        self.row_by_id(&format!("{SELECT} WHERE r.id = ?1"), id, "run", from_row)
     }
 
     /// Runs matching `filter`, newest first.
