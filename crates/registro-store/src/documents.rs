@@ -243,9 +243,7 @@ impl Store {
 
     /// Documents of a project, in import order.
     pub fn list_documents(&self, project: ProjectId) -> Result<Vec<Document>> {
-        let mut stmt = self.conn.prepare(&format!("{SELECT} WHERE d.project_id = ?1 ORDER BY d.id"))?;
-        let rows = stmt.query_map([project], from_row)?.collect::<Result<_, _>>()?;
-        Ok(rows)
+        self.rows(&format!("{SELECT} WHERE d.project_id = ?1 ORDER BY d.id"), [project], from_row)
     }
 
     pub fn document(&self, id: DocumentId) -> Result<Document> {
@@ -260,13 +258,11 @@ impl Store {
     /// `limit` segments starting at index `offset`, for paging long documents in the UI.
     pub fn segments_page(&self, doc: DocumentId, offset: i64, limit: i64) -> Result<Vec<Segment>> {
         self.document(doc)?;
-        let mut stmt = self.conn.prepare(
+        self.rows(
             "SELECT idx, text, lang FROM segments WHERE document_id = ?1 AND idx >= ?2 ORDER BY idx LIMIT ?3",
-        )?;
-        let rows = stmt
-            .query_map(params![doc, offset, limit], |r| Ok(Segment { index: r.get(0)?, text: r.get(1)?, lang: r.get(2)? }))?
-            .collect::<Result<_, _>>()?;
-        Ok(rows)
+            params![doc, offset, limit],
+            |r| Ok(Segment { index: r.get(0)?, text: r.get(1)?, lang: r.get(2)? }),
+        )
     }
 
     /// The source texts of a document, in order (what a translation or rewrite run consumes).
@@ -297,25 +293,23 @@ impl Store {
     /// All references of a document, ordered by segment then name.
     pub fn references(&self, doc: DocumentId) -> Result<Vec<Reference>> {
         self.document(doc)?;
-        let mut stmt = self
-            .conn
-            .prepare("SELECT segment_idx, name, text FROM refs WHERE document_id = ?1 ORDER BY segment_idx, name")?;
-        let rows = stmt
-            .query_map([doc], |r| Ok(Reference { segment_index: r.get(0)?, name: r.get(1)?, text: r.get(2)? }))?
-            .collect::<Result<_, _>>()?;
-        Ok(rows)
+        self.rows(
+            "SELECT segment_idx, name, text FROM refs WHERE document_id = ?1 ORDER BY segment_idx, name",
+            [doc],
+            |r| Ok(Reference { segment_index: r.get(0)?, name: r.get(1)?, text: r.get(2)? }),
+        )
     }
 
     /// The reference called `name` for every segment, aligned with the segments (`None` where a segment has none).
     /// This is the shape metric code wants: `refs[i]` belongs to segment `i`.
     pub fn reference_set(&self, doc: DocumentId, name: &str) -> Result<Vec<Option<String>>> {
-        let mut stmt = self.conn.prepare(
+        self.rows(
             "SELECT r.text FROM segments s
              LEFT JOIN refs r ON r.document_id = s.document_id AND r.segment_idx = s.idx AND r.name = ?2
              WHERE s.document_id = ?1 ORDER BY s.idx",
-        )?;
-        let rows = stmt.query_map(params![doc, name], |r| r.get(0))?.collect::<Result<_, _>>()?;
-        Ok(rows)
+            params![doc, name],
+            |r| r.get(0),
+        )
     }
 
     /// Deletes a document with its segments, references and the runs over it.

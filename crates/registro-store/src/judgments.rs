@@ -88,10 +88,8 @@ impl Store {
             sql += &format!(" AND j.scale = ?{}", args.len());
         }
         sql += " ORDER BY j.id";
-        let mut stmt = self.conn.prepare(&sql)?;
         let refs: Vec<&dyn ToSql> = args.iter().map(|b| b.as_ref()).collect();
-        let rows = stmt.query_map(refs.as_slice(), from_row)?.collect::<Result<_, _>>()?;
-        Ok(rows)
+        self.rows(&sql, refs.as_slice(), from_row)
     }
 
     pub fn delete_judgment(&self, id: i64) -> Result<()> {

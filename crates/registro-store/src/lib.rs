@@ -181,6 +181,18 @@ impl Store {
         &self.conn
     }
 
+    /// Every row `sql` selects with `params`, read by `from_row`.
+    pub(crate) fn rows<T>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        from_row: impl FnMut(&rusqlite::Row) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>> {
+        let mut stmt = self.conn.prepare(sql)?;
+        let rows = stmt.query_map(params, from_row)?.collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
     /// The one row `sql` selects with `?1` bound to `id`, read by `from_row`; `NotFound` names it as the `what`
     /// `id` when there is none.
     pub(crate) fn row_by_id<T>(

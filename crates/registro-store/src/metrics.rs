@@ -56,30 +56,28 @@ impl Store {
 
     /// All metric results of a run: corpus-level first, then by metric, reference and segment.
     pub fn metric_results(&self, run: RunId) -> Result<Vec<MetricResult>> {
-        let mut stmt = self.conn.prepare(&format!(
-            "{SELECT} WHERE run_id = ?1 ORDER BY segment_idx IS NOT NULL, metric, reference, segment_idx"
-        ))?;
-        let rows = stmt.query_map([run], from_row)?.collect::<Result<_, _>>()?;
-        Ok(rows)
+        self.rows(
+            &format!("{SELECT} WHERE run_id = ?1 ORDER BY segment_idx IS NOT NULL, metric, reference, segment_idx"),
+            [run],
+            from_row,
+        )
     }
 
     /// Corpus-level results only (what the dashboard's tables show).
     pub fn corpus_metrics(&self, run: RunId) -> Result<Vec<MetricResult>> {
-        let mut stmt = self
-            .conn
-            .prepare(&format!("{SELECT} WHERE run_id = ?1 AND segment_idx IS NULL ORDER BY metric, reference"))?;
-        let rows = stmt.query_map([run], from_row)?.collect::<Result<_, _>>()?;
-        Ok(rows)
+        self.rows(&format!("{SELECT} WHERE run_id = ?1 AND segment_idx IS NULL ORDER BY metric, reference"), [run], from_row)
     }
 
     /// Segment-level values of one metric (and reference, if given) for a run, by segment.
     pub fn segment_metrics(&self, run: RunId, metric: &str, reference: Option<&str>) -> Result<Vec<MetricResult>> {
-        let mut stmt = self.conn.prepare(&format!(
-            "{SELECT} WHERE run_id = ?1 AND metric = ?2 AND segment_idx IS NOT NULL
+        self.rows(
+            &format!(
+                "{SELECT} WHERE run_id = ?1 AND metric = ?2 AND segment_idx IS NOT NULL
              AND (?3 IS NULL OR reference = ?3) ORDER BY segment_idx"
-        ))?;
-        let rows = stmt.query_map(params![run, metric, reference], from_row)?.collect::<Result<_, _>>()?;
-        Ok(rows)
+            ),
+            params![run, metric, reference],
+            from_row,
+        )
     }
 
     /// Deletes a run's results for `metric` (all metrics when `None`); returns how many rows went.

@@ -71,9 +71,7 @@ impl Store {
     /// All stored outputs of a run, by segment index.
     pub fn outputs(&self, run: RunId) -> Result<Vec<Output>> {
         self.run(run)?;
-        let mut stmt = self.conn.prepare(&format!("{SELECT} WHERE run_id = ?1 ORDER BY segment_idx"))?;
-        let rows = stmt.query_map([run], from_row)?.collect::<Result<_, _>>()?;
-        Ok(rows)
+        self.rows(&format!("{SELECT} WHERE run_id = ?1 ORDER BY segment_idx"), [run], from_row)
     }
 
     pub fn output(&self, run: RunId, segment_index: i64) -> Result<Option<Output>> {

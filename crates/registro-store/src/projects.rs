@@ -34,9 +34,7 @@ impl Store {
 
     /// All projects, oldest first.
     pub fn list_projects(&self) -> Result<Vec<Project>> {
-        let mut stmt = self.conn.prepare(&format!("{SELECT} ORDER BY p.id"))?;
-        let rows = stmt.query_map([], from_row)?.collect::<Result<_, _>>()?;
-        Ok(rows)
+        self.rows(&format!("{SELECT} ORDER BY p.id"), [], from_row)
     }
 
     pub fn project(&self, id: ProjectId) -> Result<Project> {

@@ -238,10 +238,8 @@ impl Store {
         if let Some(l) = filter.limit {
             sql += &format!(" LIMIT {}", l.max(0));
         }
-        let mut stmt = self.conn.prepare(&sql)?;
         let refs: Vec<&dyn ToSql> = args.iter().map(|b| b.as_ref()).collect();
-        let rows = stmt.query_map(refs.as_slice(), from_row)?.collect::<Result<_, _>>()?;
-        Ok(rows)
+        self.rows(&sql, refs.as_slice(), from_row)
     }
 
     /// One page of the runs matching `q` in its order, and how many match in all. Filtering, ordering and
@@ -261,9 +259,7 @@ impl Store {
             q.limit.max(0),
             q.offset.max(0)
         );
-        let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map(refs.as_slice(), from_row)?.collect::<Result<_, _>>()?;
-        Ok((rows, total))
+        Ok((self.rows(&sql, refs.as_slice(), from_row)?, total))
     }
 
     /// Marks a run as running in this process (records the worker so a crash can be detected later).
