@@ -142,42 +142,31 @@ pub(crate) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 fn where_clause(filter: &RunFilter, more: &RunNarrowing) -> (String, Vec<Box<dyn ToSql>>) {
     let mut clauses = Vec::new();
     let mut args: Vec<Box<dyn ToSql>> = Vec::new();
-    let mut add = |clause: &str, v: Box<dyn ToSql>| {
-        args.push(v);
-        clauses.push(clause.replace('?', &format!("?{}", args.len())));
-    };
-    if let Some(p) = filter.project_id {
-        add("r.project_id = ?", Box::new(p));
+    fn arg<T: ToSql + 'static>(v: T) -> Box<dyn ToSql> {
+        Box::new(v)
     }
-    if let Some(d) = filter.document_id {
-        add("r.document_id = ?", Box::new(d));
-    }
-    if let Some(t) = filter.task {
-        add("r.task = ?", Box::new(t.as_str()));
-    }
-    if let Some(s) = filter.status {
-        add("r.status = ?", Box::new(s.as_str()));
-    }
-    if let Some(s) = &filter.system {
-        add("instr(r.system, ?) > 0", Box::new(s.clone()));
-    }
-    if let Some(l) = &filter.target_lang {
-        add("r.target_lang = ?", Box::new(l.clone()));
-    }
-    if let Some(g) = &filter.register {
-        add("r.register = ?", Box::new(g.clone()));
-    }
-    if let Some(l) = &more.source_lang {
-        add("(r.source_lang IS NULL OR r.source_lang = ?)", Box::new(l.clone()));
-    }
-    if let Some(t) = &more.text {
-        add("(instr(lower(r.system), ?) > 0 OR instr(lower(coalesce(r.model_id, '')), ?) > 0)", Box::new(t.to_lowercase()));
-    }
-    if let Some(f) = &more.created_from {
-        add("r.created_at >= ?", Box::new(f.clone()));
-    }
-    if let Some(t) = &more.created_to {
-        add("r.created_at <= ?", Box::new(t.clone()));
+    // Each condition that is set, with the value its `?` stands for.
+    let conditions: [(&str, Option<Box<dyn ToSql>>); 11] = [
+        ("r.project_id = ?", filter.project_id.map(arg)),
+        ("r.document_id = ?", filter.document_id.map(arg)),
+        ("r.task = ?", filter.task.map(|t| arg(t.as_str()))),
+        ("r.status = ?", filter.status.map(|s| arg(s.as_str()))),
+        ("instr(r.system, ?) > 0", filter.system.clone().map(arg)),
+        ("r.target_lang = ?", filter.target_lang.clone().map(arg)),
+        ("r.register = ?", filter.register.clone().map(arg)),
+        ("(r.source_lang IS NULL OR r.source_lang = ?)", more.source_lang.clone().map(arg)),
+        (
+            "(instr(lower(r.system), ?) > 0 OR instr(lower(coalesce(r.model_id, '')), ?) > 0)",
+            more.text.as_ref().map(|t| arg(t.to_lowercase())),
+        ),
+        ("r.created_at >= ?", more.created_from.clone().map(arg)),
+        ("r.created_at <= ?", more.created_to.clone().map(arg)),
+    ];
+    for (clause, v) in conditions {
+        if let Some(v) = v {
+            args.push(v);
+            clauses.push(clause.replace('?', &format!("?{}", args.len())));
+        }
     }
     let sql = if clauses.is_empty() { String::new() } else { format!(" WHERE {}", clauses.join(" AND ")) };
     (sql, args)
