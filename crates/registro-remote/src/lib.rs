@@ -298,17 +298,19 @@ impl Client {
         };
         self.caps = Some(caps.clone());
         const PROMPT: &str = "The capital of France is";
-        let greedy = Request {
+        // One choice of at most `max_tokens` tokens after PROMPT, drawn at `temperature`.
+        let probe = |max_tokens: usize, temperature: f32| Request {
             prompt: PROMPT.into(),
-            max_tokens: 2,
-            temperature: 0.0,
-            logprobs: true,
+            max_tokens,
+            temperature,
             n: 1,
             ..Default::default()
         };
-        let first = self
-            .complete(&greedy, &AtomicBool::new(false))
-            .context("probing a greedy completion")?;
+        // The probes are never cancelled.
+        let never = AtomicBool::new(false);
+        let first_text = |choices: Vec<Completion>| choices.into_iter().next().map(|c| c.text).unwrap_or_default();
+        let greedy = Request { logprobs: true, ..probe(2, 0.0) };
+        let first = self.complete(&greedy, &never).context("probing a greedy completion")?;
         let first = first
             .into_iter()
             .next()
@@ -318,33 +320,15 @@ impl Client {
             caps.notes
                 .push("no token logprobs: candidates are reranked by register only".into());
         }
-        let two = Request {
-            prompt: PROMPT.into(),
-            max_tokens: 1,
-            temperature: 1.0,
-            n: 2,
-            seed: Some(1),
-            ..Default::default()
-        };
-        caps.n = self
-            .complete(&two, &AtomicBool::new(false))
-            .map(|c| c.len() == 2)
-            .unwrap_or(false);
+        let two = Request { n: 2, seed: Some(1), ..probe(1, 1.0) };
+        caps.n = self.complete(&two, &never).map(|c| c.len() == 2).unwrap_or(false);
         if !caps.n {
             caps.notes
                 .push("n > 1 ignored: candidates come from seeded requests".into());
         }
-        let echo = Request {
-            prompt: PROMPT.into(),
-            max_tokens: 1,
-            temperature: 0.0,
-            logprobs: true,
-            echo: true,
-            n: 1,
-            ..Default::default()
-        };
+        let echo = Request { logprobs: true, echo: true, ..probe(1, 0.0) };
         let echoed = self
-            .complete(&echo, &AtomicBool::new(false))
+            .complete(&echo, &never)
             .ok()
             .and_then(|c| c.into_iter().next())
             .filter(|c| c.text.starts_with(PROMPT))
@@ -379,19 +363,8 @@ impl Client {
             );
         } else {
             // A ban is real only if the greedy first token is gone once it carries -100.
-            let one = Request {
-                prompt: PROMPT.into(),
-                max_tokens: 1,
-                temperature: 0.0,
-                n: 1,
-                ..Default::default()
-            };
-            let t = self
-                .complete(&one, &AtomicBool::new(false))?
-                .into_iter()
-                .next()
-                .map(|c| c.text)
-                .unwrap_or_default();
+            let one = probe(1, 0.0);
+            let t = first_text(self.complete(&one, &never)?);
             let ids = if t.is_empty() {
                 Vec::new()
             } else {
@@ -402,12 +375,7 @@ impl Client {
                     logit_bias: vec![(ids[0], -100.0)],
                     ..one
                 };
-                let t2 = self
-                    .complete(&banned, &AtomicBool::new(false))?
-                    .into_iter()
-                    .next()
-                    .map(|c| c.text)
-                    .unwrap_or_default();
+                let t2 = first_text(self.complete(&banned, &never)?);
                 caps.logit_bias = t2 != t;
             }
             if !caps.logit_bias {
