@@ -748,25 +748,11 @@ fn parse_choices(v: &Value) -> Result<Vec<Completion>> {
                 .with_context(|| format!("choice {i} has no \"text\""))?
                 .to_string();
             let lp = c.get("logprobs").filter(|l| !l.is_null());
+            let logprobs_array = |key: &str| lp.and_then(|l| l.get(key)).and_then(Value::as_array);
             // A null entry (the first echoed prompt token) carries no score.
-            let token_logprobs = lp
-                .and_then(|l| l.get("token_logprobs"))
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_f64)
-                        .map(|x| x as f32)
-                        .collect::<Vec<f32>>()
-                });
-            let tokens = lp
-                .and_then(|l| l.get("tokens"))
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                });
+            let token_logprobs = logprobs_array("token_logprobs")
+                .map(|a| a.iter().filter_map(Value::as_f64).map(|x| x as f32).collect::<Vec<f32>>());
+            let tokens = logprobs_array("tokens").map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect());
             if let Some(l) = &token_logprobs {
                 anyhow::ensure!(
                     l.iter().all(|x| x.is_finite() && *x <= 1e-3),
