@@ -16,7 +16,7 @@
 //! the same order. The zip is bounded before anything is inflated: entry count, each text part's inflated size and
 //! the parts' total; an entry whose declared size lies is cut off at the bound, not trusted.
 
-use crate::{line_of, splice, Edit, Escape, FormatError, InlineTag, Segment, MAX_INPUT_BYTES};
+use crate::{line_of, next_xml_event, splice, Edit, Escape, FormatError, InlineTag, Segment, XmlEvent, MAX_INPUT_BYTES};
 use quick_xml::events::Event;
 use quick_xml::Reader;
 use std::io::{Cursor, Read, Write};
@@ -249,24 +249,8 @@ fn import_part(
         }
     };
     loop {
-        let p0 = reader.buffer_position() as usize;
-        let ev = reader.read_event().map_err(|e| {
-            err(
-                text,
-                part,
-                reader.error_position() as usize,
-                format!("not well-formed XML: {e}"),
-            )
-        })?;
-        let p1 = reader.buffer_position() as usize;
-        let raw = text.get(p0..p1).ok_or_else(|| {
-            err(
-                text,
-                part,
-                p0,
-                "the XML reader stopped inside a character (a misplaced byte-order mark?)",
-            )
-        })?;
+        let XmlEvent { event: ev, start: p0, end: p1, raw } =
+            next_xml_event(&mut reader, text).map_err(|(pos, msg)| err(text, part, pos, msg))?;
         match ev {
             Event::Eof => break,
             Event::DocType(_) => {

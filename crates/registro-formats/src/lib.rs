@@ -76,6 +76,32 @@ pub enum FormatError {
     Unsupported(String),
 }
 
+/// One event of an XML reader over `text`, with where it stands: `raw` is `text[start..end]`.
+pub(crate) struct XmlEvent<'a> {
+    pub event: quick_xml::events::Event<'a>,
+    pub start: usize,
+    pub end: usize,
+    pub raw: &'a str,
+}
+
+/// The next event `reader` reads from `text`; an error is where it happened (a byte offset) and what it is.
+pub(crate) fn next_xml_event<'a>(
+    reader: &mut quick_xml::Reader<&'a [u8]>,
+    text: &'a str,
+) -> Result<XmlEvent<'a>, (usize, String)> {
+    let start = reader.buffer_position() as usize;
+    let event = reader
+        .read_event()
+        .map_err(|e| (reader.error_position() as usize, format!("not well-formed XML: {e}")))?;
+    let end = reader.buffer_position() as usize;
+    // The reader's positions are byte offsets; one inside a character (a byte-order mark it skipped partly)
+    // must not slice the text.
+    let raw = text.get(start..end).ok_or_else(|| {
+        (start, "the XML reader stopped inside a character (a misplaced byte-order mark?)".to_string())
+    })?;
+    Ok(XmlEvent { event, start, end, raw })
+}
+
 pub(crate) fn line_of(text: &str, byte: usize) -> usize {
     text.as_bytes()[..byte.min(text.len())]
         .iter()

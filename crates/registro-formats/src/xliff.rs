@@ -3,7 +3,7 @@
 //! `<target>` (or gets one after `</source>`) with `state="translated"` (1.2 on the target, 2.x on the segment).
 //! A DOCTYPE is refused: XLIFF needs none, and entity declarations are how billion-laughs files blow up parsers.
 
-use crate::{line_of, Edit, Escape, FormatError, InlineTag, Segment};
+use crate::{line_of, next_xml_event, Edit, Escape, FormatError, InlineTag, Segment, XmlEvent};
 use quick_xml::events::Event;
 use quick_xml::Reader;
 
@@ -62,20 +62,8 @@ pub(crate) fn import(text: &str) -> Result<(Vec<Segment>, Vec<Vec<Edit>>), Forma
     let mut note = String::new();
     let mut seen_root = false;
     loop {
-        let p0 = reader.buffer_position() as usize;
-        let ev = reader.read_event().map_err(|e| {
-            err(
-                text,
-                reader.error_position() as usize,
-                format!("not well-formed XML: {e}"),
-            )
-        })?;
-        let p1 = reader.buffer_position() as usize;
-        // The reader's positions are byte offsets; one inside a character (a byte-order mark it skipped partly)
-        // must not slice the text.
-        let raw = text
-            .get(p0..p1)
-            .ok_or_else(|| err(text, p0, "the XML reader stopped inside a character (a misplaced byte-order mark?)"))?;
+        let XmlEvent { event: ev, start: p0, end: p1, raw } =
+            next_xml_event(&mut reader, text).map_err(|(pos, msg)| err(text, pos, msg))?;
         match &ev {
             Event::DocType(_) => {
                 return Err(err(
