@@ -212,6 +212,11 @@ impl Table {
         out
     }
 
+    /// Each cell of `row` as `render` writes it, given its column.
+    fn render_row(&self, row: &Row, render: impl Fn(&Column, &Cell) -> String) -> Vec<String> {
+        self.columns.iter().zip(&row.cells).map(|(c, cell)| render(c, cell)).collect()
+    }
+
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
@@ -238,25 +243,20 @@ impl Table {
         s.push_str(&head.join(" & "));
         s.push_str(" \\\\\n\\midrule\n");
         for r in &self.rows {
-            let cells: Vec<String> = self
-                .columns
-                .iter()
-                .zip(&r.cells)
-                .map(|(c, cell)| {
-                    if let Some(t) = &cell.text {
-                        return latex_escape(t);
-                    }
-                    let Some(v) = cell.value else { return String::new() };
-                    let mut x = fmt(v, c.decimals);
-                    if let Some((lo, hi)) = cell.ci {
-                        x.push_str(&format!(" {{\\scriptsize [{}, {}]}}", fmt(lo, c.decimals), fmt(hi, c.decimals)));
-                    }
-                    if let Some(m) = &cell.marker {
-                        x.push_str(&format!("$^{{\\text{{{}}}}}$", latex_escape(m)));
-                    }
-                    x
-                })
-                .collect();
+            let cells = self.render_row(r, |c, cell| {
+                if let Some(t) = &cell.text {
+                    return latex_escape(t);
+                }
+                let Some(v) = cell.value else { return String::new() };
+                let mut x = fmt(v, c.decimals);
+                if let Some((lo, hi)) = cell.ci {
+                    x.push_str(&format!(" {{\\scriptsize [{}, {}]}}", fmt(lo, c.decimals), fmt(hi, c.decimals)));
+                }
+                if let Some(m) = &cell.marker {
+                    x.push_str(&format!("$^{{\\text{{{}}}}}$", latex_escape(m)));
+                }
+                x
+            });
             s.push_str(&cells.join(" & "));
             s.push_str(" \\\\\n");
         }
@@ -278,12 +278,7 @@ impl Table {
             self.columns.iter().map(|c| if c.higher_is_better.is_some() { "---:" } else { "---" }).collect();
         s.push_str(&format!("| {} |\n", sep.join(" | ")));
         for r in &self.rows {
-            let cells: Vec<String> = self
-                .columns
-                .iter()
-                .zip(&r.cells)
-                .map(|(c, cell)| cell.display(c.decimals).replace('|', "\\|"))
-                .collect();
+            let cells = self.render_row(r, |c, cell| cell.display(c.decimals).replace('|', "\\|"));
             s.push_str(&format!("| {} |\n", cells.join(" | ")));
         }
         for n in &self.notes {
@@ -296,7 +291,7 @@ impl Table {
     pub fn to_text(&self) -> String {
         let mut grid: Vec<Vec<String>> = vec![self.columns.iter().map(|c| c.label.clone()).collect()];
         for r in &self.rows {
-            grid.push(self.columns.iter().zip(&r.cells).map(|(c, cell)| cell.display(c.decimals)).collect());
+            grid.push(self.render_row(r, |c, cell| cell.display(c.decimals)));
         }
         let widths: Vec<usize> = (0..self.columns.len())
             .map(|j| grid.iter().map(|row| row[j].chars().count()).max().unwrap_or(0))
