@@ -12,6 +12,7 @@
 mod bench;
 mod charts;
 mod compare;
+mod computed;
 mod data;
 mod drilldown;
 mod export;

@@ -4,10 +4,11 @@
 //! merge of two sorted word lists; segments are read on every core, pairs split across them.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 
 use registro_metrics::metric::par_map;
 use registro_store::{fingerprint, RunId, SegmentTable};
+
+use super::computed::Computed;
 
 /// The metric engine's LeD word set of an output: lower-cased, 13a-tokenized (`style::lexical_difference`).
 fn words(output: &str) -> Vec<String> {
@@ -95,7 +96,7 @@ pub(crate) struct LedCache {
     /// Read from the store when the comparison was prepared; they survive [`LedCache::clear_computed`].
     stored: HashMap<(usize, usize), f64>,
     /// Computed in this process; `true` once handed to the store by [`LedCache::to_store`].
-    computed: Mutex<HashMap<(usize, usize), (f64, bool)>>,
+    computed: Computed<(usize, usize), f64>,
 }
 
 /// Pairs are unordered: (lower index, higher index).
@@ -106,7 +107,7 @@ fn ordered(a: usize, b: usize) -> (usize, usize) {
 impl LedCache {
     /// `stored(run, key, fingerprint)`: the value the store holds under that (unversioned) key, if any.
     pub(crate) fn new(runs: Vec<RunId>, out_fps: Vec<String>, stored: impl Fn(RunId, &str, &str) -> Option<f64>) -> Self {
-        let mut cache = LedCache { runs, out_fps, stored: HashMap::new(), computed: Mutex::new(HashMap::new()) };
+        let mut cache = LedCache { runs, out_fps, stored: HashMap::new(), computed: Computed::default() };
         let k = cache.runs.len();
         for a in 0..k {
             for b in a + 1..k {
@@ -127,7 +128,7 @@ impl LedCache {
 
     fn get(&self, a: usize, b: usize) -> Option<f64> {
         let key = ordered(a, b);
-        self.stored.get(&key).copied().or_else(|| self.computed.lock().unwrap_or_else(|p| p.into_inner()).get(&key).map(|v| v.0))
+        self.stored.get(&key).copied().or_else(|| self.computed.get(&key))
     }
 
     /// LeD between every two of `systems` (`None` on the diagonal), computing the pairs never seen in one pass;
@@ -145,31 +146,22 @@ impl LedCache {
         missing.dedup();
         if !missing.is_empty() {
             let values = led_pairs(outputs, &missing, n, n.max(1));
-            let mut computed = self.computed.lock().unwrap_or_else(|p| p.into_inner());
-            for (pair, v) in missing.into_iter().zip(values) {
-                computed.insert(pair, (v, false));
-            }
+            self.computed.insert_all(missing.into_iter().zip(values));
         }
         systems.iter().map(|&a| systems.iter().map(|&b| if a == b { None } else { self.get(a, b) }).collect()).collect()
     }
 
     /// The values computed since the last call, as store rows (unversioned keys); they are marked stored.
     pub(crate) fn to_store(&self) -> Vec<(RunId, String, String, SegmentTable)> {
-        let mut computed = self.computed.lock().unwrap_or_else(|p| p.into_inner());
-        computed
-            .iter_mut()
-            .filter(|(_, (_, saved))| !*saved)
-            .map(|(&(a, b), (v, saved))| {
-                *saved = true;
-                let (run, key, fp) = self.pair_key(a, b);
-                (run, key, fp, SegmentTable { width: 1, values: vec![*v] })
-            })
-            .collect()
+        self.computed.take_unstored(|(a, b), v| {
+            let (run, key, fp) = self.pair_key(a, b);
+            Some((run, key, fp, SegmentTable { width: 1, values: vec![*v] }))
+        })
     }
 
     /// Forgets what this process computed (for benchmarks that time a first comparison).
     pub(crate) fn clear_computed(&self) {
-        self.computed.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.computed.clear();
     }
 }
 

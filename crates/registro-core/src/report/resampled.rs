@@ -6,11 +6,12 @@
 //! read from the store with the statistics they come from; a comparison stores the ones it computed.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use registro_metrics::significance::Resampled;
 use registro_store::{RunId, SegmentTable};
 
+use super::computed::Computed;
 use super::prepare::Prepared;
 use super::significance::Resamples;
 
@@ -64,7 +65,7 @@ pub(crate) struct ResampledCache {
     /// Read from the store: they survive [`Prepared::clear_caches`], as they would a restart.
     stored: HashMap<Key, Arc<Vec<f64>>>,
     /// Computed in this process; `true` once handed to the store by [`Self::to_store`].
-    computed: Mutex<HashMap<Key, (Arc<Vec<f64>>, bool)>>,
+    computed: Computed<Key, Arc<Vec<f64>>>,
 }
 
 impl ResampledCache {
@@ -99,27 +100,21 @@ impl ResampledCache {
         if let Some(v) = self.stored.get(key) {
             return Some(v.clone());
         }
-        self.computed.lock().unwrap_or_else(|p| p.into_inner()).get(key).map(|(v, _)| v.clone())
+        self.computed.get(key)
     }
 
     pub(crate) fn clear_computed(&self) {
-        self.computed.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.computed.clear();
     }
 
     /// What was computed here and not handed to the store yet (where its statistics table is a stored one), as
     /// rows for the store; each is handed over once.
     pub(crate) fn to_store(&self) -> Vec<(RunId, String, String, SegmentTable)> {
-        let mut computed = self.computed.lock().unwrap_or_else(|p| p.into_inner());
-        computed
-            .iter_mut()
-            .filter(|(_, (_, saved))| !*saved)
-            .filter_map(|(&(i, stat, samples, seed), (values, saved))| {
-                let t = self.tables.get(&(i, stat))?;
-                *saved = true;
-                let table = SegmentTable { width: 1, values: values.to_vec() };
-                Some((t.run, resampled_key(samples, seed, &t.key), t.fp.clone(), table))
-            })
-            .collect()
+        self.computed.take_unstored(|(i, stat, samples, seed), values| {
+            let t = self.tables.get(&(i, stat))?;
+            let table = SegmentTable { width: 1, values: values.to_vec() };
+            Some((t.run, resampled_key(samples, seed, &t.key), t.fp.clone(), table))
+        })
     }
 }
 
@@ -167,13 +162,14 @@ pub(crate) fn resampled(prep: &Prepared, wanted: &[(usize, Stat)], samples: usiz
         return out;
     }
     let scores = Resamples::new(samples, seed).many(&jobs);
-    let mut computed = cache.computed.lock().unwrap_or_else(|p| p.into_inner());
+    let mut fresh = Vec::new();
     for (w, s) in at.into_iter().zip(scores) {
         let s = Arc::new(s);
         let (i, stat) = wanted[w];
-        computed.insert((i, stat, samples, seed), (s.clone(), false));
+        fresh.push(((i, stat, samples, seed), s.clone()));
         out[w] = Some(s);
     }
+    cache.computed.insert_all(fresh);
     out
 }
 
@@ -197,18 +193,18 @@ mod tests {
         let mut store = Store::open_in_memory().unwrap();
         let ids = bench_fixture(&mut store, 3, 40).unwrap();
         let opts = CompareOptions { bootstrap: 200, seed: 3, render_svg: false, ..Default::default() };
-        let systems = |m: &HashMap<Key, (Arc<Vec<f64>>, bool)>| m.keys().map(|k| k.0).collect::<BTreeSet<_>>();
+        let systems = |keys: Vec<Key>| keys.into_iter().map(|k| k.0).collect::<BTreeSet<_>>();
 
         let two = open(&mut store, &ids[..2]);
         compare(&two, &opts).unwrap();
-        assert_eq!(systems(&*two.resampled.computed.lock().unwrap()), BTreeSet::from([0, 1]));
+        assert_eq!(systems(two.resampled.computed.keys()), BTreeSet::from([0, 1]));
         store_computed(&two, &mut store).unwrap();
 
         let three = open(&mut store, &ids);
         let read: BTreeSet<usize> = three.resampled.stored.keys().map(|k| k.0).collect();
         assert_eq!(read, BTreeSet::from([0, 1]));
         let with_three = compare(&three, &opts).unwrap();
-        assert_eq!(systems(&*three.resampled.computed.lock().unwrap()), BTreeSet::from([2]), "only the added run");
+        assert_eq!(systems(three.resampled.computed.keys()), BTreeSet::from([2]), "only the added run");
         // The same numbers as resampling all three afresh.
         let fresh = crate::report::prepare(load(&store, &CompareRequest { runs: ids.clone(), ..Default::default() }).unwrap()).unwrap();
         assert_eq!(compare(&fresh, &opts).unwrap().tables, with_three.tables);
