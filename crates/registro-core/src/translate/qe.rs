@@ -16,9 +16,12 @@ use registro_engine::DeviceChoice;
 /// The model the check uses.
 pub const MODEL: &str = "embeddinggemma-300m";
 
-/// A chosen translation whose similarity to its source is below this is flagged. Calibrated on the development
-/// split (the last 50 sources of each CoCoA-MT training domain file, DE/ES/FR/HI/IT/JA, both reference registers,
-/// 1,200 pairs): see [`DRIFT_MARGIN`].
+/// A chosen translation whose similarity to its source is below this is flagged. Calibrated with the reference
+/// translations of the development split (the last 50 sources of each CoCoA-MT training domain file, both
+/// registers: 200 pairs per language) against sentence-transformers' EmbeddingGemma: the 1st percentile of correct
+/// translations is 0.76 (DE), 0.79 (ES), 0.77 (FR), 0.72 (HI), 0.69 (IT), their median 0.85–0.90; another
+/// sentence's translation scores at most 0.56–0.60 (99th percentile), the first half of the right one 0.71–0.76
+/// (median). So about 1% of correct translations are flagged (Italian 1.5%), and no unrelated one passes.
 pub const DRIFT_BELOW: f64 = 0.70;
 
 /// A candidate this much less similar to the source than its best sibling counts as unfaithful, like one that
