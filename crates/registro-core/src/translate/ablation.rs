@@ -85,7 +85,7 @@ pub struct AblationOptions {
     pub load_secs: f64,
     /// Check candidates' meaning against the source with EmbeddingGemma ([`super::qe`]) when it is installed.
     pub meaning_check: bool,
-    /// With the encoder: each sentence's own examples chosen by meaning (else by word overlap).
+    /// With the encoder: each sentence's own examples chosen by meaning (else by word overlap, the default).
     pub meaning_retrieval: bool,
 }
 
