@@ -407,20 +407,18 @@ impl<'g> Translator<'g> {
         on_segment: &mut dyn FnMut(&SegmentOut) -> anyhow::Result<()>,
     ) -> anyhow::Result<Vec<SegmentOut>> {
         anyhow::ensure!(registers.len() == sources.len(), "{} registers for {} segments", registers.len(), sources.len());
-        let use_pool = self.has_pool();
-        // Borrowed field by field: the watcher sees each segment from inside the generator's callback.
-        let wants_own = opts.system == SystemKind::Controlled
-            && opts.controls.has(Control::Fewshot)
-            && use_pool
-            && !opts.shots_per_sentence
-            && opts.sentence_examples > 0;
+        let controlled = opts.system == SystemKind::Controlled;
+        let use_shots = controlled && opts.controls.has(Control::Fewshot) && self.has_pool();
+        // Each sentence's own examples, beside the document's.
+        let wants_own = use_shots && !opts.shots_per_sentence && opts.sentence_examples > 0;
         if let (true, Some(check)) = (wants_own && opts.meaning_retrieval, self.meaning.clone()) {
             if let Some(p) = self.pool.as_mut().filter(|p| !p.retrieves_by_meaning()) {
                 p.add_meaning_retrieval(check)?;
             }
         }
+        // Borrowed field by field: the watcher sees each segment from inside the generator's callback.
         let Translator { gen, pool, meaning, watcher } = self;
-        let meaning = meaning.as_deref().filter(|_| opts.system == SystemKind::Controlled && opts.controls.has(Control::Rerank));
+        let meaning = meaning.as_deref().filter(|_| controlled && opts.controls.has(Control::Rerank));
         let on_segment = &mut |seg: &SegmentOut| -> anyhow::Result<()> {
             on_segment(seg)?;
             if let Some(w) = watcher.as_mut() {
@@ -428,8 +426,6 @@ impl<'g> Translator<'g> {
             }
             Ok(())
         };
-        let controlled = opts.system == SystemKind::Controlled;
-        let use_shots = controlled && opts.controls.has(Control::Fewshot) && use_pool;
         let doc_query = sources.join(" ");
         // Examples retrieved once per document and register, so every segment continues the same cached prefix.
         let mut doc_shots: std::collections::HashMap<Register, Vec<Shot>> = Default::default();

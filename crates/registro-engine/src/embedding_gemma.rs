@@ -239,7 +239,6 @@ pub struct Gemma3Encoder {
     norm: RmsNorm,
     local_rope: Rotary,
     global_rope: Rotary,
-    pub hidden: usize,
 }
 
 impl Gemma3Encoder {
@@ -261,7 +260,6 @@ impl Gemma3Encoder {
             norm: RmsNorm::new(cfg.hidden_size, cfg.rms_norm_eps, vb.pp("norm"))?,
             local_rope: Rotary::new(cfg.rope_local_base_freq, cfg.head_dim, &dev)?,
             global_rope: Rotary::new(cfg.rope_theta, cfg.head_dim, &dev)?,
-            hidden: cfg.hidden_size,
         })
     }
 
