@@ -56,7 +56,7 @@ impl Config {
     fn is_sliding(&self, i: usize) -> bool {
         match self.layer_types.get(i) {
             Some(t) => t == "sliding_attention",
-            None => (i + 1) % self.sliding_window_pattern.max(1) != 0,
+            None => !(i + 1).is_multiple_of(self.sliding_window_pattern.max(1)),
         }
     }
 }
@@ -246,7 +246,7 @@ impl Gemma3Encoder {
         if !cfg.use_bidirectional_attention {
             bail!("config.json: use_bidirectional_attention is not set; this is a causal Gemma 3, not an embedding model");
         }
-        if cfg.num_key_value_heads == 0 || cfg.num_attention_heads % cfg.num_key_value_heads != 0 {
+        if cfg.num_key_value_heads == 0 || !cfg.num_attention_heads.is_multiple_of(cfg.num_key_value_heads) {
             bail!("config.json: {} attention heads cannot share {} key/value heads", cfg.num_attention_heads, cfg.num_key_value_heads);
         }
         let dev = vb.device().clone();
