@@ -1,15 +1,29 @@
-//! Repair on the CoCoA-MT training references: round trips, exact matches with the other reference, and how
-//! often the result carries the requested label. `cargo run -p registro-register --example repair_eval [-- --examples]`
+//! Repair on the CoCoA-MT / IWSLT 2023 training references: round trips, exact matches with the other reference,
+//! and how often the result carries the requested label.
+//! `cargo run -p registro-register --example repair_eval [-- --lang pt] [--split pool|held-out] [--examples]`
+//! Rules are tuned on the pool split; the held-out split (the translation development sources) reports.
 use registro_register::{data, eval, Lang};
 
 fn main() {
-    let show = std::env::args().any(|a| a == "--examples");
+    let args: Vec<String> = std::env::args().collect();
+    let show = args.iter().any(|a| a == "--examples");
+    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
+    let only = value("--lang");
+    let split = value("--split");
     for lang in Lang::ALL {
+        if only.as_deref().is_some_and(|l| l != lang.code()) {
+            continue;
+        }
         let Some(dir) = data::cocoa_train_dir(lang) else {
             println!("skipped: no CoCoA-MT training data for {}", lang.code());
             continue;
         };
         let pairs = data::load_dir(&dir, lang).expect("load");
+        let pairs = match split.as_deref() {
+            Some("pool") => data::split(pairs).0,
+            Some("held-out") => data::split(pairs).1,
+            _ => pairs,
+        };
         let s = eval::repair_stats(lang, &pairs);
         let pct = |n: usize| 100.0 * n as f64 / s.pairs as f64;
         println!(

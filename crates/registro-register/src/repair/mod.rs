@@ -12,8 +12,11 @@ mod fr;
 mod hi;
 mod it;
 mod ja;
+mod ko;
 mod nl;
+mod pt;
 mod ru;
+mod vi;
 
 use crate::tokens::{tokenize, Tok};
 use crate::{analyze, Lang, Register};
@@ -63,10 +66,9 @@ pub fn convert(lang: Lang, text: &str, target: Register) -> Repair {
                 Lang::Hi => hi::edits(&ctx),
                 Lang::Nl => nl::edits(&ctx),
                 Lang::Ru => ru::edits(&ctx),
-                // Korean endings and Vietnamese address terms need a conjugator / kinship choice the rules do not
-                // have, and a Portuguese 2sg↔3sg rewrite needs a verb lexicon: these rely on constrained decoding and
-                // reranking; the run flags what stays wrong.
-                Lang::Ko | Lang::Pt | Lang::Vi => Vec::new(),
+                Lang::Ko => ko::edits(&ctx),
+                Lang::Pt => pt::edits(&ctx),
+                Lang::Vi => vi::edits(&ctx),
                 Lang::Ja => unreachable!(),
             }
         }
