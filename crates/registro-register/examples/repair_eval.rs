@@ -31,8 +31,14 @@ fn main() {
             lang.code(), s.pairs, pct(s.round_trip_formal), pct(s.round_trip_informal), pct(s.exact_to_informal), pct(s.exact_to_formal), pct(s.label_to_informal), pct(s.label_to_formal)
         );
         if show {
+            println!("  informal → formal, where it differs from the formal reference:");
             for (i, got, want) in &s.examples {
                 println!("   in:   {i}\n   got:  {got}\n   want: {want}");
+            }
+            println!("  formal → informal, where it differs from the informal reference:");
+            let to_informal = |t: &str| registro_register::repair::convert(lang, t, registro_register::Register::Informal).text;
+            for p in pairs.iter().filter(|p| p.contrastive() && to_informal(&p.formal) != p.informal).take(12) {
+                println!("   in:   {}\n   got:  {}\n   want: {}", p.formal, to_informal(&p.formal), p.informal);
             }
         }
     }

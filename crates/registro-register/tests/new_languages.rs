@@ -50,6 +50,16 @@ fn korean_endings_and_pronouns() {
         ("도와주셔서 감사합니다.", Label::Formal),
         ("너는 어디에 살아?", Label::Informal),
     ]);
+    assert_labels(Lang::Ko, &[
+        // A comma clause carries the level too; 당신/님 address politely.
+        ("무슨 말인지 알 거야, 그렇지만 괜찮아.", Label::Informal),
+        ("당신 차 뒷좌석에 앉아서", Label::Formal),
+        // A segment cut off on a connective has no final ending: 가지고 is not a 반말 verb.
+        ("세금을 안 내면 당신은 배송 물품과 모든 것을 가지고", Label::Formal),
+        // -니까 is "because" unless it follows -ㅂ/-습.
+        ("읽을 수 있으니까", Label::Neutral),
+        ("어디에 갑니까?", Label::Formal),
+    ]);
     let a = analyze(Lang::Ko, "어디에 살아?");
     assert_eq!(a.verdict(Register::Formal), Verdict::Wrong);
     assert_eq!(a.markers[0].text, "살아");
@@ -63,6 +73,10 @@ fn vietnamese_address_terms() {
         // "bạn của quý vị" is "your friend": not an informal addressee.
         ("Bạn của quý vị nghĩ sao về điều này ạ?", Label::Formal),
         ("Hôm nay trời mưa.", Label::Neutral),
+        // "bạn bè" is "friends"; "vậy là bạn phải" is "so you must", "là bạn tôi" "is my friend".
+        ("Tôi có nhiều bạn bè.", Label::Neutral),
+        ("Vậy là bạn phải cân bằng tốt.", Label::Informal),
+        ("Anh ấy là bạn tôi.", Label::Neutral),
     ]);
     let a = analyze(Lang::Vi, "Bạn của quý vị nghĩ sao?");
     assert_eq!(
@@ -108,9 +122,10 @@ fn new_languages_parse_from_their_codes() {
 #[test]
 fn accuracy_on_the_dev_split() {
     let mut failed = Vec::new();
-    // Measured: nl 0.99, pt 0.88, ko 0.94, vi 0.96 — Portuguese falls short of the 0.97 goal (pro-drop 3sg verbs
-    // outside the verb list read NEUTRAL).
-    for (lang, floor) in [(Lang::Nl, 0.98), (Lang::Pt, 0.87), (Lang::Ko, 0.93), (Lang::Vi, 0.95)] {
+    // Measured: nl 0.99, pt 0.88, ko 0.93, vi 0.98 — Portuguese falls short of the 0.97 goal (pro-drop 3sg verbs
+    // outside the verb list read NEUTRAL). Korean's rules were last tuned on the pool (0.953 → 0.977); its dev
+    // figure went 0.94 → 0.93, one pair.
+    for (lang, floor) in [(Lang::Nl, 0.98), (Lang::Pt, 0.87), (Lang::Ko, 0.92), (Lang::Vi, 0.97)] {
         let Some(pairs) = training_pairs(lang) else { continue };
         let (pool, held) = data::split(pairs);
         let (p, h) = (eval::accuracy(lang, &pool), eval::accuracy(lang, &held));

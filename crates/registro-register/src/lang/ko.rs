@@ -1,6 +1,10 @@
 //! Korean: the speech level lives in the sentence-final ending — 해요체/하십시오체 (`-요`, `-니다`, `-니까`, `-죠`)
 //! is formal, 해체/해라체 (`-어`, `-야`, `-지`, `-다`…) informal — plus the pronouns 너/네가 (informal) and the humble
-//! 저/제가 (formal), and the honorific infix -시- (formal, weak: it honours a third person as often).
+//! 저/제가 (formal), and the honorific infix -시- (formal, weak: it honours a third person as often). 당신 and 님
+//! address the listener politely in the IWSLT 2023 references, but 당신 is also a spouse's word and a quarrel's, so
+//! they are weak; so are 내 (my) and 제 (humble my), which follow the speaker's level. A clause closed by a comma
+//! carries a level too ("알 거야, …"), when its word ends like a sentence, never like a connective (-서, -고, -면,
+//! -니까): such a marker is weak, since the same word can be an interjection.
 use super::{any, push};
 use crate::tokens::{neighbour, Tok};
 use crate::{Marker, MarkerKind::*, Register::*};
@@ -33,10 +37,37 @@ const HUMBLE: &[&str] = &[
     "저희",
     "저희는",
     "저희가",
+    "제",
     "전",
     "절",
 ];
+const POLITE_YOU: &[&str] = &[
+    "당신",
+    "당신은",
+    "당신이",
+    "당신을",
+    "당신의",
+    "당신과",
+    "당신도",
+    "당신한테",
+    "당신에게",
+    "당신께",
+    "당신이랑",
+    "님",
+    "님은",
+    "님이",
+    "님을",
+    "님의",
+    "님도",
+];
+/// Sentence-final endings that also close a comma clause; a connective never ends this way. -지 is left out: it
+/// ends nouns (할아버지) and embedded questions (싶은지) as often.
+const COMMA_FORMAL_ENDINGS: &[&str] = &["요", "죠", "니다"];
+const COMMA_INFORMAL_ENDINGS: &[&str] = &["야", "어", "아", "해", "래", "봐", "줘", "돼", "다"];
+/// Interjections that end like a clause: "그래, …" ("yes, …") stands in polite speech too.
+const INTERJECTIONS: &[&str] = &["그래", "아니", "글쎄", "그러니까", "근데"];
 const PLAIN_I: &[&str] = &[
+    "내",
     "나",
     "나는",
     "내가",
@@ -74,12 +105,41 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
             push(&mut out, text, t, Formal, Pronoun, false);
         } else if any(PLAIN_I, w) {
             push(&mut out, text, t, Informal, Pronoun, false);
-        } else if ends_clause(text, toks, i) && t.text.chars().last().is_some_and(hangul) {
-            let formal = FORMAL_ENDINGS.iter().any(|e| w.ends_with(e));
+        } else if any(POLITE_YOU, w) {
+            push(&mut out, text, t, Formal, Pronoun, false);
+        } else if ends_clause(text, toks, i) && t.text.chars().last().is_some_and(hangul) && !cut_off(text, t, w) {
+            let formal = FORMAL_ENDINGS.iter().any(|e| w.ends_with(e)) && !causal_nikka(w);
             push(&mut out, text, t, if formal { Formal } else { Informal }, Ending, true);
+        } else if before_comma(text, toks, i) && w.chars().count() >= 2 && !any(INTERJECTIONS, w) {
+            if COMMA_FORMAL_ENDINGS.iter().any(|e| w.ends_with(e)) {
+                push(&mut out, text, t, Formal, Ending, false);
+            } else if COMMA_INFORMAL_ENDINGS.iter().any(|e| w.ends_with(e)) {
+                push(&mut out, text, t, Informal, Ending, false);
+            }
         }
     }
     out
+}
+
+/// Connective endings and case particles: a segment that stops on one without a full stop was cut mid-sentence
+/// ("…당신은 배송 물품을 가지고"), so its last word carries no speech level.
+const CONNECTIVES: &[&str] = &["고", "면", "는데", "은데", "서", "지만", "니까", "처럼", "이", "가", "을", "를", "의", "에", "도", "랑"];
+
+fn cut_off(text: &str, t: &Tok<'_>, w: &str) -> bool {
+    text[t.end..].trim().is_empty() && CONNECTIVES.iter().any(|c| w.ends_with(c))
+}
+
+/// `-니까` is the formal question (합니까, 있습니까) only after -ㅂ/-습; after anything else it is "because".
+fn causal_nikka(w: &str) -> bool {
+    let Some(stem) = w.strip_suffix("니까") else { return false };
+    let Some(last) = stem.chars().last() else { return false };
+    let b_final = ('\u{AC00}'..='\u{D7A3}').contains(&last) && (last as u32 - 0xAC00) % 28 == 17;
+    !(b_final || last == '습')
+}
+
+fn before_comma(text: &str, toks: &[Tok<'_>], i: usize) -> bool {
+    let until = neighbour(toks, i, 1).map(|n| n.start).unwrap_or(text.len());
+    text[toks[i].end..until].trim_start().starts_with(',')
 }
 
 /// The token closes a sentence: sentence punctuation (or the end of the text) follows before the next word.

@@ -26,8 +26,11 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
             "ạ" | "dạ" => push(&mut out, text, t, Formal, Ending, true),
             "vâng" => push(&mut out, text, t, Formal, Ending, false),
             "bạn"
-                if next != Some("của")
-                    && !prev.is_some_and(|p| matches!(p, "những" | "các" | "người" | "một" | "là" | "làm")) =>
+                if !matches!(next, Some("của" | "bè" | "trai" | "gái" | "thân" | "học" | "đời" | "cùng" | "đồng"))
+                    && !prev.is_some_and(|p| matches!(p, "những" | "các" | "người" | "một"))
+                    // "là bạn tôi" is "is my friend", but "vậy là bạn phải" is "so you must".
+                    && !(prev.is_some_and(|p| matches!(p, "là" | "làm"))
+                        && next.is_none_or(|n| matches!(n, "tôi" | "mình" | "anh" | "em" | "chị" | "với" | "tốt" | "cũ" | "lâu"))) =>
             {
                 push(&mut out, text, t, Informal, Pronoun, true)
             }
