@@ -10,7 +10,10 @@ use registro_e2e::{ready_with_model_or_skip, screenshot_path, temp_project, wait
 use registro_store::{RunStatus, Store};
 
 const WAIT: Duration = Duration::from_secs(30);
-const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
+/// `REGISTRO_E2E_TRANSLATE_MODEL` swaps in another installed model (the 1.5B default, to time its second click).
+fn model() -> String {
+    std::env::var("REGISTRO_E2E_TRANSLATE_MODEL").unwrap_or_else(|_| "qwen2.5-coder-0.5b-instruct".into())
+}
 
 
 fn sentences(n: usize) -> String {
@@ -23,9 +26,10 @@ fn translate(s: &Session, lines: usize, stop_after_rows: Option<usize>) -> Vec<(
     s.execute(
         &format!(
             r#"const t = document.querySelector('[data-testid="translate-source"]'); t.value = '{}'; t.dispatchEvent(new Event('input', {{ bubbles: true }}));
-               const m = document.querySelector('[data-testid="translate-model"]'); m.value = '{MODEL}'; m.dispatchEvent(new Event('input', {{ bubbles: true }}));
+               const m = document.querySelector('[data-testid="translate-model"]'); m.value = '{}'; m.dispatchEvent(new Event('input', {{ bubbles: true }}));
                const n = document.querySelector('[data-testid="translate-nbest"]'); n.value = '2';"#,
-            sentences(lines)
+            sentences(lines),
+            model()
         ),
         vec![],
     )
@@ -43,7 +47,7 @@ fn translate(s: &Session, lines: usize, stop_after_rows: Option<usize>) -> Vec<(
             .unwrap();
         let rows = v[0].as_u64().unwrap();
         if rows > 0 && seen.iter().all(|(r, _): &(u64, String)| *r == 0) {
-            println!("translate_stream: {lines} segments, first row on screen {} ms after the click (WebDriver, 150 ms polls)", t0.elapsed().as_millis());
+            println!("translate_stream: {} {lines} segments, first row on screen {} ms after the click (WebDriver, 150 ms polls)", model(), t0.elapsed().as_millis());
         }
         let Some(label) = v[1].as_str() else { break };
         seen.push((rows, label.to_string()));
@@ -57,7 +61,7 @@ fn translate(s: &Session, lines: usize, stop_after_rows: Option<usize>) -> Vec<(
 
 #[test]
 fn segments_stream_in_cancel_keeps_them_and_the_model_stays_loaded() {
-    if !ready_with_model_or_skip("segments_stream_in_cancel_keeps_them_and_the_model_stays_loaded", MODEL) {
+    if !ready_with_model_or_skip("segments_stream_in_cancel_keeps_them_and_the_model_stays_loaded", &model()) {
         return;
     }
     let (dir, db) = temp_project("Letters");

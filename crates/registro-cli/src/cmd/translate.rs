@@ -316,7 +316,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
     let langs = a.lang.clone();
     anyhow::ensure!(!a.respectful || langs.iter().all(|&l| l == Lang::Ja), "--respectful: the respectful register exists for Japanese only (--lang ja)");
     if a.what == BenchWhat::Analyzer {
-        return bench_analyzer(ctx, &langs);
+        return bench_analyzer(ctx, &langs, a.dir.as_deref());
     }
     if a.sequential {
         // Read by the engine when it opens: one row per decoding call, as before batching.
@@ -392,11 +392,11 @@ fn peak_rss_mib() -> Option<u64> {
     Some(kb / 1024)
 }
 
-fn bench_analyzer(ctx: &Ctx, langs: &[Lang]) -> anyhow::Result<()> {
+fn bench_analyzer(ctx: &Ctx, langs: &[Lang], dir: Option<&std::path::Path>) -> anyhow::Result<()> {
     use registro_core::translate::analyzer::{data, eval};
     let mut rows = Vec::new();
     for &lang in langs {
-        let Some(dir) = data::cocoa_train_dir(lang) else {
+        let Some(dir) = dir.map(std::path::Path::to_path_buf).or_else(|| data::cocoa_train_dir(lang)) else {
             eprintln!("skipped {}: no CoCoA-MT training data (set REGISTRO_SHARED_DATA)", lang.code());
             continue;
         };

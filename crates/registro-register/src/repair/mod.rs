@@ -1,7 +1,9 @@
 //! Rule-based register repair: rewrites the addressee markers of a sentence into the requested register — T-V
 //! conversion with conjugation tables for DE/ES/FR/IT and HI (pronouns, possessives, verb person/number,
-//! imperatives), NL and RU pronouns with the verb beside them, plain↔です/ます for JA (conjugation rules on verb endings: no Japanese morphological dictionary can
-//! be fetched offline) and a respectful (sonkeigo) level for JA.
+//! imperatives), NL and RU pronouns with the verb beside them, PT tu↔você with 2sg↔3sg verbs, plain↔です/ます for JA
+//! (conjugation rules on verb endings: no Japanese morphological dictionary can be fetched offline) and a respectful
+//! (sonkeigo) level for JA, 반말↔해요체/합쇼체 for KO (a conjugator on Hangul jamo), and bạn↔quý vị with the polite
+//! particles for VI.
 //!
 //! Repair only touches tokens the analyzer marked (plus the verb next to a converted pronoun), so a sentence with
 //! no addressee comes back unchanged.
