@@ -834,6 +834,24 @@ pub fn early_exit_stats(segs: &[SegmentOut]) -> serde_json::Value {
     })
 }
 
+/// Keeps the lines of a plain-text translation (a file or standard input) as a document of the project, one
+/// segment per line with blank lines kept, so that its run can be resumed after a crash: resume reads the source
+/// text from the run's document. The same lines translated again reuse the document stored the first time.
+pub fn store_source_lines(store: &mut Store, project: i64, name: &str, lang: Lang, sources: &[String]) -> anyhow::Result<i64> {
+    let doc = registro_store::NewDocument {
+        name: name.to_string(),
+        source_lang: "en".into(),
+        target_lang: Some(lang.code().into()),
+        origin: Some(name.to_string()),
+        format: "text".into(),
+        segments: sources.iter().map(|s| registro_store::NewSegment { text: s.clone(), references: Vec::new() }).collect(),
+    };
+    if let Some(id) = store.find_document_by_content(project, &doc)? {
+        return Ok(id);
+    }
+    store.insert_document(project, &doc).with_context(|| format!("storing the lines of {name} as a document"))
+}
+
 /// The id of the project called `name`, created when missing.
 pub fn project_id(store: &Store, name: &str) -> anyhow::Result<i64> {
     Ok(crate::projects::find_or_create_project(store, name)?.id)

@@ -119,6 +119,14 @@ fn print_segment(s: &tr::SegmentOut) {
     eprintln!("{note}");
 }
 
+/// The name a plain-text input is stored under: its file name, or "standard input".
+fn input_name(a: &Args) -> String {
+    a.input
+        .as_ref()
+        .and_then(|p| p.file_name())
+        .map_or_else(|| "standard input".to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 fn write_lines(path: &std::path::Path, lines: impl Iterator<Item = String>) -> anyhow::Result<()> {
     let mut text = lines.collect::<Vec<_>>().join("\n");
     text.push('\n');
@@ -147,7 +155,8 @@ pub fn run(ctx: &Ctx, a: Args) -> anyhow::Result<()> {
         } else {
             let mut store = registro_store::Store::open_or_default(ctx.db.as_deref())?;
             let project = tr::project_id(&store, &a.project)?;
-            let target = tr::RunTarget { project_id: project, document_id: None };
+            let document = tr::store_source_lines(&mut store, project, &input_name(&a), a.lang, &sources)?;
+            let target = tr::RunTarget { project_id: project, document_id: Some(document) };
             tr::translate_contrastive_and_store(&mut store, &target, &mut t, &sources, &opts, &mut bar.sink(), &cancel)?
         };
         drop(bar);
@@ -172,7 +181,9 @@ pub fn run(ctx: &Ctx, a: Args) -> anyhow::Result<()> {
     } else {
         let mut store = registro_store::Store::open_or_default(ctx.db.as_deref())?;
         let project = tr::project_id(&store, &a.project)?;
-        let (id, segs) = tr::translate_and_store(&mut store, &tr::RunTarget { project_id: project, document_id: None }, &mut t, &sources, None, &opts, &mut bar.sink(), &cancel)?;
+        let document = tr::store_source_lines(&mut store, project, &input_name(&a), a.lang, &sources)?;
+        let target = tr::RunTarget { project_id: project, document_id: Some(document) };
+        let (id, segs) = tr::translate_and_store(&mut store, &target, &mut t, &sources, None, &opts, &mut bar.sink(), &cancel)?;
         (Some(id), segs)
     };
     drop(bar);
