@@ -33,6 +33,10 @@ fn portuguese_tu_and_voce() {
         ("Ouviste falar da juíza em Michigan?", Label::Informal),
         ("O senhor já esteve em Lisboa?", Label::Formal),
         ("Você gosta de futebol?", Label::Formal),
+        // The 2sg preterite -aste and future -rás are verbs whatever precedes them; "contraste" is a noun.
+        ("Gosto do livro que publicaste.", Label::Informal),
+        ("Amanhã estarás melhor.", Label::Informal),
+        ("O contraste é enorme.", Label::Neutral),
     ]);
     // "seu" alone is also "his": formal, but weak, so an informal request is only uncertain.
     let a = analyze(Lang::Pt, "Porquê que é o seu programa favorito?");
@@ -131,7 +135,7 @@ fn new_languages_parse_from_their_codes() {
 #[test]
 fn accuracy_on_the_dev_split() {
     let mut failed = Vec::new();
-    // Measured: nl 0.99, pt 0.88, ko 0.93, vi 0.98 — Portuguese falls short of the 0.97 goal (pro-drop 3sg verbs
+    // Measured: nl 0.99, pt 0.89, ko 0.93, vi 0.98 — Portuguese falls short of the 0.97 goal (pro-drop 3sg verbs
     // outside the verb list read NEUTRAL). Korean's rules were last tuned on the pool (0.953 → 0.977); its dev
     // figure went 0.94 → 0.93, one pair.
     for (lang, floor) in [(Lang::Nl, 0.98), (Lang::Pt, 0.87), (Lang::Ko, 0.92), (Lang::Vi, 0.97)] {

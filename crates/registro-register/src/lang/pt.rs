@@ -116,7 +116,7 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
             push(&mut out, text, t, Informal, Pronoun, true);
         } else if any(TU_POSSESSIVES, w) {
             push(&mut out, text, t, Informal, Possessive, true);
-        } else if any(TU_VERBS, w) || is_personal_infinitive_2sg(w, prev) {
+        } else if any(TU_VERBS, w) || is_personal_infinitive_2sg(w, prev) || is_unambiguous_2sg(w) {
             push(&mut out, text, t, Informal, Verb, true);
         } else if w == "você" || w == "vocês" {
             push(&mut out, text, t, Formal, Pronoun, true);
@@ -147,6 +147,15 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
         }
     }
     out
+}
+
+/// Nouns that end like a 2sg preterite (-aste) or future (-rás).
+const NOT_2SG: &[&str] = &["contraste", "desgaste", "haste", "traste", "engaste", "gaste", "baste", "atrás", "trás", "detrás"];
+
+/// Endings only a 2sg verb has, whatever the word before: the preterite -aste (andaste, publicaste) and the future
+/// -arás/-erás/-irás (estarás, farás). The -este/-iste preterites are left to the list: este, teste, triste, existe.
+fn is_unambiguous_2sg(w: &str) -> bool {
+    w.chars().count() > 5 && (w.ends_with("aste") || w.ends_with("rás")) && !any(NOT_2SG, w)
 }
 
 /// "se pensares", "para fazeres": the personal infinitive's 2sg after a conjunction or preposition.
