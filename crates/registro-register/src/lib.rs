@@ -11,6 +11,7 @@
 
 pub mod data;
 pub mod eval;
+pub mod fuzz;
 pub mod meaning;
 pub mod repair;
 pub(crate) mod lang;
