@@ -25,13 +25,7 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
         match w {
             "ạ" | "dạ" => push(&mut out, text, t, Formal, Ending, true),
             "vâng" => push(&mut out, text, t, Formal, Ending, false),
-            "bạn"
-                if !matches!(next, Some("của" | "bè" | "trai" | "gái" | "thân" | "học" | "đời" | "cùng" | "đồng"))
-                    && !prev.is_some_and(|p| matches!(p, "những" | "các" | "người" | "một"))
-                    // "là bạn tôi" is "is my friend", but "vậy là bạn phải" is "so you must".
-                    && !(prev.is_some_and(|p| matches!(p, "là" | "làm"))
-                        && next.is_none_or(|n| matches!(n, "tôi" | "mình" | "anh" | "em" | "chị" | "với" | "tốt" | "cũ" | "lâu"))) =>
-            {
+            "bạn" if ban_is_the_addressee(prev, next) => {
                 push(&mut out, text, t, Informal, Pronoun, true)
             }
             "cậu" | "mày" | "tớ" | "tao" => push(&mut out, text, t, Informal, Pronoun, true),
@@ -40,4 +34,15 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
         i += 1;
     }
     out
+}
+
+/// `bạn` is "you" unless it is "friend": before `của` or as the head of a compound (bạn bè, bạn trai), after a
+/// quantifier (những bạn), or as a predicate ("là bạn tôi" is "is my friend", but "vậy là bạn phải" is "so you
+/// must").
+fn ban_is_the_addressee(prev: Option<&str>, next: Option<&str>) -> bool {
+    let compound = matches!(next, Some("của" | "bè" | "trai" | "gái" | "thân" | "học" | "đời" | "cùng" | "đồng"));
+    let counted = prev.is_some_and(|p| matches!(p, "những" | "các" | "người" | "một"));
+    let predicate = prev.is_some_and(|p| matches!(p, "là" | "làm"))
+        && next.is_none_or(|n| matches!(n, "tôi" | "mình" | "anh" | "em" | "chị" | "với" | "tốt" | "cũ" | "lâu"));
+    !(compound || counted || predicate)
 }
