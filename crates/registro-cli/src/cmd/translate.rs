@@ -51,17 +51,8 @@ pub struct Args {
     /// Grammatical gender of the addressee
     #[arg(long, value_enum)]
     gender: Option<Gender>,
-    /// Retrieve few-shot examples per sentence instead of once per document
-    #[arg(long)]
-    shots_per_sentence: bool,
-    /// Examples retrieved for each sentence and shown in its own turn, beside the document's shared ones (the
-    /// shared prefix stays cached and the document is still decoded in batches)
-    #[arg(long, default_value_t = tr::SENTENCE_EXAMPLES)]
-    sentence_examples: usize,
-    /// Skip the cross-lingual meaning check (EmbeddingGemma-300M, used when installed: `registro models fetch
-    /// embeddinggemma-300m`)
-    #[arg(long)]
-    no_meaning_check: bool,
+    #[command(flatten)]
+    examples: ExampleArgs,
     /// Glossary whose terms each segment must use (boosted) or avoid (banned), per register: .tsv/.csv/.tbx
     /// (see `registro qa --termbase`)
     #[arg(long)]
@@ -74,6 +65,23 @@ pub struct Args {
     no_store: bool,
     /// Text to translate
     text: Vec<String>,
+}
+
+/// How each segment is shown examples and checked for meaning: the same options for `translate` and `bench
+/// translate`, so a bench measures what a translation runs.
+#[derive(clap::Args)]
+struct ExampleArgs {
+    /// Retrieve few-shot examples per sentence instead of once per document (no shared prefix: slower)
+    #[arg(long)]
+    shots_per_sentence: bool,
+    /// Examples retrieved for each sentence and shown in its own turn, beside the document's shared ones (the
+    /// shared prefix stays cached and the document is still decoded in batches)
+    #[arg(long, default_value_t = tr::SENTENCE_EXAMPLES)]
+    sentence_examples: usize,
+    /// Skip the cross-lingual meaning check (EmbeddingGemma-300M, used when installed: `registro models fetch
+    /// embeddinggemma-300m`)
+    #[arg(long)]
+    no_meaning_check: bool,
 }
 
 fn read_input(a: &Args) -> anyhow::Result<Vec<String>> {
@@ -99,8 +107,8 @@ fn options(a: &Args) -> anyhow::Result<Options> {
         system,
         n_best: a.n_best.max(1),
         gender: a.gender,
-        shots_per_sentence: a.shots_per_sentence,
-        sentence_examples: a.sentence_examples,
+        shots_per_sentence: a.examples.shots_per_sentence,
+        sentence_examples: a.examples.sentence_examples,
         termbase: a.termbase.as_deref().map(|p| registro_core::qa::load_termbase(p, a.lang)).transpose()?,
         ..Options::new(a.lang, a.register)
     })
@@ -142,7 +150,7 @@ pub fn run(ctx: &Ctx, a: Args) -> anyhow::Result<()> {
     if pool.is_none() && opts.controls.has(tr::Control::Fewshot) {
         eprintln!("note: CoCoA-MT training data not found (set REGISTRO_SHARED_DATA); the fewshot control is skipped");
     }
-    let meaning = if a.no_meaning_check { None } else { tr::qe::MeaningCheck::installed()? };
+    let meaning = if a.examples.no_meaning_check { None } else { tr::qe::MeaningCheck::installed()? };
     let mut t = tr::Translator::new(gen.as_mut(), pool).with_meaning_check(meaning);
     let cancel = crate::term::cancel_on_ctrl_c();
     let bar = crate::term::Bar::new(ctx.json, "segments");
@@ -289,17 +297,8 @@ pub struct BenchArgs {
     /// against the polite references, the analyzer column says whether the honorifics are there
     #[arg(long)]
     respectful: bool,
-    /// Few-shot examples retrieved for each source sentence (as `translate --shots-per-sentence`), not once for
-    /// the whole set
-    #[arg(long)]
-    shots_per_sentence: bool,
-    /// Examples retrieved for each sentence and shown in its own turn, beside the shared ones (as `translate
-    /// --sentence-examples`)
-    #[arg(long, default_value_t = tr::SENTENCE_EXAMPLES)]
-    sentence_examples: usize,
-    /// Skip the cross-lingual meaning check (used when EmbeddingGemma-300M is installed)
-    #[arg(long)]
-    no_meaning_check: bool,
+    #[command(flatten)]
+    examples: ExampleArgs,
     /// Choose each sentence's own examples by meaning (EmbeddingGemma) instead of word overlap (lower BLEU on the
     /// development split; kept to compare)
     #[arg(long)]
@@ -365,11 +364,11 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
             shots: a.shots,
             respectful: a.respectful,
             sequential: a.sequential,
-            shots_per_sentence: a.shots_per_sentence,
-            sentence_examples: a.sentence_examples,
+            shots_per_sentence: a.examples.shots_per_sentence,
+            sentence_examples: a.examples.sentence_examples,
             llama_cpp: llama_cpp.clone(),
             load_secs,
-            meaning_check: !a.no_meaning_check,
+            meaning_check: !a.examples.no_meaning_check,
             meaning_retrieval: a.meaning_retrieval,
         };
         let cancel = crate::term::cancel_on_ctrl_c();
