@@ -181,16 +181,14 @@ fn fix_makes_a_german_run_formal_throughout_and_keeps_the_old_text() {
 }
 
 #[test]
-fn without_repair_rules_the_deviating_segment_is_flagged_not_changed() {
+fn a_segment_no_rule_can_repair_is_flagged_not_changed() {
     let (_dir, mut store) = temp_store();
+    // A bare "야!" ("Hey!") ends on the 반말 level, but there is no verb to re-conjugate.
     let pairs = [
-        (
-            "Can you send me the report?",
-            "Você pode enviar-me o relatório?",
-        ),
-        ("Can you see this?", "Tu consegues ver isto?"),
+        ("Could you send me the report?", "보고서를 보내 주시겠어요?"),
+        ("Hey!", "야!"),
     ];
-    let (run, out) = checked_run(&mut store, "pt", Some("formal"), &pairs, true);
+    let (run, out) = checked_run(&mut store, "ko", Some("formal"), &pairs, true);
     assert_eq!(
         (out.fixed, out.unrepaired),
         (0, 1),
@@ -198,16 +196,31 @@ fn without_repair_rules_the_deviating_segment_is_flagged_not_changed() {
         out.report.consistency
     );
     let o = store.output(run, 1).unwrap().unwrap();
-    assert_eq!(o.text, "Tu consegues ver isto?");
+    assert_eq!(o.text, "야!");
     assert!(o.flagged);
     assert!(o
         .flag_reason
         .unwrap()
-        .contains("no rule-based repair for Portuguese"));
+        .contains("no rule applies to these markers"));
     assert!(
         out.blocking,
         "the register error stays until the segment is retranslated or edited"
     );
+}
+
+/// Portuguese has rules now: the same kind of deviating segment is repaired in place, as German's is.
+#[test]
+fn a_portuguese_tu_segment_is_repaired_to_voce() {
+    let (_dir, mut store) = temp_store();
+    let pairs = [
+        ("Can you send me the report?", "Você pode enviar-me o relatório?"),
+        ("Can you see this?", "Tu consegues ver isto?"),
+    ];
+    let (run, out) = checked_run(&mut store, "pt", Some("formal"), &pairs, true);
+    assert_eq!((out.fixed, out.unrepaired), (1, 0), "{:#?}", out.report.consistency);
+    let o = store.output(run, 1).unwrap().unwrap();
+    assert_eq!(o.text, "Você consegue ver isto?");
+    assert!(!o.flagged, "{o:?}");
 }
 
 #[test]

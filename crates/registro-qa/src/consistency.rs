@@ -260,12 +260,7 @@ pub fn fixes(lang: Lang, c: &Consistency, segments: &[Segment<'_>]) -> Vec<Fix> 
                     reason: None,
                 }
             } else {
-                let reason = if matches!(lang, Lang::Ko | Lang::Pt | Lang::Vi) {
-                    format!(
-                        "no rule-based repair for {}: retranslate the segment or edit it by hand",
-                        lang.name()
-                    )
-                } else if r.changed() {
+                let reason = if r.changed() {
                     "the repair left markers of the other form: edit the segment by hand"
                         .to_string()
                 } else {
