@@ -81,7 +81,9 @@ grep -i -E "segment|resum" "$WORK/resume.stderr" "$WORK/resume.stdout" | tail -3
 for phase in translate resume; do
   f="$WORK/rss.$phase.txt"
   sleep 1
-  awk -v p="$phase" '{ split($3, a, "="); v = a[2] + 0; if (NR == 1 || v > max) max = v; n++; last = v; if (n == 1) first = v }
-    END { printf "%s: %d samples, resident memory first %d MiB, last %d MiB, peak %d MiB\n", p, n, first, last, max }' "$f"
+  # Samples taken before the model is mapped (a few MiB) say nothing about the run: the first counted one is the
+  # first above 100 MiB.
+  awk -v p="$phase" '{ split($3, a, "="); v = a[2] + 0; if (v > max) max = v; n++; last = v; if (v > 100 && !first) first = v }
+    END { printf "%s: %d samples, resident memory after the load %d MiB, last %d MiB, peak %d MiB\n", p, n, first, last, max }' "$f"
 done
 echo "every sample: $WORK/rss.translate.txt, $WORK/rss.resume.txt; load average $(cut -d' ' -f1-3 /proc/loadavg)"
