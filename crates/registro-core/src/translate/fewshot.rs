@@ -1,7 +1,8 @@
 //! Few-shot contrastive examples from the CoCoA-MT training pool (never its held-out part), retrieved by word
 //! overlap with the source — or, for each sentence's own examples when asked for (`Options::meaning_retrieval`), by
-//! the meaning of its English source (EmbeddingGemma cosine; lower BLEU on the development split, so not the default). Each example shows the wanted reference with its
-//! register markers in [brackets] and the reference in the other register to avoid.
+//! the meaning of its English source (EmbeddingGemma cosine; lower BLEU on the development split, so not the
+//! default). Each example shows the wanted reference with its register markers in [brackets] and the reference in
+//! the other register to avoid.
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex};

@@ -78,7 +78,7 @@ const HONORIFIC_STEMS: &[(&str, &str)] = &[("드시", "먹"), ("주무시", "자
 
 pub(super) fn edits(c: &Ctx<'_>) -> Vec<Edit> {
     // Pronouns and endings can be the same word ("나", "네"): the analyzer's marker kind says which it is.
-    let endings: Vec<(usize, usize)> = crate::analyze(crate::Lang::Ko, c.text)
+    let endings: Vec<(usize, usize)> = c
         .markers
         .iter()
         .filter(|m| m.kind == MarkerKind::Ending)

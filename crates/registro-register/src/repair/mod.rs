@@ -59,7 +59,7 @@ pub fn convert(lang: Lang, text: &str, target: Register) -> Repair {
                 .filter(|(_, t)| a.wrong_markers(target).any(|m| m.start <= t.start && t.end <= m.end))
                 .map(|(i, _)| i)
                 .collect();
-            let ctx = Ctx { text, toks: &toks, wrong: &wrong, to_formal: target.is_formal_side() };
+            let ctx = Ctx { text, toks: &toks, wrong: &wrong, markers: &a.markers, to_formal: target.is_formal_side() };
             match lang {
                 Lang::De => de::edits(&ctx),
                 Lang::Es => es::edits(&ctx),
@@ -83,6 +83,9 @@ pub(crate) struct Ctx<'a> {
     pub toks: &'a [Tok<'a>],
     /// Indices of the tokens marked with the other register.
     pub wrong: &'a [usize],
+    /// Every marker the analyzer found, for rules that need a marker's kind (a Korean word can be a pronoun or an
+    /// ending).
+    pub markers: &'a [crate::Marker],
     pub to_formal: bool,
 }
 
