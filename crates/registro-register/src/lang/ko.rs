@@ -81,7 +81,18 @@ const PLAIN_I: &[&str] = &[
 ];
 
 fn hangul(c: char) -> bool {
-    ('\u{AC00}'..='\u{D7A3}').contains(&c)
+    jamo(c).is_some()
+}
+
+/// A precomposed Hangul syllable's (initial, medial, final) jamo indices; `final` 0 means no final consonant
+/// (17 is ㅂ, 4 ㄴ, 20 ㅆ).
+pub(crate) fn jamo(c: char) -> Option<(u32, u32, u32)> {
+    let code = (c as u32).checked_sub(0xAC00).filter(|&code| code < 11172)?;
+    Some((code / 588, (code % 588) / 28, code % 28))
+}
+
+pub(crate) fn final_of(c: char) -> Option<u32> {
+    jamo(c).map(|(_, _, f)| f)
 }
 
 pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
@@ -133,8 +144,7 @@ fn cut_off(text: &str, t: &Tok<'_>, w: &str) -> bool {
 fn causal_nikka(w: &str) -> bool {
     let Some(stem) = w.strip_suffix("니까") else { return false };
     let Some(last) = stem.chars().last() else { return false };
-    let b_final = ('\u{AC00}'..='\u{D7A3}').contains(&last) && (last as u32 - 0xAC00) % 28 == 17;
-    !(b_final || last == '습')
+    !(final_of(last) == Some(17) || last == '습')
 }
 
 fn before_comma(text: &str, toks: &[Tok<'_>], i: usize) -> bool {

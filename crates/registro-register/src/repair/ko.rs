@@ -7,6 +7,7 @@
 //! Hangul jamo: vowel harmony, the contractions (ㅗ+아 → ㅘ, ㅜ+어 → ㅝ, ㅣ+어 → ㅕ, ㅚ+어 → ㅙ), 하 → 해, and the
 //! ㅂ- and 르-irregular stems. Honorific -시- inside a clause is left alone: it honours a third person as often.
 use super::{table, Ctx, Edit};
+use crate::lang::ko::{final_of, jamo};
 use crate::MarkerKind;
 
 const TO_FORMAL_PRONOUNS: &[(&str, &str)] = &[
@@ -268,16 +269,6 @@ fn split_last(w: &str) -> Option<(&str, char)> {
 fn drop_chars(w: &str, n: usize) -> &str {
     let cut = w.char_indices().rev().nth(n - 1).map(|(i, _)| i).unwrap_or(0);
     &w[..cut]
-}
-
-/// A precomposed Hangul syllable's (initial, medial, final) indices; `final` 0 means no final consonant.
-fn jamo(c: char) -> Option<(u32, u32, u32)> {
-    let code = (c as u32).checked_sub(0xAC00).filter(|&code| code < 11172)?;
-    Some((code / 588, (code % 588) / 28, code % 28))
-}
-
-fn final_of(c: char) -> Option<u32> {
-    jamo(c).map(|(_, _, f)| f)
 }
 
 fn compose(initial: u32, medial: u32, fin: u32) -> Option<char> {

@@ -5,7 +5,7 @@
 //!
 //! Going formal, the text's last sentence ends on `ạ`, as the references' formal side does where it addresses
 //! the listener.
-use super::{capitalise, Ctx, Edit};
+use super::{Ctx, Edit};
 
 pub(super) fn edits(c: &Ctx<'_>) -> Vec<Edit> {
     let mut out = addressee_edits(c);
@@ -29,7 +29,7 @@ fn addressee_edits(c: &Ctx<'_>) -> Vec<Edit> {
                 "tớ" | "tao" => "tôi",
                 _ => continue,
             };
-            out.push(c.edit(i, if t.capitalised() { capitalise(to) } else { to.to_string() }));
+            out.push(c.edit_cased(i, to));
             continue;
         }
         match w {
