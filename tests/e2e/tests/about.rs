@@ -2,10 +2,11 @@
 //! kernels it selects, the device models run on, the database with its schema version, every known model with its
 //! state), no network request until the user asks for the source check, then one line per source. Writes
 //! `tests/e2e/screenshots/about.png`.
+mod common;
 
 use std::time::Duration;
 
-use registro_e2e::{screenshot_path, app_args, app_binary, ready_or_skip, Session};
+use registro_e2e::{screenshot_path, app_args, app_binary, Session};
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -17,11 +18,7 @@ fn fact(s: &Session, key: &str) -> String {
 
 #[test]
 fn about_shows_build_machine_models_and_store_and_checks_sources_on_request() {
-    if !ready_or_skip("about_shows_build_machine_models_and_store_and_checks_sources_on_request") {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = dir.path().join("registro.db");
+    let Some((dir, db)) = common::ready_temp_store("about_shows_build_machine_models_and_store_and_checks_sources_on_request") else { return };
     let s = Session::start(&app_binary(), &app_args(&db, dir.path(), &[])).expect("start the app");
     s.wait_for(r#"body[data-ready="1"]"#, WAIT).expect("the UI becomes ready");
 

@@ -4,11 +4,12 @@
 //!
 //! WebKitGTK takes the dark preference from the GTK theme, and the driver starts the app with its own environment,
 //! so each session starts the app through `env GTK_THEME=…`. Writes `tests/e2e/screenshots/appearance-*.png`.
+mod common;
 
 use std::path::Path;
 use std::time::Duration;
 
-use registro_e2e::{app_args, app_binary, ready_or_skip, screenshot_path, Session};
+use registro_e2e::{app_args, app_binary, screenshot_path, Session};
 use serde_json::{json, Value};
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -20,11 +21,10 @@ const PROJECT: &str = "翻訳 · अनुवाद · 번역";
 /// WebDriver's Return key (a plain "\n" is not typed as a line break here).
 const ENTER: char = '\u{E007}';
 
-/// Starts the app with `GTK_THEME=theme` on a fresh database and opens a new project named [`PROJECT`].
-fn start_themed(theme: &str, dir: &Path) -> Session {
-    let db = dir.join("registro.db");
+/// Starts the app with `GTK_THEME=theme` on a fresh database `db` in `dir` and opens a new project named [`PROJECT`].
+fn start_themed(theme: &str, dir: &Path, db: &Path) -> Session {
     let mut args = vec![format!("GTK_THEME={theme}"), app_binary().display().to_string()];
-    args.extend(app_args(&db, dir, &[]));
+    args.extend(app_args(db, dir, &[]));
     let s = Session::start(Path::new("/usr/bin/env"), &args).expect("start the app");
     s.wait_for(r#"body[data-ready="1"]"#, WAIT).expect("the UI becomes ready");
     let name = s.wait_for(r#"[data-testid="new-project-name"]"#, WAIT).unwrap();
@@ -160,11 +160,8 @@ fn assert_bundled_fonts_drawn(s: &Session, scheme: &str) {
 
 #[test]
 fn japanese_and_hindi_render_with_the_bundled_fonts_in_the_light_theme() {
-    if !ready_or_skip("japanese_and_hindi_render_with_the_bundled_fonts_in_the_light_theme") {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let s = start_themed("Adwaita", dir.path());
+    let Some((dir, db)) = common::ready_temp_store("japanese_and_hindi_render_with_the_bundled_fonts_in_the_light_theme") else { return };
+    let s = start_themed("Adwaita", dir.path(), &db);
     assert!(!prefers_dark(&s), "a light GTK theme reports a light preference");
     show_both_scripts(&s);
     assert_bundled_fonts_drawn(&s, "light");
@@ -182,11 +179,8 @@ fn japanese_and_hindi_render_with_the_bundled_fonts_in_the_light_theme() {
 
 #[test]
 fn dark_gtk_theme_gives_a_dark_readable_window() {
-    if !ready_or_skip("dark_gtk_theme_gives_a_dark_readable_window") {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let s = start_themed("Adwaita:dark", dir.path());
+    let Some((dir, db)) = common::ready_temp_store("dark_gtk_theme_gives_a_dark_readable_window") else { return };
+    let s = start_themed("Adwaita:dark", dir.path(), &db);
     assert!(prefers_dark(&s), "WebKitGTK reports prefers-color-scheme: dark under GTK_THEME=Adwaita:dark");
     let lum = page_luminance(&s);
     assert!(lum < 0.15, "the page background is dark, luminance {lum:.2}");

@@ -3,12 +3,13 @@
 //! pages, compares them with progress, and a long comparison is cancelled while the window keeps answering (another
 //! tab opens meanwhile). Prints how long the table takes to show 2,000 and 10,000 runs; screenshots go to
 //! `tests/e2e/screenshots/dashboard-scale-*.png`.
+mod common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use registro_core::report;
-use registro_e2e::{ready_or_skip, screenshot_path, Session};
+use registro_e2e::{screenshot_path, Session};
 use registro_store::Store;
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -81,11 +82,7 @@ fn open_dashboard(db: &Path, dir: &Path, total: usize) -> (Session, String) {
 
 #[test]
 fn two_thousand_runs_page_filter_compare_and_cancel() {
-    if !ready_or_skip("two_thousand_runs_page_filter_compare_and_cancel") {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = dir.path().join("registro.db");
+    let Some((dir, db)) = common::ready_temp_store("two_thousand_runs_page_filter_compare_and_cancel") else { return };
     let ids = store_with(&db, 2000, 50);
     let newest = |k: usize| ids[ids.len() - 1 - k];
 
@@ -211,11 +208,7 @@ fn two_thousand_runs_page_filter_compare_and_cancel() {
 
 #[test]
 fn ten_thousand_runs_show_their_first_page() {
-    if !ready_or_skip("ten_thousand_runs_show_their_first_page") {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = dir.path().join("registro.db");
+    let Some((dir, db)) = common::ready_temp_store("ten_thousand_runs_show_their_first_page") else { return };
     store_with(&db, 10_000, 2);
     let (s, in_page) = open_dashboard(&db, dir.path(), 10_000);
     println!("dashboard_scale: 10,000 runs: first page {in_page} ms from the request to the rows in the page");

@@ -2,10 +2,11 @@
 //! dialog's answers are given to the app at start: WebDriver cannot drive a native dialog), see its segments,
 //! close the app, start it again on the same database and find the project and segments again.
 //! Writes `tests/e2e/screenshots/foundation.png` and prints how long the app took to become usable.
+mod common;
 
 use std::time::{Duration, Instant};
 
-use registro_e2e::{screenshot_path, app_args, app_binary, ready_or_skip, Session};
+use registro_e2e::{screenshot_path, app_args, app_binary, Session};
 
 const WAIT: Duration = Duration::from_secs(30);
 const PROJECT: &str = "Letters to the council";
@@ -32,11 +33,7 @@ fn segment_texts(s: &Session) -> Vec<String> {
 
 #[test]
 fn create_import_reopen() {
-    if !ready_or_skip("create_import_reopen") {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = dir.path().join("registro.db");
+    let Some((dir, db)) = common::ready_temp_store("create_import_reopen") else { return };
     let doc = dir.path().join("draft-informal.txt");
     std::fs::write(&doc, LINES.join("\n") + "\n").expect("write the document");
 

@@ -1,12 +1,13 @@
 //! Resume in the real window: a rewrite run over a stored document that was cancelled after two of its four
 //! sentences is listed with a Resume button; clicking it produces only the two missing sentences, the run turns
 //! `done`, and the sentences finished before are kept as they were. Writes `tests/e2e/screenshots/resume.png`.
+mod common;
 
 use std::time::Duration;
 
 use registro_core::progress::CancelToken;
 use registro_core::rewrite::{self, Lang, Method, Options, RewriteRequest, ScorerChoice};
-use registro_e2e::{screenshot_path, ready_or_skip, Session};
+use registro_e2e::{screenshot_path, Session};
 use registro_store::{NewDocument, NewSegment, RunStatus, Store};
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -49,11 +50,7 @@ fn interrupted_run(db: &std::path::Path) -> i64 {
 
 #[test]
 fn a_cancelled_run_is_resumed_from_the_runs_table() {
-    if !ready_or_skip("a_cancelled_run_is_resumed_from_the_runs_table") {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = dir.path().join("registro.db");
+    let Some((dir, db)) = common::ready_temp_store("a_cancelled_run_is_resumed_from_the_runs_table") else { return };
     let run = interrupted_run(&db);
     let before = Store::open(&db).unwrap().outputs(run).unwrap();
 

@@ -5,11 +5,12 @@
 //! would hand paths back to the page), are refused by the ACL. A file the user did pick works once.
 //! Also: a database that cannot be opened is reported in the window, not only on a terminal.
 //! Screenshots: `tests/e2e/screenshots/security-*.png`.
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use registro_e2e::{screenshot_path, app_args, app_binary, ready_or_skip, Session};
+use registro_e2e::{screenshot_path, app_args, app_binary, Session};
 use serde_json::{json, Value};
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -34,11 +35,7 @@ fn refused(s: &Session, command: &str, args: Value, why: &str) -> String {
 
 #[test]
 fn a_script_in_the_page_cannot_name_files() {
-    if !ready_or_skip("a_script_in_the_page_cannot_name_files") {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = dir.path().join("registro.db");
+    let Some((dir, db)) = common::ready_temp_store("a_script_in_the_page_cannot_name_files") else { return };
     // Files an attacker would like to overwrite or read.
     let victim = dir.path().join("victim.txt");
     std::fs::write(&victim, "the user's own text\n").unwrap();
@@ -187,12 +184,8 @@ fn a_script_in_the_page_cannot_name_files() {
 
 #[test]
 fn a_database_that_cannot_open_is_shown_in_the_window() {
-    if !ready_or_skip("a_database_that_cannot_open_is_shown_in_the_window") {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let Some((_dir, db)) = common::ready_temp_store("a_database_that_cannot_open_is_shown_in_the_window") else { return };
     // A folder where the database file should be: SQLite cannot open it.
-    let db = dir.path().join("registro.db");
     std::fs::create_dir(&db).unwrap();
     let s =
         Session::start(&app_binary(), &["--db".to_string(), db.display().to_string()]).expect("the app starts anyway");

@@ -3,10 +3,11 @@
 //! register is mixed, lists each finding with its words marked and that the export is blocked; "Make consistent"
 //! repairs the du segment in the run. Writes `tests/e2e/screenshots/translate-qa.png` (before the fix) and
 //! `translate-qa-fixed.png`.
+mod common;
 
 use std::time::Duration;
 
-use registro_e2e::{ready_or_skip, screenshot_path, Session};
+use registro_e2e::{screenshot_path, Session};
 use registro_store::Store;
 use registro_testkit::StoredTranslation;
 
@@ -41,11 +42,7 @@ fn stored_run(db: &std::path::Path) -> i64 {
 
 #[test]
 fn the_quality_check_finds_mixed_register_and_makes_the_document_consistent() {
-    if !ready_or_skip("the_quality_check_finds_mixed_register_and_makes_the_document_consistent") {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = dir.path().join("registro.db");
+    let Some((dir, db)) = common::ready_temp_store("the_quality_check_finds_mixed_register_and_makes_the_document_consistent") else { return };
     let run = stored_run(&db);
     let tb = dir.path().join("client-terms.tsv");
     std::fs::write(

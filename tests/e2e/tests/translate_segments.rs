@@ -3,8 +3,8 @@
 //! the grid (caret in the source, Enter: both halves translated again in both registers), two sentences of one
 //! cue joined, a join across two cues refused, and the SRT exported with every cue and timing in place. Writes
 //! `tests/e2e/screenshots/translate-contrastive.png` and `translate-split-join.png`.
+mod common;
 
-use std::path::Path;
 use std::time::Duration;
 
 use registro_e2e::{keys, ready_or_skip, screenshot_path, temp_project, wait_until, Session};
@@ -38,7 +38,7 @@ fn subtitles_in_both_registers_split_joined_and_exported_cue_for_cue() {
         return;
     }
     let (dir, db) = temp_project("Subtitles");
-    let srt = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../crates/registro-formats/tests/fixtures/cues.srt");
+    let srt = common::format_fixture("cues.srt");
     let exported = dir.path().join("cues.fr.srt");
     let s = Session::in_project(&db, dir.path(), &[Some(srt.as_path()), Some(exported.as_path())], "Subtitles", None).unwrap();
     s.import_browsed().unwrap();

@@ -2,8 +2,8 @@
 //! window with the real Qwen2.5-Coder-0.5B: imported, translated into formal German, exported back as XLIFF — the
 //! header, the notes and the units are kept, each target gets `state="translated"` and the file's own inline
 //! markup. Writes `tests/e2e/screenshots/translate-xliff.png`.
+mod common;
 
-use std::path::Path;
 use std::time::Duration;
 
 use registro_e2e::{ready_or_skip, screenshot_path, temp_project, wait_until, Session};
@@ -17,7 +17,7 @@ fn an_xliff_file_from_a_cat_tool_comes_back_as_xliff_with_its_tags_and_notes() {
         return;
     }
     let (dir, db) = temp_project("CAT");
-    let xliff = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../crates/registro-formats/tests/fixtures/okapi.xlf");
+    let xliff = common::format_fixture("okapi.xlf");
     let exported = dir.path().join("okapi.de.xlf");
     let s = Session::in_project(&db, dir.path(), &[Some(xliff.as_path()), Some(exported.as_path())], "CAT", None).unwrap();
     let result = s.import_browsed().unwrap();
