@@ -1,5 +1,5 @@
 //! Spanish tú ↔ usted.
-use super::{table, Ctx, Edit};
+use super::{swap_ending, table, Ctx, Edit};
 
 const WORDS: &[(&str, &str)] = &[
     ("tú", "usted"), ("ti", "usted"), ("contigo", "con usted"), ("tu", "su"), ("tus", "sus"), ("tuyo", "suyo"),
@@ -26,23 +26,17 @@ const ENDINGS: &[(&str, &str)] = &[
 ];
 
 fn to_3sg(w: &str) -> Option<String> {
-    if let Some(v) = table(VERBS, w, true) {
-        return Some(v.to_string());
-    }
-    ENDINGS.iter().find_map(|(a, b)| w.strip_suffix(a).filter(|s| s.chars().count() >= 2).map(|s| format!("{s}{b}")))
+    table(VERBS, w, true).map(str::to_string).or_else(|| swap_ending(w, ENDINGS))
 }
 
 fn to_2sg(w: &str) -> Option<String> {
-    if let Some(v) = table(VERBS, w, false) {
-        return Some(v.to_string());
-    }
     const BACK: &[(&str, &str)] = &[
         ("ría", "rías"), ("iera", "ieras"), ("ara", "aras"), ("iese", "ieses"), ("ase", "ases"), ("aba", "abas"),
         ("ía", "ías"), ("rá", "rás"), ("ió", "iste"), ("ó", "aste"), ("arle", "arte"), ("erle", "erte"), ("irle", "irte"),
         ("arse", "arte"), ("erse", "erte"), ("irse", "irte"), ("ándole", "ándote"), ("iéndole", "iéndote"), ("a", "as"),
         ("e", "es"),
     ];
-    BACK.iter().find_map(|(a, b)| w.strip_suffix(a).filter(|s| s.chars().count() >= 2).map(|s| format!("{s}{b}")))
+    table(VERBS, w, false).map(str::to_string).or_else(|| swap_ending(w, BACK))
 }
 
 pub(super) fn edits(c: &Ctx<'_>) -> Vec<Edit> {

@@ -1,5 +1,5 @@
 //! French tu ↔ vous.
-use super::{table, Ctx, Edit};
+use super::{swap_ending, table, Ctx, Edit};
 
 const POSSESSIVES: &[(&str, &str)] = &[
     ("ton", "votre"), ("ta", "votre"), ("tes", "vos"), ("tien", "vôtre"), ("tienne", "vôtre"), ("tiens", "vôtres"),
@@ -18,11 +18,8 @@ const VERBS: &[(&str, &str)] = &[
 const PREPOSITIONS: &[&str] = &["pour", "avec", "chez", "à", "de", "sans", "que", "et", "toi", "comme", "sur", "par", "entre", "contre", "vers", "après", "avant"];
 
 fn to_2pl(w: &str) -> Option<String> {
-    if let Some(v) = table(VERBS, w, true) {
-        return Some(v.to_string());
-    }
     const E: &[(&str, &str)] = &[("rais", "riez"), ("ais", "iez"), ("ras", "rez"), ("es", "ez"), ("e", "ez")];
-    E.iter().find_map(|(a, b)| w.strip_suffix(a).filter(|s| s.chars().count() >= 2).map(|s| format!("{s}{b}")))
+    table(VERBS, w, true).map(str::to_string).or_else(|| swap_ending(w, E))
 }
 
 fn to_2sg(w: &str, imperative: bool) -> Option<String> {
@@ -33,7 +30,7 @@ fn to_2sg(w: &str, imperative: bool) -> Option<String> {
         return Some(v.to_string());
     }
     const E: &[(&str, &str)] = &[("riez", "rais"), ("iez", "ais"), ("rez", "ras"), ("ez", "es")];
-    let v = E.iter().find_map(|(a, b)| w.strip_suffix(a).filter(|s| s.chars().count() >= 2).map(|s| format!("{s}{b}")))?;
+    let v = swap_ending(w, E)?;
     // The -er imperative drops its -s: "Profite", not "Profites".
     Some(if imperative && v.ends_with("es") && !v.ends_with("ras") { v[..v.len() - 1].to_string() } else { v })
 }

@@ -1,5 +1,5 @@
 //! Italian tu ↔ Lei.
-use super::{table, Ctx, Edit};
+use super::{swap_ending, table, Ctx, Edit};
 
 const POSSESSIVES: &[(&str, &str)] = &[("tuo", "suo"), ("tua", "sua"), ("tuoi", "suoi"), ("tue", "sue")];
 /// 2sg ↔ 3sg irregular verbs, and informal imperative ↔ formal (subjunctive) imperative.
@@ -16,26 +16,20 @@ const VERBS: &[(&str, &str)] = &[
 const PREPOSITIONS: &[&str] = &["a", "per", "con", "di", "da", "su", "tra", "fra", "che", "come", "e", "anche", "senza"];
 
 fn to_3sg(w: &str) -> Option<String> {
-    if let Some(v) = table(VERBS, w, true) {
-        return Some(v.to_string());
-    }
     const E: &[(&str, &str)] = &[
         ("resti", "rebbe"), ("avi", "ava"), ("evi", "eva"), ("ivi", "iva"), ("asti", "ò"), ("isti", "ì"),
         ("arti", "arLa"), ("erti", "erLa"), ("irti", "irLa"), ("i", "a"),
     ];
-    E.iter().find_map(|(a, b)| w.strip_suffix(a).filter(|s| s.chars().count() >= 2).map(|s| format!("{s}{b}")))
+    table(VERBS, w, true).map(str::to_string).or_else(|| swap_ending(w, E))
 }
 
 fn to_2sg(w: &str) -> Option<String> {
-    if let Some(v) = table(VERBS, w, false) {
-        return Some(v.to_string());
-    }
     const E: &[(&str, &str)] = &[
         ("rebbe", "resti"), ("ava", "avi"), ("eva", "evi"), ("iva", "ivi"), ("ò", "asti"), ("ì", "isti"),
         ("arla", "arti"), ("erla", "erti"), ("irla", "irti"), ("arle", "arti"), ("erle", "erti"), ("irle", "irti"),
         ("a", "i"), ("e", "i"),
     ];
-    E.iter().find_map(|(a, b)| w.strip_suffix(a).filter(|s| s.chars().count() >= 2).map(|s| format!("{s}{b}")))
+    table(VERBS, w, false).map(str::to_string).or_else(|| swap_ending(w, E))
 }
 
 pub(super) fn edits(c: &Ctx<'_>) -> Vec<Edit> {

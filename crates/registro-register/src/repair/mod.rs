@@ -126,6 +126,12 @@ pub(crate) fn table<'a>(pairs: &'a [(&'a str, &'a str)], w: &str, forward: bool)
     pairs.iter().find(|(a, b)| if forward { *a == w } else { *b == w }).map(|(a, b)| if forward { *b } else { *a })
 }
 
+/// `w` with the first of `endings` it ends in replaced by its partner (so the longer endings go first), when a stem
+/// of at least two letters stays: a shorter one is a word of its own, not a conjugated verb.
+pub(crate) fn swap_ending(w: &str, endings: &[(&str, &str)]) -> Option<String> {
+    endings.iter().find_map(|(a, b)| w.strip_suffix(a).filter(|s| s.chars().count() >= 2).map(|s| format!("{s}{b}")))
+}
+
 fn apply(text: &str, edits: &mut Vec<Edit>) -> Repair {
     edits.sort_by_key(|e| (e.start, e.end));
     edits.dedup_by(|b, a| b.start < a.end);

@@ -4,7 +4,7 @@
 //!
 //! The plural addressee (vocês, vos, vosso) is the same in both registers in Portugal, so it is left alone even where
 //! the analyzer counts it.
-use super::{capitalise_if, table, Ctx, Edit};
+use super::{capitalise_if, swap_ending, table, Ctx, Edit};
 use crate::lang::pt::{TU_VERBS, VOCE_VERBS};
 use crate::{analyze, Label, Lang};
 
@@ -289,14 +289,6 @@ const IMPERATIVES: &[(&str, &str)] = &[
     ("sê", "seja"),
 ];
 
-fn strip_map(w: &str, endings: &[(&str, &str)]) -> Option<String> {
-    endings.iter().find_map(|(a, b)| {
-        w.strip_suffix(a)
-            .filter(|s| s.chars().count() >= 2)
-            .map(|s| format!("{s}{b}"))
-    })
-}
-
 fn to_3sg(w: &str) -> Option<String> {
     if let Some(v) = table(VERBS, w, true) {
         return Some(v.to_string());
@@ -304,14 +296,11 @@ fn to_3sg(w: &str) -> Option<String> {
     if ERIR.iter().any(|e| w.ends_with(e)) {
         return Some(w[..w.len() - 1].to_string());
     }
-    strip_map(w, TO_3SG)
+    swap_ending(w, TO_3SG)
 }
 
 fn to_2sg(w: &str) -> Option<String> {
-    if let Some(v) = table(VERBS, w, false) {
-        return Some(v.to_string());
-    }
-    strip_map(w, TO_2SG)
+    table(VERBS, w, false).map(str::to_string).or_else(|| swap_ending(w, TO_2SG))
 }
 
 /// A 2sg verb ending, for the verb beside a reflexive `te` that the analyzer did not mark ("te hospedas").
