@@ -24,6 +24,14 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = 
   return el;
 }
 
+/**
+ * A form `<select>` of `[value, label]` options: `select({ 'data-testid': 'dash-test' }, [['bootstrap', 'paired
+ * bootstrap'], …])`. It has the `input` class unless `attrs` gives another.
+ */
+export function select(attrs: Attrs, options: readonly (readonly [string, string])[]): HTMLSelectElement {
+  return h('select', { class: 'input', ...attrs }, ...options.map(([value, label]) => h('option', { value }, label)));
+}
+
 export function append(el: Element, ...children: Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;

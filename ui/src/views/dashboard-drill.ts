@@ -2,7 +2,7 @@
 // references and both outputs side by side with matching / improving / worsening n-grams and register markers.
 
 import { errorMessage } from '../components';
-import { clear, h } from '../dom';
+import { clear, h, select } from '../dom';
 import { type Comparison, type DrillSort, type OutputView, type SentenceMetric, drilldown } from './dashboard-api';
 
 function isMarked(o: OutputView, start: number, end: number): string | null {
@@ -38,22 +38,18 @@ export function drillView(cmp: Comparison, notify: (m: string, k?: 'info' | 'err
   a.value = String(cmp.baseline_run);
   const other = cmp.systems.find((s) => !s.baseline);
   if (other) b.value = String(other.run_id);
-  const metric = h(
-    'select',
-    { class: 'input', 'data-testid': 'dash-drill-metric' },
-    h('option', { value: 'bleu' }, 'sentence BLEU'),
-    h('option', { value: 'chrf' }, 'sentence chrF2'),
-    h('option', { value: 'ter' }, 'sentence TER'),
-    h('option', { value: 'formality' }, 'formality'),
-  );
-  const sort = h(
-    'select',
-    { class: 'input', 'data-testid': 'dash-drill-sort' },
-    h('option', { value: 'improved' }, 'B better first'),
-    h('option', { value: 'worsened' }, 'B worse first'),
-    h('option', { value: 'absolute' }, 'largest difference first'),
-    h('option', { value: 'index' }, 'document order'),
-  );
+  const metric = select({ 'data-testid': 'dash-drill-metric' }, [
+    ['bleu', 'sentence BLEU'],
+    ['chrf', 'sentence chrF2'],
+    ['ter', 'sentence TER'],
+    ['formality', 'formality'],
+  ]);
+  const sort = select({ 'data-testid': 'dash-drill-sort' }, [
+    ['improved', 'B better first'],
+    ['worsened', 'B worse first'],
+    ['absolute', 'largest difference first'],
+    ['index', 'document order'],
+  ]);
   const list = h('div', { class: 'dash-drill-list', 'data-testid': 'dash-drill' });
   let offset = 0;
   const load = async () => {

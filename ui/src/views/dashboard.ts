@@ -8,7 +8,7 @@ import './dashboard.css';
 import { type Operation, chooseFile } from '../api';
 import { ProgressPanel, errorMessage } from '../components';
 import type { ViewContext } from '../context';
-import { clear, h } from '../dom';
+import { clear, h, select } from '../dom';
 import { type Comparison, compareRuns, exportReport, importSubmissions } from './dashboard-api';
 import { drillView } from './dashboard-drill';
 import { rateView } from './dashboard-rate';
@@ -55,7 +55,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   // ---- results ----
   const results = h('div', { class: 'dash-results', 'data-testid': 'dash-results' });
   const bootstrap = h('input', { class: 'input', type: 'number', min: 0, max: 10000, value: 1000, style: 'width:6em', 'data-testid': 'dash-bootstrap', title: 'bootstrap resamples (0 = no CIs)' });
-  const test = h('select', { class: 'input', 'data-testid': 'dash-test' }, h('option', { value: 'bootstrap' }, 'paired bootstrap'), h('option', { value: 'randomization' }, 'approximate randomization'));
+  const test = select({ 'data-testid': 'dash-test' }, [['bootstrap', 'paired bootstrap'], ['randomization', 'approximate randomization']]);
   let current: Comparison | null = null;
   const compareBtn = h('button', { class: 'btn primary', 'data-testid': 'dash-compare', onclick: () => void compare() }, 'Compare');
   const compareBox = h('div', {});

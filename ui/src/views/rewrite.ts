@@ -8,7 +8,7 @@ import './rewrite.css';
 import { chooseFile, listRuns } from '../api';
 import { ProgressPanel, errorMessage, rateProgress } from '../components';
 import type { ViewContext } from '../context';
-import { clear, h } from '../dom';
+import { clear, h, select } from '../dom';
 import { runTable } from '../lists';
 import { modelPicker } from './model-picker';
 import { type CandidateView, type Method, type Piece, type RewriteOutcome, type SentenceResult, type Weights, exportRewrite, rewriteText, scoreFormality } from './rewrite-api';
@@ -60,14 +60,12 @@ function whyText(c: CandidateView, chosen: boolean): string {
 }
 
 export function mount(el: HTMLElement, ctx: ViewContext): () => void {
-  const lang = h('select', { class: 'input', 'data-testid': 'rewrite-lang' }, ...LANGS.map((l) => h('option', { value: l }, l)));
-  const method = h(
-    'select',
-    { class: 'input', 'data-testid': 'rewrite-method' },
-    h('option', { value: 'rules' }, 'rules'),
-    h('option', { value: 'roundtrip' }, 'round-trip MT'),
-    h('option', { value: 'llm' }, 'LLM'),
-  );
+  const lang = select({ 'data-testid': 'rewrite-lang' }, LANGS.map((l) => [l, l] as const));
+  const method = select({ 'data-testid': 'rewrite-method' }, [
+    ['rules', 'rules'],
+    ['roundtrip', 'round-trip MT'],
+    ['llm', 'LLM'],
+  ]);
   const n = h('input', { class: 'input narrow', type: 'number', min: 0, max: 8, value: 1, 'data-testid': 'rewrite-n', title: 'LLM paraphrases per sentence, besides its minimal edit' });
   const roundtrip = h('input', { type: 'checkbox', 'data-testid': 'rewrite-roundtrip' });
   const keep = h('input', { class: 'input', placeholder: 'words to keep, comma-separated', 'data-testid': 'rewrite-keep', title: 'A candidate that drops one of these words is flagged and ranked last' });
@@ -77,7 +75,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const wM = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 0.5, 'data-testid': 'rewrite-weight-meaning' });
   const wL = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 0.5, 'data-testid': 'rewrite-weight-fluency' });
   const wC = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 6, 'data-testid': 'rewrite-weight-consensus' });
-  const scorer = h('select', { class: 'input', 'data-testid': 'rewrite-scorer' }, h('option', { value: 'surface' }, 'surface scorer'), h('option', { value: 'lexical' }, 'lexical scorer (EN)'), h('option', { value: 'embedding' }, 'embedding scorer (EN, MiniLM)'));
+  const scorer = select({ 'data-testid': 'rewrite-scorer' }, [['surface', 'surface scorer'], ['lexical', 'lexical scorer (EN)'], ['embedding', 'embedding scorer (EN, MiniLM)']]);
   const useDoc = h('input', { type: 'checkbox', 'data-testid': 'rewrite-use-document' });
   const input = h('textarea', {
     class: 'input grow',

@@ -10,7 +10,7 @@ import './translate.css';
 import { type Register, type Run, chooseFile, documentSegments, listRuns, resumeRun } from '../api';
 import { ProgressPanel, errorMessage, rateProgress } from '../components';
 import type { ViewContext } from '../context';
-import { clear, h } from '../dom';
+import { clear, h, select } from '../dom';
 import { runTable } from '../lists';
 import { modelPicker } from './model-picker';
 import { qaPanel, qaRun } from './translate-qa';
@@ -106,28 +106,22 @@ function labelBadge(label: string, verdict: Verdict): HTMLElement {
 
 export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   // ---- form ----
-  const lang = h('select', { class: 'input', 'data-testid': 'translate-lang' }, ...LANGS.map(([c, n]) => h('option', { value: c }, `${n} (${c})`)));
-  const register = h(
-    'select',
-    { class: 'input', 'data-testid': 'translate-register' },
-    h('option', { value: 'formal' }, 'formal'),
-    h('option', { value: 'informal' }, 'informal'),
-    h('option', { value: 'respectful' }, 'respectful (ja)'),
-  );
-  const system = h(
-    'select',
-    { class: 'input', 'data-testid': 'translate-system' },
-    h('option', { value: 'controlled' }, 'Registro control layer'),
-    h('option', { value: 'generic' }, 'generic (uncontrolled)'),
-    h('option', { value: 'pivot' }, 'pivot: translate, then formalize (MTFC)'),
-  );
-  const gender = h(
-    'select',
-    { class: 'input', 'data-testid': 'translate-gender' },
-    h('option', { value: '' }, 'addressee: unspecified'),
-    h('option', { value: 'masculine' }, 'addressee: masculine'),
-    h('option', { value: 'feminine' }, 'addressee: feminine'),
-  );
+  const lang = select({ 'data-testid': 'translate-lang' }, LANGS.map(([c, n]) => [c, `${n} (${c})`] as const));
+  const register = select({ 'data-testid': 'translate-register' }, [
+    ['formal', 'formal'],
+    ['informal', 'informal'],
+    ['respectful', 'respectful (ja)'],
+  ]);
+  const system = select({ 'data-testid': 'translate-system' }, [
+    ['controlled', 'Registro control layer'],
+    ['generic', 'generic (uncontrolled)'],
+    ['pivot', 'pivot: translate, then formalize (MTFC)'],
+  ]);
+  const gender = select({ 'data-testid': 'translate-gender' }, [
+    ['', 'addressee: unspecified'],
+    ['masculine', 'addressee: masculine'],
+    ['feminine', 'addressee: feminine'],
+  ]);
   const { input: model, list: modelList } = modelPicker('translate', 'qwen2.5-coder-1.5b-instruct', true);
   const contrastive = h('input', { type: 'checkbox', 'data-testid': 'translate-contrastive' }) as HTMLInputElement;
   const nBest = h('input', { class: 'input', type: 'number', min: 1, max: 8, value: 4, 'data-testid': 'translate-nbest' });
@@ -135,13 +129,11 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const source = h('textarea', { class: 'input tr-source', 'data-testid': 'translate-source', placeholder: 'English text, one segment per line (or pick a document)' });
   const controlBoxes = CONTROLS.map((c) => h('input', { type: 'checkbox', checked: !CONTROLS_OFF_BY_DEFAULT.includes(c), 'data-testid': `translate-control-${c}`, value: c }));
   const runPicker = h('select', { class: 'input', 'data-testid': 'translate-open-run' });
-  const filter = h(
-    'select',
-    { class: 'input small', 'data-testid': 'translate-filter' },
-    h('option', { value: 'all' }, 'all segments'),
-    h('option', { value: 'flagged' }, 'flagged only'),
-    h('option', { value: 'unapproved' }, 'not approved yet'),
-  );
+  const filter = select({ class: 'input small', 'data-testid': 'translate-filter' }, [
+    ['all', 'all segments'],
+    ['flagged', 'flagged only'],
+    ['unapproved', 'not approved yet'],
+  ]);
   const tmxBtn = h('button', { class: 'btn', 'data-testid': 'translate-export-tmx', disabled: true, title: 'The approved segments as a translation memory for your CAT tool' }, 'Export TMX…');
   const segList = h('div', { class: 'tr-seglist', 'data-testid': 'translate-segments' });
   const runBtn = h('button', { class: 'btn primary', 'data-testid': 'translate-run' }, 'Translate');
