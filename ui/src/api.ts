@@ -62,6 +62,13 @@ export interface Operation<T> {
 
 let opCounter = 0;
 
+/** A Tauri `Channel` that hands each message the backend sends on it to `onMessage`, e.g. a segment as it is done. */
+export function channel<T>(onMessage: (message: T) => void): Channel<T> {
+  const c = new Channel<T>();
+  c.onmessage = onMessage;
+  return c;
+}
+
 /**
  * Starts a long command that takes `opId` and `onProgress` (a `Channel<Progress>`) besides `args`, e.g.
  * `startOperation<ImportSummary>('import_document', { projectId, path }, p => bar.update(p))`.
@@ -72,11 +79,9 @@ export function startOperation<T>(
   onProgress: (p: Progress) => void,
 ): Operation<T> {
   const id = `${command}-${Date.now()}-${++opCounter}`;
-  const channel = new Channel<Progress>();
-  channel.onmessage = onProgress;
   return {
     id,
-    result: call<T>(command, { ...args, opId: id, onProgress: channel }),
+    result: call<T>(command, { ...args, opId: id, onProgress: channel(onProgress) }),
     cancel: () => call<boolean>('cancel_operation', { opId: id }),
   };
 }

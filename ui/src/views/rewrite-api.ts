@@ -1,9 +1,7 @@
 // Command wrappers of the Rewrite view (src-tauri/src/commands/rewrite.rs). Its types are generated from the Rust
 // ones (registro_rewrite::pipeline / rerank, registro_core::rewrite) into ../bindings and re-exported here.
 
-import { Channel } from '@tauri-apps/api/core';
-
-import { type ChosenFile, type Id, type Operation, type Progress, call, startOperation } from '../api';
+import { type ChosenFile, type Id, type Operation, type Progress, call, channel, startOperation } from '../api';
 
 import type {
   CandidateView,
@@ -24,11 +22,8 @@ export const rewriteText = (
   args: RewriteArgs,
   onProgress: (p: Progress) => void,
   onSentence: (s: SentenceResult) => void,
-): Operation<RewriteOutcome> => {
-  const sentenceChannel = new Channel<SentenceResult>();
-  sentenceChannel.onmessage = onSentence;
-  return startOperation<RewriteOutcome>('rewrite_text', { projectId, args, onSentence: sentenceChannel }, onProgress);
-};
+): Operation<RewriteOutcome> =>
+  startOperation<RewriteOutcome>('rewrite_text', { projectId, args, onSentence: channel(onSentence) }, onProgress);
 
 export const scoreFormality = (sentences: string[], lang: string, scorer?: string) =>
   call<number[]>('score_formality', { sentences, lang, scorer: scorer ?? null });

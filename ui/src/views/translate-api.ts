@@ -1,9 +1,7 @@
 // Typed wrappers for the Translate view's commands (src-tauri/src/commands/translate.rs). Types come from ../bindings
 // (generated from the Rust types, serde names); argument names are camelCase.
 
-import { Channel } from '@tauri-apps/api/core';
-
-import { type ChosenFile, type Id, type Operation, type Progress, type Register, call, startOperation } from '../api';
+import { type ChosenFile, type Id, type Operation, type Progress, type Register, call, channel, startOperation } from '../api';
 
 import type {
   Analysis,
@@ -32,11 +30,8 @@ export const translateText = (
   args: TranslateArgs,
   onProgress: (p: Progress) => void,
   onSegment: (s: SegmentOut) => void,
-): Operation<TranslateOutcome> => {
-  const segmentChannel = new Channel<SegmentOut>();
-  segmentChannel.onmessage = onSegment;
-  return startOperation<TranslateOutcome>('translate_text', { projectId, args, onSegment: segmentChannel }, onProgress);
-};
+): Operation<TranslateOutcome> =>
+  startOperation<TranslateOutcome>('translate_text', { projectId, args, onSegment: channel(onSegment) }, onProgress);
 export const checkTranslation = (lang: string, register: Register, text: string) =>
   call<SegmentCheck>('check_translation', { lang, register, text });
 export const saveTranslationEdit = (runId: Id, segment: number, lang: string, register: Register, text: string) =>
