@@ -173,6 +173,8 @@ fn translate(store: &mut Store, left: &Left, progress: ProgressFn, cancel: &Canc
         sentence_examples: param(run, "sentence_examples").unwrap_or(0),
         // Chosen by meaning only where the run's were (the encoder may have been installed since).
         meaning_retrieval: run.params["sentence_retrieval"].as_str().is_some_and(|r| r != WORD_OVERLAP),
+        // Runs stored before fixed examples existed retrieved theirs.
+        fixed_document_examples: run.params["document_examples"].as_str() == Some("fixed"),
         max_tokens: param(run, "max_tokens")?,
         ..defaults
     };

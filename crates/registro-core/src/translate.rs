@@ -213,6 +213,11 @@ pub struct Options {
     /// the sentence's words show the model how to translate those words; paraphrases do not.
     #[serde(default)]
     pub meaning_retrieval: bool,
+    /// The document's shared examples are the same for every document of the language and register
+    /// ([`fewshot::Pool::fixed`]) instead of retrieved by the document's words, so their prefix's cache serves
+    /// every later document too.
+    #[serde(default)]
+    pub fixed_document_examples: bool,
     /// Terms each segment must use or avoid (`--termbase`), enforced through the decoding constraints.
     #[serde(skip)]
     pub termbase: Option<std::sync::Arc<registro_qa::Termbase>>,
@@ -241,6 +246,7 @@ impl Options {
             sentence_examples: SENTENCE_EXAMPLES,
             early_exit: true,
             meaning_retrieval: false,
+            fixed_document_examples: false,
             termbase: None,
             memory: None,
         }
@@ -457,7 +463,11 @@ impl<'g> Translator<'g> {
                 (true, true) => pool.as_ref().map(|p| p.retrieve(source, o.shots, register, o.gender)).unwrap_or_default(),
                 (true, false) => doc_shots
                     .entry(register)
-                    .or_insert_with(|| pool.as_ref().map(|p| p.retrieve(&doc_query, o.shots, register, o.gender)).unwrap_or_default())
+                    .or_insert_with(|| {
+                        pool.as_ref()
+                            .map(|p| if o.fixed_document_examples { p.fixed(o.shots, register, o.gender) } else { p.retrieve(&doc_query, o.shots, register, o.gender) })
+                            .unwrap_or_default()
+                    })
                     .clone(),
             };
             let mut constraints =
@@ -767,6 +777,7 @@ pub fn translate_and_store(
         "shots": if tr.has_pool() { opts.shots } else { 0 },
         "fewshot_pool": tr.pool_description(opts.lang, opts.register),
         "shots_per_sentence": opts.shots_per_sentence,
+        "document_examples": if opts.fixed_document_examples { "fixed" } else { "retrieved" },
         "sentence_examples": if tr.has_pool() && !opts.shots_per_sentence { opts.sentence_examples } else { 0 },
         "max_tokens": opts.max_tokens,
         "token_budget": token_budget,

@@ -82,6 +82,16 @@ struct ExampleArgs {
     /// embeddinggemma-300m`)
     #[arg(long)]
     no_meaning_check: bool,
+    /// Where the document's shared examples come from: `fixed` (the same for every document of the language and
+    /// register, so the prefix they form is computed once per model) or `retrieved` (by the document's words)
+    #[arg(long, value_enum, default_value_t = DocumentExamples::Retrieved)]
+    document_examples: DocumentExamples,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum DocumentExamples {
+    Fixed,
+    Retrieved,
 }
 
 fn read_input(a: &Args) -> anyhow::Result<Vec<String>> {
@@ -109,6 +119,7 @@ fn options(a: &Args) -> anyhow::Result<Options> {
         gender: a.gender,
         shots_per_sentence: a.examples.shots_per_sentence,
         sentence_examples: a.examples.sentence_examples,
+        fixed_document_examples: a.examples.document_examples == DocumentExamples::Fixed,
         termbase: a.termbase.as_deref().map(|p| registro_core::qa::load_termbase(p, a.lang)).transpose()?,
         ..Options::new(a.lang, a.register)
     })
@@ -370,6 +381,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
             load_secs,
             meaning_check: !a.examples.no_meaning_check,
             meaning_retrieval: a.meaning_retrieval,
+            fixed_document_examples: a.examples.document_examples == DocumentExamples::Fixed,
         };
         let cancel = crate::term::cancel_on_ctrl_c();
         let bar = crate::term::Bar::new(ctx.json, "translations");

@@ -87,6 +87,8 @@ pub struct AblationOptions {
     pub meaning_check: bool,
     /// With the encoder: each sentence's own examples chosen by meaning (else by word overlap, the default).
     pub meaning_retrieval: bool,
+    /// The document's examples the same for every document ([`super::fewshot::Pool::fixed`]).
+    pub fixed_document_examples: bool,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -260,6 +262,9 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
         None if o.meaning_check => format!("meaning check: off ({} is not installed: `registro models fetch {}`)", super::qe::MODEL, super::qe::MODEL),
         None => "meaning check: off".into(),
     });
+    if !o.shots_per_sentence {
+        notes.push(format!("document examples: {}", if o.fixed_document_examples { "fixed per language and register" } else { "retrieved by the document's words" }));
+    }
     if o.sentence_examples > 0 {
         let by = if tr.meaning_check().is_some() && o.meaning_retrieval { super::qe::MODEL } else { super::WORD_OVERLAP };
         notes.push(format!("each sentence's own examples chosen by {by}"));
@@ -283,6 +288,7 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
                 shots_per_sentence: o.shots_per_sentence,
                 sentence_examples: o.sentence_examples,
                 meaning_retrieval: o.meaning_retrieval,
+                fixed_document_examples: o.fixed_document_examples,
                 ..Options::new(o.lang, register)
             };
             let segs = tr.translate(&sources, &opts, cancel, &mut |s| {

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use registro_register::data::{self, Pair};
-use registro_register::{analyze, Lang, Register};
+use registro_register::{analyze, Lang, Register, Verdict};
 
 use super::qe::MeaningCheck;
 use super::Gender;
@@ -195,28 +195,64 @@ impl Pool {
         self.best(scores, k, register, gender)
     }
 
+    /// `k` examples that are the same for every document of this language and register, so the prefix they form
+    /// with the system text is computed once per model and reused by every later document: retrieved examples
+    /// differ per document, and each new document prefills its prefix anew (several seconds for the 1.5B model
+    /// on two cores, before its first segment). Each one shows the contrast — the analyzer reads its wanted side
+    /// in the wanted register and its other side in the other — and is short, to keep the prefix small; they are
+    /// taken from the pool's domains in turn, in pool order.
+    pub fn fixed(&self, k: usize, register: Register, gender: Option<Gender>) -> Vec<Shot> {
+        if let (Register::Respectful, Some(r)) = (register, &self.respectful) {
+            return r.fixed(k, Register::Formal, gender);
+        }
+        let contrastive: Vec<usize> = (0..self.pairs.len())
+            .filter(|&i| (30..=140).contains(&self.pairs[i].source.len()))
+            .filter(|&i| {
+                let (wanted, avoid) = self.sides(i, register, gender);
+                let reads = |text: &str, r: Register| analyze(self.lang, text).verdict(r) == Verdict::Ok;
+                reads(wanted, register) && reads(avoid, register.opposite())
+            })
+            .collect();
+        let mut domains: Vec<&str> = Vec::new();
+        for &i in &contrastive {
+            if !domains.contains(&self.pairs[i].domain.as_str()) {
+                domains.push(&self.pairs[i].domain);
+            }
+        }
+        let mut queues: Vec<std::collections::VecDeque<usize>> =
+            domains.iter().map(|d| contrastive.iter().copied().filter(|&i| self.pairs[i].domain == *d).collect()).collect();
+        let mut chosen = Vec::with_capacity(k);
+        while chosen.len() < k && queues.iter().any(|q| !q.is_empty()) {
+            for q in queues.iter_mut() {
+                if let Some(i) = q.pop_front().filter(|_| chosen.len() < k) {
+                    chosen.push(i);
+                }
+            }
+        }
+        chosen.into_iter().map(|i| self.shot(i, register, gender)).collect()
+    }
+
     /// The `k` best-scoring pairs (one score per pair) as shots in `register`; long sources are never shown.
     fn best(&self, scores: Vec<f64>, k: usize, register: Register, gender: Option<Gender>) -> Vec<Shot> {
         let mut scored: Vec<(f64, usize)> =
             scores.into_iter().enumerate().filter(|(i, _)| self.pairs[*i].source.len() < 220).map(|(i, s)| (s, i)).collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(self.pairs[a.1].source.len().cmp(&self.pairs[b.1].source.len())));
-        scored
-            .into_iter()
-            .take(k)
-            .map(|(_, i)| {
-                let p = &self.pairs[i];
-                let fem = gender == Some(Gender::Feminine);
-                let formal = if fem { p.formal_feminine.as_ref().unwrap_or(&p.formal) } else { &p.formal };
-                let informal = if fem { p.informal_feminine.as_ref().unwrap_or(&p.informal) } else { &p.informal };
-                let (wanted, avoid) = if register.is_formal_side() { (formal, informal) } else { (informal, formal) };
-                Shot {
-                    source: p.source.clone(),
-                    wanted: wanted.clone(),
-                    wanted_marked: mark(self.lang, wanted),
-                    avoid_marked: mark(self.lang, avoid),
-                }
-            })
-            .collect()
+        scored.into_iter().take(k).map(|(_, i)| self.shot(i, register, gender)).collect()
+    }
+
+    /// Pair `i` as an example of `register`, in the feminine forms where the data has them and they are asked for.
+    fn shot(&self, i: usize, register: Register, gender: Option<Gender>) -> Shot {
+        let (wanted, avoid) = self.sides(i, register, gender);
+        Shot { source: self.pairs[i].source.clone(), wanted: wanted.to_string(), wanted_marked: mark(self.lang, wanted), avoid_marked: mark(self.lang, avoid) }
+    }
+
+    /// Pair `i`'s reference in `register` and the one in the other register.
+    fn sides(&self, i: usize, register: Register, gender: Option<Gender>) -> (&str, &str) {
+        let p = &self.pairs[i];
+        let fem = gender == Some(Gender::Feminine);
+        let formal = if fem { p.formal_feminine.as_ref().unwrap_or(&p.formal) } else { &p.formal };
+        let informal = if fem { p.informal_feminine.as_ref().unwrap_or(&p.informal) } else { &p.informal };
+        if register.is_formal_side() { (formal, informal) } else { (informal, formal) }
     }
 }
 
@@ -305,6 +341,38 @@ mod tests {
         let got = pool.retrieve_by_meaning(query, Some(&vecs[0]), 1, Register::Formal, None);
         assert_eq!(got[0].source, "Could you post me the invoice?");
         assert_eq!(got[0].wanted, "Könnten Sie mir die Rechnung schicken?", "the example is shown in the requested register");
+    }
+
+    /// Fixed examples are one set per language and register whatever the document, each showing the contrast,
+    /// short, and taken from the domains in turn; a pair the analyzer cannot tell apart is never one of them.
+    #[test]
+    fn fixed_examples_show_the_contrast_and_alternate_domains() {
+        let mut pairs: Vec<Pair> = Vec::new();
+        let mut add = |domain: &str, source: &str, formal: &str, informal: &str| {
+            let line = pairs.len();
+            let pair = Pair { domain: domain.into(), line, source: source.into(), formal: formal.into(), informal: informal.into(), formal_feminine: None, informal_feminine: None, formal_annotated: None, informal_annotated: None };
+            pairs.push(pair);
+        };
+        add("chat", "The weather was lovely all weekend long.", "Das Wetter war das ganze Wochenende schön.", "Das Wetter war das ganze Wochenende schön.");
+        add("chat", "Do you have time to talk tomorrow morning?", "Haben Sie morgen früh Zeit zu reden?", "Hast du morgen früh Zeit zu reden?");
+        add("chat", "Have you seen the new film at the cinema?", "Haben Sie den neuen Film im Kino gesehen?", "Hast du den neuen Film im Kino gesehen?");
+        add("phone", "Can you tell me your account number, please?", "Können Sie mir bitte Ihre Kontonummer sagen?", "Kannst du mir bitte deine Kontonummer sagen?");
+        add("phone", "Yes?", "Ja?", "Ja?");
+        let pool = Pool::from_pairs(Lang::De, pairs);
+
+        let formal = pool.fixed(3, Register::Formal, None);
+        let sources: Vec<&str> = formal.iter().map(|s| s.source.as_str()).collect();
+        assert_eq!(
+            sources,
+            ["Do you have time to talk tomorrow morning?", "Can you tell me your account number, please?", "Have you seen the new film at the cinema?"],
+            "contrastive pairs only, the domains in turn"
+        );
+        assert_eq!(formal[0].wanted, "Haben Sie morgen früh Zeit zu reden?");
+        assert_eq!(formal[0].avoid_marked, mark(Lang::De, "Hast du morgen früh Zeit zu reden?"));
+        let informal = pool.fixed(2, Register::Informal, None);
+        assert_eq!(informal[0].wanted, "Hast du morgen früh Zeit zu reden?", "the same pairs, the other side wanted");
+        assert_eq!(pool.fixed(3, Register::Formal, None).len(), 3, "the same set on every call");
+        assert_eq!(pool.fixed(10, Register::Formal, None).len(), 3, "never more than the pool can show");
     }
 
     #[test]
