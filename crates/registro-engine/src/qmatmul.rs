@@ -794,42 +794,25 @@ mod tests {
         }
     }
 
-    fn check(dtype: GgmlDType) {
+    #[test]
+    fn every_packed_format_matches_the_dequantized_product() {
         if !available() {
             eprintln!("skipped: this CPU lacks AVX-512 VNNI, the kernels are not used here");
             return;
         }
         let (n, k) = (48, 512);
-        let q = weight(dtype, n, k, 7);
-        let w = PackedWeight::new(&q).expect("packs");
-        for m in [1, 3, 4, 7, 9] {
-            let x = activations(m, k);
-            let got = &matmul(&[&w], &x, m)[0];
-            let want = reference(&q, &x, m);
-            for (i, (g, r)) in got.iter().zip(&want).enumerate() {
-                assert!((g - r).abs() <= 1e-4 * r.abs().max(1.0), "{dtype:?} m={m} at {i}: {g} vs {r}");
+        for dtype in [GgmlDType::Q4K, GgmlDType::Q6K, GgmlDType::Q8_0, GgmlDType::Q5_0] {
+            let q = weight(dtype, n, k, 7);
+            let w = PackedWeight::new(&q).unwrap_or_else(|| panic!("{dtype:?} packs"));
+            for m in [1, 3, 4, 7, 9] {
+                let x = activations(m, k);
+                let got = &matmul(&[&w], &x, m)[0];
+                let want = reference(&q, &x, m);
+                for (i, (g, r)) in got.iter().zip(&want).enumerate() {
+                    assert!((g - r).abs() <= 1e-4 * r.abs().max(1.0), "{dtype:?} m={m} at {i}: {g} vs {r}");
+                }
             }
         }
-    }
-
-    #[test]
-    fn q4k_matches_the_dequantized_product() {
-        check(GgmlDType::Q4K);
-    }
-
-    #[test]
-    fn q6k_matches_the_dequantized_product() {
-        check(GgmlDType::Q6K);
-    }
-
-    #[test]
-    fn q8_0_matches_the_dequantized_product() {
-        check(GgmlDType::Q8_0);
-    }
-
-    #[test]
-    fn q5_0_matches_the_dequantized_product() {
-        check(GgmlDType::Q5_0);
     }
 
     #[test]
