@@ -399,3 +399,48 @@ fn cancel_during_decoding_keeps_finished_segments_and_lists_the_run_cancelled() 
     assert_eq!(r.status, RunStatus::Cancelled, "{:?}", r.error);
     assert_eq!(store.outputs(run).unwrap().len(), 1);
 }
+
+/// Records the prefix of every request and answers each with the same formal German sentence.
+struct PrefixRecorder(prompt::ChatFormat, Vec<String>);
+
+impl Generator for PrefixRecorder {
+    fn id(&self) -> String {
+        "prefix-recorder".into()
+    }
+    fn chat_format(&self) -> &prompt::ChatFormat {
+        &self.0
+    }
+    fn generate(&mut self, prefix: &str, _: &str, _: usize, _: usize, _: &Constraints, _: &AtomicBool) -> anyhow::Result<Vec<tr::Generated>> {
+        self.1.push(prefix.to_string());
+        Ok(vec![tr::Generated { text: "Haben Sie heute Zeit?".into(), logprob: -1.0, tokens: 5 }])
+    }
+}
+
+/// With fixed document examples two unrelated documents continue the same prefix, so a resident model computes
+/// it once for both (the second Translate click skips the prefill); retrieved ones follow each document's words.
+#[test]
+fn fixed_document_examples_give_every_document_the_same_prefix() {
+    if tr::Pool::default_for(Lang::De).is_none() {
+        return println!("skipped: no CoCoA-MT training data for few-shot examples");
+    }
+    let docs = [
+        vec!["Did you watch the football game last night?".to_string(), "Your team played really well.".to_string()],
+        vec!["Can you send me the invoice for the car repair?".to_string()],
+    ];
+    let no = AtomicBool::new(false);
+    let prefixes = |fixed: bool| -> Vec<String> {
+        let mut gen = PrefixRecorder(prompt::ChatFormat::Template(registro_engine::chat::ChatTemplate::builtin("qwen2")), Vec::new());
+        let opts = Options { controls: "prompt,fewshot".parse().unwrap(), n_best: 1, fixed_document_examples: fixed, ..Options::new(Lang::De, Register::Formal) };
+        for doc in &docs {
+            tr::Translator::new(&mut gen, tr::Pool::default_for(Lang::De)).translate(doc, &opts, &no, &mut |_| Ok(())).unwrap();
+        }
+        gen.1
+    };
+    let fixed = prefixes(true);
+    assert_eq!(fixed.len(), 3);
+    assert!(fixed.iter().all(|p| *p == fixed[0]), "one prefix for every segment of both documents");
+    assert!(fixed[0].contains("(use):") && fixed[0].contains("Sie"), "the prefix shows formal examples: {}", fixed[0]);
+    let retrieved = prefixes(false);
+    assert_eq!(retrieved[0], retrieved[1], "one prefix within a document");
+    assert_ne!(retrieved[0], retrieved[2], "retrieved examples follow each document's words");
+}
