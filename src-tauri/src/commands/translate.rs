@@ -41,6 +41,11 @@ pub struct TranslateArgs {
     #[serde(default)]
     #[ts(optional = nullable)]
     pub contrastive: bool,
+    /// The same examples for every document of the language and register (cached across documents: the next
+    /// document starts sooner) instead of examples retrieved by this document's words.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub fixed_examples: bool,
 }
 
 #[derive(serde::Serialize, ts_rs::TS)]
@@ -83,7 +88,14 @@ pub async fn translate_text(
     for (i, r) in &args.overrides {
         overrides.insert(*i, parse::<Register>(r)?);
     }
-    let opts = Options { controls, system, n_best: args.n_best.unwrap_or(4).clamp(1, 8), gender, ..Options::new(lang, register) };
+    let opts = Options {
+        controls,
+        system,
+        n_best: args.n_best.unwrap_or(4).clamp(1, 8),
+        gender,
+        fixed_document_examples: args.fixed_examples,
+        ..Options::new(lang, register)
+    };
     let req = core::request::Request { text: args.text, document_id: args.document_id, overrides, contrastive: args.contrastive, opts };
     blocking(app, move |state| {
         let op = state.ops.start(&op_id);

@@ -23,12 +23,18 @@ fn sentences(n: usize) -> String {
 /// Sets the source text and model, clicks Translate, and samples (rows shown, progress label) until the progress
 /// panel is gone or `stop_after_rows` rows are on screen; prints how long after the click the first row showed.
 fn translate(s: &Session, lines: usize, stop_after_rows: Option<usize>) -> Vec<(u64, String)> {
+    translate_text(s, &sentences(lines), stop_after_rows)
+}
+
+/// [`translate`] for any text (`\\n` between lines, as written into a JavaScript string).
+fn translate_text(s: &Session, text: &str, stop_after_rows: Option<usize>) -> Vec<(u64, String)> {
+    let lines = text.split("\\n").count();
     s.execute(
         &format!(
             r#"const t = document.querySelector('[data-testid="translate-source"]'); t.value = '{}'; t.dispatchEvent(new Event('input', {{ bubbles: true }}));
                const m = document.querySelector('[data-testid="translate-model"]'); m.value = '{}'; m.dispatchEvent(new Event('input', {{ bubbles: true }}));
                const n = document.querySelector('[data-testid="translate-nbest"]'); n.value = '2';"#,
-            sentences(lines),
+            text,
             model()
         ),
         vec![],
@@ -121,11 +127,25 @@ fn segments_stream_in_cancel_keeps_them_and_the_model_stays_loaded() {
     ]);
     assert_eq!(checked, expected);
     s.screenshot(&screenshot_path("translate-controls.png")).unwrap();
+
+    // Same examples for every document: two unrelated one-sentence documents; the second continues the prefix the
+    // first computed (the printed times show what that saves; speed is the benchmarks' business, not asserted).
+    s.click_css(r#"[data-testid="translate-fixed-examples"]"#, WAIT).expect("the option is in the advanced panel");
+    for text in ["Did you watch the football game last night?", "Can you send me the invoice for the car repair?"] {
+        translate_text(&s, text, None);
+        let rows = s.find_all(r#"[data-testid="translate-row"]"#).unwrap();
+        assert_eq!(rows.len(), 1, "{text}: one translated row");
+        assert!(!s.text(&rows[0]).unwrap().trim().is_empty(), "{text}: the row shows a translation");
+    }
     s.close().unwrap();
 
     let store = Store::open(&db).unwrap();
-    let runs = store.list_runs(&Default::default()).unwrap();
-    assert_eq!(runs.len(), 3, "three runs stored");
+    let mut runs = store.list_runs(&Default::default()).unwrap();
+    assert_eq!(runs.len(), 5, "five runs stored");
+    runs.sort_by_key(|r| r.id);
+    let examples: Vec<&str> = runs.iter().map(|r| r.params["document_examples"].as_str().unwrap_or("")).collect();
+    assert_eq!(examples, ["retrieved", "retrieved", "retrieved", "fixed", "fixed"], "the runs record where their examples came from");
+    runs.truncate(3);
     let statuses: Vec<RunStatus> = runs.iter().map(|r| r.status).collect();
     assert_eq!(statuses.iter().filter(|s| **s == RunStatus::Cancelled).count(), 1, "{statuses:?}");
     let c = runs.iter().find(|r| r.status == RunStatus::Cancelled).unwrap();

@@ -25,4 +25,9 @@ system?: string | null, n_best?: number | null, gender?: string | null,
  * Both registers (formal or respectful, and informal) as two linked runs: the grid's two target columns.
  * Per-segment overrides do not apply.
  */
-contrastive?: boolean, };
+contrastive?: boolean, 
+/**
+ * The same examples for every document of the language and register (cached across documents: the next
+ * document starts sooner) instead of examples retrieved by this document's words.
+ */
+fixed_examples?: boolean, };

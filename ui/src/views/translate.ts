@@ -125,6 +125,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const { input: model, list: modelList } = modelPicker('translate', 'qwen2.5-coder-1.5b-instruct', true);
   const contrastive = h('input', { type: 'checkbox', 'data-testid': 'translate-contrastive' }) as HTMLInputElement;
   const nBest = h('input', { class: 'input', type: 'number', min: 1, max: 8, value: 4, 'data-testid': 'translate-nbest' });
+  const fixedExamples = h('input', { type: 'checkbox', 'data-testid': 'translate-fixed-examples' }) as HTMLInputElement;
   const docSelect = h('select', { class: 'input', 'data-testid': 'translate-document' });
   const source = h('textarea', { class: 'input tr-source', 'data-testid': 'translate-source', placeholder: 'English text, one segment per line (or pick a document)' });
   const controlBoxes = CONTROLS.map((c) => h('input', { type: 'checkbox', checked: !CONTROLS_OFF_BY_DEFAULT.includes(c), 'data-testid': `translate-control-${c}`, value: c }));
@@ -578,6 +579,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         n_best: Number(nBest.value) || 4,
         gender: gender.value || null,
         contrastive: both,
+        fixed_examples: fixedExamples.checked,
       },
       progress.update,
       onSegment,
@@ -689,6 +691,16 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         h('summary', { class: 'muted small' }, 'Advanced: how the register is enforced'),
         h('div', { class: 'tr-controls' }, ...controlBoxes.map((b) => h('label', { title: b.value }, b, ` ${CONTROL_LABELS[b.value as (typeof CONTROLS)[number]]}`))),
         h('label', { class: 'tr-inline' }, 'Candidates per sentence ', nBest),
+        h(
+          'label',
+          {
+            class: 'tr-inline',
+            title:
+              'The model keeps what it computed for these examples, so the next document starts without it. Examples chosen by each document\'s words translate better: 0.6 BLEU more on the development split.',
+          },
+          fixedExamples,
+          ' same examples for every document (the next document starts sooner)',
+        ),
       ),
       h(
         'div',
