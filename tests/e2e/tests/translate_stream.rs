@@ -136,6 +136,8 @@ fn segments_stream_in_cancel_keeps_them_and_the_model_stays_loaded() {
         let rows = s.find_all(r#"[data-testid="translate-row"]"#).unwrap();
         assert_eq!(rows.len(), 1, "{text}: one translated row");
         assert!(!s.text(&rows[0]).unwrap().trim().is_empty(), "{text}: the row shows a translation");
+        // The run's own time to the segment, beside the click-to-screen time printed above.
+        println!("translate_stream: summary: {}", s.texts(r#"[data-testid="translate-summary"]"#).unwrap_or_default().join(" "));
     }
     s.close().unwrap();
 
