@@ -385,6 +385,23 @@ impl Model {
         if let Some(i) = prompts.iter().position(|p| p.is_empty()) {
             bail!("prompt {i} is empty while others are not; put shared tokens in the prefix");
         }
+        if n > 1 && self.device().is_cpu() {
+            // On a CPU, prompts of different lengths prefilled together over a shared prefix cost far more than
+            // the same prompts one at a time: measured with the 1.5B model over a 500-token few-shot prefix, 11
+            // translation turns of ~150 tokens took 24.6 s together and 9.5 s one by one (35-token turns: 3.2 s
+            // and 2.8 s). Row by row, each prompt's greedy output is also exactly that of the prompt alone.
+            let mut logits = Vec::with_capacity(n);
+            let mut batch: Option<KvCache> = None;
+            for p in prompts {
+                let (c, mut l) = self.start(prefix, std::slice::from_ref(p))?;
+                logits.push(l.remove(0));
+                batch = Some(match batch {
+                    None => c,
+                    Some(b) => b.stack(&c, &[0])?,
+                });
+            }
+            return Ok((batch.expect("two or more prompts"), logits));
+        }
         let rows: Vec<&[u32]> = prompts.iter().map(|p| p.as_slice()).collect();
         let l = self.decoder.forward(&rows, &mut cache, false)?;
         Ok((cache, rows_of(&l)?))
