@@ -163,9 +163,9 @@ impl Head<'_> {
             let inv = 1.0 / sum;
             for x in w.iter_mut() {
                 *x *= inv;
-                if self.round_p {
-                    *x = half::f16::from_f32(*x).to_f32();
-                }
+            }
+            if self.round_p {
+                super::round_f16_slice(w);
             }
         }
         self.weighted_values(&p, t, y);
