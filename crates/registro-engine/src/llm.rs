@@ -17,6 +17,8 @@ use crate::text::{HfTokenizer, TextCodec};
 mod continuous;
 pub use continuous::{BatchStats, OnDone};
 mod score_many;
+mod beam;
+pub use beam::OnHypotheses;
 
 #[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
@@ -419,87 +421,12 @@ impl Model {
         proc: &mut dyn LogitsProcessor,
         cancel: &AtomicBool,
     ) -> Result<Vec<Hypothesis>> {
-        let beam = beam.max(1);
-        let n = n.clamp(1, beam);
-        let (mut cache, logits) = self.start(prefix, &[prompt.to_vec()])?;
-        let mut logits = logits;
-        let mut live: Vec<(Vec<u32>, f32)> = vec![(Vec::new(), 0.0)];
-        let mut done: Vec<Hypothesis> = Vec::new();
-        let eos = |t: u32| !opts.ignore_eos && (self.info.eos.contains(&t) || opts.stop_tokens.contains(&t));
-        for step in 0..opts.max_tokens {
-            if cancel.load(Ordering::Relaxed) {
-                break;
-            }
-            let mut cands: Vec<(usize, u32, f32)> = Vec::new();
-            for (j, (toks, lp)) in live.iter().enumerate() {
-                let row = &mut logits[j];
-                proc.process(j, toks, row);
-                self.ban_repeats(toks, opts.no_repeat_ngram, row);
-                let ls = logits::log_softmax(row);
-                let mut idx: Vec<u32> = (0..ls.len() as u32).collect();
-                let k = (2 * beam).min(idx.len());
-                idx.select_nth_unstable_by(k - 1, |&a, &b| ls[b as usize].total_cmp(&ls[a as usize]));
-                for &t in &idx[..k] {
-                    if ls[t as usize].is_finite() {
-                        cands.push((j, t, lp + ls[t as usize]));
-                    }
-                }
-            }
-            cands.sort_by(|a, b| b.2.total_cmp(&a.2));
-            let mut next: Vec<(Vec<u32>, f32)> = Vec::new();
-            let mut parents = Vec::new();
-            for (j, t, lp) in cands {
-                if next.len() >= beam {
-                    break;
-                }
-                let toks = &live[j].0;
-                if eos(t) {
-                    if !toks.is_empty() {
-                        done.push(self.hyp(toks.clone(), lp, FinishReason::Eos)?);
-                    }
-                    continue;
-                }
-                let mut nt = toks.clone();
-                nt.push(t);
-                if self.codec.is_some() && !opts.stop_strings.is_empty() {
-                    let text = self.decode(&nt)?;
-                    if let Some(cut) = find_stop(&text, &opts.stop_strings, 0) {
-                        let mut h = self.hyp(nt, lp, FinishReason::Stop)?;
-                        h.text = text[..cut].to_string();
-                        done.push(h);
-                        continue;
-                    }
-                }
-                next.push((nt, lp));
-                parents.push(j);
-            }
-            // Stop once n finished hypotheses score at least as well as the best live one does now (the usual
-            // beam-search heuristic). The exact bound (live sum / max_tokens) almost never fires, so every beam ran
-            // to max_tokens: 4 beams × 120 tokens per sentence on a CPU.
-            done.sort_by(|a, b| b.score.total_cmp(&a.score));
-            let bound = next
-                .iter()
-                .map(|(t, lp)| lp / t.len().max(1) as f32)
-                .fold(f32::NEG_INFINITY, f32::max);
-            let enough = done.len() >= n && done[n - 1].score >= bound;
-            if next.is_empty() || enough || step + 1 == opts.max_tokens {
-                live = next;
-                break;
-            }
-            cache = cache.select(&parents)?;
-            let rows: Vec<[u32; 1]> = next.iter().map(|(t, _)| [*t.last().unwrap()]).collect();
-            let rows: Vec<&[u32]> = rows.iter().map(|r| r.as_slice()).collect();
-            logits = rows_of(&self.decoder.forward(&rows, &mut cache, false)?)?;
-            live = next;
-        }
-        for (toks, lp) in live {
-            if !toks.is_empty() {
-                done.push(self.hyp(toks, lp, FinishReason::Length)?);
-            }
-        }
-        done.sort_by(|a, b| b.score.total_cmp(&a.score));
-        done.truncate(n);
-        Ok(done)
+        let mut out = Vec::new();
+        self.nbest_many(prefix, &[prompt.to_vec()], &[opts.max_tokens], opts, beam, n, proc, &mut |_, h| {
+            out = h;
+            Ok(())
+        }, cancel)?;
+        Ok(out)
     }
 
     fn hyp(&self, tokens: Vec<u32>, logprob: f32, finish: FinishReason) -> Result<Hypothesis> {

@@ -62,6 +62,42 @@ fn refilled_rows_decode_what_each_prompt_decodes_alone() {
     }
 }
 
+/// The beam searches of several prompts decoded together (`Model::nbest_many`) give each prompt the hypotheses
+/// its search alone gives: prompts of different lengths and token budgets, so searches end at different steps and
+/// the batch shrinks under the others.
+#[test]
+fn beam_searches_together_find_what_each_finds_alone() {
+    let no = AtomicBool::new(false);
+    let dir = tempfile::tempdir().unwrap();
+    for arch in ARCHS {
+        let m = load(dir.path(), arch);
+        let (prefix_toks, prompts, limits) = document();
+        let (prompts, limits) = (&prompts[..6], &limits[..6]);
+        let prefix = m.prefix(&prefix_toks).unwrap();
+        let opts = GenerateOptions { ignore_eos: true, max_tokens: 99, ..Default::default() };
+        let mut got: Vec<Option<Vec<registro_engine::Hypothesis>>> = vec![None; prompts.len()];
+        let mut order = Vec::new();
+        m.nbest_many(Some(&prefix), prompts, limits, &opts, 3, 2, &mut NoProcessor, &mut |i, h| {
+            assert!(got[i].is_none(), "{arch}: prompt {i} reported twice");
+            got[i] = Some(h);
+            order.push(i);
+            Ok(())
+        }, &no)
+        .unwrap();
+        assert_ne!(order, (0..prompts.len()).collect::<Vec<_>>(), "{arch}: searches with other budgets should end at other steps");
+        for (i, h) in got.into_iter().enumerate() {
+            let h = h.unwrap_or_else(|| panic!("{arch}: prompt {i} never reported"));
+            let alone = m.nbest(Some(&prefix), &prompts[i], &GenerateOptions { max_tokens: limits[i], ..opts.clone() }, 3, 2, &mut NoProcessor, &no).unwrap();
+            assert_eq!(h.len(), 2, "{arch}: prompt {i}");
+            for (a, b) in h.iter().zip(&alone) {
+                assert_eq!(a.tokens, b.tokens, "{arch}: prompt {i} searched differently beside the others");
+                assert!(a.tokens.len() <= limits[i], "{arch}: prompt {i} ignored its own token budget");
+                assert!((a.logprob - b.logprob).abs() < common::logprob_tolerance(&m), "{arch}: {} vs {}", a.logprob, b.logprob);
+            }
+        }
+    }
+}
+
 /// Rows that stop on their own (a stop string here) free their slots at different steps as well.
 #[test]
 fn rows_ended_by_a_stop_string_are_refilled_and_cut_like_alone() {

@@ -208,10 +208,10 @@ impl Generator for EngineGenerator {
         }
     }
 
-    /// Greedy requests that continue the same prefix under the same constraints are decoded together by
+    /// Requests that continue the same prefix under the same constraints are decoded together. Greedy ones by
     /// continuous batching: [`batch_rows`] rows in flight, a finished row's slot taken by the next segment (one
-    /// matrix product per layer serves every row, which is where a CPU's throughput is); n-best requests run one
-    /// by one (their beams are already a batch).
+    /// matrix product per layer serves every row, which is where a CPU's throughput is); n-best ones as beam
+    /// searches side by side, as many segments at once as their beams fit those rows.
     fn generate_many(&mut self, requests: &[GenRequest], cancel: &AtomicBool, on_done: OnDone<'_>) -> anyhow::Result<()> {
         let same_batch = |a: &GenRequest, b: &GenRequest| a.prefix == b.prefix && a.constraints == b.constraints;
         let mut i = 0;
@@ -220,18 +220,10 @@ impl Generator for EngineGenerator {
                 return Ok(());
             }
             let r = &requests[i];
-            if r.n > 1 {
-                let g = self.generate(&r.prefix, &r.turn, r.n, r.max_tokens, &r.constraints, cancel);
-                if cancel.load(Ordering::SeqCst) {
-                    return Ok(());
-                }
-                on_done(i, g)?;
-                i += 1;
-                continue;
-            }
-            let end = (i..requests.len()).find(|&j| requests[j].n > 1 || !same_batch(r, &requests[j])).unwrap_or(requests.len());
+            let end = (i..requests.len()).find(|&j| requests[j].n != r.n || !same_batch(r, &requests[j])).unwrap_or(requests.len());
             let idx: Vec<usize> = (i..end).collect();
-            if !self.greedy_batch(requests, &idx, cancel, on_done)? {
+            let finished = if r.n > 1 { self.nbest_batch(requests, &idx, cancel, on_done)? } else { self.greedy_batch(requests, &idx, cancel, on_done)? };
+            if !finished {
                 return Ok(());
             }
             i = end;
@@ -247,6 +239,71 @@ pub fn batch_rows_override() -> Option<usize> {
 }
 
 impl EngineGenerator {
+    /// Searches `idx` (n-best requests sharing prefix, constraints and n) a few segments at a time, their beams in
+    /// one batch, and reports each as its search ends. `false` when cancelled: searches cut short are not reported.
+    fn nbest_batch(&mut self, requests: &[GenRequest], idx: &[usize], cancel: &AtomicBool, on_done: OnDone<'_>) -> anyhow::Result<bool> {
+        let Some(&first) = idx.first() else { return Ok(true) };
+        let head = &requests[first];
+        let beams = head.n.max(1);
+        let mut reported = vec![false; idx.len()];
+        let mut caller_error = None;
+        let result = (|| -> anyhow::Result<()> {
+            let pre = self.cached_prefix(&head.prefix)?;
+            let prompts = idx.iter().map(|&i| self.model.encode(&requests[i].turn)).collect::<anyhow::Result<Vec<_>>>()?;
+            let limits: Vec<usize> = idx.iter().map(|&i| requests[i].max_tokens).collect();
+            let opts = self.options(limits.iter().copied().max().unwrap_or(0));
+            let rows = self.batch_rows.unwrap_or_else(|| {
+                let widest = prompts.iter().zip(&limits).map(|(p, l)| p.len() + l).max().unwrap_or(0);
+                self.model.batch_rows(widest)
+            });
+            let per_call = (rows / beams).max(1);
+            let mut bias = if head.constraints.is_empty() { None } else { Some(self.bias(&head.constraints)?) };
+            let mut none = NoProcessor;
+            let proc: &mut dyn registro_engine::LogitsProcessor = match bias.as_mut() {
+                Some(b) => b,
+                None => &mut none,
+            };
+            for start in (0..idx.len()).step_by(per_call) {
+                let end = (start + per_call).min(idx.len());
+                if cancel.load(Ordering::SeqCst) {
+                    return Ok(());
+                }
+                self.model.nbest_many(Some(&pre), &prompts[start..end], &limits[start..end], &opts, beams, beams, &mut *proc, &mut |r, hyps| {
+                    if cancel.load(Ordering::SeqCst) {
+                        return Ok(());
+                    }
+                    let k = start + r;
+                    reported[k] = true;
+                    let gens = hyps.into_iter().map(|h| Generated { text: h.text.trim().to_string(), logprob: h.logprob, tokens: h.tokens.len() }).collect();
+                    on_done(idx[k], Ok(gens)).map_err(|e| {
+                        caller_error = Some(e);
+                        anyhow::anyhow!("stopped by the caller")
+                    })
+                }, cancel)?;
+            }
+            Ok(())
+        })();
+        if let Some(e) = caller_error {
+            return Err(e);
+        }
+        if cancel.load(Ordering::SeqCst) {
+            return Ok(false);
+        }
+        if result.is_err() {
+            // One segment's failure (a turn past the context, say) must not take the others with it: what is left
+            // is searched one segment at a time, each getting its own result or error.
+            for k in (0..idx.len()).filter(|&k| !reported[k]) {
+                let r = &requests[idx[k]];
+                let g = self.generate(&r.prefix, &r.turn, r.n, r.max_tokens, &r.constraints, cancel);
+                if cancel.load(Ordering::SeqCst) {
+                    return Ok(false);
+                }
+                on_done(idx[k], g)?;
+            }
+        }
+        Ok(true)
+    }
+
     /// Decodes `idx` (greedy requests sharing prefix and constraints) by continuous batching and reports each as
     /// it finishes. `false` when cancelled: rows cut short are not reported.
     fn greedy_batch(&mut self, requests: &[GenRequest], idx: &[usize], cancel: &AtomicBool, on_done: OnDone<'_>) -> anyhow::Result<bool> {
@@ -461,3 +518,4 @@ mod tests {
         assert_eq!(logits(&b, &dich[..1])[dich[1] as usize], f32::NEG_INFINITY);
     }
 }
+

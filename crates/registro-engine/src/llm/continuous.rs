@@ -64,8 +64,10 @@ const COMPACT_SLACK: usize = 64;
 /// `COMPACT_SLACK` columns, so this caps the batch's memory whatever the document's length: 1 GiB is under a
 /// tenth of a laptop's memory and, with a 1.5B model's 56 KiB per token, still allows 16 rows of 500 tokens.
 const KV_BUDGET: usize = 1 << 30;
-/// Rows past which a CPU decode step gets no cheaper per row: the weights are read once per step whatever the
-/// rows, so more rows share that read until the step is compute-bound (`registro bench engine --batch N`).
+/// Rows in flight on a CPU. A decode step does keep getting cheaper per row past 16 (Qwen2.5-1.5B, 2 cores,
+/// `registro bench engine --batch N`: 60% of the prefill rate at 16 rows, 75% at 32, 79-81% at 64), but a
+/// translated document's time is mostly its admissions (each segment's own turn prefilled), not its steps: 48
+/// French segments took 134 s at 16 rows and 137 s at 64, with 1 GB more memory.
 const CPU_ROWS: usize = 16;
 /// A GPU has the parallelism for more rows; memory is the budget's to bound.
 const GPU_ROWS: usize = 64;
