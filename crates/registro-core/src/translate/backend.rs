@@ -193,17 +193,12 @@ impl Generator for EngineGenerator {
         let pre = self.cached_prefix(prefix)?;
         let prompt = self.model.encode(turn)?;
         let opts = self.options(max_tokens);
-        let mut bias = if constraints.is_empty() { None } else { Some(self.bias(constraints)?) };
-        let mut none = NoProcessor;
-        let proc: &mut dyn registro_engine::LogitsProcessor = match bias.as_mut() {
-            Some(b) => b,
-            None => &mut none,
-        };
+        let mut proc = self.processor(constraints)?;
         if n <= 1 {
-            let g = self.model.generate(Some(&pre), &prompt, &opts, proc, &mut |_| {}, cancel)?;
+            let g = self.model.generate(Some(&pre), &prompt, &opts, &mut *proc, &mut |_| {}, cancel)?;
             Ok(vec![Generated { text: g.text.trim().to_string(), logprob: g.logprob, tokens: g.tokens.len() }])
         } else {
-            let hyps = self.model.nbest(Some(&pre), &prompt, &opts, n, n, proc, cancel)?;
+            let hyps = self.model.nbest(Some(&pre), &prompt, &opts, n, n, &mut *proc, cancel)?;
             Ok(hyps.into_iter().map(|h| Generated { text: h.text.trim().to_string(), logprob: h.logprob, tokens: h.tokens.len() }).collect())
         }
     }
@@ -238,165 +233,164 @@ pub fn batch_rows_override() -> Option<usize> {
     std::env::var("REGISTRO_BATCH_ROWS").ok().and_then(|v| v.trim().parse::<usize>().ok()).filter(|&n| n >= 1).map(|n| n.min(64))
 }
 
+/// Which segments of one batched call have been reported, and the caller's own error if its `on_done` failed.
+/// An error of the caller ends the call; an error of the engine leaves the unreported segments to
+/// [`EngineGenerator::settle`], so each still gets its own result or error.
+struct Reports {
+    sent: Vec<bool>,
+    caller_error: Option<anyhow::Error>,
+}
+
+impl Reports {
+    fn new(n: usize) -> Self {
+        Reports { sent: vec![false; n], caller_error: None }
+    }
+
+    /// Reports batch entry `k` (request `i`).
+    fn send(&mut self, k: usize, i: usize, g: anyhow::Result<Vec<Generated>>, on_done: OnDone<'_>) -> anyhow::Result<()> {
+        self.sent[k] = true;
+        on_done(i, g).map_err(|e| {
+            self.caller_error = Some(e);
+            anyhow::anyhow!("stopped by the caller")
+        })
+    }
+}
+
+/// One batched call's requests in engine terms: every turn encoded (a turn that cannot be is reported at once and
+/// left out), each one's token budget, the options and the rows in flight.
+struct Batch {
+    prefix: Prefix,
+    /// Indices into the call's `idx` of the requests taken, with their prompts and budgets.
+    keep: Vec<usize>,
+    prompts: Vec<Vec<u32>>,
+    limits: Vec<usize>,
+    opts: GenerateOptions,
+    rows: usize,
+}
+
 impl EngineGenerator {
-    /// Searches `idx` (n-best requests sharing prefix, constraints and n) a few segments at a time, their beams in
-    /// one batch, and reports each as its search ends. `false` when cancelled: searches cut short are not reported.
-    fn nbest_batch(&mut self, requests: &[GenRequest], idx: &[usize], cancel: &AtomicBool, on_done: OnDone<'_>) -> anyhow::Result<bool> {
-        let Some(&first) = idx.first() else { return Ok(true) };
-        let head = &requests[first];
-        let beams = head.n.max(1);
-        let mut reported = vec![false; idx.len()];
-        let mut caller_error = None;
-        let result = (|| -> anyhow::Result<()> {
-            let pre = self.cached_prefix(&head.prefix)?;
-            let prompts = idx.iter().map(|&i| self.model.encode(&requests[i].turn)).collect::<anyhow::Result<Vec<_>>>()?;
-            let limits: Vec<usize> = idx.iter().map(|&i| requests[i].max_tokens).collect();
-            let opts = self.options(limits.iter().copied().max().unwrap_or(0));
-            let rows = self.batch_rows.unwrap_or_else(|| {
-                let widest = prompts.iter().zip(&limits).map(|(p, l)| p.len() + l).max().unwrap_or(0);
-                self.model.batch_rows(widest)
-            });
-            let per_call = (rows / beams).max(1);
-            let mut bias = if head.constraints.is_empty() { None } else { Some(self.bias(&head.constraints)?) };
-            let mut none = NoProcessor;
-            let proc: &mut dyn registro_engine::LogitsProcessor = match bias.as_mut() {
-                Some(b) => b,
-                None => &mut none,
-            };
-            for start in (0..idx.len()).step_by(per_call) {
-                let end = (start + per_call).min(idx.len());
-                if cancel.load(Ordering::SeqCst) {
-                    return Ok(());
+    fn batch(&mut self, requests: &[GenRequest], idx: &[usize], reports: &mut Reports, on_done: OnDone<'_>) -> anyhow::Result<Batch> {
+        let prefix = self.cached_prefix(&requests[idx[0]].prefix)?;
+        let (mut keep, mut prompts) = (Vec::with_capacity(idx.len()), Vec::with_capacity(idx.len()));
+        for (k, &i) in idx.iter().enumerate() {
+            match self.model.encode(&requests[i].turn) {
+                Ok(p) => {
+                    keep.push(k);
+                    prompts.push(p);
                 }
-                self.model.nbest_many(Some(&pre), &prompts[start..end], &limits[start..end], &opts, beams, beams, &mut *proc, &mut |r, hyps| {
-                    if cancel.load(Ordering::SeqCst) {
-                        return Ok(());
-                    }
-                    let k = start + r;
-                    reported[k] = true;
-                    let gens = hyps.into_iter().map(|h| Generated { text: h.text.trim().to_string(), logprob: h.logprob, tokens: h.tokens.len() }).collect();
-                    on_done(idx[k], Ok(gens)).map_err(|e| {
-                        caller_error = Some(e);
-                        anyhow::anyhow!("stopped by the caller")
-                    })
-                }, cancel)?;
+                Err(e) => reports.send(k, i, Err(e), &mut *on_done)?,
             }
-            Ok(())
-        })();
-        if let Some(e) = caller_error {
+        }
+        let limits: Vec<usize> = keep.iter().map(|&k| requests[idx[k]].max_tokens).collect();
+        let opts = self.options(limits.iter().copied().max().unwrap_or(0));
+        let rows = self.batch_rows.unwrap_or_else(|| {
+            let widest = prompts.iter().zip(&limits).map(|(p, l)| p.len() + l).max().unwrap_or(0);
+            self.model.batch_rows(widest)
+        });
+        Ok(Batch { prefix, keep, prompts, limits, opts, rows })
+    }
+
+    /// The logits processor for `c`: its sequence bias, or nothing.
+    fn processor(&mut self, c: &Constraints) -> anyhow::Result<Box<dyn registro_engine::LogitsProcessor>> {
+        Ok(if c.is_empty() { Box::new(NoProcessor) } else { Box::new(self.bias(c)?) })
+    }
+
+    /// Ends a batched call: the caller's error is returned, a cancel gives `false`, and after an engine error each
+    /// segment not yet reported gets its own result (the error itself when it is the only one left, else a try of
+    /// its own), so one bad segment (a turn past the context) does not take the others with it.
+    #[allow(clippy::too_many_arguments)]
+    fn settle(&mut self, requests: &[GenRequest], idx: &[usize], reports: Reports, result: anyhow::Result<()>, cancel: &AtomicBool, on_done: OnDone<'_>) -> anyhow::Result<bool> {
+        if let Some(e) = reports.caller_error {
             return Err(e);
         }
         if cancel.load(Ordering::SeqCst) {
             return Ok(false);
         }
-        if result.is_err() {
-            // One segment's failure (a turn past the context, say) must not take the others with it: what is left
-            // is searched one segment at a time, each getting its own result or error.
-            for k in (0..idx.len()).filter(|&k| !reported[k]) {
-                let r = &requests[idx[k]];
-                let g = self.generate(&r.prefix, &r.turn, r.n, r.max_tokens, &r.constraints, cancel);
-                if cancel.load(Ordering::SeqCst) {
-                    return Ok(false);
-                }
-                on_done(idx[k], g)?;
+        let Err(e) = result else { return Ok(true) };
+        let left: Vec<usize> = (0..idx.len()).filter(|&k| !reports.sent[k]).map(|k| idx[k]).collect();
+        if let [only] = left[..] {
+            on_done(only, Err(e))?;
+            return Ok(true);
+        }
+        for i in left {
+            let r = &requests[i];
+            let g = self.generate(&r.prefix, &r.turn, r.n, r.max_tokens, &r.constraints, cancel);
+            if cancel.load(Ordering::SeqCst) {
+                return Ok(false);
             }
+            on_done(i, g)?;
         }
         Ok(true)
+    }
+
+    /// Searches `idx` (n-best requests sharing prefix, constraints and n) a few segments at a time, their beams in
+    /// one batch, and reports each as its search ends. `false` when cancelled: searches cut short are not reported.
+    fn nbest_batch(&mut self, requests: &[GenRequest], idx: &[usize], cancel: &AtomicBool, on_done: OnDone<'_>) -> anyhow::Result<bool> {
+        if idx.is_empty() || cancel.load(Ordering::SeqCst) {
+            return Ok(!cancel.load(Ordering::SeqCst));
+        }
+        let beams = requests[idx[0]].n.max(1);
+        let mut reports = Reports::new(idx.len());
+        let result = (|| -> anyhow::Result<()> {
+            let b = self.batch(requests, idx, &mut reports, &mut *on_done)?;
+            let mut proc = self.processor(&requests[idx[0]].constraints)?;
+            let per_call = (b.rows / beams).max(1);
+            for start in (0..b.prompts.len()).step_by(per_call) {
+                if cancel.load(Ordering::SeqCst) {
+                    return Ok(());
+                }
+                let end = (start + per_call).min(b.prompts.len());
+                self.model.nbest_many(Some(&b.prefix), &b.prompts[start..end], &b.limits[start..end], &b.opts, beams, beams, &mut *proc, &mut |r, hyps| {
+                    if cancel.load(Ordering::SeqCst) {
+                        return Ok(());
+                    }
+                    let k = b.keep[start + r];
+                    let gens = hyps.into_iter().map(|h| Generated { text: h.text.trim().to_string(), logprob: h.logprob, tokens: h.tokens.len() }).collect();
+                    reports.send(k, idx[k], Ok(gens), &mut *on_done)
+                }, cancel)?;
+            }
+            Ok(())
+        })();
+        self.settle(requests, idx, reports, result, cancel, on_done)
     }
 
     /// Decodes `idx` (greedy requests sharing prefix and constraints) by continuous batching and reports each as
     /// it finishes. `false` when cancelled: rows cut short are not reported.
     fn greedy_batch(&mut self, requests: &[GenRequest], idx: &[usize], cancel: &AtomicBool, on_done: OnDone<'_>) -> anyhow::Result<bool> {
-        let Some(&first) = idx.first() else { return Ok(true) };
-        if cancel.load(Ordering::SeqCst) {
-            return Ok(false);
+        if idx.is_empty() || cancel.load(Ordering::SeqCst) {
+            return Ok(!cancel.load(Ordering::SeqCst));
         }
-        let head = &requests[first];
-        let mut reported = vec![false; idx.len()];
-        // An error of the caller's `on_done` ends the call; an error of the engine retries the unfinished
-        // segments one at a time below, so each gets its own result or error.
-        let mut caller_error = None;
+        let mut reports = Reports::new(idx.len());
         let result = (|| -> anyhow::Result<()> {
-            let pre = self.cached_prefix(&head.prefix)?;
-            let mut prompts = Vec::with_capacity(idx.len());
-            for (k, &i) in idx.iter().enumerate() {
-                match self.model.encode(&requests[i].turn) {
-                    Ok(p) => prompts.push(p),
-                    Err(e) => {
-                        reported[k] = true;
-                        if let Err(e) = on_done(i, Err(e)) {
-                            caller_error = Some(e);
-                            anyhow::bail!("stopped by the caller");
-                        }
-                        prompts.push(Vec::new());
-                    }
-                }
-            }
-            let keep: Vec<usize> = (0..idx.len()).filter(|&k| !reported[k]).collect();
-            let prompts: Vec<Vec<u32>> = keep.iter().map(|&k| std::mem::take(&mut prompts[k])).collect();
-            let limits: Vec<usize> = keep.iter().map(|&k| requests[idx[k]].max_tokens).collect();
-            let opts = self.options(limits.iter().copied().max().unwrap_or(0));
-            let rows = self.batch_rows.unwrap_or_else(|| {
-                let widest = prompts.iter().zip(&limits).map(|(p, l)| p.len() + l).max().unwrap_or(0);
-                self.model.batch_rows(widest)
-            });
-            let mut bias = if head.constraints.is_empty() { None } else { Some(self.bias(&head.constraints)?) };
-            let mut none = NoProcessor;
-            let proc: &mut dyn registro_engine::LogitsProcessor = match bias.as_mut() {
-                Some(b) => b,
-                None => &mut none,
-            };
+            let b = self.batch(requests, idx, &mut reports, &mut *on_done)?;
+            let mut proc = self.processor(&requests[idx[0]].constraints)?;
+            let n = b.prompts.len();
             // `REGISTRO_FIXED_BATCHES=1` runs the path before continuous batching for comparison (`registro bench
             // translate --fixed-batches`): batches of `rows` segments that shrink as rows finish, never refilled.
             let fixed = std::env::var("REGISTRO_FIXED_BATCHES").is_ok_and(|v| v == "1");
             let spans: Vec<(usize, usize, usize)> = if fixed {
-                (0..prompts.len()).step_by(rows.max(1)).map(|s| (s, (s + rows).min(prompts.len()), rows)).collect()
-            } else if prompts.len() > 1 && rows > 1 {
+                (0..n).step_by(b.rows.max(1)).map(|s| (s, (s + b.rows).min(n), b.rows)).collect()
+            } else if n > 1 && b.rows > 1 {
                 // The first segment alone, then the rest in full batches: a segment decoded in a batch of 16 rows
                 // finishes only after 16 rows' worth of steps, and the user waits on screen for the first one.
-                vec![(0, 1, 1), (1, prompts.len(), rows)]
+                vec![(0, 1, 1), (1, n, b.rows)]
             } else {
-                vec![(0, prompts.len(), rows)]
+                vec![(0, n, b.rows)]
             };
             for (start, end, rows) in spans {
-                self.model.generate_continuous(Some(&pre), &prompts[start..end], &limits[start..end], &opts, rows, &mut *proc, &mut |r, g| {
+                self.model.generate_continuous(Some(&b.prefix), &b.prompts[start..end], &b.limits[start..end], &b.opts, rows, &mut *proc, &mut |r, g| {
                     // Nothing is reported after a cancel, and a row cut short is never reported.
                     if cancel.load(Ordering::SeqCst) || g.as_ref().is_ok_and(|g| g.finish == FinishReason::Cancelled) {
                         return Ok(());
                     }
-                    let k = keep[start + r];
-                    reported[k] = true;
+                    let k = b.keep[start + r];
                     let g = g.map(|g| vec![Generated { text: g.text.trim().to_string(), logprob: g.logprob, tokens: g.tokens.len() }]);
-                    on_done(idx[k], g).map_err(|e| {
-                        caller_error = Some(e);
-                        anyhow::anyhow!("stopped by the caller")
-                    })
+                    reports.send(k, idx[k], g, &mut *on_done)
                 }, cancel)?;
             }
             Ok(())
         })();
-        if let Some(e) = caller_error {
-            return Err(e);
-        }
-        if cancel.load(Ordering::SeqCst) {
-            return Ok(false);
-        }
-        if let Err(e) = result {
-            let left: Vec<usize> = (0..idx.len()).filter(|&k| !reported[k]).map(|k| idx[k]).collect();
-            if left.len() == 1 {
-                on_done(left[0], Err(e))?;
-            } else {
-                for i in left {
-                    let r = &requests[i];
-                    let g = self.generate(&r.prefix, &r.turn, 1, r.max_tokens, &r.constraints, cancel);
-                    if cancel.load(Ordering::SeqCst) {
-                        return Ok(false);
-                    }
-                    on_done(i, g)?;
-                }
-            }
-        }
-        Ok(true)
+        self.settle(requests, idx, reports, result, cancel, on_done)
     }
 
     fn cached_prefix(&mut self, prefix: &str) -> anyhow::Result<Prefix> {

@@ -1,0 +1,60 @@
+//! A document's requests through the resident engine (`EngineGenerator::generate_many`) with the real 0.5B model:
+//! segments decoded together get what each gets alone, greedy and n-best alike, and a segment that cannot be
+//! decoded gets its own error while the others still get their translations.
+mod common;
+
+use std::sync::atomic::AtomicBool;
+
+use registro_core::translate::{Constraints, EngineGenerator, GenRequest, Generated, Generator};
+
+const PREFIX: &str = "<|im_start|>system\nTranslate the user's English sentence into French, formally (vous). Answer with the translation only.<|im_end|>\n";
+
+fn turn(sentence: &str) -> String {
+    format!("<|im_start|>user\n{sentence}<|im_end|>\n<|im_start|>assistant\n")
+}
+
+fn request(turn: String, n: usize) -> GenRequest {
+    GenRequest { prefix: PREFIX.to_string(), turn, n, max_tokens: 40, constraints: Constraints::default() }
+}
+
+fn run(gen: &mut EngineGenerator, requests: &[GenRequest]) -> Vec<Option<anyhow::Result<Vec<Generated>>>> {
+    let mut got: Vec<Option<anyhow::Result<Vec<Generated>>>> = (0..requests.len()).map(|_| None).collect();
+    gen.generate_many(requests, &AtomicBool::new(false), &mut |i, g| {
+        assert!(got[i].is_none(), "request {i} reported twice");
+        got[i] = Some(g);
+        Ok(())
+    })
+    .unwrap();
+    got
+}
+
+#[test]
+fn a_segment_past_the_context_fails_alone_and_the_others_are_translated() {
+    if !common::small_model_cached() {
+        return;
+    }
+    let mut gen = EngineGenerator::load(common::SMALL_MODEL).unwrap();
+    let sentences = ["Can you send me the report?", "Where did you park?", "Please call me when you arrive."];
+    // Past the model's 32,768-token context: one token per " word".
+    let too_long = turn(&" word".repeat(40_000));
+    for n in [1, 3] {
+        let mut requests: Vec<GenRequest> = sentences.iter().map(|s| request(turn(s), n)).collect();
+        requests.insert(1, request(too_long.clone(), n));
+        let got = run(&mut gen, &requests);
+        for (i, g) in got.into_iter().enumerate() {
+            let g = g.unwrap_or_else(|| panic!("n = {n}: request {i} never reported"));
+            if i == 1 {
+                let e = g.expect_err("a turn past the context cannot be decoded");
+                assert!(format!("{e:#}").contains("context"), "n = {n}: {e:#}");
+                continue;
+            }
+            let gens = g.unwrap_or_else(|e| panic!("n = {n}: request {i} failed beside the bad one: {e:#}"));
+            assert_eq!(gens.len(), n, "n = {n}: request {i}");
+            assert!(!gens[0].text.is_empty(), "n = {n}: request {i} has no translation");
+            // The same request alone: the same best candidate (beams of several segments share one batch).
+            let r = &requests[i];
+            let alone = gen.generate(&r.prefix, &r.turn, r.n, r.max_tokens, &r.constraints, &AtomicBool::new(false)).unwrap();
+            assert_eq!(gens[0].text, alone[0].text, "n = {n}: request {i} decoded beside others");
+        }
+    }
+}
