@@ -256,6 +256,21 @@ impl Session {
         }
     }
 
+    /// The text of the element matching `css`, looked up again when the UI re-rendered it between the lookup and
+    /// the read (a streamed row is redrawn as its run finishes), until `timeout`.
+    pub fn text_css(&self, css: &str, timeout: Duration) -> Result<String> {
+        let start = Instant::now();
+        loop {
+            let e = self.wait_for(css, timeout)?;
+            match self.text(&e) {
+                Err(err) if err.contains("stale element") && start.elapsed() < timeout => {
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                other => return other,
+            }
+        }
+    }
+
     pub fn type_text(&self, e: &Element, text: &str) -> Result<()> {
         request("POST", &self.url(&format!("/element/{}/clear", e.0)), Some(json!({})))?;
         request("POST", &self.url(&format!("/element/{}/value", e.0)), Some(json!({"text": text}))).map(|_| ())
@@ -284,7 +299,7 @@ impl Session {
     /// The Documents view's Browse… button, answered by the next dialog answer; returns the import's result line.
     pub fn import_browsed(&self) -> Result<String> {
         self.click_css(r#"[data-testid="import-browse"]"#, UI_WAIT)?;
-        self.text(&self.wait_for(r#"[data-testid="import-result"]"#, UI_WAIT)?)
+        self.text_css(r#"[data-testid="import-result"]"#, UI_WAIT)
     }
 
     /// The texts of every element matching `css`, in document order.

@@ -182,13 +182,7 @@ fn settings_backends_connects_and_translate_runs_through_the_server() {
         .expect("both segments come back");
     assert_eq!(rows.len(), 2);
     let first = s
-        .text(
-            &s.wait_for(
-                r#"[data-testid="translate-row"][data-index="0"] [data-testid="translate-output"]"#,
-                WAIT,
-            )
-            .unwrap(),
-        )
+        .text_css(r#"[data-testid="translate-row"][data-index="0"] [data-testid="translate-output"]"#, WAIT)
         .unwrap();
     assert!(!first.trim().is_empty());
     s.screenshot(&screenshot_path("translate-remote.png"))
