@@ -242,27 +242,24 @@ impl Session {
     }
 
     /// Finds the element matching `css` and clicks it, looking it up again when the UI re-rendered it between
-    /// the lookup and the click (WebDriver's "stale element reference"), until `timeout`.
+    /// the lookup and the click, until `timeout`.
     pub fn click_css(&self, css: &str, timeout: Duration) -> Result<()> {
-        let start = Instant::now();
-        loop {
-            let e = self.wait_for(css, timeout)?;
-            match self.click(&e) {
-                Err(err) if err.contains("stale element") && start.elapsed() < timeout => {
-                    std::thread::sleep(Duration::from_millis(100));
-                }
-                other => return other,
-            }
-        }
+        self.on_fresh(css, timeout, |e| self.click(e))
     }
 
     /// The text of the element matching `css`, looked up again when the UI re-rendered it between the lookup and
     /// the read (a streamed row is redrawn as its run finishes), until `timeout`.
     pub fn text_css(&self, css: &str, timeout: Duration) -> Result<String> {
+        self.on_fresh(css, timeout, |e| self.text(e))
+    }
+
+    /// Runs `act` on the element matching `css`, looking the element up again while WebDriver answers "stale
+    /// element reference" (the view redrew it after the lookup), until `timeout`.
+    fn on_fresh<T>(&self, css: &str, timeout: Duration, act: impl Fn(&Element) -> Result<T>) -> Result<T> {
         let start = Instant::now();
         loop {
             let e = self.wait_for(css, timeout)?;
-            match self.text(&e) {
+            match act(&e) {
                 Err(err) if err.contains("stale element") && start.elapsed() < timeout => {
                     std::thread::sleep(Duration::from_millis(100));
                 }
