@@ -17,6 +17,20 @@ pub struct Generated {
     pub tokens: usize,
 }
 
+/// The engine's greedy output as a candidate (surrounding white space is never part of a translation).
+impl From<registro_engine::Generation> for Generated {
+    fn from(g: registro_engine::Generation) -> Self {
+        Generated { text: g.text.trim().to_string(), logprob: g.logprob, tokens: g.tokens.len() }
+    }
+}
+
+/// A beam-search hypothesis as a candidate.
+impl From<registro_engine::Hypothesis> for Generated {
+    fn from(h: registro_engine::Hypothesis) -> Self {
+        Generated { text: h.text.trim().to_string(), logprob: h.logprob, tokens: h.tokens.len() }
+    }
+}
+
 impl Generated {
     /// Length-normalised log-probability (the model score used in reranking).
     pub fn score(&self) -> f32 {
@@ -196,10 +210,10 @@ impl Generator for EngineGenerator {
         let mut proc = self.processor(constraints)?;
         if n <= 1 {
             let g = self.model.generate(Some(&pre), &prompt, &opts, &mut *proc, &mut |_| {}, cancel)?;
-            Ok(vec![Generated { text: g.text.trim().to_string(), logprob: g.logprob, tokens: g.tokens.len() }])
+            Ok(vec![g.into()])
         } else {
             let hyps = self.model.nbest(Some(&pre), &prompt, &opts, n, n, &mut *proc, cancel)?;
-            Ok(hyps.into_iter().map(|h| Generated { text: h.text.trim().to_string(), logprob: h.logprob, tokens: h.tokens.len() }).collect())
+            Ok(hyps.into_iter().map(Generated::from).collect())
         }
     }
 
@@ -326,14 +340,15 @@ impl EngineGenerator {
     /// Searches `idx` (n-best requests sharing prefix, constraints and n) a few segments at a time, their beams in
     /// one batch, and reports each as its search ends. `false` when cancelled: searches cut short are not reported.
     fn nbest_batch(&mut self, requests: &[GenRequest], idx: &[usize], cancel: &AtomicBool, on_done: OnDone<'_>) -> anyhow::Result<bool> {
-        if idx.is_empty() || cancel.load(Ordering::SeqCst) {
-            return Ok(!cancel.load(Ordering::SeqCst));
+        if cancel.load(Ordering::SeqCst) {
+            return Ok(false);
         }
-        let beams = requests[idx[0]].n.max(1);
+        let Some(first) = idx.first().map(|&i| &requests[i]) else { return Ok(true) };
+        let beams = first.n.max(1);
         let mut reports = Reports::new(idx.len());
         let result = (|| -> anyhow::Result<()> {
             let b = self.batch(requests, idx, &mut reports, &mut *on_done)?;
-            let mut proc = self.processor(&requests[idx[0]].constraints)?;
+            let mut proc = self.processor(&first.constraints)?;
             let per_call = (b.rows / beams).max(1);
             for start in (0..b.prompts.len()).step_by(per_call) {
                 if cancel.load(Ordering::SeqCst) {
@@ -345,8 +360,7 @@ impl EngineGenerator {
                         return Ok(());
                     }
                     let k = b.keep[start + r];
-                    let gens = hyps.into_iter().map(|h| Generated { text: h.text.trim().to_string(), logprob: h.logprob, tokens: h.tokens.len() }).collect();
-                    reports.send(k, idx[k], Ok(gens), &mut *on_done)
+                    reports.send(k, idx[k], Ok(hyps.into_iter().map(Generated::from).collect()), &mut *on_done)
                 }, cancel)?;
             }
             Ok(())
@@ -357,13 +371,14 @@ impl EngineGenerator {
     /// Decodes `idx` (greedy requests sharing prefix and constraints) by continuous batching and reports each as
     /// it finishes. `false` when cancelled: rows cut short are not reported.
     fn greedy_batch(&mut self, requests: &[GenRequest], idx: &[usize], cancel: &AtomicBool, on_done: OnDone<'_>) -> anyhow::Result<bool> {
-        if idx.is_empty() || cancel.load(Ordering::SeqCst) {
-            return Ok(!cancel.load(Ordering::SeqCst));
+        if cancel.load(Ordering::SeqCst) {
+            return Ok(false);
         }
+        let Some(first) = idx.first().map(|&i| &requests[i]) else { return Ok(true) };
         let mut reports = Reports::new(idx.len());
         let result = (|| -> anyhow::Result<()> {
             let b = self.batch(requests, idx, &mut reports, &mut *on_done)?;
-            let mut proc = self.processor(&requests[idx[0]].constraints)?;
+            let mut proc = self.processor(&first.constraints)?;
             let n = b.prompts.len();
             // `REGISTRO_FIXED_BATCHES=1` runs the path before continuous batching for comparison (`registro bench
             // translate --fixed-batches`): batches of `rows` segments that shrink as rows finish, never refilled.
@@ -384,8 +399,7 @@ impl EngineGenerator {
                         return Ok(());
                     }
                     let k = b.keep[start + r];
-                    let g = g.map(|g| vec![Generated { text: g.text.trim().to_string(), logprob: g.logprob, tokens: g.tokens.len() }]);
-                    reports.send(k, idx[k], g, &mut *on_done)
+                    reports.send(k, idx[k], g.map(|g| vec![g.into()]), &mut *on_done)
                 }, cancel)?;
             }
             Ok(())
