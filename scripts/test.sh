@@ -5,6 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-system.sh
 source scripts/env.sh
+# The build caches outside the clone grow with every checkout path and feature change; below 30 GB free their stale
+# copies go, before a link step can fail on a full disk.
+python3 scripts/prune-build-cache.py --min-free-gb 30 "$CARGO_TARGET_DIR" "$HOME/.cache/registro/target-cuda" \
+  "$HOME/.cache/registro/fuzz-target"
 
 (cd ui && npm run build)
 cargo build --workspace --all-targets
