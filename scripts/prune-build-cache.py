@@ -8,11 +8,11 @@ crate accumulates copies. On a 2-core box with a ~90 GB quota that filled the di
 left on device" while linking a test binary).
 
 When the free space under a target dir is below the threshold, this removes, per profile, every artifact in `deps/`
-that is not the newest of its crate name and kind, and the incremental caches. What it removes is at worst rebuilt: a
-crate built twice on purpose (once for build scripts, once for the target) may compile again once, nothing more. Above
-the threshold it does nothing, so a warm cache is never disturbed for no reason.
+whose build of a crate is the newest of none of its file kinds, and the incremental caches. What it removes is at
+worst rebuilt: a crate built twice on purpose (once for build scripts, once for the target) may compile again once,
+nothing more. Above the threshold it does nothing, so a warm cache is never disturbed for no reason.
 
-Usage: prune-build-cache.py [--min-free-gb N] [--force] TARGET_DIR...
+Usage: prune-build-cache.py [--min-free-gb N] [--force] [--dry-run] TARGET_DIR...
 """
 import argparse
 import os
@@ -29,8 +29,14 @@ def free_gb(path):
 
 
 def stale_artifacts(deps_dir):
-    """Every file of deps_dir whose (crate name, extension) has a newer file with another hash."""
-    groups = defaultdict(lambda: defaultdict(list))
+    """Every file of deps_dir that belongs to a build of a crate that is the newest of none of its file kinds.
+
+    One build of a crate is one hash: `libfoo-HASH.rlib`, `libfoo-HASH.rmeta` and `foo-HASH.d` together. A crate can
+    be live in two builds at once: a `cargo check` or clippy build leaves an `.rmeta` newer than the full build's, and
+    deleting the full build's `.rmeta` would recompile it (and candle behind it). So a build is kept when any of its
+    kinds is the newest of that kind for the crate, and only builds newest in nothing go.
+    """
+    builds = defaultdict(lambda: defaultdict(list))
     for name in os.listdir(deps_dir):
         match = ARTIFACT.match(name)
         if not match:
@@ -40,17 +46,26 @@ def stale_artifacts(deps_dir):
             mtime = os.stat(path).st_mtime
         except FileNotFoundError:
             continue
-        groups[(match["stem"], match["ext"] or "")][match["hash"]].append((mtime, path))
-    for by_hash in groups.values():
+        crate = match["stem"].removeprefix("lib")
+        builds[crate][match["hash"]].append((match["ext"] or "", mtime, path))
+    for by_hash in builds.values():
         if len(by_hash) < 2:
             continue
-        newest_hash = max(by_hash, key=lambda h: max(m for m, _ in by_hash[h]))
+        newest_of_kind = {}
         for artifact_hash, files in by_hash.items():
-            if artifact_hash != newest_hash:
-                yield from (path for _, path in files)
+            for ext, mtime, _ in files:
+                if ext not in newest_of_kind or mtime > newest_of_kind[ext][0]:
+                    newest_of_kind[ext] = (mtime, artifact_hash)
+        live = {artifact_hash for _, artifact_hash in newest_of_kind.values()}
+        for artifact_hash, files in by_hash.items():
+            if artifact_hash not in live:
+                yield from (path for _, _, path in files)
 
 
-def remove(path):
+def remove(path, dry_run):
+    if dry_run:
+        print(f"would remove {path}")
+        return 0
     try:
         if os.path.isdir(path) and not os.path.islink(path):
             size = sum(os.path.getsize(os.path.join(root, f)) for root, _, fs in os.walk(path) for f in fs)
@@ -75,17 +90,17 @@ def profile_dirs(target_dir):
                         if os.path.isdir(os.path.join(path, sub, "deps")))
 
 
-def prune(target_dir):
+def prune(target_dir, dry_run):
     freed = 0
     for profile_dir in profile_dirs(target_dir):
         deps_dir = os.path.join(profile_dir, "deps")
         if not os.path.isdir(deps_dir):
             continue
         for path in list(stale_artifacts(deps_dir)):
-            freed += remove(path)
+            freed += remove(path, dry_run)
         incremental = os.path.join(profile_dir, "incremental")
         if os.path.isdir(incremental):
-            freed += remove(incremental)
+            freed += remove(incremental, dry_run)
     return freed
 
 
@@ -93,6 +108,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--min-free-gb", type=float, default=30.0)
     parser.add_argument("--force", action="store_true", help="prune whatever the free space")
+    parser.add_argument("--dry-run", action="store_true", help="print what would go, remove nothing")
     parser.add_argument("target_dirs", nargs="+")
     args = parser.parse_args()
     for target_dir in args.target_dirs:
@@ -101,7 +117,7 @@ def main():
         before = free_gb(target_dir)
         if before >= args.min_free_gb and not args.force:
             continue
-        freed = prune(target_dir)
+        freed = prune(target_dir, args.dry_run)
         print(f"prune-build-cache: {target_dir}: {before:.1f} GB free, removed {freed / 1e9:.1f} GB of stale artifacts, "
               f"{free_gb(target_dir):.1f} GB free now")
 
