@@ -131,3 +131,14 @@ pub fn load_llm(id_or_path: &str, device: registro_engine::DeviceChoice, tokeniz
     model.warm_up().with_context(|| format!("warming up {}", r.main.display()))?;
     Ok(model)
 }
+
+/// Where document prefixes are kept between runs (`registro_engine::PrefixStore`): `$REGISTRO_PREFIX_CACHE`, or
+/// `prefixes/` beside the model cache (`~/.cache/registro/prefixes`); `REGISTRO_PREFIX_CACHE=off` keeps none.
+pub fn prefix_store() -> Option<registro_engine::PrefixStore> {
+    use registro_engine::PrefixStore;
+    match std::env::var_os("REGISTRO_PREFIX_CACHE") {
+        Some(v) if v == "off" || v == "0" => None,
+        Some(v) if !v.is_empty() => Some(PrefixStore::new(v, PrefixStore::DEFAULT_MAX_BYTES)),
+        _ => Some(PrefixStore::new(default_root().with_file_name("prefixes"), PrefixStore::DEFAULT_MAX_BYTES)),
+    }
+}

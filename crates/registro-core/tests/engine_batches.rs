@@ -60,3 +60,32 @@ fn a_segment_past_the_context_fails_alone_and_the_others_are_translated() {
         }
     }
 }
+
+/// A document's prefix stored by one run (`REGISTRO_PREFIX_CACHE`, here a folder of the test's own) is read by the
+/// next, which translates every segment exactly as the first did.
+#[cfg(unix)]
+#[test]
+fn the_next_run_reads_the_stored_prefix_and_translates_the_same() {
+    if !common::small_model_cached() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let store = || Some(registro_engine::PrefixStore::new(dir.path(), registro_engine::PrefixStore::DEFAULT_MAX_BYTES));
+    let requests: Vec<GenRequest> = ["Can you send me the report?", "Where did you park?"].iter().map(|s| request(turn(s), 1)).collect();
+    let texts = |got: Vec<Option<anyhow::Result<Vec<Generated>>>>| -> Vec<String> {
+        got.into_iter().map(|g| g.expect("reported").expect("translated")[0].text.clone()).collect()
+    };
+    let first = texts(run(&mut EngineGenerator::load(common::SMALL_MODEL).unwrap().with_prefix_store(store()), &requests));
+    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+    assert_eq!(files.len(), 1, "the run stored its one prefix");
+    let stored = files[0].metadata().unwrap();
+    let second = texts(run(&mut EngineGenerator::load(common::SMALL_MODEL).unwrap().with_prefix_store(store()), &requests));
+    assert_eq!(first, second);
+    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+    assert_eq!(files.len(), 1);
+    let now = files[0].metadata().unwrap();
+    // A prefix computed again is written under a temporary name and renamed over the old file: another inode.
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!(now.ino(), stored.ino(), "the second run computed and stored the prefix again instead of reading it");
+    assert!(now.modified().unwrap() >= stored.modified().unwrap(), "the read prefix was not marked as used");
+}

@@ -60,7 +60,7 @@ pub mod tokenizer;
 pub use decoder::Arch;
 pub use device::DeviceChoice;
 pub use llm::{
-    BatchStats, FinishReason, GenerateOptions, Generation, Hypothesis, LoadOptions, Model, ModelInfo, OnToken, Prefix,
+    BatchStats, FinishReason, GenerateOptions, Generation, Hypothesis, LoadOptions, Model, ModelInfo, OnToken, Prefix, PrefixOrigin, PrefixStore,
     TokenEvent, TokenScores,
 };
 pub use logits::{Chain, LogitsProcessor, NoProcessor, Sampling, SequenceBias};

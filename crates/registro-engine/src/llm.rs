@@ -19,6 +19,8 @@ pub use continuous::{BatchStats, OnDone};
 mod score_many;
 mod beam;
 pub use beam::OnHypotheses;
+mod prefix_store;
+pub use prefix_store::{PrefixOrigin, PrefixStore};
 
 #[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
@@ -53,6 +55,8 @@ pub struct Model {
     codec: Option<Arc<dyn TextCodec>>,
     /// Why no tokenizer could be built from the GGUF metadata, for the error message.
     codec_err: Option<String>,
+    /// How the weights were loaded where that changes the numbers (a stored prefix is only reused under the same).
+    numerics: String,
     pub info: ModelInfo,
 }
 
@@ -214,7 +218,8 @@ impl Model {
             chat: crate::chat::ChatTemplate::from_gguf(&f.content),
             device: device::describe(&dev),
         };
-        let mut model = Self { decoder: Arc::new(decoder), codec: None, codec_err, info };
+        let numerics = format!("keep_q5_0={}", opts.keep_q5_0);
+        let mut model = Self { decoder: Arc::new(decoder), codec: None, codec_err, numerics, info };
         if let Some(c) = codec {
             model = model.with_codec(c);
         }

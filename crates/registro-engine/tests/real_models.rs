@@ -172,6 +172,39 @@ fn a_long_shared_prefix_decodes_what_the_whole_prompt_decodes() {
     }
 }
 
+/// A few-shot prefix of the real 0.5B model written to disk by one process and read back by the next continues bit
+/// for bit as the computed one: the same tokens and the same log-probability, greedy and in beam search.
+#[test]
+fn a_stored_prefix_of_a_real_model_decodes_what_the_computed_one_decodes() {
+    let Some(path) = find("qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf") else {
+        return skip("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf");
+    };
+    let Some(tok) = tokenizer_for(false) else { return skip("the Qwen tokenizer") };
+    let opts = LoadOptions { tokenizer: Some(tok), ..Default::default() };
+    let m = Model::load(&path, &opts).unwrap();
+    let shots: String = (0..20)
+        .map(|i| format!("English: Could you call me back at {i} o'clock?\nFrench: Pourriez-vous me rappeler à {i} heures ?\n"))
+        .collect();
+    let prefix_toks = m.encode(&format!("Translate into formal French.\n{shots}")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (computed, origin, _) = registro_engine::PrefixStore::new(dir.path(), u64::MAX).prefix(&m, &prefix_toks).unwrap();
+    assert_eq!(origin, registro_engine::PrefixOrigin::Computed);
+    let next_process = Model::load(&path, &opts).unwrap();
+    let (stored, origin, note) = registro_engine::PrefixStore::new(dir.path(), u64::MAX).prefix(&next_process, &prefix_toks).unwrap();
+    assert_eq!((origin, note), (registro_engine::PrefixOrigin::Stored, None));
+    let prompt = m.encode("English: Can you send me the invoice tomorrow?\nFrench:").unwrap();
+    let no = AtomicBool::new(false);
+    let o = GenerateOptions { max_tokens: 16, ignore_eos: true, ..Default::default() };
+    let a = m.generate(Some(&computed), &prompt, &o, &mut NoProcessor, &mut |_| {}, &no).unwrap();
+    let b = next_process.generate(Some(&stored), &prompt, &o, &mut NoProcessor, &mut |_| {}, &no).unwrap();
+    assert_eq!((a.tokens, a.logprob.to_bits()), (b.tokens, b.logprob.to_bits()), "{:?} vs {:?}", a.text, b.text);
+    let beams_a = m.nbest(Some(&computed), &prompt, &o, 4, 2, &mut NoProcessor, &no).unwrap();
+    let beams_b = next_process.nbest(Some(&stored), &prompt, &o, 4, 2, &mut NoProcessor, &no).unwrap();
+    for (x, y) in beams_a.iter().zip(&beams_b) {
+        assert_eq!((&x.tokens, x.logprob.to_bits()), (&y.tokens, y.logprob.to_bits()), "beam search over the stored prefix");
+    }
+}
+
 /// EmbeddingGemma-300M against sentence-transformers 5.1 (`tests/fixtures/record_embeddinggemma.py`): the same
 /// token ids for each prompted text, embeddings within float noise, so cross-lingual similarities are the reference's.
 #[test]

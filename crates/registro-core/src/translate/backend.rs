@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use registro_engine::{FinishReason, GenerateOptions, Model, NoProcessor, Prefix, SequenceBias};
+use registro_engine::{FinishReason, GenerateOptions, Model, NoProcessor, Prefix, PrefixStore, SequenceBias};
 
 use super::constrain::Constraints;
 use super::prompt::ChatFormat;
@@ -94,6 +94,8 @@ pub struct EngineGenerator {
     /// The format's stop strings, worked out once (a template's end-of-turn marker is read off a rendering).
     stops: Vec<String>,
     prefixes: HashMap<String, Prefix>,
+    /// Prefixes kept on disk for the next process; `None` computes every prefix (`REGISTRO_PREFIX_CACHE=off`).
+    prefix_store: Option<PrefixStore>,
     bias_cache: HashMap<String, SequenceBias>,
     /// Rows decoded together by [`Generator::generate_many`]; `None`: the engine's choice per document.
     batch_rows: Option<usize>,
@@ -107,12 +109,18 @@ impl EngineGenerator {
 
     pub fn from_model(model: Model, id: &str) -> Self {
         let format = ChatFormat::for_model(&model.info);
-        EngineGenerator { model, id: id.to_string(), stops: format.stops(), format, prefixes: HashMap::new(), bias_cache: HashMap::new(), batch_rows: batch_rows_override() }
+        EngineGenerator { model, id: id.to_string(), stops: format.stops(), format, prefixes: HashMap::new(), prefix_store: crate::models::prefix_store(), bias_cache: HashMap::new(), batch_rows: batch_rows_override() }
     }
 
     /// Decode at most `rows` segments together (1 = one after the other, the old path).
     pub fn with_batch_rows(mut self, rows: usize) -> Self {
         self.batch_rows = Some(rows.clamp(1, 64));
+        self
+    }
+
+    /// Keeps prefixes in `store` instead of the default (`None`: computes every prefix).
+    pub fn with_prefix_store(mut self, store: Option<PrefixStore>) -> Self {
+        self.prefix_store = store;
         self
     }
 
@@ -415,7 +423,17 @@ impl EngineGenerator {
             }
             let mut toks = self.model.bos_prefix();
             toks.extend(self.model.encode(prefix)?);
-            let p = self.model.prefix(&toks)?;
+            let p = match &self.prefix_store {
+                Some(store) => {
+                    let (p, _, note) = store.prefix(&self.model, &toks)?;
+                    // The prefix is right either way; a store that cannot be read or written only costs time.
+                    if let Some(note) = note {
+                        eprintln!("registro: {note}");
+                    }
+                    p
+                }
+                None => self.model.prefix(&toks)?,
+            };
             self.prefixes.insert(prefix.to_string(), p);
         }
         Ok(self.prefixes.get(prefix).expect("prefix cached above").clone())

@@ -79,6 +79,20 @@ impl KvCache {
         Ok(KvCache { layers: vec![None; layers.len()], rows: vec![row], shared: Some(Arc::new(SharedKv { layers, len })) })
     }
 
+    /// A shared prefix rebuilt from its per-layer keys and values, `(1, kv_heads, len, head_dim)` each (read back
+    /// from disk by the prefix store): the same cache [`KvCache::into_shared`] made when they were computed.
+    pub(crate) fn from_shared_layers(layers: Vec<(Tensor, Tensor)>, len: usize) -> KvCache {
+        let row = RowState { colpos: Vec::new(), next_pos: len, has_padding: false };
+        KvCache { layers: vec![None; layers.len()], rows: vec![row], shared: Some(Arc::new(SharedKv { layers, len })) }
+    }
+
+    /// The shared prefix's keys and values per layer, when this cache is a shared prefix with no columns of its
+    /// own (what [`KvCache::into_shared`] returns).
+    pub(crate) fn shared_layers(&self) -> Option<&[(Tensor, Tensor)]> {
+        let own = self.layers.iter().any(Option::is_some);
+        self.shared.as_ref().filter(|_| !own && self.batch() == 1).map(|s| s.layers.as_slice())
+    }
+
     /// Columns of the shared prefix every row attends to before its own.
     pub fn shared_len(&self) -> usize {
         self.shared.as_ref().map_or(0, |s| s.len)

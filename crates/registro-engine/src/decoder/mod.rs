@@ -491,7 +491,7 @@ impl Decoder {
 /// Rounds the attention operands (Q, K, V and the softmax weights) to f16 as llama.cpp does with its default f16
 /// KV cache. Without it, greedy decoding of Qwen2.5-1.5B parted from llama.cpp's at a 0.07-nat margin after six
 /// tokens; with it the first 20 tokens are identical (tests/real_models.rs). `REGISTRO_ATTN_F16=0` keeps f32.
-fn f16_attention() -> bool {
+pub(crate) fn f16_attention() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| std::env::var("REGISTRO_ATTN_F16").map_or(true, |v| v != "0"))
 }
