@@ -164,3 +164,18 @@ fn a_store_that_cannot_be_written_still_gives_the_prefix() {
     let fresh = m.prefix(&prefix_tokens()).unwrap();
     assert_eq!(continue_from(&m, &p).tokens, continue_from(&m, &fresh).tokens);
 }
+
+#[test]
+fn temporary_files_a_killed_process_left_are_cleared_and_fresh_ones_kept() {
+    let models = tempfile::tempdir().unwrap();
+    let m = load(&common::tiny_gguf(models.path(), "qwen2", GgmlDType::Q8_0));
+    let dir = tempfile::tempdir().unwrap();
+    let (old, fresh) = (dir.path().join("0123.tmp999-0"), dir.path().join("4567.tmp998-0"));
+    fs::write(&old, b"half a prefix").unwrap();
+    fs::write(&fresh, b"a prefix another process is writing now").unwrap();
+    let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    fs::File::options().write(true).open(&old).unwrap().set_modified(two_hours_ago).unwrap();
+    PrefixStore::new(dir.path(), PrefixStore::DEFAULT_MAX_BYTES).prefix(&m, &prefix_tokens()).unwrap();
+    assert!(!old.exists(), "a temporary file left two hours ago stays forever");
+    assert!(fresh.exists(), "a temporary file another process is writing was removed under it");
+}

@@ -202,6 +202,7 @@ fn serve(mut conn: TcpStream, st: &State) {
             } else {
                 answer
             };
+            done(st);
             let mut head = format!("HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n", answer.len());
             for (k, v) in headers {
                 head.push_str(&format!("{k}: {v}\r\n"));
@@ -210,8 +211,9 @@ fn serve(mut conn: TcpStream, st: &State) {
             let _ = conn.write_all(head.as_bytes());
             let _ = conn.write_all(answer.as_bytes());
         }
-        Act::Drop => {}
+        Act::Drop => done(st),
         Act::Truncate(part) => {
+            done(st);
             let head = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", part.len() + 100);
             let _ = conn.write_all(head.as_bytes());
             let _ = conn.write_all(part.as_bytes());
@@ -219,5 +221,11 @@ fn serve(mut conn: TcpStream, st: &State) {
     }
     let _ = conn.flush();
     let _ = conn.shutdown(std::net::Shutdown::Both);
+}
+
+/// A request stops counting as in flight before its answer is written: the client may send its next request the
+/// moment it reads the answer, and counting down after the write let a loaded machine see one more than the
+/// client ever had outstanding.
+fn done(st: &State) {
     st.current.fetch_sub(1, Ordering::SeqCst);
 }

@@ -423,17 +423,7 @@ impl EngineGenerator {
             }
             let mut toks = self.model.bos_prefix();
             toks.extend(self.model.encode(prefix)?);
-            let p = match &self.prefix_store {
-                Some(store) => {
-                    let (p, _, note) = store.prefix(&self.model, &toks)?;
-                    // The prefix is right either way; a store that cannot be read or written only costs time.
-                    if let Some(note) = note {
-                        eprintln!("registro: {note}");
-                    }
-                    p
-                }
-                None => self.model.prefix(&toks)?,
-            };
+            let p = crate::models::stored_prefix(&self.model, &toks, self.prefix_store.as_ref())?;
             self.prefixes.insert(prefix.to_string(), p);
         }
         Ok(self.prefixes.get(prefix).expect("prefix cached above").clone())

@@ -118,15 +118,21 @@ impl PrefixStore {
         self.evict()
     }
 
-    /// Removes the least recently used prefix files until the folder holds at most `max_bytes`.
+    /// Removes the least recently used prefix files until the folder holds at most `max_bytes`, and temporary files
+    /// a killed process left behind an hour ago or more.
     fn evict(&self) -> Result<()> {
         let mut files = Vec::new();
+        let now = SystemTime::now();
         for entry in fs::read_dir(&self.dir)?.flatten() {
             let p = entry.path();
-            if p.extension().is_some_and(|e| e == "safetensors") {
-                if let Ok(m) = entry.metadata() {
-                    files.push((m.modified().unwrap_or(SystemTime::UNIX_EPOCH), m.len(), p));
+            let Ok(m) = entry.metadata() else { continue };
+            let modified = m.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+            match p.extension().and_then(|e| e.to_str()) {
+                Some("safetensors") => files.push((modified, m.len(), p)),
+                Some(e) if e.starts_with("tmp") && now.duration_since(modified).is_ok_and(|age| age.as_secs() >= 3600) => {
+                    let _ = fs::remove_file(&p);
                 }
+                _ => {}
             }
         }
         let mut total: u64 = files.iter().map(|f| f.1).sum();
