@@ -145,11 +145,15 @@ pub fn prefix_store() -> Option<registro_engine::PrefixStore> {
 
 /// The prefix of `tokens`, read from `store` when it holds it, else computed (and stored for the next process). A
 /// store that cannot be read or written costs time, never the prefix: its note goes to stderr.
-pub fn stored_prefix(model: &registro_engine::Model, tokens: &[u32], store: Option<&registro_engine::PrefixStore>) -> Result<registro_engine::Prefix> {
-    let Some(store) = store else { return model.prefix(tokens) };
-    let (prefix, _, note) = store.prefix(model, tokens)?;
+pub fn stored_prefix(
+    model: &registro_engine::Model,
+    tokens: &[u32],
+    store: Option<&registro_engine::PrefixStore>,
+) -> Result<(registro_engine::Prefix, registro_engine::PrefixOrigin)> {
+    let Some(store) = store else { return Ok((model.prefix(tokens)?, registro_engine::PrefixOrigin::Computed)) };
+    let (prefix, origin, note) = store.prefix(model, tokens)?;
     if let Some(note) = note {
         eprintln!("registro: {note}");
     }
-    Ok(prefix)
+    Ok((prefix, origin))
 }

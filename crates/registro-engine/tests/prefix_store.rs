@@ -95,6 +95,17 @@ fn a_damaged_or_foreign_prefix_file_is_computed_again_and_replaced() {
         ("a header length past the file", huge_header, "safetensors"),
         ("another prompt's prefix", foreign, "another prompt"),
     ];
+    // A link to a device that never ends: refused before it is read.
+    #[cfg(unix)]
+    {
+        fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+        let (p, origin, note) = store.prefix(&m, &prefix_tokens()).unwrap();
+        assert_eq!(origin, PrefixOrigin::Computed);
+        assert!(note.is_some_and(|n| n.contains("not a regular file")));
+        assert_eq!(continue_from(&m, &p).tokens, want.tokens);
+        assert!(fs::symlink_metadata(&path).unwrap().is_file(), "the link was not replaced by a prefix file");
+    }
     for (what, bytes, reason) in cases {
         fs::write(&path, &bytes).unwrap();
         let (p, origin, note) = store.prefix(&m, &prefix_tokens()).unwrap();

@@ -94,7 +94,7 @@ impl LlmBackend {
             let head = self.model.info.chat.render(&Self::chat(&messages[..messages.len() - 1]), false)?;
             if full.starts_with(&head) {
                 if !self.resident.prefixes.contains_key(&head) {
-                    let p = crate::models::stored_prefix(&self.model, &self.model.encode(&head)?, crate::models::prefix_store().as_ref())?;
+                    let (p, _) = crate::models::stored_prefix(&self.model, &self.model.encode(&head)?, crate::models::prefix_store().as_ref())?;
                     self.resident.prefixes.insert(head.clone(), p);
                 }
                 let rest = self.model.encode(&full[head.len()..])?;

@@ -128,8 +128,8 @@ pub struct SystemResult {
     pub seconds_per_segment: f64,
     /// Tokens of the decoded candidates per second spent decoding (memoised candidates excluded).
     pub decoded_tokens_per_s: f64,
-    /// Seconds per segment and register as a user running only this system waits: the model load included
-    /// (for the llama.cpp baseline, its whole child process).
+    /// Seconds per segment and register as a user running only this system waits: the model's and the meaning
+    /// check's loads included (for the llama.cpp baseline, its whole child process).
     pub process_seconds_per_segment: f64,
     /// Outputs: (formal, informal) per source.
     pub outputs: Vec<(String, String)>,
@@ -174,6 +174,9 @@ impl Generator for Memo<'_> {
     }
     fn count_tokens(&self, text: &str) -> Option<usize> {
         self.inner.count_tokens(text)
+    }
+    fn notes(&self) -> Vec<String> {
+        self.inner.notes()
     }
     fn generate(&mut self, prefix: &str, turn: &str, n: usize, max_tokens: usize, c: &Constraints, cancel: &AtomicBool) -> anyhow::Result<Vec<Generated>> {
         let key = format!("{prefix}\u{0}{turn}\u{0}{n}\u{0}{max_tokens}\u{0}{}", serde_json::to_string(c)?);
@@ -250,7 +253,10 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
     let model = gen.id();
     let decoded = Rc::new(Cell::new((0usize, 0.0f64)));
     let mut memo = Memo { inner: gen, cache: HashMap::new(), decoded: decoded.clone() };
+    // Loading the meaning check's encoder is part of what a user running this system waits for.
+    let t_meaning = Instant::now();
     let meaning = if o.meaning_check { super::qe::MeaningCheck::installed()? } else { None };
+    let meaning_load_secs = t_meaning.elapsed().as_secs_f64();
     let mut tr = Translator::new(&mut memo, pool).with_meaning_check(meaning);
     let budget = tr.token_budget(o.lang, o.max_tokens);
     let mut notes = vec![format!(
@@ -321,10 +327,12 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
             segments: sources.len(),
             seconds_per_segment: secs / (2 * sources.len()) as f64,
             decoded_tokens_per_s,
-            process_seconds_per_segment: (o.load_secs + secs) / (2 * sources.len()) as f64,
+            process_seconds_per_segment: (o.load_secs + meaning_load_secs + secs) / (2 * sources.len()) as f64,
             outputs,
         });
     }
+    drop(tr);
+    notes.extend(memo.notes());
     if let Some(path) = &o.llama_cpp {
         match llama_cpp_baseline(path, o, &pairs, formal_reg) {
             Ok(r) => results.push(r),

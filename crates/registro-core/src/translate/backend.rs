@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use registro_engine::{FinishReason, GenerateOptions, Model, NoProcessor, Prefix, PrefixStore, SequenceBias};
+use registro_engine::{FinishReason, GenerateOptions, Model, NoProcessor, Prefix, PrefixOrigin, PrefixStore, SequenceBias};
 
 use super::constrain::Constraints;
 use super::prompt::ChatFormat;
@@ -62,6 +62,11 @@ pub trait Generator {
     fn describe(&self) -> serde_json::Value {
         serde_json::Value::Null
     }
+    /// What a benchmark should say about how this backend ran, beside its figures (e.g. prefixes read from disk
+    /// rather than computed: the seconds differ).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// How many tokens the model reads `text` as; `None` where the backend cannot say (token budgets then fall
     /// back to a per-script rate).
     fn count_tokens(&self, _text: &str) -> Option<usize> {
@@ -96,6 +101,8 @@ pub struct EngineGenerator {
     prefixes: HashMap<String, Prefix>,
     /// Prefixes kept on disk for the next process; `None` computes every prefix (`REGISTRO_PREFIX_CACHE=off`).
     prefix_store: Option<PrefixStore>,
+    /// Prefixes (read from the store, computed) since load.
+    prefix_origins: (usize, usize),
     bias_cache: HashMap<String, SequenceBias>,
     /// Rows decoded together by [`Generator::generate_many`]; `None`: the engine's choice per document.
     batch_rows: Option<usize>,
@@ -109,7 +116,7 @@ impl EngineGenerator {
 
     pub fn from_model(model: Model, id: &str) -> Self {
         let format = ChatFormat::for_model(&model.info);
-        EngineGenerator { model, id: id.to_string(), stops: format.stops(), format, prefixes: HashMap::new(), prefix_store: crate::models::prefix_store(), bias_cache: HashMap::new(), batch_rows: batch_rows_override() }
+        EngineGenerator { model, id: id.to_string(), stops: format.stops(), format, prefixes: HashMap::new(), prefix_store: crate::models::prefix_store(), prefix_origins: (0, 0), bias_cache: HashMap::new(), batch_rows: batch_rows_override() }
     }
 
     /// Decode at most `rows` segments together (1 = one after the other, the old path).
@@ -209,6 +216,12 @@ impl Generator for EngineGenerator {
 
     fn count_tokens(&self, text: &str) -> Option<usize> {
         self.model.encode(text).ok().map(|ids| ids.len())
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let (read, computed) = self.prefix_origins;
+        let place = self.prefix_store.as_ref().map_or("no store: REGISTRO_PREFIX_CACHE=off".to_string(), |s| s.dir().display().to_string());
+        vec![format!("document prefixes: {read} read from disk, {computed} computed ({place})")]
     }
 
     fn generate(&mut self, prefix: &str, turn: &str, n: usize, max_tokens: usize, constraints: &Constraints, cancel: &AtomicBool) -> anyhow::Result<Vec<Generated>> {
@@ -423,7 +436,11 @@ impl EngineGenerator {
             }
             let mut toks = self.model.bos_prefix();
             toks.extend(self.model.encode(prefix)?);
-            let p = crate::models::stored_prefix(&self.model, &toks, self.prefix_store.as_ref())?;
+            let (p, origin) = crate::models::stored_prefix(&self.model, &toks, self.prefix_store.as_ref())?;
+            match origin {
+                PrefixOrigin::Stored => self.prefix_origins.0 += 1,
+                PrefixOrigin::Computed => self.prefix_origins.1 += 1,
+            }
             self.prefixes.insert(prefix.to_string(), p);
         }
         Ok(self.prefixes.get(prefix).expect("prefix cached above").clone())

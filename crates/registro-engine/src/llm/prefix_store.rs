@@ -229,9 +229,14 @@ fn read(path: &Path, model: &Model, identity: &str, tokens: &[u32]) -> Result<Pr
     // The largest file this prefix can be (f32 keys and values, tokens, logits, a header): a larger one is not
     // read into memory at all.
     let bound = kv_bytes as u64 + 4 * (tokens.len() + dims.vocab) as u64 + (1 << 20);
-    let len = fs::metadata(path)?.len();
-    ensure!(len <= bound, "{len} bytes, more than the {bound} a prefix of {} tokens can take", tokens.len());
-    let bytes = fs::read(path)?;
+    let file = fs::File::open(path)?;
+    let meta = file.metadata()?;
+    // Not a FIFO or a device behind a link: reading one could block or never end.
+    ensure!(meta.is_file(), "not a regular file");
+    ensure!(meta.len() <= bound, "{} bytes, more than the {bound} a prefix of {} tokens can take", meta.len(), tokens.len());
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, bound + 1), &mut bytes)?;
+    ensure!(bytes.len() as u64 <= bound, "grew past {bound} bytes while being read");
     let (_, header) = SafeTensors::read_metadata(&bytes).context("not a safetensors file")?;
     let meta = header.metadata().clone().unwrap_or_default();
     let field = |k: &str| meta.get(k).map(String::as_str).unwrap_or("");
