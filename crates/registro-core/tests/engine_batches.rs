@@ -79,8 +79,13 @@ fn the_next_run_reads_the_stored_prefix_and_translates_the_same() {
     let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
     assert_eq!(files.len(), 1, "the run stored its one prefix");
     let stored = files[0].metadata().unwrap();
-    let second = texts(run(&mut EngineGenerator::load(common::SMALL_MODEL).unwrap().with_prefix_store(store()), &requests));
+    let mut next = EngineGenerator::load(common::SMALL_MODEL).unwrap().with_prefix_store(store());
+    let second = texts(run(&mut next, &requests));
     assert_eq!(first, second);
+    // What `bench translate` prints beside its timings, so a reader knows the prefix was not prefilled.
+    let notes = next.take_notes();
+    assert!(notes.iter().any(|n| n.contains("1 read from disk, 0 computed")), "{notes:?}");
+    assert!(next.take_notes().iter().any(|n| n.contains("0 read from disk, 0 computed")), "the counts are not per call");
     let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
     assert_eq!(files.len(), 1);
     let now = files[0].metadata().unwrap();

@@ -175,8 +175,8 @@ impl Generator for Memo<'_> {
     fn count_tokens(&self, text: &str) -> Option<usize> {
         self.inner.count_tokens(text)
     }
-    fn notes(&self) -> Vec<String> {
-        self.inner.notes()
+    fn take_notes(&mut self) -> Vec<String> {
+        self.inner.take_notes()
     }
     fn generate(&mut self, prefix: &str, turn: &str, n: usize, max_tokens: usize, c: &Constraints, cancel: &AtomicBool) -> anyhow::Result<Vec<Generated>> {
         let key = format!("{prefix}\u{0}{turn}\u{0}{n}\u{0}{max_tokens}\u{0}{}", serde_json::to_string(c)?);
@@ -332,7 +332,7 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
         });
     }
     drop(tr);
-    notes.extend(memo.notes());
+    notes.extend(memo.take_notes());
     if let Some(path) = &o.llama_cpp {
         match llama_cpp_baseline(path, o, &pairs, formal_reg) {
             Ok(r) => results.push(r),

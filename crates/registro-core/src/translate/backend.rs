@@ -62,9 +62,9 @@ pub trait Generator {
     fn describe(&self) -> serde_json::Value {
         serde_json::Value::Null
     }
-    /// What a benchmark should say about how this backend ran, beside its figures (e.g. prefixes read from disk
-    /// rather than computed: the seconds differ).
-    fn notes(&self) -> Vec<String> {
+    /// What a benchmark should say about how this backend ran since the last call, beside its figures (e.g.
+    /// prefixes read from disk rather than computed: the seconds differ).
+    fn take_notes(&mut self) -> Vec<String> {
         Vec::new()
     }
     /// How many tokens the model reads `text` as; `None` where the backend cannot say (token budgets then fall
@@ -101,7 +101,7 @@ pub struct EngineGenerator {
     prefixes: HashMap<String, Prefix>,
     /// Prefixes kept on disk for the next process; `None` computes every prefix (`REGISTRO_PREFIX_CACHE=off`).
     prefix_store: Option<PrefixStore>,
-    /// Prefixes (read from the store, computed) since load.
+    /// Prefixes (read from the store, computed) since the last `take_notes`.
     prefix_origins: (usize, usize),
     bias_cache: HashMap<String, SequenceBias>,
     /// Rows decoded together by [`Generator::generate_many`]; `None`: the engine's choice per document.
@@ -218,8 +218,8 @@ impl Generator for EngineGenerator {
         self.model.encode(text).ok().map(|ids| ids.len())
     }
 
-    fn notes(&self) -> Vec<String> {
-        let (read, computed) = self.prefix_origins;
+    fn take_notes(&mut self) -> Vec<String> {
+        let (read, computed) = std::mem::take(&mut self.prefix_origins);
         let place = self.prefix_store.as_ref().map_or("no store: REGISTRO_PREFIX_CACHE=off".to_string(), |s| s.dir().display().to_string());
         vec![format!("document prefixes: {read} read from disk, {computed} computed ({place})")]
     }
