@@ -17,6 +17,13 @@ fn load(path: &Path) -> Model {
     Model::load(path, &LoadOptions::default()).unwrap().with_codec(Arc::new(common::CharCodec))
 }
 
+/// A tiny generated model of `arch` and the folder holding its file (dropped with it).
+fn tiny(arch: &str) -> (tempfile::TempDir, Model) {
+    let models = tempfile::tempdir().unwrap();
+    let m = load(&common::tiny_gguf(models.path(), arch, GgmlDType::Q8_0));
+    (models, m)
+}
+
 fn prefix_tokens() -> Vec<u32> {
     (0..40).map(|i| 4 + (i * 7) % 80).collect()
 }
@@ -42,9 +49,8 @@ fn only_file(dir: &Path) -> PathBuf {
 
 #[test]
 fn a_stored_prefix_continues_exactly_as_the_computed_one() {
-    let models = tempfile::tempdir().unwrap();
     for arch in ARCHS {
-        let m = load(&common::tiny_gguf(models.path(), arch, GgmlDType::Q8_0));
+        let (_models, m) = tiny(arch);
         let dir = tempfile::tempdir().unwrap();
         let store = PrefixStore::new(dir.path(), PrefixStore::DEFAULT_MAX_BYTES);
         let (computed, origin, note) = store.prefix(&m, &prefix_tokens()).unwrap();
@@ -67,8 +73,7 @@ fn a_stored_prefix_continues_exactly_as_the_computed_one() {
 
 #[test]
 fn a_damaged_or_foreign_prefix_file_is_computed_again_and_replaced() {
-    let models = tempfile::tempdir().unwrap();
-    let m = load(&common::tiny_gguf(models.path(), "qwen2", GgmlDType::Q8_0));
+    let (_models, m) = tiny("qwen2");
     let dir = tempfile::tempdir().unwrap();
     let store = PrefixStore::new(dir.path(), PrefixStore::DEFAULT_MAX_BYTES);
     let (fresh, _, _) = store.prefix(&m, &prefix_tokens()).unwrap();
@@ -140,8 +145,7 @@ fn a_replaced_model_file_never_reads_the_old_prefix() {
 
 #[test]
 fn the_least_recently_used_prefixes_go_when_the_store_is_full() {
-    let models = tempfile::tempdir().unwrap();
-    let m = load(&common::tiny_gguf(models.path(), "qwen3", GgmlDType::Q8_0));
+    let (_models, m) = tiny("qwen3");
     let dir = tempfile::tempdir().unwrap();
     let probe = tempfile::tempdir().unwrap();
     PrefixStore::new(probe.path(), u64::MAX).prefix(&m, &prefix_tokens()).unwrap();
@@ -164,8 +168,7 @@ fn the_least_recently_used_prefixes_go_when_the_store_is_full() {
 
 #[test]
 fn a_store_that_cannot_be_written_still_gives_the_prefix() {
-    let models = tempfile::tempdir().unwrap();
-    let m = load(&common::tiny_gguf(models.path(), "gemma3", GgmlDType::Q8_0));
+    let (_models, m) = tiny("gemma3");
     // A file where the folder should be: nothing can be created under it.
     let blocker = tempfile::NamedTempFile::new().unwrap();
     let store = PrefixStore::new(blocker.path().join("prefixes"), PrefixStore::DEFAULT_MAX_BYTES);
@@ -178,8 +181,7 @@ fn a_store_that_cannot_be_written_still_gives_the_prefix() {
 
 #[test]
 fn temporary_files_a_killed_process_left_are_cleared_and_fresh_ones_kept() {
-    let models = tempfile::tempdir().unwrap();
-    let m = load(&common::tiny_gguf(models.path(), "qwen2", GgmlDType::Q8_0));
+    let (_models, m) = tiny("qwen2");
     let dir = tempfile::tempdir().unwrap();
     let (old, fresh) = (dir.path().join("0123.tmp999-0"), dir.path().join("4567.tmp998-0"));
     fs::write(&old, b"half a prefix").unwrap();
