@@ -2,6 +2,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 fn main() {
+    registro_core::pool::prepare_process();
     if let Err(e) = registro_app::run() {
         eprintln!("registro-app: {e:#}");
         std::process::exit(1);

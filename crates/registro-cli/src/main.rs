@@ -63,6 +63,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    registro_core::pool::prepare_process();
     let cli = Cli::parse();
     if cli.device != registro_engine::DeviceChoice::Auto {
         let chosen = registro_core::device::choose(cli.device);

@@ -21,3 +21,5 @@ pub use registro_register::data::shared_data_dir;
 /// Where models run: the faces choose once per process (`device::choose`, the CLI's `--device`); model loads that
 /// say `DeviceChoice::Auto` get that choice.
 pub use registro_engine::device;
+/// The engine's thread pool; faces call `pool::prepare_process` first in `main`.
+pub use registro_engine::pool;

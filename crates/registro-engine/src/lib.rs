@@ -53,6 +53,7 @@ pub mod gguf_meta;
 pub mod llm;
 pub mod logits;
 mod qmatmul;
+pub mod pool;
 pub mod marian;
 pub mod text;
 pub mod tokenizer;

@@ -260,7 +260,7 @@ fn tile_vec<T: Copy>(zero: T, len: usize) -> Vec<T> {
 /// Fills every tile with `f(index, tile)` on the thread pool (packing a 1.5B model is ~1 GB of shuffling).
 fn fill_tiles<T: Send>(out: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
     let at = out.as_mut_ptr() as usize;
-    candle_core::utils::barrier_pool().execute_chunked(out.len(), |range| {
+    crate::pool::for_each_chunk(out.len(), |range| {
         for i in range {
             // SAFETY: the pool hands out disjoint index ranges of `out`, which outlives the call.
             f(i, unsafe { &mut *(at as *mut T).add(i) });
@@ -385,7 +385,6 @@ fn pack_q5_0(data: &[u8], n: usize, kb: usize) -> Vec<Q5Tile> {
 pub(crate) fn matmul(ws: &[&PackedWeight], x: &[f32], m: usize) -> Vec<Vec<f32>> {
     let k = ws[0].k;
     assert!(ws.iter().all(|w| w.k == k) && x.len() == m * k, "qmatmul: shapes disagree");
-    let pool = candle_core::utils::barrier_pool();
     let acts_k = ws.iter().any(|w| w.tiles.block() == QK_K).then(|| quantize_rows(x, m, k, QK_K, BlockQ8K::ZERO, quantize_q8k));
     let acts_32 =
         ws.iter().any(|w| w.tiles.block() == QK8_0).then(|| quantize_rows(x, m, k, QK8_0, BlockQ8_0::ZERO, quantize_q8_0));
@@ -399,7 +398,7 @@ pub(crate) fn matmul(ws: &[&PackedWeight], x: &[f32], m: usize) -> Vec<Vec<f32>>
     }
     let dsts: Vec<usize> = outs.iter_mut().map(|o| o.as_mut_ptr() as usize).collect();
     let (acts_k, acts_32) = (acts_k.as_deref().unwrap_or(&[]), acts_32.as_deref().unwrap_or(&[]));
-    pool.execute_chunked(total, |units| {
+    crate::pool::for_each_chunk(total, |units| {
         for unit in units {
             let wi = starts.iter().rposition(|&s| unit >= s).unwrap_or(0);
             let (w, nt) = (ws[wi], unit - starts[wi]);
@@ -431,16 +430,22 @@ pub(crate) fn matmul(ws: &[&PackedWeight], x: &[f32], m: usize) -> Vec<Vec<f32>>
     outs
 }
 
-/// Quantizes `m` rows of `k` activations, rows in parallel when there are several.
+/// Below this many activations a quantization is done on the calling thread: a decode step's 16 rows of 1,536
+/// take ~25 µs, about what handing them to the pool and waiting for it costs.
+const PARALLEL_QUANTIZE: usize = 1 << 15;
+
+/// Quantizes `m` rows of `k` activations, rows in parallel when there are enough of them.
 fn quantize_rows<B: Copy + Send + Sync>(x: &[f32], m: usize, k: usize, block: usize, zero: B, f: fn(&[f32], &mut [B])) -> Vec<B> {
     let per_row = k / block;
     let mut acts = vec![zero; m * per_row];
-    if m == 1 {
-        f(x, &mut acts);
+    if m * k < PARALLEL_QUANTIZE {
+        for (row, out) in x.chunks_exact(k).zip(acts.chunks_exact_mut(per_row)) {
+            f(row, out);
+        }
         return acts;
     }
     let at = acts.as_mut_ptr() as usize;
-    candle_core::utils::barrier_pool().execute_chunked(m, |rows| {
+    crate::pool::for_each_chunk(m, |rows| {
         for r in rows {
             // SAFETY: each row r writes only its own blocks.
             let out = unsafe { std::slice::from_raw_parts_mut((at as *mut B).add(r * per_row), per_row) };

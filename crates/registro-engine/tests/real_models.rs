@@ -164,8 +164,12 @@ fn a_long_shared_prefix_decodes_what_the_whole_prompt_decodes() {
         let shared = m.generate(Some(&prefix), p, &o, &mut NoProcessor, &mut |_| {}, &no).unwrap();
         assert_eq!(shared.tokens, plain.tokens, "alone over the shared prefix: {:?} vs {:?}", shared.text, plain.text);
         assert_eq!(b.tokens, plain.tokens, "in a batch over the shared prefix: {:?} vs {:?}", b.text, plain.text);
-        // One prefill of ~760 tokens and two chunks of the prefix round differently: about 0.005 nats a token.
-        assert!((shared.logprob - plain.logprob).abs() < 0.01 * o.max_tokens as f32, "{} vs {}", shared.logprob, plain.logprob);
+        // One prefill of ~760 tokens and two chunks of the prefix round differently: about 0.005 nats a token with
+        // Registro's packed kernels. candle's kernels (REGISTRO_NATIVE_QMATMUL=0, or a CPU without AVX-512 VNNI)
+        // take other code paths for other row counts and round more: 0.012 on an AMD EPYC.
+        let packed = registro_engine::device::cpu_info().kernels.starts_with("Registro's packed");
+        let per_token = if packed { 0.01 } else { 0.025 };
+        assert!((shared.logprob - plain.logprob).abs() < per_token * o.max_tokens as f32, "{} vs {} (packed kernels: {packed})", shared.logprob, plain.logprob);
         let beams = m.nbest(Some(&prefix), p, &o, 4, 2, &mut NoProcessor, &no).unwrap();
         let beams_plain = m.nbest(None, &whole, &o, 4, 2, &mut NoProcessor, &no).unwrap();
         assert_eq!(beams[0].tokens, beams_plain[0].tokens, "beam search over the shared prefix");

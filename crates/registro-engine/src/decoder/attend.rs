@@ -74,7 +74,7 @@ pub(super) fn decode_step(
         let y = unsafe { std::slice::from_raw_parts_mut((dst as *mut f32).add((r * nh + h * g) * hd), g * hd) };
         Head { queries, keys: [pre_k, own_k], values: [pre_v, own_v], mask: row_mask, hd, scale, round_p }.attend(y);
     };
-    candle_core::utils::barrier_pool().execute_chunked(b * nkv, |units| units.for_each(unit));
+    crate::pool::for_each_chunk(b * nkv, |units| units.for_each(unit));
     Ok(Some(Tensor::from_vec(out, (b, 1, nh * hd), &candle_core::Device::Cpu)?))
 }
 
