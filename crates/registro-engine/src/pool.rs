@@ -269,11 +269,18 @@ mod tests {
     #[test]
     fn a_second_caller_computes_while_the_pool_is_busy() {
         let second_done = AtomicBool::new(false);
+        // Bounded, so a second caller that waited for the pool fails the test instead of hanging it.
+        let first_gave_up = AtomicBool::new(false);
         std::thread::scope(|s| {
             let first = s.spawn(|| {
+                let start = std::time::Instant::now();
                 for_each_chunk(2, |r| {
                     if r.start == 0 {
                         while !second_done.load(Ordering::Acquire) {
+                            if start.elapsed() > std::time::Duration::from_secs(20) {
+                                first_gave_up.store(true, Ordering::Release);
+                                return;
+                            }
                             std::thread::yield_now();
                         }
                     }
@@ -289,6 +296,7 @@ mod tests {
             second_done.store(true, Ordering::Release);
             first.join().unwrap();
         });
+        assert!(!first_gave_up.load(Ordering::Acquire), "the second caller waited for the busy pool");
     }
 
     /// Many short calls in a row (a decode step's pattern) finish and stay correct while the workers sleep and wake.
