@@ -184,6 +184,11 @@ impl Head<'_> {
         self.weighted_values_portable(p, t, y)
     }
 
+    /// The portable loop compiled with AVX-512 enabled, so the compiler vectorises it with 16-lane registers.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512 F (the caller checks `is_x86_feature_detected!` first); the body itself is
+    /// safe code.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
     unsafe fn weighted_values_avx512(&self, p: &[f32], t: usize, y: &mut [f32]) {
