@@ -6,15 +6,11 @@ mod common;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{command, ok_json, scratch};
+use common::{command, ok_json};
 
 #[test]
 fn a_killed_plain_text_translation_is_resumed_without_redoing_its_finished_segments() {
-    if common::model_missing(common::SMALL_MODEL) {
-        return;
-    }
-    let dir = scratch("killed");
-    let db = dir.join("r.db");
+    let Some((dir, db)) = common::small_model_scratch("killed") else { return };
     let input = dir.join("letters.txt");
     let lines: Vec<String> = (1..=24).map(|i| format!("Thank you for letter number {i}; we will answer it soon.")).collect();
     std::fs::write(&input, lines.join("\n") + "\n").unwrap();

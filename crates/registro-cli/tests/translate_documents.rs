@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{registro as run, scratch as temp};
+use common::registro as run;
 
 
 fn fixture(name: &str) -> PathBuf {
@@ -230,15 +230,12 @@ fn bad_documents_get_errors_naming_the_file() {
 /// several times the real cost: 90.8 s/segment for a 300-segment run that took 0.7 s per segment.
 #[test]
 fn the_summary_reports_the_runs_own_time_per_segment() {
-    if common::model_missing(common::SMALL_MODEL) {
-        return;
-    }
-    let dir = temp("summary");
+    let Some((dir, db)) = common::small_model_scratch("summary") else { return };
     let src = dir.join("letters.txt");
     let lines: Vec<String> = (1..=8).map(|i| format!("Thanks for letter number {i}, see you soon.")).collect();
     std::fs::write(&src, lines.join("\n") + "\n").unwrap();
     let started = std::time::Instant::now();
-    let o = run(&dir.join("r.db"), &[&["translate", "--input", src.to_str().unwrap()], &common::FORMAL_GERMAN[..], &QUICK].concat());
+    let o = run(&db, &[&["translate", "--input", src.to_str().unwrap()], &common::FORMAL_GERMAN[..], &QUICK].concat());
     let wall = started.elapsed().as_secs_f64();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
