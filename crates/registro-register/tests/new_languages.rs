@@ -1,10 +1,9 @@
 //! Dutch, Portuguese, Korean, Vietnamese and Russian: analyzer labels on real sentences (from the CoCoA-MT / IWSLT
 //! 2023 references and written here), repair for NL/RU, and accuracy on the held-out DEV split.
-use registro_register::repair::convert;
 use registro_register::{analyze, data, eval, Label, Lang, Register, Verdict};
 
 mod common;
-use common::{assert_converts, assert_labels, training_pairs};
+use common::{assert_converts, assert_labels, assert_wrong_for, training_pairs};
 
 #[test]
 fn dutch_je_and_u() {
@@ -19,9 +18,7 @@ fn dutch_je_and_u() {
         ("Heb je dat gezien?", Register::Formal, "Hebt u dat gezien?"),
         ("Kunt u mij helpen met uw auto?", Register::Informal, "Kun je mij helpen met jouw auto?"),
     ]);
-    let a = analyze(Lang::Nl, "Waar woon je?");
-    assert_eq!(a.verdict(Register::Formal), Verdict::Wrong);
-    assert_eq!(a.markers[0].text, "je");
+    assert_wrong_for(Lang::Nl, "Waar woon je?", Register::Formal, "je");
 }
 
 #[test]
@@ -64,9 +61,7 @@ fn korean_endings_and_pronouns() {
         ("읽을 수 있으니까", Label::Neutral),
         ("어디에 갑니까?", Label::Formal),
     ]);
-    let a = analyze(Lang::Ko, "어디에 살아?");
-    assert_eq!(a.verdict(Register::Formal), Verdict::Wrong);
-    assert_eq!(a.markers[0].text, "살아");
+    assert_wrong_for(Lang::Ko, "어디에 살아?", Register::Formal, "살아");
 }
 
 #[test]
@@ -200,17 +195,10 @@ fn spanish_and_italian_pro_drop_2sg_is_not_passed_as_formal() {
 #[test]
 fn hostile_text_never_panics() {
     let nasty = "¿Tú? U-bocht, 너 네, ты-знаешь… quý vị ạ\u{200D}\u{0301} １２,３ ०९ \"Friday\" May 5 — Вы\n\t\u{FEFF}ạ bạn của\u{0000}-t- 요? 1.000,5";
-    let chars: Vec<(usize, char)> = nasty.char_indices().collect();
-    for lang in Lang::ALL {
-        for &(i, _) in &chars {
-            let s = &nasty[..i];
-            let a = analyze(lang, s);
-            for m in &a.markers {
-                assert_eq!(&s[m.start..m.end], m.text);
-            }
-            for r in [Register::Formal, Register::Informal] {
-                let _ = convert(lang, s, r).text.len();
-            }
+    for (i, _) in nasty.char_indices() {
+        let s = &nasty[..i];
+        registro_register::fuzz::analyze_and_repair(s.as_bytes());
+        for lang in Lang::ALL {
             let _ = registro_register::meaning::check(lang, nasty, s);
         }
     }

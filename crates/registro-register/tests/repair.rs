@@ -1,14 +1,10 @@
 //! Rule-based repair: T-V conversion per language, plain↔masu for Japanese, and round trips on real CoCoA-MT
 //! sentence pairs.
 use registro_register::repair::convert;
-use registro_register::{analyze, eval, Label, Lang, Register};
+use registro_register::{analyze, eval, Lang, Register};
 
 mod common;
-use common::{assert_converts, training_pairs};
-
-fn to(lang: Lang, s: &str, r: Register) -> String {
-    convert(lang, s, r).text
-}
+use common::{assert_converts, assert_repaired_reads_as_asked, training_pairs};
 
 #[test]
 fn german() {
@@ -75,7 +71,7 @@ fn japanese_plain_and_masu() {
 
 #[test]
 fn japanese_respectful_level() {
-    let r = to(Lang::Ja, "明日は家にいる？", Register::Respectful);
+    let r = convert(Lang::Ja, "明日は家にいる？", Register::Respectful).text;
     assert_eq!(r, "明日は家にいらっしゃいますか？");
     assert!(analyze(Lang::Ja, &r).respectful);
 }
@@ -97,8 +93,7 @@ fn korean_speech_level() {
         ("무슨 말인지 알 거예요.", Register::Informal, "무슨 말인지 알 거야."),
     ]);
     for (s, register) in [("제일 좋아하는 영화가 뭐야?", Register::Formal), ("도와주셔서 감사합니다.", Register::Informal)] {
-        let want = if register == Register::Formal { Label::Formal } else { Label::Informal };
-        assert_eq!(analyze(Lang::Ko, &to(Lang::Ko, s, register)).label, want, "{s}");
+        assert_repaired_reads_as_asked(Lang::Ko, s, register);
     }
 }
 
@@ -160,6 +155,5 @@ fn round_trips_on_cocoa_mt_pairs() {
 
 #[test]
 fn repaired_formal_reference_is_labelled_informal() {
-    let s = "Haben Sie Lieblingsbands?";
-    assert_eq!(analyze(Lang::De, &to(Lang::De, s, Register::Informal)).label, Label::Informal);
+    assert_repaired_reads_as_asked(Lang::De, "Haben Sie Lieblingsbands?", Register::Informal);
 }

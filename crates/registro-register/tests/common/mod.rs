@@ -2,7 +2,7 @@
 #![allow(dead_code)] // each test file uses its own share of these
 
 use registro_register::repair::convert;
-use registro_register::{analyze, data, Label, Lang, Register};
+use registro_register::{analyze, data, Label, Lang, Marker, Register, Verdict};
 
 pub fn label(lang: Lang, s: &str) -> Label {
     analyze(lang, s).label
@@ -22,15 +22,34 @@ pub fn assert_converts(lang: Lang, cases: &[(&str, Register, &str)]) {
     }
 }
 
+/// Asserts that the analyzer reads `s`, repaired into `register` (formal or informal), as that register.
+pub fn assert_repaired_reads_as_asked(lang: Lang, s: &str, register: Register) {
+    let want = if register == Register::Formal { Label::Formal } else { Label::Informal };
+    let out = convert(lang, s, register).text;
+    assert_eq!(label(lang, &out), want, "{lang:?} {s:?} → {out:?}");
+}
+
+/// Asserts that `s` is wrong when `register` is asked for, and that its first marker is the word `first`.
+pub fn assert_wrong_for(lang: Lang, s: &str, register: Register, first: &str) {
+    let a = analyze(lang, s);
+    assert_eq!(a.verdict(register), Verdict::Wrong, "{lang:?} {s:?}: markers {:?}", a.markers);
+    assert_eq!(a.markers[0].text, first, "{lang:?} {s:?}");
+}
+
+/// Asserts that the byte and the char span of each marker slice `s` to the marker's text (the UI uses the latter).
+pub fn assert_spans_slice(s: &str, markers: &[Marker]) {
+    let chars: Vec<char> = s.chars().collect();
+    for m in markers {
+        assert_eq!(&s[m.start..m.end], m.text, "byte span of {m:?}");
+        assert_eq!(chars[m.char_start..m.char_end].iter().collect::<String>(), m.text, "char span of {m:?}");
+    }
+}
+
 /// Asserts the label and that each of `expected` is reported as a marker whose spans slice `s` to that text.
 pub fn assert_marked(lang: Lang, s: &str, want: Label, expected: &[&str]) {
     let a = analyze(lang, s);
     assert_eq!(a.label, want, "{s}: markers {:?}", a.markers);
-    let chars: Vec<char> = s.chars().collect();
-    for m in &a.markers {
-        assert_eq!(&s[m.start..m.end], m.text, "byte span of {m:?}");
-        assert_eq!(chars[m.char_start..m.char_end].iter().collect::<String>(), m.text, "char span of {m:?}");
-    }
+    assert_spans_slice(s, &a.markers);
     for e in expected {
         assert!(a.markers.iter().any(|m| m.text == *e), "{s}: no marker {e:?} in {:?}", a.markers);
     }
