@@ -22,6 +22,14 @@ pub fn assert_converts(lang: Lang, cases: &[(&str, Register, &str)]) {
     }
 }
 
+/// Asserts that repair leaves `s` as it is, asked for either register.
+pub fn assert_left_alone(lang: Lang, s: &str) {
+    for r in [Register::Formal, Register::Informal] {
+        let out = convert(lang, s, r);
+        assert!(!out.changed(), "{lang:?} {s:?} to {r:?} was changed to {:?}", out.text);
+    }
+}
+
 /// Asserts that the analyzer reads `s`, repaired into `register` (formal or informal), as that register.
 pub fn assert_repaired_reads_as_asked(lang: Lang, s: &str, register: Register) {
     let want = if register == Register::Formal { Label::Formal } else { Label::Informal };
