@@ -91,20 +91,33 @@ fn zip_of(entries: &[(&str, &[u8], bool)]) -> Vec<u8> {
     w.finish().unwrap().into_inner()
 }
 
+/// A .docx in the order Word writes one: content types, package relationships, `document`, its relationships
+/// `doc_rels`, the styles, then `parts` (name, bytes, deflated) as given.
+fn word_package(document: &str, doc_rels: &str, parts: &[(&str, &[u8], bool)]) -> Vec<u8> {
+    let mut entries: Vec<(&str, &[u8], bool)> = vec![
+        ("[Content_Types].xml", CONTENT_TYPES.as_bytes(), true),
+        ("_rels/.rels", RELS.as_bytes(), true),
+        ("word/document.xml", document.as_bytes(), true),
+        ("word/_rels/document.xml.rels", doc_rels.as_bytes(), true),
+        ("word/styles.xml", STYLES.as_bytes(), true),
+    ];
+    entries.extend_from_slice(parts);
+    zip_of(&entries)
+}
+
 /// The contract, as Word lays out a .docx (content types first, relationships, parts, media).
 fn contract() -> Vec<u8> {
     let (doc, hdr, ftr) = (document_xml(), header_xml(), footer_xml());
-    zip_of(&[
-        ("[Content_Types].xml", CONTENT_TYPES.as_bytes(), true),
-        ("_rels/.rels", RELS.as_bytes(), true),
-        ("word/document.xml", doc.as_bytes(), true),
-        ("word/_rels/document.xml.rels", DOC_RELS.as_bytes(), true),
-        ("word/styles.xml", STYLES.as_bytes(), true),
-        ("word/numbering.xml", NUMBERING.as_bytes(), true),
-        ("word/header1.xml", hdr.as_bytes(), true),
-        ("word/footer1.xml", ftr.as_bytes(), true),
-        ("word/media/image1.png", PNG, false),
-    ])
+    word_package(
+        &doc,
+        DOC_RELS,
+        &[
+            ("word/numbering.xml", NUMBERING.as_bytes(), true),
+            ("word/header1.xml", hdr.as_bytes(), true),
+            ("word/footer1.xml", ftr.as_bytes(), true),
+            ("word/media/image1.png", PNG, false),
+        ],
+    )
 }
 
 /// A short letter for the CLI test with the real model (three short segments): a heading, a sentence with a bold
@@ -120,14 +133,7 @@ fn letter() -> Vec<u8> {
     );
     let rels = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/><Relationship Id="rId7" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer" Target="footer1.xml"/></Relationships>"#;
-    zip_of(&[
-        ("[Content_Types].xml", CONTENT_TYPES.as_bytes(), true),
-        ("_rels/.rels", RELS.as_bytes(), true),
-        ("word/document.xml", doc.as_bytes(), true),
-        ("word/_rels/document.xml.rels", rels.as_bytes(), true),
-        ("word/styles.xml", STYLES.as_bytes(), true),
-        ("word/footer1.xml", ftr.as_bytes(), true),
-    ])
+    word_package(&doc, rels, &[("word/footer1.xml", ftr.as_bytes(), true)])
 }
 
 fn data_dir() -> PathBuf {
