@@ -39,18 +39,25 @@ pub fn export_upper_cased(doc: &Document) -> String {
     String::from_utf8(doc.export(&upper_cased(doc)).unwrap()).unwrap()
 }
 
-/// `bytes` imported as `format`, the text it holds, and its export "translated" by [`upper_cased`].
-pub fn upper_cased_export_of(bytes: &[u8], format: Format) -> (&str, Document, String) {
+/// The translation check of a markup format: `bytes` imported as `format` and exported "translated" by
+/// [`upper_cased`] has the source's `structure` (its markup, text left out), every piece of `kept` (code, markup,
+/// URLs a translation must not touch) as it was, every one of `translated`, and imports again as exactly the
+/// upper-cased segments.
+pub fn assert_upper_cased_export_keeps(
+    bytes: &[u8],
+    format: Format,
+    structure: fn(&str) -> Vec<String>,
+    kept: &[&str],
+    translated: &[&str],
+) {
     let doc = import(bytes, format).unwrap();
     let out = export_upper_cased(&doc);
-    (std::str::from_utf8(bytes).unwrap(), doc, out)
-}
-
-/// Every piece of `kept` (code, markup, URLs a translation must not touch) stands in `out` as it was.
-pub fn assert_kept(out: &str, kept: &[&str]) {
+    assert_eq!(structure(&out), structure(std::str::from_utf8(bytes).unwrap()), "{out}");
     for k in kept {
         assert!(out.contains(k), "lost {k:?}\n{out}");
     }
+    assert_contains(&out, translated);
+    assert_reimports_upper_cased(&out, &doc, format);
 }
 
 /// Every one of `pieces` stands in `out`.
