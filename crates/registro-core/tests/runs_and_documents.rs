@@ -202,7 +202,6 @@ fn runs_that_cannot_be_resumed_say_why() {
 /// controls, the finished one is kept as it was, and nothing is written twice.
 #[test]
 fn a_cancelled_translation_is_resumed_with_its_own_model_and_controls() {
-    use registro_core::translate::{self as tr, Controls, Lang, Options, Register};
     if !common::small_model_cached() {
         return;
     }
@@ -212,25 +211,9 @@ fn a_cancelled_translation_is_resumed_with_its_own_model_and_controls() {
     let p = store.create_project("p").unwrap();
     let sources = ["Do you have time tomorrow?", "Thank you for your help.", "Where do you live?"];
     let doc = registro_testkit::store_text_document(&mut store, p.id, "mail", &sources);
-    let mut gen = tr::EngineGenerator::load(common::SMALL_MODEL).unwrap();
-    let mut t = tr::Translator::new(&mut gen, None);
-    let opts = Options { controls: "prompt,repair".parse::<Controls>().unwrap(), n_best: 1, max_tokens: 32, ..Options::new(Lang::De, Register::Formal) };
     let cancel = CancelToken::new();
     let stop = cancel.clone();
-    let texts: Vec<String> = sources.iter().map(|s| s.to_string()).collect();
-    let (run, done) = tr::translate_and_store(
-        &mut store,
-        &tr::RunTarget { project_id: p.id, document_id: Some(doc) },
-        &mut t,
-        &texts,
-        None,
-        &opts,
-        &mut |_| stop.cancel(),
-        &cancel,
-    )
-    .unwrap();
-    drop(t);
-    drop(gen);
+    let (run, done) = common::translate_with_small_model(&mut store, p.id, doc, &sources, "prompt,repair", &mut |_| stop.cancel(), &cancel);
     assert_eq!(done.len(), 1);
     assert_eq!(store.run(run).unwrap().status, RunStatus::Cancelled);
     let before = store.outputs(run).unwrap();

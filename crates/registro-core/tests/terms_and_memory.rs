@@ -135,14 +135,7 @@ fn a_resumed_translation_uses_the_memory_too() {
 
     let next = ["Thank you for your help.", "Please sign the last page of this contract."];
     let doc2 = document(&mut store, project, "v2.txt", &next);
-    let mut gen = EngineGenerator::load(common::SMALL_MODEL).unwrap();
-    let mut t = tr::Translator::new(&mut gen, None);
-    let opts = Options { controls: "prompt,fewshot".parse::<Controls>().unwrap(), n_best: 1, max_tokens: 32, ..Options::new(Lang::De, Register::Formal) };
-    let texts: Vec<String> = next.iter().map(|s| s.to_string()).collect();
-    let target = tr::RunTarget { project_id: project, document_id: Some(doc2) };
-    let (run, done) = tr::translate_and_store(&mut store, &target, &mut t, &texts, None, &opts, &mut |_| {}, &CancelToken::new()).unwrap();
-    drop(t);
-    drop(gen);
+    let (run, done) = common::translate_with_small_model(&mut store, project, doc2, &next, "prompt,fewshot", &mut |_| {}, &CancelToken::new());
     assert_eq!(done.len(), 2);
     assert_eq!(store.run(run).unwrap().params["memory_examples"], 1, "one sentence matches the approved one");
     // The matching sentence was lost (a crash before it was stored): resume translates it again.

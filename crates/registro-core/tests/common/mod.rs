@@ -14,3 +14,24 @@ pub fn small_model_cached() -> bool {
         }
     }
 }
+
+/// Translates `sources`, stored as document `doc` of `project`, into formal German with [`SMALL_MODEL`] under
+/// `controls` (greedy, at most 32 tokens a segment) and stores the run. The model is dropped before this returns,
+/// so a resume that follows loads the run's own.
+pub fn translate_with_small_model(
+    store: &mut registro_store::Store,
+    project: i64,
+    doc: i64,
+    sources: &[&str],
+    controls: &str,
+    progress: registro_core::progress::ProgressFn<'_>,
+    cancel: &registro_core::progress::CancelToken,
+) -> (i64, Vec<registro_core::translate::SegmentOut>) {
+    use registro_core::translate::{self as tr, Controls, Lang, Options, Register};
+    let mut gen = tr::EngineGenerator::load(SMALL_MODEL).unwrap();
+    let mut t = tr::Translator::new(&mut gen, None);
+    let opts = Options { controls: controls.parse::<Controls>().unwrap(), n_best: 1, max_tokens: 32, ..Options::new(Lang::De, Register::Formal) };
+    let texts: Vec<String> = sources.iter().map(|s| s.to_string()).collect();
+    let target = tr::RunTarget { project_id: project, document_id: Some(doc) };
+    tr::translate_and_store(store, &target, &mut t, &texts, None, &opts, progress, cancel).unwrap()
+}
