@@ -39,8 +39,8 @@ pub(super) fn edits(c: &Ctx<'_>) -> Vec<Edit> {
         let next = c.norm(i + 1);
         if c.to_formal {
             match w {
-                "tu" => out.push(c.edit(i, if t.sent_start { "Lei" } else { "Lei" })),
-                "te" => out.push(c.edit(i, "Lei")),
+                // Courtesy "Lei" is capitalised wherever it stands, subject ("tu") or stressed object ("te").
+                "tu" | "te" => out.push(c.edit(i, "Lei")),
                 "ti" => {
                     // Dative with piacere & co. ("ti piace" → "Le piace"), reflexive before the addressee's verb
                     // ("ti ricordi" → "si ricorda"), accusative otherwise ("ti ringrazio" → "La ringrazio").
