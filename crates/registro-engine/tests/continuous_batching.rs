@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use candle_core::quantized::GgmlDType;
-use registro_engine::{FinishReason, GenerateOptions, Generation, LoadOptions, Model, NoProcessor};
+use registro_engine::{FinishReason, GenerateOptions, Generation, LoadOptions, Model, NoProcessor, Prefix};
 
 const ARCHS: [&str; 4] = ["qwen2", "qwen3", "llama", "gemma3"];
 
@@ -18,7 +18,7 @@ fn load(dir: &std::path::Path, arch: &str) -> Model {
 }
 
 /// Every prompt's result, in prompt order; panics if one is reported twice.
-fn continuous(m: &Model, prefix: &registro_engine::Prefix, prompts: &[Vec<u32>], limits: &[usize], opts: &GenerateOptions, rows: usize) -> Vec<Option<anyhow::Result<Generation>>> {
+fn continuous(m: &Model, prefix: &Prefix, prompts: &[Vec<u32>], limits: &[usize], opts: &GenerateOptions, rows: usize) -> Vec<Option<anyhow::Result<Generation>>> {
     let mut got: Vec<Option<anyhow::Result<Generation>>> = (0..prompts.len()).map(|_| None).collect();
     let no = AtomicBool::new(false);
     m.generate_continuous(Some(prefix), prompts, limits, opts, rows, &mut NoProcessor, &mut |i, g| {
@@ -39,14 +39,28 @@ fn document() -> (Vec<u32>, Vec<Vec<u32>>, Vec<usize>) {
     (prefix, prompts, limits)
 }
 
+/// [`document`] on the tiny model of `arch`, its prefix decoded.
+struct Loaded {
+    m: Model,
+    prefix_toks: Vec<u32>,
+    prefix: Prefix,
+    prompts: Vec<Vec<u32>>,
+    limits: Vec<usize>,
+}
+
+fn load_document(dir: &std::path::Path, arch: &str) -> Loaded {
+    let m = load(dir, arch);
+    let (prefix_toks, prompts, limits) = document();
+    let prefix = m.prefix(&prefix_toks).unwrap();
+    Loaded { m, prefix_toks, prefix, prompts, limits }
+}
+
 #[test]
 fn refilled_rows_decode_what_each_prompt_decodes_alone() {
     let no = AtomicBool::new(false);
     let dir = tempfile::tempdir().unwrap();
     for arch in ARCHS {
-        let m = load(dir.path(), arch);
-        let (prefix_toks, prompts, limits) = document();
-        let prefix = m.prefix(&prefix_toks).unwrap();
+        let Loaded { m, prefix_toks, prefix, prompts, limits } = load_document(dir.path(), arch);
         let opts = GenerateOptions { ignore_eos: true, ..Default::default() };
         for rows in [1, 3, 8] {
             let got = continuous(&m, &prefix, &prompts, &limits, &opts, rows);
@@ -70,10 +84,8 @@ fn beam_searches_together_find_what_each_finds_alone() {
     let no = AtomicBool::new(false);
     let dir = tempfile::tempdir().unwrap();
     for arch in ARCHS {
-        let m = load(dir.path(), arch);
-        let (prefix_toks, prompts, limits) = document();
+        let Loaded { m, prefix, prompts, limits, .. } = load_document(dir.path(), arch);
         let (prompts, limits) = (&prompts[..6], &limits[..6]);
-        let prefix = m.prefix(&prefix_toks).unwrap();
         let opts = GenerateOptions { ignore_eos: true, max_tokens: 99, ..Default::default() };
         let mut got: Vec<Option<Vec<registro_engine::Hypothesis>>> = vec![None; prompts.len()];
         let mut order = Vec::new();
@@ -103,9 +115,7 @@ fn beam_searches_together_find_what_each_finds_alone() {
 fn rows_ended_by_a_stop_string_are_refilled_and_cut_like_alone() {
     let no = AtomicBool::new(false);
     let dir = tempfile::tempdir().unwrap();
-    let m = load(dir.path(), "qwen2");
-    let (prefix_toks, prompts, _) = document();
-    let prefix = m.prefix(&prefix_toks).unwrap();
+    let Loaded { m, prefix, prompts, .. } = load_document(dir.path(), "qwen2");
     // Stop at characters the tiny model does emit, found by decoding alone first.
     let sample = m.generate(Some(&prefix), &prompts[0], &GenerateOptions { max_tokens: 30, ignore_eos: true, ..Default::default() }, &mut NoProcessor, &mut |_| {}, &no).unwrap();
     let stops: Vec<String> = sample.text.chars().skip(3).take(2).map(String::from).collect();
@@ -143,9 +153,7 @@ fn a_prompt_past_the_context_fails_alone() {
 #[test]
 fn a_cancel_stops_refilling() {
     let dir = tempfile::tempdir().unwrap();
-    let m = load(dir.path(), "qwen3");
-    let (prefix_toks, prompts, limits) = document();
-    let prefix = m.prefix(&prefix_toks).unwrap();
+    let Loaded { m, prefix, prompts, limits, .. } = load_document(dir.path(), "qwen3");
     let cancel = AtomicBool::new(false);
     let mut done = Vec::new();
     let mut cancelled = Vec::new();

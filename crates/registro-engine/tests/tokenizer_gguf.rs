@@ -50,15 +50,24 @@ fn agree(gguf: PathBuf, json: PathBuf) {
     assert_eq!(from_gguf.encode(SAMPLE[0], true).unwrap(), from_json.encode(SAMPLE[0], true).unwrap());
 }
 
+/// [`agree`] on the GGUF file `gguf` and the tokenizer.json `json` (each a model id and a file in the cache); the
+/// GGUF file's path for the test's own checks, or `None` (skipped, with a message) when either is missing.
+fn agree_cached(gguf: (&str, &str), json: (&str, &str)) -> Option<PathBuf> {
+    let (Some(g), Some(j)) = (cached(gguf.0, gguf.1), cached(json.0, json.1)) else {
+        return None;
+    };
+    agree(g.clone(), j);
+    Some(g)
+}
+
 #[test]
 fn qwen_gguf_tokenizer_matches_tokenizer_json() {
-    let (Some(g), Some(j)) = (
-        cached("qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"),
-        cached("qwen3-tokenizer", "tokenizer.json"),
+    let Some(g) = agree_cached(
+        ("qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"),
+        ("qwen3-tokenizer", "tokenizer.json"),
     ) else {
         return;
     };
-    agree(g.clone(), j);
     let tok = tokenizer::from_gguf_file(&g).unwrap();
     assert_eq!(tok.token_id("<|im_start|>"), Some(151644));
     assert_eq!(tok.token_id("<|im_end|>"), Some(151645));
@@ -73,10 +82,9 @@ fn qwen_gguf_tokenizer_matches_tokenizer_json() {
 
 #[test]
 fn gemma3_gguf_tokenizer_matches_tokenizer_json() {
-    let (Some(g), Some(j)) = (cached("gemma-3-270m", "gemma-3-270m-q4_k_m.gguf"), cached("gemma3-tokenizer", "tokenizer.json")) else {
+    let Some(g) = agree_cached(("gemma-3-270m", "gemma-3-270m-q4_k_m.gguf"), ("gemma3-tokenizer", "tokenizer.json")) else {
         return;
     };
-    agree(g.clone(), j);
     let tok = tokenizer::from_gguf_file(&g).unwrap();
     assert_eq!(tok.bos_id, Some(2));
     assert!(tok.add_bos);
@@ -88,13 +96,10 @@ fn gemma3_gguf_tokenizer_matches_tokenizer_json() {
 
 #[test]
 fn qwen_1_5b_file_has_the_same_vocabulary() {
-    let (Some(g), Some(j)) = (
-        cached("qwen2.5-coder-1.5b-instruct", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"),
-        cached("qwen3-tokenizer", "tokenizer.json"),
-    ) else {
-        return;
-    };
-    agree(g, j);
+    agree_cached(
+        ("qwen2.5-coder-1.5b-instruct", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"),
+        ("qwen3-tokenizer", "tokenizer.json"),
+    );
 }
 
 /// Writes a GGUF file with `metadata` and one small F32 tensor.
