@@ -193,11 +193,7 @@ pub fn issues(c: &Consistency, segments: &[Segment<'_>]) -> Vec<Issue> {
                 .iter()
                 .filter(|m| m.strong && m.register.is_formal_side() != target.is_formal_side())
                 .collect();
-            let words = wrong
-                .iter()
-                .map(|m| format!("{:?}", m.text))
-                .collect::<Vec<_>>()
-                .join(", ");
+            let words = crate::quoted(wrong.iter().map(|m| &m.text), ", ");
             let expected = c
                 .forms
                 .iter()

@@ -78,6 +78,11 @@ impl CheckKind {
     }
 }
 
+/// `words` as a finding's message names them: each quoted and escaped (Rust's `{:?}`), joined by `sep`.
+pub(crate) fn quoted<S: AsRef<str>>(words: impl IntoIterator<Item = S>, sep: &str) -> String {
+    words.into_iter().map(|w| format!("{:?}", w.as_ref())).collect::<Vec<_>>().join(sep)
+}
+
 /// A stretch of the target text a finding points at: bytes for Rust, characters for the UI (`Array.from`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Span {

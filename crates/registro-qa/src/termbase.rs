@@ -865,11 +865,7 @@ impl Termbase {
                 let terms: Vec<&str> = required.iter().map(String::as_str).collect();
                 let found = occurrences(target, &terms, Endings::Short).len();
                 if found < n {
-                    let want = required
-                        .iter()
-                        .map(|t| format!("{t:?}"))
-                        .collect::<Vec<_>>()
-                        .join(" or ");
+                    let want = crate::quoted(required, " or ");
                     out.issues.push(Issue {
                         segment,
                         kind: CheckKind::TermMissing,
@@ -897,11 +893,7 @@ impl Termbase {
                     .map(|(a, b)| Span::of(target, a, b))
                     .collect();
                 if !spans.is_empty() {
-                    let words = spans
-                        .iter()
-                        .map(|s| format!("{:?}", s.text))
-                        .collect::<Vec<_>>()
-                        .join(", ");
+                    let words = crate::quoted(spans.iter().map(|s| &s.text), ", ");
                     out.issues.push(Issue {
                         segment,
                         kind: CheckKind::TermForbidden,

@@ -209,6 +209,19 @@ fn terms_are_checked_per_register_and_every_occurrence_counts() {
         ]
     );
     assert_eq!(r.issues[1].spans[0].text, "Kontrakte");
+    // The messages quote each term, synonyms joined by "or".
+    assert_eq!(
+        r.issues.iter().map(|i| i.message.as_str()).collect::<Vec<_>>(),
+        [
+            "term \"contract\" ×2 in the source needs \"Vertrag\"; found ×1 (termbase line 2)",
+            "forbidden term \"Kontrakte\" for \"contract\": use \"Vertrag\" (termbase line 2)",
+        ]
+    );
+    let neither = tb.check_segment(0, "Read the terms of use.", "Lesen Sie die Regeln.", formal);
+    assert_eq!(
+        neither.issues[0].message,
+        "term \"terms of use\" ×1 in the source needs \"Nutzungsbedingungen\" or \"AGB\"; found ×0 (termbase line 5)"
+    );
 
     // The register decides which variant is required, and the other one is wrong.
     let ok = tb.check_segment(0, "Open your account.", "Öffnen Sie Ihr Konto.", formal);
