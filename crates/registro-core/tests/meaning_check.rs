@@ -3,21 +3,15 @@
 //! loses to a faithful one and, where it is all there is, is flagged rather than passed.
 use std::sync::atomic::AtomicBool;
 
-use registro_core::translate::{self as tr, prompt, qe, Constraints, Generator, Lang, Options, Register};
+use registro_core::translate::{self as tr, qe, Generator, Lang, Options, Register};
+
+mod common;
 
 /// Fixed Italian candidates for every request, the model's favourite first.
-struct Scripted(prompt::ChatFormat, Vec<(&'static str, f32)>);
-
-impl Generator for Scripted {
-    fn id(&self) -> String {
-        "scripted".into()
-    }
-    fn chat_format(&self) -> &prompt::ChatFormat {
-        &self.0
-    }
-    fn generate(&mut self, _: &str, _: &str, n: usize, _: usize, _: &Constraints, _: &AtomicBool) -> anyhow::Result<Vec<tr::Generated>> {
-        Ok(self.1.iter().take(n).map(|(t, lp)| tr::Generated { text: t.to_string(), logprob: *lp, tokens: 10 }).collect())
-    }
+fn scripted(candidates: Vec<(&'static str, f32)>) -> impl Generator {
+    common::scripted::ScriptedModel::new("scripted", move |_, _, n| {
+        candidates.iter().take(n).map(|(t, lp)| tr::Generated { text: t.to_string(), logprob: *lp, tokens: 10 }).collect()
+    })
 }
 
 fn check() -> Option<std::sync::Arc<qe::MeaningCheck>> {
@@ -33,20 +27,16 @@ const SOURCE: &str = "Could you send me the report, please?";
 const ELSEWHERE: &str = "Potrebbe dirmi che tempo farà domani?";
 const FAITHFUL: &str = "Potrebbe inviarmi la relazione, per favore?";
 
-fn translate(gen: &mut Scripted, check: Option<std::sync::Arc<qe::MeaningCheck>>, n: usize) -> tr::SegmentOut {
+fn translate(gen: &mut impl Generator, check: Option<std::sync::Arc<qe::MeaningCheck>>, n: usize) -> tr::SegmentOut {
     let opts = Options { n_best: n, early_exit: false, ..Options::new(Lang::It, Register::Formal) };
     let mut t = tr::Translator::new(gen, None).with_meaning_check(check);
     t.translate(&[SOURCE.to_string()], &opts, &AtomicBool::new(false), &mut |_| Ok(())).unwrap().remove(0)
 }
 
-fn format() -> prompt::ChatFormat {
-    prompt::ChatFormat::Template(registro_engine::chat::ChatTemplate::builtin("qwen2"))
-}
-
 #[test]
 fn a_fluent_candidate_that_says_something_else_loses_to_a_faithful_one() {
     let Some(check) = check() else { return };
-    let mut gen = Scripted(format(), vec![(ELSEWHERE, -0.5), (FAITHFUL, -1.5)]);
+    let mut gen = scripted(vec![(ELSEWHERE, -0.5), (FAITHFUL, -1.5)]);
     // Without the check the model's favourite wins: both are formal and pass every rule.
     assert_eq!(translate(&mut gen, None, 2).text, ELSEWHERE);
     let seg = translate(&mut gen, Some(check), 2);
@@ -59,7 +49,7 @@ fn a_fluent_candidate_that_says_something_else_loses_to_a_faithful_one() {
 #[test]
 fn a_translation_that_drifts_from_its_source_is_flagged_with_the_similarity() {
     let Some(check) = check() else { return };
-    let mut gen = Scripted(format(), vec![(ELSEWHERE, -0.5)]);
+    let mut gen = scripted(vec![(ELSEWHERE, -0.5)]);
     let seg = translate(&mut gen, Some(check), 1);
     let reason = seg.flag_reason.clone().unwrap_or_default();
     assert!(seg.flagged && reason.contains("meaning drift"), "{reason:?} (similarity {:?})", seg.candidates[0].meaning);

@@ -5,23 +5,25 @@
 use std::sync::atomic::AtomicBool;
 
 use registro_core::progress::CancelToken;
-use registro_core::translate::prompt::ChatFormat;
-use registro_core::translate::{self as tr, Constraints, Controls, EngineGenerator, Generated, Generator, Lang, Options, Register};
-use registro_engine::chat::ChatTemplate;
+use registro_core::translate::{self as tr, Controls, EngineGenerator, Generated, Generator, Lang, Options, Register};
 use registro_store::{RunStatus, SegmentStatus, Store};
 
 mod common;
 
-/// A model that answers every segment with the same sentence and keeps each prompt it was given.
+/// The prompts a model that answers every segment with the same sentence was given.
+#[derive(Default)]
 struct Recorder {
-    format: ChatFormat,
     /// (prefix, turn) of every request, in order.
     prompts: Vec<(String, String)>,
 }
 
 impl Recorder {
-    fn new() -> Self {
-        Recorder { format: ChatFormat::Template(ChatTemplate::builtin("qwen2")), prompts: Vec::new() }
+    /// The model, keeping each prompt here.
+    fn model(&mut self) -> impl Generator + '_ {
+        common::scripted::ScriptedModel::new("recorder", |prefix, turn, n| {
+            self.prompts.push((prefix.to_string(), turn.to_string()));
+            vec![Generated { text: "Bitte prüfen Sie das.".into(), logprob: -2.0, tokens: 4 }; n.max(1)]
+        })
     }
 
     /// The prompt the segment `source` was translated from (its turn ends with the source's user message).
@@ -33,33 +35,22 @@ impl Recorder {
     }
 }
 
-impl Generator for Recorder {
-    fn id(&self) -> String {
-        "recorder".into()
-    }
-    fn chat_format(&self) -> &ChatFormat {
-        &self.format
-    }
-    fn generate(&mut self, prefix: &str, turn: &str, n: usize, _: usize, _: &Constraints, _: &AtomicBool) -> anyhow::Result<Vec<Generated>> {
-        self.prompts.push((prefix.to_string(), turn.to_string()));
-        Ok(vec![Generated { text: "Bitte prüfen Sie das.".into(), logprob: -2.0, tokens: 4 }; n.max(1)])
-    }
-}
-
 fn document(store: &mut Store, project: i64, name: &str, sources: &[&str]) -> i64 {
     registro_testkit::store_text_document(store, project, name, sources)
 }
 
 /// Translates `sources` as document `doc` of `project` with the recorder; returns the run and the prompts.
 fn translate(store: &mut Store, project: i64, doc: i64, sources: &[&str], registers: Option<&[Register]>, controls: &str) -> (i64, Recorder) {
-    let mut rec = Recorder::new();
+    let mut rec = Recorder::default();
+    let mut model = rec.model();
     let texts: Vec<String> = sources.iter().map(|s| s.to_string()).collect();
     let opts = Options { controls: controls.parse::<Controls>().unwrap(), n_best: 1, ..Options::new(Lang::De, Register::Formal) };
-    let mut t = tr::Translator::new(&mut rec, None);
+    let mut t = tr::Translator::new(&mut model, None);
     let target = tr::RunTarget { project_id: project, document_id: Some(doc) };
     let (run, segs) = tr::translate_and_store(store, &target, &mut t, &texts, registers, &opts, &mut |_| {}, &CancelToken::new()).unwrap();
     assert_eq!(segs.len(), sources.len());
     drop(t);
+    drop(model);
     (run, rec)
 }
 
@@ -197,13 +188,15 @@ fn multi_token_required_terms_appear_in_the_translation() {
 /// own turn; every segment continues the same prefix, so its cache is shared and the document decodes in batches.
 #[test]
 fn sentence_examples_go_in_each_turn_and_the_prefix_stays_shared() {
-    let mut rec = Recorder::new();
+    let mut rec = Recorder::default();
+    let mut model = rec.model();
     // The hand-written Russian pool is always there.
     let pool = tr::Pool::default_for(Lang::Ru).unwrap();
     let sources = vec!["Can you send me the documents by Friday?".to_string(), "What is your favourite movie?".to_string()];
     // No document-level shots, so nothing is taken before the sentence's own.
     let opts = Options { controls: "prompt,fewshot".parse::<Controls>().unwrap(), n_best: 1, shots: 0, sentence_examples: 1, ..Options::new(Lang::Ru, Register::Formal) };
-    tr::Translator::new(&mut rec, Some(pool)).translate(&sources, &opts, &AtomicBool::new(false), &mut |_| Ok(())).unwrap();
+    tr::Translator::new(&mut model, Some(pool)).translate(&sources, &opts, &AtomicBool::new(false), &mut |_| Ok(())).unwrap();
+    drop(model);
     assert_eq!(rec.prompts.len(), 2);
     assert_eq!(rec.prompts[0].0, rec.prompts[1].0, "one shared prefix");
     let docs = rec.prompt_for("Can you send me the documents by Friday?");

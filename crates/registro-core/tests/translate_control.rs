@@ -3,6 +3,8 @@
 #[path = "../../registro-engine/tests/common/mod.rs"]
 #[allow(dead_code, unused_imports)]
 mod common;
+#[path = "common/scripted.rs"]
+mod scripted;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -199,33 +201,25 @@ fn controls_parse_in_pipeline_order() {
 
 /// The same five German candidates for every request, best model score first: an informal one the model likes
 /// most, then three formal ones of which the first is the odd one out, then a formal one that drops the number.
-struct FiveCandidates(prompt::ChatFormat);
-
-impl Generator for FiveCandidates {
-    fn id(&self) -> String {
-        "five-candidates".into()
-    }
-    fn chat_format(&self) -> &prompt::ChatFormat {
-        &self.0
-    }
-    fn generate(&mut self, _: &str, _: &str, _: usize, _: usize, _: &Constraints, _: &AtomicBool) -> anyhow::Result<Vec<tr::Generated>> {
+fn five_candidates() -> impl Generator {
+    scripted::ScriptedModel::new("five-candidates", |_, _, _| {
         let g = |text: &str, logprob: f32| tr::Generated { text: text.into(), logprob, tokens: 10 };
-        Ok(vec![
+        vec![
             g("Kannst du mir die 3 Dateien schicken?", -1.0),
             g("Würden Sie mir freundlicherweise die 3 Unterlagen zukommen lassen?", -2.0),
             g("Können Sie mir die 3 Dateien schicken?", -3.0),
             g("Können Sie mir bitte die 3 Dateien schicken?", -4.0),
             g("Können Sie mir die Dateien schicken?", -0.5),
-        ])
-    }
+        ]
+    })
 }
 
 #[test]
 fn consensus_chooses_among_the_candidates_in_the_register_the_one_the_others_agree_with() {
-    let mut gen = FiveCandidates(prompt::ChatFormat::Template(registro_engine::chat::ChatTemplate::builtin("qwen2")));
+    let mut gen = five_candidates();
     let sources = vec!["Can you send me the 3 files?".to_string()];
     let no = AtomicBool::new(false);
-    let chosen = |gen: &mut FiveCandidates, controls: &str| {
+    let chosen = |gen: &mut dyn Generator, controls: &str| {
         let opts = Options { controls: controls.parse().unwrap(), n_best: 5, early_exit: false, ..Options::new(Lang::De, Register::Formal) };
         let seg = tr::Translator::new(gen, None).translate(&sources, &opts, &no, &mut |_| Ok(())).unwrap().remove(0);
         (seg.text.clone(), seg.candidates)
@@ -400,22 +394,6 @@ fn cancel_during_decoding_keeps_finished_segments_and_lists_the_run_cancelled() 
     assert_eq!(store.outputs(run).unwrap().len(), 1);
 }
 
-/// Records the prefix of every request and answers each with the same formal German sentence.
-struct PrefixRecorder(prompt::ChatFormat, Vec<String>);
-
-impl Generator for PrefixRecorder {
-    fn id(&self) -> String {
-        "prefix-recorder".into()
-    }
-    fn chat_format(&self) -> &prompt::ChatFormat {
-        &self.0
-    }
-    fn generate(&mut self, prefix: &str, _: &str, _: usize, _: usize, _: &Constraints, _: &AtomicBool) -> anyhow::Result<Vec<tr::Generated>> {
-        self.1.push(prefix.to_string());
-        Ok(vec![tr::Generated { text: "Haben Sie heute Zeit?".into(), logprob: -1.0, tokens: 5 }])
-    }
-}
-
 /// With fixed document examples two unrelated documents continue the same prefix, so a resident model computes
 /// it once for both (the second Translate click skips the prefill); retrieved ones follow each document's words.
 #[test]
@@ -428,13 +406,18 @@ fn fixed_document_examples_give_every_document_the_same_prefix() {
         vec!["Can you send me the invoice for the car repair?".to_string()],
     ];
     let no = AtomicBool::new(false);
+    // The prefix of every request, each answered with the same formal German sentence.
     let prefixes = |fixed: bool| -> Vec<String> {
-        let mut gen = PrefixRecorder(prompt::ChatFormat::Template(registro_engine::chat::ChatTemplate::builtin("qwen2")), Vec::new());
+        let mut seen = Vec::new();
+        let mut gen = scripted::ScriptedModel::new("prefix-recorder", |prefix, _, _| {
+            seen.push(prefix.to_string());
+            vec![tr::Generated { text: "Haben Sie heute Zeit?".into(), logprob: -1.0, tokens: 5 }]
+        });
         let opts = Options { controls: "prompt,fewshot".parse().unwrap(), n_best: 1, fixed_document_examples: fixed, ..Options::new(Lang::De, Register::Formal) };
         for doc in &docs {
             tr::Translator::new(&mut gen, tr::Pool::default_for(Lang::De)).translate(doc, &opts, &no, &mut |_| Ok(())).unwrap();
         }
-        gen.1
+        seen
     };
     let fixed = prefixes(true);
     assert_eq!(fixed.len(), 3);

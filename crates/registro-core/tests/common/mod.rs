@@ -1,6 +1,8 @@
 //! What several core tests share.
 #![allow(dead_code)] // each test file uses its own share of these
 
+pub mod scripted;
+
 /// The small real model the end-to-end tests translate with (the README's test command fetches it).
 pub const SMALL_MODEL: &str = "qwen2.5-coder-0.5b-instruct";
 
