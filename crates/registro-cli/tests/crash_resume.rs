@@ -11,9 +11,7 @@ use common::{command, ok_json};
 #[test]
 fn a_killed_plain_text_translation_is_resumed_without_redoing_its_finished_segments() {
     let Some((dir, db)) = common::small_model_scratch("killed") else { return };
-    let input = dir.join("letters.txt");
-    let lines: Vec<String> = (1..=24).map(|i| format!("Thank you for letter number {i}; we will answer it soon.")).collect();
-    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let input = common::numbered_letters(&dir, 24, |i| format!("Thank you for letter number {i}; we will answer it soon."));
 
     // The fast path (one greedy candidate, no sentence examples): the test is about the crash, not the controls.
     let args = [&["translate", "--input", input.to_str().unwrap()][..], &common::FORMAL_GERMAN, &["--n-best", "1", "--sentence-examples", "0", "--no-meaning-check"]].concat();

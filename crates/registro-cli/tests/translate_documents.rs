@@ -231,9 +231,7 @@ fn bad_documents_get_errors_naming_the_file() {
 #[test]
 fn the_summary_reports_the_runs_own_time_per_segment() {
     let Some((dir, db)) = common::small_model_scratch("summary") else { return };
-    let src = dir.join("letters.txt");
-    let lines: Vec<String> = (1..=8).map(|i| format!("Thanks for letter number {i}, see you soon.")).collect();
-    std::fs::write(&src, lines.join("\n") + "\n").unwrap();
+    let src = common::numbered_letters(&dir, 8, |i| format!("Thanks for letter number {i}, see you soon."));
     let started = std::time::Instant::now();
     let o = run(&db, &[&["translate", "--input", src.to_str().unwrap()], &common::FORMAL_GERMAN[..], &QUICK].concat());
     let wall = started.elapsed().as_secs_f64();

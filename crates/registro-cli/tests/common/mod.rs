@@ -84,6 +84,15 @@ pub fn small_model_scratch(name: &str) -> Option<(PathBuf, PathBuf)> {
     Some((dir, db))
 }
 
+/// `letters.txt` in `dir` with `n` lines, `line(i)` for i from 1: a plain-text document of `n` segments for
+/// `translate --input`.
+pub fn numbered_letters(dir: &Path, n: usize, line: impl Fn(usize) -> String) -> PathBuf {
+    let lines: Vec<String> = (1..=n).map(line).collect();
+    let path = dir.join("letters.txt");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
 /// Whether model `id` is missing from the model cache (`REGISTRO_MODELS`, else `~/.cache/registro/models`); says
 /// how to fetch it, for the test that then skips. `scripts/test.sh` fetches it first, so CI never skips.
 pub fn model_missing(id: &str) -> bool {
