@@ -7,7 +7,7 @@ mod common;
 
 use std::time::Duration;
 
-use registro_e2e::{keys, ready_or_skip, screenshot_path, temp_project, wait_until, Session};
+use registro_e2e::{keys, screenshot_path, wait_until, Session};
 
 const WAIT: Duration = Duration::from_secs(30);
 const MODEL_WAIT: Duration = Duration::from_secs(540);
@@ -34,17 +34,14 @@ fn settled(s: &Session, rows: usize) -> bool {
 
 #[test]
 fn subtitles_in_both_registers_split_joined_and_exported_cue_for_cue() {
-    if !ready_or_skip("subtitles_in_both_registers_split_joined_and_exported_cue_for_cue") {
+    let Some(common::FixtureToTranslate { dir: _dir, fixture: srt, exported, session: s, .. }) = common::fixture_to_translate(
+        "subtitles_in_both_registers_split_joined_and_exported_cue_for_cue",
+        "Subtitles",
+        "cues.srt",
+        "cues.fr.srt",
+    ) else {
         return;
-    }
-    let (dir, db) = temp_project("Subtitles");
-    let srt = common::format_fixture("cues.srt");
-    let exported = dir.path().join("cues.fr.srt");
-    let s = Session::in_project(&db, dir.path(), &[Some(srt.as_path()), Some(exported.as_path())], "Subtitles", None).unwrap();
-    s.import_browsed().unwrap();
-
-    s.click_css(r#"[data-testid="tab-translate"]"#, WAIT).unwrap();
-    s.wait_for(r#"[data-testid="translate-document"] option:nth-child(2)"#, WAIT).unwrap();
+    };
     s.execute(r#"const l = document.querySelector('[data-testid="translate-lang"]'); l.value = 'fr'; l.dispatchEvent(new Event('change'));"#, vec![]).unwrap();
     s.pick_translate_source("cues.srt", MODEL, 1).unwrap();
     s.click_css(r#"[data-testid="translate-contrastive"]"#, WAIT).unwrap();

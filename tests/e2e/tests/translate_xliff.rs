@@ -6,25 +6,23 @@ mod common;
 
 use std::time::Duration;
 
-use registro_e2e::{ready_or_skip, screenshot_path, temp_project, wait_until, Session};
+use registro_e2e::{screenshot_path, wait_until};
 
 const WAIT: Duration = Duration::from_secs(30);
 const MODEL: &str = "qwen2.5-coder-0.5b-instruct";
 
 #[test]
 fn an_xliff_file_from_a_cat_tool_comes_back_as_xliff_with_its_tags_and_notes() {
-    if !ready_or_skip("an_xliff_file_from_a_cat_tool_comes_back_as_xliff_with_its_tags_and_notes") {
+    let Some(common::FixtureToTranslate { dir: _dir, fixture: xliff, exported, session: s, imported }) = common::fixture_to_translate(
+        "an_xliff_file_from_a_cat_tool_comes_back_as_xliff_with_its_tags_and_notes",
+        "CAT",
+        "okapi.xlf",
+        "okapi.de.xlf",
+    ) else {
         return;
-    }
-    let (dir, db) = temp_project("CAT");
-    let xliff = common::format_fixture("okapi.xlf");
-    let exported = dir.path().join("okapi.de.xlf");
-    let s = Session::in_project(&db, dir.path(), &[Some(xliff.as_path()), Some(exported.as_path())], "CAT", None).unwrap();
-    let result = s.import_browsed().unwrap();
-    assert!(result.contains("Imported 1 document (3 segments)"), "{result}");
+    };
+    assert!(imported.contains("Imported 1 document (3 segments)"), "{imported}");
 
-    s.click_css(r#"[data-testid="tab-translate"]"#, WAIT).unwrap();
-    s.wait_for(r#"[data-testid="translate-document"] option:nth-child(2)"#, WAIT).unwrap();
     s.pick_translate_source("okapi.xlf", MODEL, 1).unwrap();
     s.click_css(r#"[data-testid="translate-run"]"#, WAIT).unwrap();
     wait_until("the translation", Duration::from_secs(540), || {
