@@ -13,10 +13,12 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use candle_core::{DType, Device, Module, Tensor, D};
-use candle_nn::{linear_no_bias, Activation, Linear, VarBuilder};
+use candle_nn::{Activation, VarBuilder};
 
 use crate::bert::{encode_batch, load_tokenizer, need, read_json, weights_from};
 use crate::device::{self, DeviceChoice};
+use crate::linear::Linear;
+pub use crate::linear::Precision;
 
 /// Inputs are cut to this many tokens. Sliding-window layers then see the whole input whatever the window
 /// (EmbeddingGemma's is 512), so one code path serves both layer kinds; segments are sentences, far shorter.
@@ -120,6 +122,11 @@ impl Rotary {
     }
 }
 
+/// A bias-free projection `inp → out` named `vb`'s prefix + `.weight`.
+fn linear(inp: usize, out: usize, vb: VarBuilder, precision: Precision) -> Result<Linear> {
+    Linear::from_float(vb.get((out, inp), "weight")?, precision)
+}
+
 struct Mlp {
     gate_proj: Linear,
     up_proj: Linear,
@@ -128,19 +135,21 @@ struct Mlp {
 }
 
 impl Mlp {
-    fn new(cfg: &Config, vb: VarBuilder) -> Result<Self> {
+    fn new(cfg: &Config, vb: VarBuilder, precision: Precision) -> Result<Self> {
         let (h, i) = (cfg.hidden_size, cfg.intermediate_size);
         Ok(Self {
-            gate_proj: linear_no_bias(h, i, vb.pp("gate_proj"))?,
-            up_proj: linear_no_bias(h, i, vb.pp("up_proj"))?,
-            down_proj: linear_no_bias(i, h, vb.pp("down_proj"))?,
+            gate_proj: linear(h, i, vb.pp("gate_proj"), precision)?,
+            up_proj: linear(h, i, vb.pp("up_proj"), precision)?,
+            down_proj: linear(i, h, vb.pp("down_proj"), precision)?,
             act: cfg.hidden_activation,
         })
     }
 
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let gate = x.apply(&self.gate_proj)?.apply(&self.act)?;
-        Ok((gate * x.apply(&self.up_proj)?)?.apply(&self.down_proj)?)
+        let mut gate_up = Linear::forward_many(&[&self.gate_proj, &self.up_proj], x)?;
+        let up = gate_up.pop().expect("two outputs");
+        let gate = gate_up.pop().expect("two outputs").apply(&self.act)?;
+        self.down_proj.forward(&(gate * up)?)
     }
 }
 
@@ -158,13 +167,13 @@ struct Attention {
 }
 
 impl Attention {
-    fn new(cfg: &Config, vb: VarBuilder) -> Result<Self> {
+    fn new(cfg: &Config, vb: VarBuilder, precision: Precision) -> Result<Self> {
         let (h, hd) = (cfg.hidden_size, cfg.head_dim);
         Ok(Self {
-            q_proj: linear_no_bias(h, cfg.num_attention_heads * hd, vb.pp("q_proj"))?,
-            k_proj: linear_no_bias(h, cfg.num_key_value_heads * hd, vb.pp("k_proj"))?,
-            v_proj: linear_no_bias(h, cfg.num_key_value_heads * hd, vb.pp("v_proj"))?,
-            o_proj: linear_no_bias(cfg.num_attention_heads * hd, h, vb.pp("o_proj"))?,
+            q_proj: linear(h, cfg.num_attention_heads * hd, vb.pp("q_proj"), precision)?,
+            k_proj: linear(h, cfg.num_key_value_heads * hd, vb.pp("k_proj"), precision)?,
+            v_proj: linear(h, cfg.num_key_value_heads * hd, vb.pp("v_proj"), precision)?,
+            o_proj: linear(cfg.num_attention_heads * hd, h, vb.pp("o_proj"), precision)?,
             q_norm: RmsNorm::new(hd, cfg.rms_norm_eps, vb.pp("q_norm"))?,
             k_norm: RmsNorm::new(hd, cfg.rms_norm_eps, vb.pp("k_norm"))?,
             heads: cfg.num_attention_heads,
@@ -178,16 +187,17 @@ impl Attention {
     fn forward(&self, x: &Tensor, rotary: &Rotary, key_mask: &Tensor) -> Result<Tensor> {
         let (b, len, _) = x.dims3()?;
         let split = |t: Tensor, heads: usize| t.reshape((b, len, heads, self.head_dim))?.transpose(1, 2);
-        let q = self.q_norm.forward(&split(x.apply(&self.q_proj)?, self.heads)?)?;
-        let k = self.k_norm.forward(&split(x.apply(&self.k_proj)?, self.kv_heads)?)?;
-        let v = split(x.apply(&self.v_proj)?, self.kv_heads)?;
+        let [q, k, v]: [Tensor; 3] = Linear::forward_many(&[&self.q_proj, &self.k_proj, &self.v_proj], x)?.try_into().expect("three outputs");
+        let q = self.q_norm.forward(&split(q, self.heads)?)?;
+        let k = self.k_norm.forward(&split(k, self.kv_heads)?)?;
+        let v = split(v, self.kv_heads)?;
         let (q, k) = (rotary.apply(&q)?, rotary.apply(&k)?);
         let groups = self.heads / self.kv_heads;
         let (k, v) = (repeat_kv(k, groups)?.contiguous()?, repeat_kv(v, groups)?.contiguous()?);
         let scores = (q.matmul(&k.t()?)? * self.scale)?.broadcast_add(key_mask)?;
         let probs = candle_nn::ops::softmax_last_dim(&scores)?;
         let out = probs.matmul(&v)?.transpose(1, 2)?.reshape((b, len, self.heads * self.head_dim))?;
-        Ok(out.apply(&self.o_proj)?)
+        self.o_proj.forward(&out)
     }
 }
 
@@ -210,11 +220,11 @@ struct Layer {
 }
 
 impl Layer {
-    fn new(cfg: &Config, sliding: bool, vb: VarBuilder) -> Result<Self> {
+    fn new(cfg: &Config, sliding: bool, vb: VarBuilder, precision: Precision) -> Result<Self> {
         let norm = |name: &str| RmsNorm::new(cfg.hidden_size, cfg.rms_norm_eps, vb.pp(name));
         Ok(Self {
-            attn: Attention::new(cfg, vb.pp("self_attn"))?,
-            mlp: Mlp::new(cfg, vb.pp("mlp"))?,
+            attn: Attention::new(cfg, vb.pp("self_attn"), precision)?,
+            mlp: Mlp::new(cfg, vb.pp("mlp"), precision)?,
             input_norm: norm("input_layernorm")?,
             post_attn_norm: norm("post_attention_layernorm")?,
             pre_ff_norm: norm("pre_feedforward_layernorm")?,
@@ -242,7 +252,12 @@ pub struct Gemma3Encoder {
 }
 
 impl Gemma3Encoder {
+    /// The model as trained (f32 linear layers).
     pub fn new(cfg: &Config, vb: VarBuilder) -> Result<Self> {
+        Self::with_precision(cfg, vb, Precision::F32)
+    }
+
+    pub fn with_precision(cfg: &Config, vb: VarBuilder, precision: Precision) -> Result<Self> {
         if !cfg.use_bidirectional_attention {
             bail!("config.json: use_bidirectional_attention is not set; this is a causal Gemma 3, not an embedding model");
         }
@@ -251,7 +266,7 @@ impl Gemma3Encoder {
         }
         let dev = vb.device().clone();
         let layers = (0..cfg.num_hidden_layers)
-            .map(|i| Layer::new(cfg, cfg.is_sliding(i), vb.pp(format!("layers.{i}"))))
+            .map(|i| Layer::new(cfg, cfg.is_sliding(i), vb.pp(format!("layers.{i}")), precision))
             .collect::<Result<Vec<_>>>()?;
         Ok(Self {
             embed: candle_nn::embedding(cfg.vocab_size, cfg.hidden_size, vb.pp("embed_tokens"))?,
@@ -291,7 +306,12 @@ pub struct MultilingualEncoder {
 }
 
 impl MultilingualEncoder {
+    /// The model as trained: the embeddings sentence-transformers computes.
     pub fn load(dir: &Path, choice: DeviceChoice) -> Result<Self> {
+        Self::load_with(dir, choice, Precision::F32)
+    }
+
+    pub fn load_with(dir: &Path, choice: DeviceChoice, precision: Precision) -> Result<Self> {
         let device = device::open(choice)?;
         let cfg_path = need(dir, "config.json")?;
         let cfg: Config = read_json(&cfg_path)?;
@@ -301,7 +321,7 @@ impl MultilingualEncoder {
             let tokenizer = scope.spawn(|| load_tokenizer(dir));
             let model = need(dir, "model.safetensors")
                 .and_then(|p| weights_from(&p, &device))
-                .and_then(|vb| Gemma3Encoder::new(&cfg, vb).with_context(|| format!("{}: not an EmbeddingGemma model", dir.display())));
+                .and_then(|vb| Gemma3Encoder::with_precision(&cfg, vb, precision).with_context(|| format!("{}: not an EmbeddingGemma model", dir.display())));
             let tokenizer = tokenizer.join().unwrap_or_else(|_| Err(anyhow::anyhow!("{}: loading tokenizer.json panicked", dir.display())));
             (tokenizer, model)
         });
@@ -319,7 +339,7 @@ impl MultilingualEncoder {
                 bail!("{}: a Dense layer with bias is not supported", d.join("config.json").display());
             }
             let vb = weights_from(&need(&d, "model.safetensors")?, &device)?;
-            dense.push(linear_no_bias(inp, out, vb.pp("linear")).with_context(|| format!("{}: weights", d.display()))?);
+            dense.push(linear(inp, out, vb.pp("linear"), precision).with_context(|| format!("{}: weights", d.display()))?);
             width = out;
         }
         Ok(Self { model, dense, tokenizer, pad: cfg.pad_token_id, device, dim: width })
@@ -345,7 +365,7 @@ impl MultilingualEncoder {
             let m = b.mask.to_dtype(DType::F32)?.unsqueeze(2)?;
             let mut e = h.broadcast_mul(&m)?.sum(1)?.broadcast_div(&m.sum(1)?)?;
             for d in &self.dense {
-                e = e.apply(d)?;
+                e = d.forward(&e)?;
             }
             let norm = e.sqr()?.sum_keepdim(D::Minus1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
             for (&i, v) in chunk.iter().zip(e.broadcast_div(&norm)?.to_vec2::<f32>()?) {

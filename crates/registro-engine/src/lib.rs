@@ -50,6 +50,7 @@ pub mod device;
 pub mod embedding_gemma;
 pub mod gguf;
 pub mod gguf_meta;
+pub mod linear;
 pub mod llm;
 pub mod logits;
 mod qmatmul;

@@ -249,3 +249,50 @@ fn embeddinggemma_matches_sentence_transformers() {
     let sim = |a: usize, b: usize| registro_engine::bert::cosine(&got[a].1, &got[b].1);
     assert!(sim(0, 1) > 0.85 && sim(0, 3) < 0.75, "de {:.3}, it with the wrong day {:.3}", sim(0, 1), sim(0, 3));
 }
+
+/// EmbeddingGemma with its linear layers quantized to int8 (what translation's meaning check runs) against the
+/// model as trained. Where the check decides (a translation near its 0.70 floor, candidates 0.10 apart near the
+/// top) similarities move by under 0.005; unrelated sentences (f32 similarity ~0.55) by up to ~0.016 (0.0156 seen).
+#[test]
+fn embeddinggemma_in_int8_keeps_the_similarities_the_meaning_check_decides_on() {
+    use registro_engine::embedding_gemma::{MultilingualEncoder, Precision, Task};
+    let Some(dir) = find("embeddinggemma-300m", "model.safetensors").and_then(|p| p.parent().map(|d| d.to_path_buf())) else {
+        return skip("EmbeddingGemma-300M model folder");
+    };
+    let texts = [
+        "Could you please send me the report by Friday?",
+        "Könnten Sie mir bitte den Bericht bis Freitag schicken?",
+        "Kannst du mir den Bericht bis Freitag schicken?",
+        "Potrebbe inviarmi la relazione entro lunedì?",
+        "金曜日までに報告書を送っていただけますか。",
+        "मुझे शुक्रवार तक रिपोर्ट भेज दो।",
+        "Where do you want me to send the package?",
+        "¿Dónde desea que envíe el paquete?",
+        "Avez-vous déjà essayé de redémarrer l'ordinateur ?",
+        "Have you tried turning the computer off and on again?",
+        "Il tempo oggi è bellissimo, andiamo al mare.",
+        "Você pode me ajudar com a mudança no sábado?",
+    ];
+    let exact = MultilingualEncoder::load_with(&dir, registro_engine::DeviceChoice::Cpu, Precision::F32).unwrap();
+    let int8 = MultilingualEncoder::load_with(&dir, registro_engine::DeviceChoice::Cpu, Precision::Int8).unwrap();
+    let (a, b) = (exact.embed(Task::Similarity, &texts).unwrap(), int8.embed(Task::Similarity, &texts).unwrap());
+    let (mut close, mut all) = (0f64, 0f64);
+    for i in 0..texts.len() {
+        for j in i + 1..texts.len() {
+            let want = registro_engine::bert::cosine(&a[i], &a[j]);
+            let d = (want - registro_engine::bert::cosine(&b[i], &b[j])).abs();
+            let bound = if want >= 0.65 { 0.005 } else { 0.025 };
+            assert!(d < bound, "{:?} ~ {:?}: similarity {want:.3} moves by {d:.4} in int8 (bound {bound})", texts[i], texts[j]);
+            if want >= 0.65 {
+                close = close.max(d);
+            }
+            all = all.max(d);
+        }
+    }
+    eprintln!("int8 vs f32: largest similarity change {close:.4} among pairs at 0.65 or more, {all:.4} overall");
+    // Each text stays next to its f32 self.
+    for (t, (x, y)) in texts.iter().zip(a.iter().zip(&b)) {
+        let c = registro_engine::bert::cosine(x, y);
+        assert!(c > 0.99, "{t:?}: int8 embedding at cosine {c:.4} from the f32 one");
+    }
+}

@@ -143,7 +143,7 @@ struct MultilingualSimilarity(std::sync::Arc<crate::translate::qe::MeaningCheck>
 impl MultilingualSimilarity {
     /// The installed model (in English, the fallback when all-MiniLM-L6-v2 is missing).
     fn load() -> Result<Option<Self>> {
-        Ok(crate::translate::qe::MeaningCheck::installed()?.map(Self))
+        Ok(crate::translate::qe::MeaningCheck::installed_exact()?.map(Self))
     }
 }
 

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
-use registro_engine::embedding_gemma::{MultilingualEncoder, Task};
+use registro_engine::embedding_gemma::{MultilingualEncoder, Precision, Task};
 use registro_engine::DeviceChoice;
 
 /// The model the check uses.
@@ -35,21 +35,35 @@ pub struct MeaningCheck {
 }
 
 impl MeaningCheck {
-    pub fn load(dir: &Path, device: DeviceChoice) -> Result<Self> {
-        let encoder = MultilingualEncoder::load(dir, device).with_context(|| format!("meaning check: loading {MODEL}"))?;
+    pub fn load(dir: &Path, device: DeviceChoice, precision: Precision) -> Result<Self> {
+        let encoder = MultilingualEncoder::load_with(dir, device, precision).with_context(|| format!("meaning check: loading {MODEL}"))?;
         Ok(Self { encoder })
     }
 
-    /// The installed model, loaded once per process and shared (the window translates many times); `None` when it
-    /// is not downloaded. A model that is there but fails to load is an error, not a silent `None`.
+    /// The installed model for translation's check, loaded once per process and shared (the window translates
+    /// many times); `None` when it is not downloaded. A model that is there but fails to load is an error, not a
+    /// silent `None`. Its linear layers run in int8 where the CPU has the packed kernels: the check runs on every
+    /// candidate of every segment, and the rounding (similarities within ~0.01 of f32, `real_models.rs`) sits far
+    /// inside the margins of [`DRIFT_BELOW`] and [`DRIFT_MARGIN`].
     pub fn installed() -> Result<Option<Arc<MeaningCheck>>> {
         static LOADED: Mutex<Option<Arc<MeaningCheck>>> = Mutex::new(None);
-        let mut slot = LOADED.lock().unwrap_or_else(|p| p.into_inner());
+        Self::installed_in(&LOADED, Precision::Int8)
+    }
+
+    /// The installed model as trained (f32): the similarities sentence-transformers computes, for eval's Sim,
+    /// whose numbers are compared with other tools'.
+    pub fn installed_exact() -> Result<Option<Arc<MeaningCheck>>> {
+        static LOADED: Mutex<Option<Arc<MeaningCheck>>> = Mutex::new(None);
+        Self::installed_in(&LOADED, Precision::F32)
+    }
+
+    fn installed_in(slot: &Mutex<Option<Arc<MeaningCheck>>>, precision: Precision) -> Result<Option<Arc<MeaningCheck>>> {
+        let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(c) = slot.as_ref() {
             return Ok(Some(c.clone()));
         }
         let Ok(resolved) = crate::models::resolve(MODEL) else { return Ok(None) };
-        let check = Arc::new(Self::load(&resolved.dir, DeviceChoice::default())?);
+        let check = Arc::new(Self::load(&resolved.dir, DeviceChoice::default(), precision)?);
         *slot = Some(check.clone());
         Ok(Some(check))
     }

@@ -16,12 +16,12 @@ pub use config::{Arch, Config};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use candle_core::quantized::{GgmlDType, QMatMul, QTensor};
-use candle_core::{DType, Device, Module, Tensor, D};
+use candle_core::quantized::QTensor;
+use candle_core::{DType, Device, Tensor, D};
 
 
 use crate::gguf::GgufFile;
-use crate::qmatmul::PackedWeight;
+use crate::linear::Linear;
 
 struct RmsNorm {
     weight: Tensor,
@@ -37,95 +37,6 @@ impl RmsNorm {
     }
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
         Ok(candle_nn::ops::rms_norm(&x.contiguous()?, &self.weight, self.eps)?)
-    }
-}
-
-/// A quantized weight: repacked for Registro's own kernels where they apply (`qmatmul.rs`: Q4_K, Q6_K, Q8_0
-/// and Q5_0 on AVX-512 VNNI CPUs), otherwise candle's `QMatMul`, possibly with zero-padded rows. A packed weight keeps no
-/// other copy: the packed kernels serve every batch size (they beat candle's AMX path on prefill too, 123 vs
-/// 105 tok/s on Qwen2.5-1.5B, and dropping candle's copies took peak memory from 3.5 to under 2 GB).
-struct Linear {
-    w: Option<QMatMul>,
-    packed: Option<PackedWeight>,
-    k: usize,
-    k_pad: usize,
-}
-
-impl Linear {
-    fn new(q: Arc<QTensor>) -> Result<(Self, Arc<QTensor>)> {
-        let (_, k) = q.shape().dims2()?;
-        if let Some(p) = PackedWeight::new(&q) {
-            return Ok((Self { w: None, packed: Some(p), k, k_pad: k }, q));
-        }
-        // No packed kernel for this shape: candle's Q8_0 kernels beat its scalar Q5_0 code.
-        let q = match q.device().is_cpu() && q.dtype() == GgmlDType::Q5_0 {
-            true => Arc::new(crate::gguf::q5_0_to_q8_0(&q)?),
-            false => q,
-        };
-        let q = match q.device().is_cpu() && pad_helps() {
-            true => match crate::gguf::pad_q8_0_rows(&q, 256)? {
-                Some(p) => Arc::new(p),
-                None => q,
-            },
-            false => q,
-        };
-        let (_, k_pad) = q.shape().dims2()?;
-        Ok((Self { w: Some(QMatMul::from_arc(q.clone())?), packed: None, k, k_pad }, q))
-    }
-
-    fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        Ok(Self::forward_many(&[self], x)?.remove(0))
-    }
-
-    /// Applies several weights to the same input; the packed ones share one quantization of `x` and one pass
-    /// over the thread pool.
-    fn forward_many(ls: &[&Linear], x: &Tensor) -> Result<Vec<Tensor>> {
-        let k = x.dim(D::Minus1)?;
-        let rows = x.elem_count() / k;
-        let packed: Vec<&PackedWeight> = ls.iter().filter_map(|l| l.packed.as_ref()).collect();
-        if let Some(p) = packed.iter().find(|p| p.k != k) {
-            // A malformed file (candle's own path reports the same as a shape error).
-            bail!("a {}×{} weight cannot take activations {} wide; the model file's shapes disagree", p.n, p.k, k);
-        }
-        let mut packed_outs = if packed.is_empty() {
-            Vec::new()
-        } else {
-            crate::qmatmul::matmul(&packed, &x.flatten_all()?.to_vec1::<f32>()?, rows)
-        }
-        .into_iter();
-        let mut dims = x.dims().to_vec();
-        let mut outs = Vec::with_capacity(ls.len());
-        for l in ls {
-            if let Some(p) = &l.packed {
-                *dims.last_mut().unwrap() = p.n;
-                let out = packed_outs.next().expect("one output per packed weight");
-                outs.push(Tensor::from_vec(out, dims.as_slice(), x.device())?);
-                continue;
-            }
-            let w = l.w.as_ref().expect("a weight without packed tiles keeps candle's");
-            outs.push(if l.k_pad != l.k {
-                w.forward(&x.pad_with_zeros(D::Minus1, 0, l.k_pad - l.k)?)?
-            } else {
-                w.forward(x)?
-            });
-        }
-        Ok(outs)
-    }
-}
-
-/// Padding pays off where candle has tiled Q8_0 kernels (AVX512-VNNI / AVX-VNNI); `REGISTRO_NO_PAD=1` turns it
-/// off for comparisons.
-fn pad_helps() -> bool {
-    if std::env::var("REGISTRO_NO_PAD").is_ok_and(|v| v == "1") {
-        return false;
-    }
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512vnni") || std::arch::is_x86_feature_detected!("avxvnni")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
     }
 }
 
