@@ -44,9 +44,14 @@ pub fn one_404_server() -> (u16, std::thread::JoinHandle<()>) {
     (port, server)
 }
 
-/// The folder of the kept fuzz corpus `fuzz/corpus/<target>`.
+/// The folder of the kept fuzz corpus `fuzz/corpus/<target>`, found from the calling test's crate (`crates/<name>`,
+/// which `cargo test` names in `CARGO_MANIFEST_DIR` at run time). Not from this crate's compile-time path: cargo
+/// reuses this crate's build across checkouts of the repository (the target dir is shared), so a path baked in at
+/// compile time can name another clone, and the replays failed with "No such file or directory" in the one that did
+/// not build it last.
 pub fn fuzz_corpus_dir(target: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus").join(target)
+    let crate_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into());
+    crate_dir.join("../../fuzz/corpus").join(target)
 }
 
 /// An English text document `name` of `sources`, without references: what a paste or a .txt import stores.
