@@ -17,6 +17,7 @@
 //! `generate_handler!` list below. To add a command: list it here, in `src/command_list.rs` (which `build.rs`
 //! turns into an `allow-<command>` permission) and grant it in `capabilities/default.json`; a command that is not
 //! granted is refused by Tauri's ACL (the `command_list` test checks the three lists agree).
+#![forbid(unsafe_code)]
 
 pub mod command_list;
 pub mod commands;

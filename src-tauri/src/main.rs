@@ -1,5 +1,6 @@
 // Hide the console window on Windows release builds; no effect elsewhere.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+#![forbid(unsafe_code)]
 
 fn main() {
     registro_core::pool::prepare_process();
