@@ -26,17 +26,26 @@ pub enum Precision {
 /// other copy: the packed kernels serve every batch size (they beat candle's AMX path on prefill too, 123 vs
 /// 105 tok/s on Qwen2.5-1.5B, and dropping candle's copies took peak memory from 3.5 to under 2 GB).
 pub(crate) struct Linear {
-    w: Option<CandleWeight>,
-    packed: Option<PackedWeight>,
+    weight: Weight,
+    /// The activations' width (the weight's columns before any padding).
     k: usize,
-    k_pad: usize,
+}
+
+/// Where a weight is multiplied.
+enum Weight {
+    /// In Registro's own tiles, read by the packed int8 kernels.
+    Packed(PackedWeight),
+    /// By candle's quantized kernels, its rows possibly zero-padded to `k_pad` columns.
+    Quantized { w: QMatMul, k_pad: usize },
+    /// By candle in f32, exactly as `candle_nn::Linear`.
+    Float(candle_nn::Linear),
 }
 
 impl Linear {
     pub(crate) fn new(q: Arc<QTensor>) -> Result<(Self, Arc<QTensor>)> {
         let (_, k) = q.shape().dims2()?;
         if let Some(p) = PackedWeight::new(&q) {
-            return Ok((Self { w: None, packed: Some(p), k, k_pad: k }, q));
+            return Ok((Self { weight: Weight::Packed(p), k }, q));
         }
         // No packed kernel for this shape: candle's Q8_0 kernels beat its scalar Q5_0 code.
         let q = match q.device().is_cpu() && q.dtype() == GgmlDType::Q5_0 {
@@ -51,7 +60,7 @@ impl Linear {
             false => q,
         };
         let (_, k_pad) = q.shape().dims2()?;
-        Ok((Self { w: Some(CandleWeight::Quantized(QMatMul::from_arc(q.clone())?)), packed: None, k, k_pad }, q))
+        Ok((Self { weight: Weight::Quantized { w: QMatMul::from_arc(q.clone())?, k_pad }, k }, q))
     }
 
     /// A trained f32 (or f16/bf16) weight `(n, k)`. `Precision::Int8` quantizes it to Q8_0 and packs it for the int8
@@ -62,10 +71,10 @@ impl Linear {
         if precision == Precision::Int8 && w.device().is_cpu() {
             let q = QTensor::quantize(&w.to_dtype(DType::F32)?, GgmlDType::Q8_0)?;
             if let Some(p) = PackedWeight::new(&q) {
-                return Ok(Self { w: None, packed: Some(p), k, k_pad: k });
+                return Ok(Self { weight: Weight::Packed(p), k });
             }
         }
-        Ok(Self { w: Some(CandleWeight::Float(candle_nn::Linear::new(w, None))), packed: None, k, k_pad: k })
+        Ok(Self { weight: Weight::Float(candle_nn::Linear::new(w, None)), k })
     }
 
     pub(crate) fn forward(&self, x: &Tensor) -> Result<Tensor> {
@@ -77,7 +86,7 @@ impl Linear {
     pub(crate) fn forward_many(ls: &[&Linear], x: &Tensor) -> Result<Vec<Tensor>> {
         let k = x.dim(D::Minus1)?;
         let rows = x.elem_count() / k;
-        let packed: Vec<&PackedWeight> = ls.iter().filter_map(|l| l.packed.as_ref()).collect();
+        let packed: Vec<&PackedWeight> = ls.iter().filter_map(|l| if let Weight::Packed(p) = &l.weight { Some(p) } else { None }).collect();
         if let Some(p) = packed.iter().find(|p| p.k != k) {
             // A malformed file (candle's own path reports the same as a shape error).
             bail!("a {}×{} weight cannot take activations {} wide; the model file's shapes disagree", p.n, p.k, k);
@@ -91,35 +100,18 @@ impl Linear {
         let mut dims = x.dims().to_vec();
         let mut outs = Vec::with_capacity(ls.len());
         for l in ls {
-            if let Some(p) = &l.packed {
-                *dims.last_mut().unwrap() = p.n;
-                let out = packed_outs.next().expect("one output per packed weight");
-                outs.push(Tensor::from_vec(out, dims.as_slice(), x.device())?);
-                continue;
-            }
-            let w = l.w.as_ref().expect("a weight without packed tiles keeps candle's");
-            outs.push(if l.k_pad != l.k {
-                w.forward(&x.pad_with_zeros(D::Minus1, 0, l.k_pad - l.k)?)?
-            } else {
-                w.forward(x)?
+            outs.push(match &l.weight {
+                Weight::Packed(p) => {
+                    *dims.last_mut().unwrap() = p.n;
+                    let out = packed_outs.next().expect("one output per packed weight");
+                    Tensor::from_vec(out, dims.as_slice(), x.device())?
+                }
+                Weight::Quantized { w, k_pad } if *k_pad != l.k => w.forward(&x.pad_with_zeros(D::Minus1, 0, k_pad - l.k)?)?,
+                Weight::Quantized { w, .. } => w.forward(x)?,
+                Weight::Float(w) => w.forward(x)?,
             });
         }
         Ok(outs)
-    }
-}
-
-/// A weight candle multiplies: quantized as the file stores it, or a float one.
-enum CandleWeight {
-    Quantized(QMatMul),
-    Float(candle_nn::Linear),
-}
-
-impl Module for CandleWeight {
-    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
-        match self {
-            Self::Quantized(w) => w.forward(x),
-            Self::Float(w) => w.forward(x),
-        }
     }
 }
 
@@ -164,7 +156,7 @@ mod tests {
     fn an_int8_weight_stays_within_quantization_error_of_the_float_one() {
         let (w, x) = weight_and_input();
         let int8 = Linear::from_float(w.clone(), Precision::Int8).unwrap();
-        assert_eq!(int8.packed.is_some(), crate::qmatmul::available(), "packed exactly where the kernels run");
+        assert_eq!(matches!(int8.weight, Weight::Packed(_)), crate::qmatmul::available(), "packed exactly where the kernels run");
         let many = Linear::forward_many(&[&int8, &int8], &x).unwrap();
         let exact = Linear::from_float(w, Precision::F32).unwrap().forward(&x).unwrap();
         assert_eq!(many[0].dims(), exact.dims());

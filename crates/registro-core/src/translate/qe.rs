@@ -43,8 +43,8 @@ impl MeaningCheck {
     /// The installed model for translation's check, loaded once per process and shared (the window translates
     /// many times); `None` when it is not downloaded. A model that is there but fails to load is an error, not a
     /// silent `None`. Its linear layers run in int8 where the CPU has the packed kernels: the check runs on every
-    /// candidate of every segment, and the rounding (similarities within ~0.01 of f32, `real_models.rs`) sits far
-    /// inside the margins of [`DRIFT_BELOW`] and [`DRIFT_MARGIN`].
+    /// candidate of every segment, and the rounding (similarities of 0.65 or more within 0.005 of f32, unrelated
+    /// sentences' within 0.025: `real_models.rs`) is small beside [`DRIFT_BELOW`] and [`DRIFT_MARGIN`].
     pub fn installed() -> Result<Option<Arc<MeaningCheck>>> {
         static LOADED: Mutex<Option<Arc<MeaningCheck>>> = Mutex::new(None);
         Self::installed_in(&LOADED, Precision::Int8)
