@@ -241,9 +241,61 @@ impl Layer {
     }
 }
 
+/// Where the token embeddings come from.
+enum TokenTable {
+    /// Rows read from the mapped weights file as sentences need them. EmbeddingGemma's table is 262,144 × 768
+    /// f32 (805 MB), of which a batch of sentences touches a few hundred rows: copying it at load took 2.7 s of a
+    /// 3.5 s load and kept 805 MB resident per loaded copy (translation's int8 check and eval's f32 one each held
+    /// one), while mapped rows are page cache the two copies share and the kernel can drop.
+    Mapped { file: std::sync::Arc<candle_core::safetensors::MmapedSafetensors>, rows: usize, dim: usize },
+    /// Tensors given in memory (and tables not stored as f32), converted at load.
+    Loaded(candle_nn::Embedding),
+}
+
+const EMBED_TOKENS: &str = "embed_tokens.weight";
+
+impl TokenTable {
+    /// The mapped table of `file` when it stores `embed_tokens.weight` as little-endian f32 `(vocab, hidden)`;
+    /// `None` for any other dtype (read through the var builder instead); an error for a table of the wrong shape.
+    fn mapped(cfg: &Config, path: &Path) -> Result<Option<Self>> {
+        // SAFETY: the mapped file is opened read-only and Registro never writes a model file in place while a model
+        // is loaded (the model manager replaces files by rename, which leaves an existing mapping intact).
+        let file = unsafe { candle_core::safetensors::MmapedSafetensors::new(path) }.map_err(|e| anyhow::anyhow!("{}: cannot read weights: {e}", path.display()))?;
+        let view = file.get(EMBED_TOKENS).map_err(|e| anyhow::anyhow!("{}: {EMBED_TOKENS}: {e}", path.display()))?;
+        if view.dtype() != safetensors::Dtype::F32 {
+            return Ok(None);
+        }
+        let (rows, dim) = (cfg.vocab_size, cfg.hidden_size);
+        if view.shape() != [rows, dim] || view.data().len() != rows * dim * 4 {
+            bail!("{}: {EMBED_TOKENS} has shape {:?}, config.json says ({rows}, {dim})", path.display(), view.shape());
+        }
+        Ok(Some(TokenTable::Mapped { file: std::sync::Arc::new(file), rows, dim }))
+    }
+
+    /// `(batch, len)` ids to `(batch, len, hidden)` embeddings.
+    fn forward(&self, ids: &Tensor) -> Result<Tensor> {
+        let (file, rows, dim) = match self {
+            TokenTable::Loaded(e) => return Ok(e.forward(ids)?),
+            TokenTable::Mapped { file, rows, dim } => (file, *rows, *dim),
+        };
+        let (b, len) = ids.dims2()?;
+        let view = file.get(EMBED_TOKENS)?;
+        let table = view.data();
+        let mut out = Vec::with_capacity(b * len * dim);
+        for id in ids.flatten_all()?.to_vec1::<u32>()? {
+            let id = id as usize;
+            if id >= rows {
+                bail!("token id {id} is outside the embedding table ({rows} rows)");
+            }
+            out.extend(table[id * dim * 4..(id + 1) * dim * 4].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+        }
+        Ok(Tensor::from_vec(out, (b, len, dim), ids.device())?)
+    }
+}
+
 /// The Gemma 3 text model as a bidirectional encoder: token ids to last hidden states.
 pub struct Gemma3Encoder {
-    embed: candle_nn::Embedding,
+    embed: TokenTable,
     embed_scale: f64,
     layers: Vec<Layer>,
     norm: RmsNorm,
@@ -258,6 +310,18 @@ impl Gemma3Encoder {
     }
 
     pub fn with_precision(cfg: &Config, vb: VarBuilder, precision: Precision) -> Result<Self> {
+        Self::build(cfg, vb, precision, None)
+    }
+
+    /// The model in the safetensors file `path`, its token table read from the mapped file as needed (see
+    /// [`TokenTable::Mapped`]): the same hidden states as [`Gemma3Encoder::with_precision`] on the file's tensors.
+    pub fn from_file(cfg: &Config, path: &Path, device: &Device, precision: Precision) -> Result<Self> {
+        // Rows are gathered on the host and the batch's embeddings moved to `device`: a few kilobytes per token.
+        let table = TokenTable::mapped(cfg, path)?;
+        Self::build(cfg, weights_from(path, device)?, precision, table)
+    }
+
+    fn build(cfg: &Config, vb: VarBuilder, precision: Precision, table: Option<TokenTable>) -> Result<Self> {
         if !cfg.use_bidirectional_attention {
             bail!("config.json: use_bidirectional_attention is not set; this is a causal Gemma 3, not an embedding model");
         }
@@ -269,7 +333,10 @@ impl Gemma3Encoder {
             .map(|i| Layer::new(cfg, cfg.is_sliding(i), vb.pp(format!("layers.{i}")), precision))
             .collect::<Result<Vec<_>>>()?;
         Ok(Self {
-            embed: candle_nn::embedding(cfg.vocab_size, cfg.hidden_size, vb.pp("embed_tokens"))?,
+            embed: match table {
+                Some(t) => t,
+                None => TokenTable::Loaded(candle_nn::embedding(cfg.vocab_size, cfg.hidden_size, vb.pp("embed_tokens"))?),
+            },
             embed_scale: (cfg.hidden_size as f64).sqrt(),
             layers,
             norm: RmsNorm::new(cfg.hidden_size, cfg.rms_norm_eps, vb.pp("norm"))?,
@@ -319,9 +386,9 @@ impl MultilingualEncoder {
         // read: side by side, the load is 1.3 s → under 1 s.
         let (tokenizer, model) = std::thread::scope(|scope| {
             let tokenizer = scope.spawn(|| load_tokenizer(dir));
-            let model = need(dir, "model.safetensors")
-                .and_then(|p| weights_from(&p, &device))
-                .and_then(|vb| Gemma3Encoder::with_precision(&cfg, vb, precision).with_context(|| format!("{}: not an EmbeddingGemma model", dir.display())));
+            let model = need(dir, "model.safetensors").and_then(|p| {
+                Gemma3Encoder::from_file(&cfg, &p, &device, precision).with_context(|| format!("{}: not an EmbeddingGemma model", dir.display()))
+            });
             let tokenizer = tokenizer.join().unwrap_or_else(|_| Err(anyhow::anyhow!("{}: loading tokenizer.json panicked", dir.display())));
             (tokenizer, model)
         });

@@ -68,7 +68,8 @@ impl Linear {
     /// bit for bit what the model computes without Registro's kernels.
     pub(crate) fn from_float(w: Tensor, precision: Precision) -> Result<Self> {
         let (_, k) = w.dims2()?;
-        if precision == Precision::Int8 && w.device().is_cpu() {
+        // Q8_0 blocks are 32 wide: a narrower or ragged input dimension stays f32 rather than failing the load.
+        if precision == Precision::Int8 && w.device().is_cpu() && k.is_multiple_of(32) {
             let q = QTensor::quantize(&w.to_dtype(DType::F32)?, GgmlDType::Q8_0)?;
             if let Some(p) = PackedWeight::new(&q) {
                 return Ok(Self { weight: Weight::Packed(p), k });
@@ -166,5 +167,14 @@ mod tests {
         // Q8_0 weights and activations: ~1% of the largest output at most.
         assert!(worst < 0.02 * scale, "int8 differs by {worst} on outputs up to {scale}");
         assert_eq!(many[0].flatten_all().unwrap().to_vec1::<f32>().unwrap(), many[1].flatten_all().unwrap().to_vec1::<f32>().unwrap());
+    }
+
+    /// Q8_0 blocks are 32 wide: a model with a narrower input loads in "int8" with that layer in f32 instead of
+    /// failing to load.
+    #[test]
+    fn a_layer_whose_input_is_not_a_multiple_of_32_stays_float_in_int8() {
+        let w = Tensor::randn(0f32, 0.05, (32, 48), &Device::Cpu).unwrap();
+        let l = Linear::from_float(w, Precision::Int8).unwrap();
+        assert!(matches!(l.weight, Weight::Float(_)));
     }
 }

@@ -145,13 +145,20 @@ fn encoder_folder_without_weights_is_a_clear_error() {
     assert!(e.contains("missing model.safetensors"), "{e}");
 }
 
-/// A two-layer Gemma 3 encoder with random weights (one sliding, one full-attention layer, grouped key/value heads).
+/// A two-layer Gemma 3 encoder with random weights (one sliding, one full-attention layer, grouped key/value heads;
+/// every input width a multiple of 32, so `Precision::Int8` packs its layers where the int8 kernels run).
 fn tiny_gemma_encoder() -> registro_engine::embedding_gemma::Gemma3Encoder {
-    use registro_engine::embedding_gemma::{Config, Gemma3Encoder};
+    let (cfg, w) = tiny_gemma_weights();
+    let vb = candle_nn::VarBuilder::from_tensors(w, candle_core::DType::F32, &candle_core::Device::Cpu);
+    registro_engine::embedding_gemma::Gemma3Encoder::new(&cfg, vb).unwrap()
+}
+
+fn tiny_gemma_weights() -> (registro_engine::embedding_gemma::Config, HashMap<String, Tensor>) {
+    use registro_engine::embedding_gemma::Config;
     let cfg: Config = serde_json::from_value(serde_json::json!({
-        "head_dim": 8, "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 16, "intermediate_size": 24,
+        "head_dim": 16, "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 32, "intermediate_size": 64,
         "num_attention_heads": 2, "num_hidden_layers": 2, "num_key_value_heads": 1, "rms_norm_eps": 1e-6,
-        "rope_theta": 1e6, "rope_local_base_freq": 1e4, "vocab_size": 20, "query_pre_attn_scalar": 8,
+        "rope_theta": 1e6, "rope_local_base_freq": 1e4, "vocab_size": 20, "query_pre_attn_scalar": 16,
         "layer_types": ["sliding_attention", "full_attention"], "use_bidirectional_attention": true
     }))
     .unwrap();
@@ -161,29 +168,28 @@ fn tiny_gemma_encoder() -> registro_engine::embedding_gemma::Gemma3Encoder {
         seed += 1;
         w.insert(name, rnd(shape, seed, 0.4));
     };
-    put("embed_tokens.weight".into(), &[20, 16]);
-    put("norm.weight".into(), &[16]);
+    put("embed_tokens.weight".into(), &[20, 32]);
+    put("norm.weight".into(), &[32]);
     for l in 0..2 {
         let p = format!("layers.{l}.");
         for (n, shape) in [
-            ("self_attn.q_proj.weight", [16, 16]),
-            ("self_attn.k_proj.weight", [8, 16]),
-            ("self_attn.v_proj.weight", [8, 16]),
-            ("self_attn.o_proj.weight", [16, 16]),
-            ("mlp.gate_proj.weight", [24, 16]),
-            ("mlp.up_proj.weight", [24, 16]),
-            ("mlp.down_proj.weight", [16, 24]),
+            ("self_attn.q_proj.weight", [32, 32]),
+            ("self_attn.k_proj.weight", [16, 32]),
+            ("self_attn.v_proj.weight", [16, 32]),
+            ("self_attn.o_proj.weight", [32, 32]),
+            ("mlp.gate_proj.weight", [64, 32]),
+            ("mlp.up_proj.weight", [64, 32]),
+            ("mlp.down_proj.weight", [32, 64]),
         ] {
             put(format!("{p}{n}"), &shape);
         }
-        put(format!("{p}self_attn.q_norm.weight"), &[8]);
-        put(format!("{p}self_attn.k_norm.weight"), &[8]);
+        put(format!("{p}self_attn.q_norm.weight"), &[16]);
+        put(format!("{p}self_attn.k_norm.weight"), &[16]);
         for n in ["input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"] {
-            put(format!("{p}{n}.weight"), &[16]);
+            put(format!("{p}{n}.weight"), &[32]);
         }
     }
-    let vb = candle_nn::VarBuilder::from_tensors(w, candle_core::DType::F32, &candle_core::Device::Cpu);
-    Gemma3Encoder::new(&cfg, vb).unwrap()
+    (cfg, w)
 }
 
 fn hidden(enc: &registro_engine::embedding_gemma::Gemma3Encoder, rows: &[&[u32]]) -> Vec<Vec<Vec<f32>>> {
@@ -214,6 +220,34 @@ fn gemma_encoder_attends_both_ways_and_ignores_padding() {
         assert!(max_diff(&batch[1][t], &short[0][t]) < 1e-5, "padding leaked into token {t}");
     }
     assert!(max_diff(&batch[0][4], &a[0][4]) < 1e-5);
+}
+
+/// A model loaded from its file reads token embeddings from the mapped table, not a copy: the hidden states are
+/// bit for bit those of the same tensors held in memory, in both precisions; a token id past the table is an error,
+/// not a read past it; and a table whose shape disagrees with config.json is refused at load, naming both.
+#[test]
+fn gemma_encoder_from_its_file_reads_the_mapped_table_exactly() {
+    use registro_engine::embedding_gemma::{Gemma3Encoder, Precision};
+    let (cfg, w) = tiny_gemma_weights();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.safetensors");
+    candle_core::safetensors::save(&w, &path).unwrap();
+    let rows: &[&[u32]] = &[&[2, 5, 7, 19, 1], &[0, 3, 1]];
+    for precision in [Precision::F32, Precision::Int8] {
+        let vb = candle_nn::VarBuilder::from_tensors(w.clone(), candle_core::DType::F32, &candle_core::Device::Cpu);
+        let in_memory = Gemma3Encoder::with_precision(&cfg, vb, precision).unwrap();
+        let mapped = Gemma3Encoder::from_file(&cfg, &path, &candle_core::Device::Cpu, precision).unwrap();
+        assert_eq!(hidden(&mapped, rows), hidden(&in_memory, rows), "{precision:?}");
+        let outside = Tensor::from_vec(vec![3u32, 20], (1, 2), &candle_core::Device::Cpu).unwrap();
+        let mask = Tensor::from_vec(vec![1u32, 1], (1, 2), &candle_core::Device::Cpu).unwrap();
+        let e = format!("{:#}", mapped.forward(&outside, &mask).err().expect("id 20 of a 20-row table"));
+        assert!(e.contains("token id 20") && e.contains("20 rows"), "{e}");
+    }
+    let mut wrong = w.clone();
+    wrong.insert("embed_tokens.weight".into(), rnd(&[19, 32], 7, 0.4));
+    candle_core::safetensors::save(&wrong, &path).unwrap();
+    let e = format!("{:#}", Gemma3Encoder::from_file(&cfg, &path, &candle_core::Device::Cpu, Precision::F32).err().expect("refused"));
+    assert!(e.contains("embed_tokens.weight") && e.contains("[19, 32]") && e.contains("(20, 32)"), "{e}");
 }
 
 /// A causal Gemma 3 checkpoint is refused by name rather than producing meaningless embeddings.
