@@ -71,7 +71,7 @@ impl AppState {
             // Free the old model before loading the new one: two resident models could exhaust memory.
             *slot = None;
             on_load();
-            *slot = Some(EngineGenerator::load(model)?);
+            *slot = Some(EngineGenerator::load(model)?.first_segment_first());
         }
         f(slot.as_mut().expect("loaded above"))
     }

@@ -51,7 +51,8 @@ fn main() -> anyhow::Result<()> {
     let lang: Lang = value("--lang").unwrap_or_else(|| "de".into()).parse()?;
     let fixed = args.iter().any(|a| a == "--fixed");
     let t = Instant::now();
-    let mut engine = tr::EngineGenerator::load(&model)?;
+    // As the app holds it: the first segment decoded on its own.
+    let mut engine = tr::EngineGenerator::load(&model)?.first_segment_first();
     let meaning = tr::qe::MeaningCheck::installed()?;
     println!("{model}: loaded in {:.2} s; meaning check {}; document examples {}", t.elapsed().as_secs_f64(), if meaning.is_some() { "on" } else { "off" }, if fixed { "fixed" } else { "retrieved" });
     let cancel = AtomicBool::new(false);

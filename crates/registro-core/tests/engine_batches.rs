@@ -94,3 +94,36 @@ fn the_next_run_reads_the_stored_prefix_and_translates_the_same() {
     assert_eq!(now.ino(), stored.ino(), "the second run computed and stored the prefix again instead of reading it");
     assert!(now.modified().unwrap() >= stored.modified().unwrap(), "the read prefix was not marked as used");
 }
+
+/// What the app's window shows first: with `first_segment_first` the document's first segment is reported before
+/// any other even when it is the longest (decoded among the others it finishes last); the CLI's default decodes
+/// every segment together, and either way each segment gets the same translation.
+#[test]
+fn the_first_segment_is_reported_first_only_where_a_window_waits_for_it() {
+    if !common::small_model_cached() {
+        return;
+    }
+    let sentences = [
+        "Thank you very much for the detailed report you sent us last week about the repairs to the roof and the windows.",
+        "Hello.",
+        "Where did you park?",
+        "Yes.",
+    ];
+    let requests: Vec<GenRequest> = sentences.iter().map(|s| request(turn(s), 1)).collect();
+    let in_order = |gen: &mut EngineGenerator| {
+        let mut order = Vec::new();
+        let mut texts = vec![String::new(); requests.len()];
+        gen.generate_many(&requests, &AtomicBool::new(false), &mut |i, g| {
+            order.push(i);
+            texts[i] = g?.remove(0).text;
+            Ok(())
+        })
+        .unwrap();
+        (order, texts)
+    };
+    let (window_order, window_texts) = in_order(&mut EngineGenerator::load(common::SMALL_MODEL).unwrap().first_segment_first());
+    let (file_order, file_texts) = in_order(&mut EngineGenerator::load(common::SMALL_MODEL).unwrap());
+    assert_eq!(window_order[0], 0, "the window's first segment comes first: {window_order:?}");
+    assert_ne!(file_order[0], 0, "decoded together, a short segment finishes before the long first one: {file_order:?}");
+    assert_eq!(window_texts, file_texts);
+}
