@@ -382,8 +382,8 @@ impl MultilingualEncoder {
         let device = device::open(choice)?;
         let cfg_path = need(dir, "config.json")?;
         let cfg: Config = read_json(&cfg_path)?;
-        // Gemma's 262k-entry tokenizer.json takes ~0.8 s to parse on one core, about what the weights take to
-        // read: side by side, the load is 1.3 s → under 1 s.
+        // Gemma's 262k-entry tokenizer.json takes ~0.8 s to parse on one core, about what the layers' weights take
+        // to read (the token table is mapped, not read): side by side, neither waits for the other.
         let (tokenizer, model) = std::thread::scope(|scope| {
             let tokenizer = scope.spawn(|| load_tokenizer(dir));
             let model = need(dir, "model.safetensors").and_then(|p| {
