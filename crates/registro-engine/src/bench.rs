@@ -88,11 +88,12 @@ pub fn run(path: &Path, a: &BenchConfig) -> Result<BenchReport> {
         // The decode rate within batches against prefill, the compute bound on a CPU: a step decodes one token
         // of every row and also pays the output layer for each, which a prefill pays once per prompt.
         eprintln!(
-            "[bench] candle document ({how}) decode within batches {:.1} tok/s = {:.0}% of prefill ({} steps, {:.1}s); admissions {} ({} prompt tokens, {:.1}s, {:.1} tok/s)",
+            "[bench] candle document ({how}) decode within batches {:.1} tok/s = {:.0}% of prefill ({} steps, {:.1}s, {:.1}% of rows computed were placeholders); admissions {} ({} prompt tokens, {:.1}s, {:.1} tok/s)",
             stats.decode_tok_s(),
             100.0 * stats.decode_tok_s() / prefill,
             stats.steps,
             stats.step_secs,
+            100.0 * stats.placeholder_share(),
             stats.admissions,
             stats.admitted_tokens,
             stats.admit_secs,

@@ -19,6 +19,8 @@ pub struct BatchStats {
     pub steps: usize,
     /// Tokens decoded by the steps (rows in flight; a freed row's placeholder is not counted).
     pub step_tokens: usize,
+    /// Rows the steps computed, placeholders included: `step_rows - step_tokens` is arithmetic spent on nothing.
+    pub step_rows: usize,
     pub step_secs: f64,
 }
 
@@ -28,12 +30,18 @@ impl BatchStats {
         if self.step_secs > 0.0 { self.step_tokens as f64 / self.step_secs } else { 0.0 }
     }
 
+    /// Share of the rows computed by decode steps that were a freed row's placeholder.
+    pub fn placeholder_share(&self) -> f64 {
+        if self.step_rows > 0 { 1.0 - self.step_tokens as f64 / self.step_rows as f64 } else { 0.0 }
+    }
+
     pub fn add(&mut self, o: &BatchStats) {
         self.admissions += o.admissions;
         self.admitted_tokens += o.admitted_tokens;
         self.admit_secs += o.admit_secs;
         self.steps += o.steps;
         self.step_tokens += o.step_tokens;
+        self.step_rows += o.step_rows;
         self.step_secs += o.step_secs;
     }
 }
@@ -155,10 +163,14 @@ impl Model {
             // Admit prompts into free slots (and, until the batch has `rows` rows, new ones).
             let free: Vec<usize> = (0..slots.len()).filter(|&j| slots[j].is_none()).collect();
             let room = free.len() + rows.saturating_sub(slots.len());
-            // Every admission is a prefill that reads all the weights once, as a decode step does: admitting a
-            // quarter of the rows at a time, not each row as it frees, saves most of those reads. A freed row
-            // decodes a placeholder token meanwhile, which costs the step little (it is bound by the weights).
-            let group_min = (rows / ADMIT_DIVISOR).clamp(1, prompts.len().saturating_sub(next).max(1));
+            // On a GPU every admission is one batched prefill that reads all the weights once, as a decode step
+            // does: admitting a quarter of the rows at a time, not each row as it frees, saves most of those reads,
+            // and a freed row decodes a placeholder token meanwhile, which costs a weight-bound step little. A CPU
+            // prefills admitted prompts one at a time anyway (`start`), and with many rows its steps are bound by
+            // arithmetic, which a placeholder row spends like a real one: there a freed row is refilled at once
+            // (`registro bench engine` prints the share of placeholder rows).
+            let divisor = if self.device().is_cpu() { rows } else { ADMIT_DIVISOR };
+            let group_min = (rows / divisor).clamp(1, prompts.len().saturating_sub(next).max(1));
             if room >= group_min && next < prompts.len() && !cancel.load(Ordering::Relaxed) {
                 let mut group = Vec::new();
                 while group.len() < room && next < prompts.len() {
@@ -281,6 +293,7 @@ impl Model {
             let l = self.decoder.forward(&feed, &mut batch, false)?;
             stats.steps += 1;
             stats.step_tokens += slots.iter().filter(|s| s.is_some()).count();
+            stats.step_rows += slots.len();
             stats.step_secs += t.elapsed().as_secs_f64();
             for (s, row) in slots.iter_mut().zip(rows_of(&l)?) {
                 if let Some(s) = s.as_mut() {
