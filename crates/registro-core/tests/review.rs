@@ -16,7 +16,7 @@ use registro_core::translate::{store_edit, Lang, Register};
 use registro_store::{NewRun, Output, SegmentStatus, Store, Task};
 
 fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../registro-formats/tests").join(rel)
+    registro_testkit::crate_dir().join("../registro-formats/tests").join(rel)
 }
 
 /// Imports `file` into a fresh store and returns it with the document id and its sentences.

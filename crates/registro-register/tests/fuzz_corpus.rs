@@ -2,7 +2,7 @@
 
 #[test]
 fn register_repair_corpus_replays_without_panics() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/register_repair");
+    let dir = registro_testkit::crate_dir().join("../../fuzz/corpus/register_repair");
     let mut n = 0;
     for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let path = entry.unwrap().path();

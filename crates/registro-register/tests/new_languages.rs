@@ -208,7 +208,7 @@ fn hostile_text_never_panics() {
 /// analyzer must read every reference in its register, and repair must turn each into the other register's label.
 #[test]
 fn russian_development_set_is_read_and_repaired() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/ru-dev");
+    let dir = registro_testkit::crate_dir().join("../../data/ru-dev");
     let pairs = data::load_dir(&dir, Lang::Ru).expect("data/ru-dev is part of the repository");
     assert_eq!(pairs.len(), 30);
     let a = eval::accuracy(Lang::Ru, &pairs);

@@ -44,14 +44,17 @@ pub fn one_404_server() -> (u16, std::thread::JoinHandle<()>) {
     (port, server)
 }
 
-/// The folder of the kept fuzz corpus `fuzz/corpus/<target>`, found from the calling test's crate (`crates/<name>`,
-/// which `cargo test` names in `CARGO_MANIFEST_DIR` at run time). Not from this crate's compile-time path: cargo
-/// reuses this crate's build across checkouts of the repository (the target dir is shared), so a path baked in at
-/// compile time can name another clone, and the replays failed with "No such file or directory" in the one that did
-/// not build it last.
+/// The calling test's crate folder (`crates/<name>`), which `cargo test` names in `CARGO_MANIFEST_DIR` at run time.
+/// Not a compile-time path (`env!`): cargo reuses a build across checkouts of the repository (the target dir is
+/// shared), so a path baked in at compile time can name another clone, and tests failed with "No such file or
+/// directory" in the one that did not build them last.
+pub fn crate_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into())
+}
+
+/// The folder of the kept fuzz corpus `fuzz/corpus/<target>`, found from the calling test's crate ([`crate_dir`]).
 pub fn fuzz_corpus_dir(target: &str) -> std::path::PathBuf {
-    let crate_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into());
-    crate_dir.join("../../fuzz/corpus").join(target)
+    crate_dir().join("../../fuzz/corpus").join(target)
 }
 
 /// An English text document `name` of `sources`, without references: what a paste or a .txt import stores.
