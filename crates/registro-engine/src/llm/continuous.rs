@@ -163,14 +163,13 @@ impl Model {
             // Admit prompts into free slots (and, until the batch has `rows` rows, new ones).
             let free: Vec<usize> = (0..slots.len()).filter(|&j| slots[j].is_none()).collect();
             let room = free.len() + rows.saturating_sub(slots.len());
-            // On a GPU every admission is one batched prefill that reads all the weights once, as a decode step
-            // does: admitting a quarter of the rows at a time, not each row as it frees, saves most of those reads,
-            // and a freed row decodes a placeholder token meanwhile, which costs a weight-bound step little. A CPU
-            // prefills admitted prompts one at a time anyway (`start`), and with many rows its steps are bound by
-            // arithmetic, which a placeholder row spends like a real one: there a freed row is refilled at once
-            // (`registro bench engine` prints the share of placeholder rows).
-            let divisor = if self.device().is_cpu() { rows } else { ADMIT_DIVISOR };
-            let group_min = (rows / divisor).clamp(1, prompts.len().saturating_sub(next).max(1));
+            // Every admission is a prefill that reads all the weights once, as a decode step does: admitting a
+            // quarter of the rows at a time, not each row as it frees, saves most of those reads. A freed row
+            // decodes a placeholder token meanwhile (`BatchStats::placeholder_share`: ~5% of the rows computed for
+            // 1.5B, `registro bench engine --batch 64 --segments 128`). Refilling each row at once on a CPU, where
+            // admitted prompts are prefilled one at a time anyway, took those to 0% but no measurable time off that
+            // benchmark on a 2-core VM whose runs spread ±10%, for three times the admissions.
+            let group_min = (rows / ADMIT_DIVISOR).clamp(1, prompts.len().saturating_sub(next).max(1));
             if room >= group_min && next < prompts.len() && !cancel.load(Ordering::Relaxed) {
                 let mut group = Vec::new();
                 while group.len() < room && next < prompts.len() {
