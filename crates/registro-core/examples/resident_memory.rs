@@ -8,18 +8,12 @@ use std::time::Instant;
 use registro_core::translate::qe::MeaningCheck;
 use registro_core::translate::EngineGenerator;
 
-/// (resident, peak) MiB of this process.
-fn memory() -> (u64, u64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let kib = |key: &str| status.lines().find(|l| l.starts_with(key)).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-    (kib("VmRSS:") / 1024, kib("VmHWM:") / 1024)
-}
-
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let model = args.iter().position(|a| a == "--model").and_then(|i| args.get(i + 1)).cloned().unwrap_or_else(registro_core::models::default_model);
     let step = |what: &str, t: Instant| {
-        let (rss, peak) = memory();
+        let mib = |field| registro_engine::bench::process_memory_mib(field).unwrap_or(0);
+        let (rss, peak) = (mib("VmRSS"), mib("VmHWM"));
         println!("{what:<34} {:>6.2} s   RSS {rss:>5} MiB   peak {peak:>5} MiB", t.elapsed().as_secs_f64());
     };
     let t = Instant::now();

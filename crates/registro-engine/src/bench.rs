@@ -181,11 +181,15 @@ fn segment(i: usize) -> String {
 }
 
 fn peak_rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.to_string()))
-        .and_then(|l| l.split_whitespace().nth(1).and_then(|k| k.parse::<f64>().ok()))
-        .map_or(f64::NAN, |kb| kb / 1024.0)
+    process_memory_mib("VmHWM").map_or(f64::NAN, |m| m as f64)
+}
+
+/// A memory field of this process's `/proc/self/status` in MiB: `VmRSS` resident now, `VmHWM` the peak (not
+/// ru_maxrss, which carries a forking parent's peak across exec). `None` where there is no such file (not Linux).
+pub fn process_memory_mib(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: u64 = status.lines().find(|l| l.strip_prefix(field).is_some_and(|r| r.starts_with(':')))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
 }
 
 fn load_average() -> String {
@@ -343,3 +347,16 @@ fn candle_core_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    /// The memory figures the benchmarks print are this process's: resident now, and a peak no lower; a field
+    /// name that only starts another (`VmRSS` vs a hypothetical `VmRSSx`) or is missing gives nothing.
+    #[test]
+    fn process_memory_reads_resident_and_peak() {
+        let (rss, peak) = (super::process_memory_mib("VmRSS").unwrap(), super::process_memory_mib("VmHWM").unwrap());
+        assert!(rss > 0 && peak >= rss, "resident {rss} MiB, peak {peak} MiB");
+        assert_eq!(super::process_memory_mib("Vm"), None);
+        assert_eq!(super::process_memory_mib("NoSuchField"), None);
+    }
+}

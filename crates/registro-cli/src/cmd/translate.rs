@@ -393,7 +393,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
         reports.push(r);
     }
     if !ctx.json {
-        println!("peak RSS {} ({})", peak_rss_mib().map_or("unknown".into(), |m| format!("{m} MiB")), if a.sequential {
+        println!("peak RSS {} ({})", registro_engine::bench::process_memory_mib("VmHWM").map_or("unknown".into(), |m| format!("{m} MiB")), if a.sequential {
             "sequential path"
         } else if a.fixed_batches {
             "fixed batches, early exit"
@@ -405,13 +405,6 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&reports)?);
     }
     Ok(())
-}
-
-/// This process's peak resident memory (VmHWM: ru_maxrss would carry a forking parent's peak across exec).
-fn peak_rss_mib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb: u64 = status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
 }
 
 fn bench_analyzer(ctx: &Ctx, langs: &[Lang], dir: Option<&std::path::Path>) -> anyhow::Result<()> {

@@ -135,7 +135,8 @@ impl EngineGenerator {
     /// For a window where a person waits to see the first segment: it is decoded on its own, then the rest in full
     /// batches. A segment decoded among 16 rows finishes only after 16 rows' worth of steps are computed, but the
     /// one-row steps it takes alone cost the whole document their time (a sentence's ~35 steps; a 1.5B model
-    /// decodes one row at 18–21 tok/s on a 2-core CPU, so ~1.7 s a register), so files from the CLI decode every segment together.
+    /// decodes one row at 18–21 tok/s on a 2-core CPU, so ~1.7 s a register), so files from the CLI decode every
+    /// segment together.
     pub fn first_segment_first(mut self) -> Self {
         self.first_segment_first = true;
         self
