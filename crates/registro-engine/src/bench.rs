@@ -29,6 +29,17 @@ pub struct BenchReport {
     pub load_average_after: String,
     pub rows: Vec<Row>,
     pub llama_cpp_note: Option<String>,
+    /// One layer's decode-step attention over a translation-shaped cache (CPU only).
+    pub attention: Vec<AttentionTiming>,
+}
+
+/// Milliseconds one layer's decode-step attention took for `rows` rows over `shared` + `own` columns.
+#[derive(serde::Serialize, Clone, Debug)]
+pub struct AttentionTiming {
+    pub rows: usize,
+    pub shared: usize,
+    pub own: usize,
+    pub ms_per_layer: f64,
 }
 
 /// Prefill, decode and document throughput of candle on `path`, and of llama.cpp when asked and installed.
@@ -53,6 +64,14 @@ pub fn run(path: &Path, a: &BenchConfig) -> Result<BenchReport> {
     let decode = (g.tokens.len() - 1) as f64 / g.decode_secs;
 
     eprintln!("[bench] candle decode {decode:.1} tok/s");
+    // A translation's decode step: a ~600-token few-shot prefix shared by every row, ~150 columns of each row's own.
+    let mut attention = Vec::new();
+    for rows in [12, 64] {
+        let (shared, own) = (600, 150);
+        if let Some(ms_per_layer) = model.time_attention_step(rows, shared, own)? {
+            attention.push(AttentionTiming { rows, shared, own, ms_per_layer });
+        }
+    }
     // Document: shared instruction + few-shot prefix computed once; segment i stops after `budgets[i]` tokens
     // (half to 1.5× `segment_tokens`, as translations of different sentences do). Decoded in fixed batches of
     // `batch` rows (rows dropped as they finish: the path before continuous batching) and continuously (a
@@ -128,7 +147,7 @@ pub fn run(path: &Path, a: &BenchConfig) -> Result<BenchReport> {
         }
         Err(e) => Some(format!("llama.cpp not measured: {e:#}")),
     };
-    Ok(BenchReport { model: path.to_path_buf(), load_average_before: load_before, load_average_after: load_after, rows, llama_cpp_note: llama_note })
+    Ok(BenchReport { model: path.to_path_buf(), load_average_before: load_before, load_average_after: load_after, rows, llama_cpp_note: llama_note, attention })
 }
 
 impl BenchReport {
@@ -152,6 +171,9 @@ impl BenchReport {
         }
         if let Some(n) = &self.llama_cpp_note {
             println!("{n}");
+        }
+        for a in &self.attention {
+            println!("decode-step attention, {} rows over {} shared + {} own columns: {:.3} ms a layer", a.rows, a.shared, a.own, a.ms_per_layer);
         }
     }
 }

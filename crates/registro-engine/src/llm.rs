@@ -295,6 +295,15 @@ impl Model {
         self.encode(&text)
     }
 
+    /// One layer's decode-step attention in milliseconds, with this model's heads, for `rows` rows over `prefix`
+    /// shared and `own` columns (`registro bench engine`); `None` off the CPU's attention kernels (a GPU).
+    pub fn time_attention_step(&self, rows: usize, prefix: usize, own: usize) -> Result<Option<f64>> {
+        if !self.device().is_cpu() {
+            return Ok(None);
+        }
+        self.decoder.time_attention_step(rows, prefix, own)
+    }
+
     /// `[bos]` for models that expect one at the start of the input (Gemma, Llama), else empty.
     pub fn bos_prefix(&self) -> Vec<u32> {
         match (self.info.arch, self.info.bos) {

@@ -164,11 +164,14 @@ fn a_long_shared_prefix_decodes_what_the_whole_prompt_decodes() {
         let shared = m.generate(Some(&prefix), p, &o, &mut NoProcessor, &mut |_| {}, &no).unwrap();
         assert_eq!(shared.tokens, plain.tokens, "alone over the shared prefix: {:?} vs {:?}", shared.text, plain.text);
         assert_eq!(b.tokens, plain.tokens, "in a batch over the shared prefix: {:?} vs {:?}", b.text, plain.text);
-        // One prefill of ~760 tokens and two chunks of the prefix round differently: about 0.005 nats a token with
-        // Registro's packed kernels. candle's kernels (REGISTRO_NATIVE_QMATMUL=0, or a CPU without AVX-512 VNNI)
-        // take other code paths for other row counts and round more: 0.012 on an AMD EPYC.
+        // One prefill of ~760 tokens and two chunks of the prefix round differently, and the f16 rounding of the
+        // attention weights carries a last-bit difference on: with Registro's packed kernels on an AMD EPYC the
+        // first token already differs by 0.055 nats, and 16 tokens by 0.014 and 0.194 nats (0.024 and 0.145 when the
+        // decode step's scores were summed by `gemm`, whose order depends on a run's width). candle's kernels
+        // (REGISTRO_NATIVE_QMATMUL=0, or a CPU without AVX-512 VNNI) take other code paths for other row counts and
+        // round more: 0.012 a token on the same CPU.
         let packed = registro_engine::device::cpu_info().kernels.starts_with("Registro's packed");
-        let per_token = if packed { 0.01 } else { 0.025 };
+        let per_token = if packed { 0.015 } else { 0.025 };
         assert!((shared.logprob - plain.logprob).abs() < per_token * o.max_tokens as f32, "{} vs {} (packed kernels: {packed})", shared.logprob, plain.logprob);
         let beams = m.nbest(Some(&prefix), p, &o, 4, 2, &mut NoProcessor, &no).unwrap();
         let beams_plain = m.nbest(None, &whole, &o, 4, 2, &mut NoProcessor, &no).unwrap();
@@ -296,3 +299,4 @@ fn embeddinggemma_in_int8_keeps_the_similarities_the_meaning_check_decides_on() 
         assert!(c > 0.99, "{t:?}: int8 embedding at cosine {c:.4} from the f32 one");
     }
 }
+

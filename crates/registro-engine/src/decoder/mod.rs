@@ -229,6 +229,15 @@ pub struct Decoder {
     device: Device,
 }
 
+impl Decoder {
+    /// One layer's decode-step attention in milliseconds for `rows` rows over `prefix` shared and `own` columns,
+    /// with this model's heads (`registro bench engine`); `None` where the CPU kernels do not run.
+    pub fn time_attention_step(&self, rows: usize, prefix: usize, own: usize) -> Result<Option<f64>> {
+        let d = &self.cfg.dims;
+        attend::time_decode_step(d.n_head, d.n_kv_head, d.head_dim, rows, prefix, own)
+    }
+}
+
 fn rope_table(head_dim: usize, base: f32, max_pos: usize, device: &Device) -> Result<(Tensor, Tensor)> {
     let inv: Vec<f32> = (0..head_dim).step_by(2).map(|i| 1f32 / base.powf(i as f32 / head_dim as f32)).collect();
     let n = inv.len();
