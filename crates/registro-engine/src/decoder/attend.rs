@@ -191,10 +191,17 @@ impl Head<'_> {
         #[cfg(target_arch = "x86_64")]
         if g <= 8 && std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
             let n0 = self.keys[0].len() / hd;
+            // The queries by lane of `hd`: one 8-wide vector of query heads per lane (heads past `g` are 0).
+            let mut by_lane = vec![0f32; hd * 8];
+            for gi in 0..g {
+                for d in 0..hd {
+                    by_lane[d * 8 + gi] = self.queries[gi * hd + d];
+                }
+            }
             // SAFETY: the features were just detected; `p` is g×t and the two runs hold t columns of hd in all.
             unsafe {
-                scores_by_column(self.queries, self.keys[0], hd, self.scale, p, 0, t);
-                scores_by_column(self.queries, self.keys[1], hd, self.scale, p, n0, t);
+                scores_by_column(&by_lane, g, self.keys[0], hd, self.scale, p, 0, t);
+                scores_by_column(&by_lane, g, self.keys[1], hd, self.scale, p, n0, t);
             }
             return;
         }
@@ -240,7 +247,7 @@ impl Head<'_> {
     #[target_feature(enable = "avx512f")]
     unsafe fn weighted_values_avx512(&self, p: &[f32], t: usize, y: &mut [f32]) {
         let g = y.len() / self.hd;
-        if self.hd % 32 != 0 {
+        if !self.hd.is_multiple_of(32) {
             return self.weighted_values_portable(p, t, y);
         }
         // SAFETY (each arm): avx512f is enabled for this function; `g` matches the arm.
@@ -272,7 +279,7 @@ impl Head<'_> {
     unsafe fn weighted_values_blocked<const G: usize>(&self, p: &[f32], t: usize, y: &mut [f32]) {
         use std::arch::x86_64::*;
         let hd = self.hd;
-        debug_assert!(y.len() == G * hd && p.len() == G * t && hd % 32 == 0);
+        debug_assert!(y.len() == G * hd && p.len() == G * t && hd.is_multiple_of(32));
         let own = self.values[0].len() / hd;
         debug_assert_eq!(own + self.values[1].len() / hd, t);
         for d0 in (0..hd).step_by(32) {
@@ -313,27 +320,20 @@ impl Head<'_> {
     }
 }
 
-/// Scores of the `g ≤ 8` queries (`g × hd`) against keys stored as rows of `hd` (`keys`, columns `at..` of `out`,
-/// row stride `t`): the query heads sit in the lanes of one vector, and eight columns are summed at once, each by
-/// fused multiply-adds from 0 in lane order, then scaled.
+/// Scores of `g ≤ 8` queries, given by lane (`by_lane`: `hd` vectors of 8 query heads), against keys stored as
+/// rows of `hd` (`keys`, columns `at..` of `out`, row stride `t`): eight columns are summed at once, each by fused
+/// multiply-adds from 0 in lane order, then scaled.
 ///
 /// # Safety
-/// The CPU must support AVX2 and FMA; `queries.len()` is `g·hd` with `g ≤ 8`, and `out` holds `g` rows of `t`
-/// with columns `at..at + keys.len() / hd` inside them.
+/// The CPU must support AVX2 and FMA; `by_lane.len()` is `8·hd`, `g ≤ 8`, and `out` holds `g` rows of `t` with
+/// columns `at..at + keys.len() / hd` inside them.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn scores_by_column(queries: &[f32], keys: &[f32], hd: usize, scale: f32, out: &mut [f32], at: usize, t: usize) {
+#[allow(clippy::too_many_arguments)]
+unsafe fn scores_by_column(by_lane: &[f32], g: usize, keys: &[f32], hd: usize, scale: f32, out: &mut [f32], at: usize, t: usize) {
     use std::arch::x86_64::*;
-    let g = queries.len() / hd;
     let n = keys.len() / hd;
-    debug_assert!(g <= 8 && at + n <= t && out.len() >= g * t);
-    // The queries by lane of `hd`: one 8-wide vector of query heads per lane (heads past `g` are 0).
-    let mut by_lane = vec![0f32; hd * 8];
-    for gi in 0..g {
-        for d in 0..hd {
-            by_lane[d * 8 + gi] = queries[gi * hd + d];
-        }
-    }
+    debug_assert!(g <= 8 && by_lane.len() == 8 * hd && at + n <= t && out.len() >= g * t);
     #[inline(always)]
     unsafe fn columns<const C: usize>(by_lane: &[f32], keys: &[f32], hd: usize, c: usize, scale: __m256, g: usize, out: &mut [f32], at: usize, t: usize) {
         let mut acc = [_mm256_setzero_ps(); C];
@@ -354,11 +354,11 @@ unsafe fn scores_by_column(queries: &[f32], keys: &[f32], hd: usize, scale: f32,
     let scale = _mm256_set1_ps(scale);
     let mut c = 0;
     while c + 8 <= n {
-        columns::<8>(&by_lane, keys, hd, c, scale, g, out, at, t);
+        columns::<8>(by_lane, keys, hd, c, scale, g, out, at, t);
         c += 8;
     }
     while c < n {
-        columns::<1>(&by_lane, keys, hd, c, scale, g, out, at, t);
+        columns::<1>(by_lane, keys, hd, c, scale, g, out, at, t);
         c += 1;
     }
 }
