@@ -280,12 +280,16 @@ impl Head<'_> {
         use std::arch::x86_64::*;
         let hd = self.hd;
         debug_assert!(y.len() == G * hd && p.len() == G * t && hd.is_multiple_of(32));
-        let own = self.values[0].len() / hd;
-        debug_assert_eq!(own + self.values[1].len() / hd, t);
+        let prefix_columns = self.values[0].len() / hd;
+        debug_assert_eq!(prefix_columns + self.values[1].len() / hd, t);
         for d0 in (0..hd).step_by(32) {
             let mut acc = [[_mm512_setzero_ps(); 2]; G];
             for c in 0..t {
-                let value = if c < own { self.values[0].as_ptr().add(c * hd + d0) } else { self.values[1].as_ptr().add((c - own) * hd + d0) };
+                let value = if c < prefix_columns {
+                    self.values[0].as_ptr().add(c * hd + d0)
+                } else {
+                    self.values[1].as_ptr().add((c - prefix_columns) * hd + d0)
+                };
                 let (x0, x1) = (_mm512_loadu_ps(value), _mm512_loadu_ps(value.add(16)));
                 for (gi, a) in acc.iter_mut().enumerate() {
                     let w = _mm512_set1_ps(*p.get_unchecked(gi * t + c));
