@@ -9,10 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
 DIR=$(mkdir -p "${1:?usage: scripts/pack-gpu-tests.sh DIR}" && cd "$1" && pwd)
-CU="${REGISTRO_CUDA_CACHE:-$HOME/.cache/registro/cuda}/13.0/nvidia/cu13"
-[ -x "$CU/bin/nvcc" ] || { echo "no CUDA 13.0 toolkit in $CU: run scripts/check-gpu-build.sh first" >&2; exit 1; }
-export CARGO_TARGET_DIR="${REGISTRO_CUDA_TARGET_DIR:-$HOME/.cache/registro/target-cuda}"
-export PATH="$CU/bin:$PATH" CUDA_ROOT="$CU" CUDA_HOME="$CU" CUDA_COMPUTE_CAP="${CUDA_COMPUTE_CAP:-80}" CUDAFORGE_THREADS="${CUDAFORGE_THREADS:-1}"
+source scripts/cuda-env.sh
+[ -x "$CU/bin/nvcc" ] || { echo "no CUDA $CUDA_VERSION toolkit in $CU: run scripts/check-gpu-build.sh first" >&2; exit 1; }
 export LD_LIBRARY_PATH="$CU/lib:$CU/lib/stubs"
 TESTS=(tiny_decoders continuous_batching score_many)
 args=(); for t in "${TESTS[@]}"; do args+=(--test "$t"); done
