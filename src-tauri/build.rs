@@ -1,4 +1,4 @@
-// tauri-build reads tauri.conf.json (a link to the one at the repository top level) and capabilities/, and
+// tauri-build reads tauri.conf.json (with tauri.<platform>.conf.json merged over it) and capabilities/, and
 // generates the permission manifests, including `allow-<command>` for each of the app's own commands (declaring
 // them switches on Tauri's ACL for app commands: one not granted in capabilities/ is refused). The built ui/dist is embedded by `generate_context!`, so give a clear error
 // instead of tauri's "frontendDist doesn't exist" when the UI has not been built yet.
