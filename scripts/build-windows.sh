@@ -4,9 +4,12 @@
 #
 #   bash scripts/build-windows.sh            # the CLI: registro.exe
 #   bash scripts/build-windows.sh app        # the CLI and the app: registro-app.exe (needs ui/dist built)
-#   bash scripts/build-windows.sh portable   # the CLI, the app and the portable zip (registro.exe, registro-app.exe,
-#                                            # data/examples/, THIRD_PARTY.md)
-#   bash scripts/build-windows.sh nsis       # the CLI, the app and the NSIS installer (Tauri's bundler, local makensis)
+#   bash scripts/build-windows.sh portable   # + the portable zip (registro.exe, registro-app.exe, data/examples/,
+#                                            #   THIRD_PARTY.md)
+#   bash scripts/build-windows.sh installer  # + the NSIS installer (src-tauri/windows/installer.nsi, local makensis)
+#   bash scripts/build-windows.sh all        # the CLI, the app, the portable zip and the installer
+#   bash scripts/build-windows.sh tauri-nsis # Tauri's own NSIS bundler (needs GitHub: see tauri_nsis below)
+# Artifacts: ~/.cache/registro/target-windows/dist/.
 #
 # Needs: rustup target x86_64-pc-windows-gnu; apt gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 (and nsis for the
 # installer). Prints where each artifact is and its size. Environment: WINDOWS_TARGET_DIR overrides the target dir,
@@ -38,11 +41,13 @@ export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
 # No MinGW runtime DLL beside the exe (libgcc_s_seh-1.dll, libstdc++-6.dll, libwinpthread-1.dll): the runtime is
 # linked statically, so registro.exe runs on a bare Windows.
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS="${CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS:--C target-feature=+crt-static -C link-args=-static -C link-args=-static-libgcc}"
-# Timestamps of the build scripts and the link are not stable anyway; keep the cross build at a lower priority than
-# the Linux builds sharing the machine.
+# At a lower priority than the Linux builds that share the machine.
 NICE="${WINDOWS_NICE:-nice -n 5}"
 
 size() { ls -l "$1" | awk -v f="$1" '{printf "%s  %.1f MiB\n", f, $5/1048576}'; }
+VERSION="$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' src-tauri/tauri.conf.json | head -1)"
+DIST="$CARGO_TARGET_DIR/dist"
+STAGE="$DIST/Registro"
 
 build_cli() {
   local t0=$SECONDS
@@ -54,44 +59,76 @@ build_cli() {
 build_app() {
   [ -f ui/dist/index.html ] || { echo "build-windows: ui/dist is not built (cd ui && npm ci && npm run build)" >&2; exit 1; }
   local t0=$SECONDS
-  # The Windows config (resources: data/examples beside the exe) is merged over src-tauri/tauri.conf.json by
-  # tauri-build when the target is Windows.
+  # tauri-build merges src-tauri/tauri.windows.conf.json over tauri.conf.json for a Windows target (icon.ico for
+  # the exe's resources; bundle.resources are copied beside the exe, so it also runs from the target dir).
   $NICE cargo build --profile "$PROFILE" --target "$TARGET" -p registro-app
   echo "build-windows: app built in $((SECONDS - t0)) s"
   size "$OUT/registro-app.exe"
 }
 
-portable() {
-  local dir="$CARGO_TARGET_DIR/portable/registro-windows-x64"
-  rm -rf "$dir" && mkdir -p "$dir/data"
-  cp "$OUT/registro.exe" "$dir/"
-  [ -f "$OUT/registro-app.exe" ] && cp "$OUT/registro-app.exe" "$dir/"
-  cp -r data/examples "$dir/data/examples"
-  cp THIRD_PARTY.md "$dir/"
-  local zip="$CARGO_TARGET_DIR/portable/registro-windows-x64.zip"
-  rm -f "$zip"
-  (cd "$dir/.." && python3 -c '
-import os, sys, zipfile
-root = sys.argv[1]
-with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
-    for d, _, files in os.walk(root):
-        for f in sorted(files):
-            p = os.path.join(d, f)
-            z.write(p, p)
-' registro-windows-x64 "$zip")
-  size "$zip"
-  (cd "$dir/.." && find registro-windows-x64 -maxdepth 3 | sort | head -30)
+# What a Windows install holds, as the binaries look for it (<exe dir>\data\examples), stripped of the release
+# profile's line tables.
+stage() {
+  rm -rf "$STAGE" && mkdir -p "$STAGE/data"
+  local b
+  for b in registro.exe registro-app.exe; do
+    [ -f "$OUT/$b" ] || continue
+    x86_64-w64-mingw32-strip --strip-debug -o "$STAGE/$b" "$OUT/$b"
+    size "$STAGE/$b"
+  done
+  cp -r data/examples "$STAGE/data/examples"
+  cp THIRD_PARTY.md "$STAGE/"
 }
 
-nsis() {
-  need makensis "apt-get install -y nsis"
-  bash scripts/windows-nsis.sh "$OUT"
+# The portable zip: registro.exe (+ registro-app.exe when built), data/examples/, THIRD_PARTY.md in one folder.
+portable() {
+  stage
+  local zip="$DIST/registro-${VERSION}-windows-x64-portable.zip"
+  rm -f "$zip"
+  python3 - "$DIST" Registro "$zip" <<'PY'
+import os, sys, zipfile
+base, root, out = sys.argv[1:]
+with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+    for d, dirs, files in os.walk(os.path.join(base, root)):
+        dirs.sort()
+        for f in sorted(files):
+            p = os.path.join(d, f)
+            z.write(p, os.path.relpath(p, base))
+PY
+  size "$zip"
+  python3 -c 'import sys, zipfile; n = zipfile.ZipFile(sys.argv[1]).namelist(); print(len(n), "files:", *[x for x in n if x.count("/") < 3], sep="\n  ")' "$zip"
+}
+
+# The installer: src-tauri/windows/installer.nsi with the local makensis (apt nsis). Tauri's own NSIS installer
+# needs a download from GitHub on every Linux build (see tauri_nsis below); the release workflow builds that one
+# on a Windows runner.
+installer() {
+  command -v makensis >/dev/null || { echo "build-windows: makensis not found: apt-get install -y nsis" >&2; exit 1; }
+  stage
+  local exe="$DIST/Registro_${VERSION}_x64-setup.exe" t0=$SECONDS
+  makensis -V2 -DSRCDIR="$STAGE" -DVERSION="$VERSION" -DOUTFILE="$exe" -DICON="$PWD/src-tauri/icons/icon.ico" \
+    src-tauri/windows/installer.nsi
+  echo "build-windows: installer built in $((SECONDS - t0)) s"
+  size "$exe"
+}
+
+# Tauri's own NSIS bundler, for the record: on Linux it runs the local makensis, but first fetches
+# nsis_tauri_utils.dll from github.com/tauri-apps/nsis-tauri-utils (and, as it checks for the NSIS.exe of its own
+# Windows NSIS zip, fetches it again on every run). Where GitHub is unreachable it fails on that download.
+tauri_nsis() {
+  local tauri="$PWD/ui/node_modules/.bin/tauri"
+  [ -x "$tauri" ] || { echo "build-windows: $tauri missing (cd ui && npm install)" >&2; exit 1; }
+  TAURI_APP_PATH="$PWD/src-tauri" TAURI_FRONTEND_PATH="$PWD/ui" \
+    "$tauri" bundle --bundles nsis --target "$TARGET" --ci
+  ls -l "$OUT/bundle/nsis/"*.exe
 }
 
 case "$what" in
   cli) build_cli ;;
   app) build_cli; build_app ;;
   portable) build_cli; build_app; portable ;;
-  nsis) build_cli; build_app; nsis ;;
-  *) echo "usage: $0 [cli|app|portable|nsis]" >&2; exit 2 ;;
+  installer) build_cli; build_app; installer ;;
+  all) build_cli; build_app; portable; installer ;;
+  tauri-nsis) build_cli; build_app; tauri_nsis ;;
+  *) echo "usage: $0 [cli|app|portable|installer|all|tauri-nsis]" >&2; exit 2 ;;
 esac
