@@ -8,7 +8,8 @@
 #                                            #   THIRD_PARTY.md)
 #   bash scripts/build-windows.sh installer  # + the NSIS installer (src-tauri/windows/installer.nsi, local makensis)
 #   bash scripts/build-windows.sh all        # the CLI, the app, the portable zip and the installer
-#   bash scripts/build-windows.sh tauri-nsis # Tauri's own NSIS bundler (needs GitHub: see tauri_nsis below)
+#   bash scripts/build-windows.sh tauri-nsis # Tauri's own NSIS installer (needs one plugin DLL from GitHub: see
+#                                            #   tauri_nsis below)
 # Artifacts: ~/.cache/registro/target-windows/dist/.
 #
 # Needs: rustup target x86_64-pc-windows-gnu; apt gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 (and nsis for the
@@ -99,9 +100,8 @@ PY
   python3 -c 'import sys, zipfile; n = zipfile.ZipFile(sys.argv[1]).namelist(); print(len(n), "files:", *[x for x in n if x.count("/") < 3], sep="\n  ")' "$zip"
 }
 
-# The installer: src-tauri/windows/installer.nsi with the local makensis (apt nsis). Tauri's own NSIS installer
-# needs a download from GitHub on every Linux build (see tauri_nsis below); the release workflow builds that one
-# on a Windows runner.
+# The installer: src-tauri/windows/installer.nsi with the local makensis (apt nsis), nothing downloaded. Tauri's
+# own NSIS installer needs a plugin from GitHub (see tauri_nsis below); the release workflow builds that one.
 installer() {
   command -v makensis >/dev/null || { echo "build-windows: makensis not found: apt-get install -y nsis" >&2; exit 1; }
   stage
@@ -112,12 +112,21 @@ installer() {
   size "$exe"
 }
 
-# Tauri's own NSIS bundler, for the record: on Linux it runs the local makensis, but first fetches
-# nsis_tauri_utils.dll from github.com/tauri-apps/nsis-tauri-utils (and, as it checks for the NSIS.exe of its own
-# Windows NSIS zip, fetches it again on every run). Where GitHub is unreachable it fails on that download.
+# Tauri's own NSIS bundler (the installer the release workflow builds on Windows). On Linux it runs the local
+# makensis and needs nothing else from the network but one plugin, nsis_tauri_utils.dll v0.5.3 (a 32-bit NSIS
+# plugin from github.com/tauri-apps/nsis-tauri-utils, SHA1 75197FEE3C6A814FE035788D1C34EAD39349B860), which it
+# downloads into ~/.cache/tauri/NSIS/Plugins/x86-unicode/additional/ unless a copy with that hash is there. Where
+# GitHub is unreachable, give a copy as NSIS_TAURI_UTILS_DLL=FILE; without one the bundler fails on the download.
+# (webviewInstallMode downloadBootstrapper, tauri.windows.conf.json, fetches nothing at build time.)
 tauri_nsis() {
   local tauri="$PWD/ui/node_modules/.bin/tauri"
   [ -x "$tauri" ] || { echo "build-windows: $tauri missing (cd ui && npm install)" >&2; exit 1; }
+  local dll="${XDG_CACHE_HOME:-$HOME/.cache}/tauri/NSIS/Plugins/x86-unicode/additional/nsis_tauri_utils.dll"
+  if [ -n "${NSIS_TAURI_UTILS_DLL:-}" ]; then
+    [ "$(sha1sum "$NSIS_TAURI_UTILS_DLL" | cut -c1-40)" = 75197fee3c6a814fe035788d1c34ead39349b860 ] \
+      || { echo "build-windows: $NSIS_TAURI_UTILS_DLL is not nsis_tauri_utils.dll v0.5.3 (SHA1 differs)" >&2; exit 1; }
+    mkdir -p "$(dirname "$dll")" && cp "$NSIS_TAURI_UTILS_DLL" "$dll"
+  fi
   TAURI_APP_PATH="$PWD/src-tauri" TAURI_FRONTEND_PATH="$PWD/ui" \
     "$tauri" bundle --bundles nsis --target "$TARGET" --ci
   ls -l "$OUT/bundle/nsis/"*.exe
