@@ -8,6 +8,7 @@ pub const COMMANDS: &[&str] = &[
     "app_info",
     "about_report",
     "startup_status",
+    "startup_file",
     "cancel_operation",
     "choose_file",
     "list_projects",

@@ -23,6 +23,7 @@ pub mod command_list;
 pub mod commands;
 pub mod error;
 pub mod files;
+pub mod open_with;
 pub mod ops;
 pub mod startup;
 pub mod state;
@@ -70,6 +71,8 @@ pub fn run() -> anyhow::Result<()> {
         startup.push(startup::Problem { level: startup::Level::Warning, message: w, fix: "Set REGISTRO_DEVICE to auto, cpu, cuda[:N] or metal (or unset it).".into() });
     }
     let files = files::FileChoices::new(files::TOKEN_TTL, answers);
+    // "Open with Registro": a file named on the command line becomes an import token for the page (open_with.rs).
+    let opened = open_with::StartupFile::from_args(&files, &mut startup);
     // A database that cannot be opened still opens the window, which shows why (see `startup_status`).
     let state = state::AppState::open(db_path_from_args(), files, startup);
     if let Some(p) = state.startup_problems().first().filter(|p| p.level == startup::Level::Error) {
@@ -79,6 +82,7 @@ pub fn run() -> anyhow::Result<()> {
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(state)
+        .manage(opened)
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) = event {
                 use tauri::{Emitter, Manager};
@@ -93,6 +97,7 @@ pub fn run() -> anyhow::Result<()> {
             commands::app_info,
             commands::about::about_report,
             commands::startup_status,
+            open_with::startup_file,
             commands::cancel_operation,
             commands::files::choose_file,
             commands::projects::list_projects,

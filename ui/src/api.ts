@@ -90,6 +90,8 @@ export function startOperation<T>(
 
 export const appInfo = () => call<AppInfo>('app_info');
 export const startupStatus = () => call<StartupProblem[]>('startup_status');
+/** The file the app was started with ("Open with Registro"), as an import token; `null` when none (or already taken). */
+export const startupFile = () => call<ChosenFile | null>('startup_file');
 
 /** Opens the native dialog for `purpose`; `null` when the user cancelled. `defaultName` pre-fills a save dialog. */
 export const chooseFile = (purpose: FilePurpose, defaultName?: string) =>

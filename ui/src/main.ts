@@ -46,7 +46,7 @@ import './styles.css';
 
 import { listen } from '@tauri-apps/api/event';
 
-import { type ChosenFile, type Document, type Project, type StartupProblem, appInfo, createProject, deleteProject, importDocument, listDocuments, listProjects, startupStatus } from './api';
+import { type ChosenFile, type Document, type Project, type StartupProblem, appInfo, createProject, deleteProject, importDocument, listDocuments, listProjects, startupFile, startupStatus } from './api';
 import { confirmDialog, errorMessage, notify } from './components';
 import type { MountFn, ViewChange, ViewContext } from './context';
 import { clear, h, plural } from './dom';
@@ -314,10 +314,43 @@ async function start() {
     await refreshProjects();
     const last = Number(localStorage.getItem(state.lastProjectKey));
     await openProject(state.projects.some((p) => p.id === last) ? last : null);
+    await openStartupFile();
   } catch (e) {
     notify(errorMessage(e), 'error');
   }
   document.body.dataset.ready = '1';
+}
+
+/** The project a file opened with Registro goes into when no project is open. */
+const OPENED_FILES_PROJECT = 'Opened files';
+
+/** "Open with Registro" (src-tauri open_with.rs): the file the app was started with comes as an import token, is
+ * imported into the open project (or the "Opened files" project when none is) exactly as if picked in the Import
+ * dialog, and is shown in the Translate view as the source document. */
+async function openStartupFile() {
+  const file = await startupFile();
+  if (!file) return;
+  try {
+    if (!state.project) {
+      const id = state.projects.find((p) => p.name === OPENED_FILES_PROJECT)?.id ?? (await createProject(OPENED_FILES_PROJECT)).id;
+      await refreshProjects();
+      await openProject(id);
+    }
+    const projectId = state.project!.id;
+    notify(`Opening ${file.name}…`);
+    const summary = await importDocument(projectId, file, { format: null, source_lang: null, name: null }, () => {}).result;
+    await changed('documents');
+    const doc = summary.documents[0];
+    if (doc && state.project?.id === projectId) {
+      state.selectedDocumentId = doc.id;
+      showTab('translate');
+      // The Translate view picks it as its source (views/translate.ts listens for this).
+      viewArea.querySelector('[data-view="translate"]')?.dispatchEvent(new CustomEvent('registro:open-document', { detail: doc.id }));
+    }
+    notify(`Opened ${file.name}: ${plural(summary.segments, 'segment')}, in the project “${state.project?.name ?? ''}”`);
+  } catch (e) {
+    notify(`${file.name}: ${errorMessage(e)}`, 'error');
+  }
 }
 
 /** Files dropped onto the window reach the page as import tokens the backend issued for them (src-tauri lib.rs):

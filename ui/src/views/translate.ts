@@ -667,6 +667,16 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     void renderSegList();
   });
   lang.dispatchEvent(new Event('change'));
+  const segDetails = h('details', { 'data-testid': 'translate-seg-details' }, h('summary', { class: 'muted small' }, 'Per-sentence register'), segList);
+  // "Open with Registro" (main.ts openStartupFile): the shell imported a file and asks for it as the source; its
+  // segments are shown at once.
+  el.addEventListener('registro:open-document', (e) => {
+    renderDocs();
+    docSelect.value = String((e as CustomEvent<number>).detail);
+    overrides = {};
+    segDetails.open = true;
+    void renderSegList();
+  });
 
   el.append(
     h('header', { class: 'view-header' }, h('h2', {}, 'Translate'), h('p', { class: 'muted' }, 'Translate English into DE, ES, FR, HI, IT, JA, KO, NL, PT, RU or VI in a chosen register; every sentence is checked, repaired or flagged.')),
@@ -684,7 +694,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         h('label', {}, 'Source', docSelect),
       ),
       source,
-      h('details', {}, h('summary', { class: 'muted small' }, 'Per-sentence register'), segList),
+      segDetails,
       h(
         'details',
         { 'data-testid': 'translate-advanced' },
