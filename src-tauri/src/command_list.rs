@@ -54,6 +54,12 @@ pub const COMMANDS: &[&str] = &[
     "backend_status",
     "clear_backend",
     "forget_backend_key",
+    "first_start",
+    "list_models",
+    "download_model",
+    "verify_model",
+    "remove_model",
+    "import_model",
 ];
 
 #[cfg(test)]

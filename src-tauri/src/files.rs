@@ -39,6 +39,8 @@ pub enum Purpose {
     SaveText,
     /// An .svg or .png file to save a chart to.
     SaveChart,
+    /// A GGUF model file to copy into the model cache (read).
+    ImportModel,
 }
 
 enum DialogKind {
@@ -50,7 +52,7 @@ enum DialogKind {
 impl Purpose {
     fn dialog(self) -> DialogKind {
         match self {
-            Purpose::Import => DialogKind::OpenFile,
+            Purpose::Import | Purpose::ImportModel => DialogKind::OpenFile,
             Purpose::ImportFolder | Purpose::Submissions | Purpose::ReportFolder => DialogKind::OpenFolder,
             Purpose::SaveText | Purpose::SaveChart => DialogKind::Save,
         }
@@ -64,6 +66,7 @@ impl Purpose {
             Purpose::ReportFolder => "Export the comparison into a folder",
             Purpose::SaveText => "Save the document",
             Purpose::SaveChart => "Save the chart",
+            Purpose::ImportModel => "Import a GGUF model",
         }
     }
 
@@ -75,6 +78,7 @@ impl Purpose {
             Purpose::ReportFolder => "export a report",
             Purpose::SaveText => "save a document",
             Purpose::SaveChart => "save a chart",
+            Purpose::ImportModel => "import a model",
         }
     }
 }
@@ -205,6 +209,9 @@ fn native_dialog(app: &AppHandle, purpose: Purpose, default_name: Option<&str>) 
     }
     if purpose == Purpose::SaveChart {
         d = d.add_filter("SVG or PNG image", &["svg", "png"]);
+    }
+    if purpose == Purpose::ImportModel {
+        d = d.add_filter("GGUF model", &["gguf"]);
     }
     let picked = match purpose.dialog() {
         DialogKind::OpenFile => d.blocking_pick_file(),

@@ -143,6 +143,12 @@ pub fn run() -> anyhow::Result<()> {
             commands::backends::backend_status,
             commands::backends::clear_backend,
             commands::backends::forget_backend_key,
+            commands::models::first_start,
+            commands::models::list_models,
+            commands::models::download_model,
+            commands::models::verify_model,
+            commands::models::remove_model,
+            commands::models::import_model,
         ])
         .run(tauri::generate_context!())
         .context("the Registro window failed")?;

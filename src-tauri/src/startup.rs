@@ -56,8 +56,24 @@ pub fn model_problem(manager: &ModelManager, id: &str) -> Option<Problem> {
     Some(Problem {
         level: Level::Warning,
         message: format!("Translate and LLM rewriting need the model {id}, which {why} (in {}).", status.dir.display()),
-        fix: format!("Run `registro models fetch {id}` (or bash scripts/run.sh), then restart Registro. Rules-based rewriting and the Dashboard work without it."),
+        fix: format!(
+            "Download it in Settings → Models (from a terminal: `registro models fetch {id}`). Rules-based rewriting and the Dashboard work without it."
+        ),
     })
+}
+
+/// A warning per catalogue manifest (`REGISTRO_CATALOGUE`) that was left out, so a mistyped mirror is not a model
+/// that silently downloads from its shipped sources.
+pub fn catalogue_problems(manager: &ModelManager) -> Vec<Problem> {
+    manager
+        .catalogue_problems()
+        .iter()
+        .map(|p| Problem {
+            level: Level::Warning,
+            message: format!("A model catalogue entry was left out: {p}"),
+            fix: "Fix or remove that file in the REGISTRO_CATALOGUE folder, then restart Registro.".into(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

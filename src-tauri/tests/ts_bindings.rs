@@ -76,6 +76,13 @@ fn visit_roots(v: &mut Generator) {
     v.root::<ReviewRun>();
     v.root::<registro_core::resegment::Resegmented>();
     v.root::<QaOutcome>();
+    // Models: the setup card and Settings → Models.
+    v.root::<registro_core::models::FirstStart>();
+    v.root::<registro_core::models::ModelSummary>();
+    v.root::<registro_core::models::DownloadProgress>();
+    v.root::<registro_core::models::Downloaded>();
+    v.root::<registro_core::models::Verified>();
+    v.root::<registro_core::models::Removed>();
 }
 
 /// Collects one file per type (its path under `ui/src/bindings/` → contents), following dependencies.

@@ -17,7 +17,8 @@
 //   and returns a one-time token (plus the path to show); file commands take the token. The web view has no dialog,
 //   fs or http permission, and only the commands in src-tauri/src/command_list.rs are granted.
 // - Start-up problems (database cannot open, default model missing) come from `startupStatus()` and are shown as
-//   banners above the views (`startup-problem`, data-level error|warning|info).
+//   banners above the views (`startup-problem`, data-level error|warning|info). Without the default model on disk
+//   the window also opens on the setup card (views/setup.ts), which downloads it.
 // - DOM: build elements with `h(tag, attrs, ...children)` from src/dom.ts (text is never parsed as HTML). The CSP
 //   forbids inline scripts and inline `style="…"` attributes: style with classes (or `el.style.x = …` from code).
 //   Confirm destructive actions with `ctx.confirm(message)` (an in-page dialog; never `window.confirm`).
@@ -53,7 +54,8 @@ import { clear, h, plural } from './dom';
 import { mountDocuments } from './shell/documents';
 import { mount as mountDashboard } from './views/dashboard';
 import { mount as mountRewrite } from './views/rewrite';
-import { openSettings } from './views/settings';
+import { MODELS_CHANGED, openSettings } from './views/settings';
+import { showSetupIfNeeded } from './views/setup';
 import { mount as mountTranslate } from './views/translate';
 
 type TabId = 'documents' | 'rewrite' | 'translate' | 'dashboard';
@@ -83,6 +85,7 @@ const tabBar = h('nav', { class: 'tabs', role: 'tablist' });
 const viewArea = h('div', { class: 'view-area' });
 const dbLabel = h('span', { class: 'muted small', 'data-testid': 'db-path' });
 const startupArea = h('div', { class: 'startup-problems', 'data-testid': 'startup-problems' });
+const setupArea = h('div', { class: 'setup-area' });
 
 function layout(root: HTMLElement) {
   const createForm = h(
@@ -105,7 +108,7 @@ function layout(root: HTMLElement) {
       projectList,
       h('button', { class: 'btn small settings-button', 'data-testid': 'open-settings', onclick: () => openSettings() }, 'Settings'),
     ),
-    h('main', { class: 'main' }, startupArea, tabBar, viewArea, h('footer', { class: 'statusbar' }, h('span', { class: 'notice', 'data-testid': 'notice', role: 'status' }), dbLabel)),
+    h('main', { class: 'main' }, startupArea, setupArea, tabBar, viewArea, h('footer', { class: 'statusbar' }, h('span', { class: 'notice', 'data-testid': 'notice', role: 'status' }), dbLabel)),
   );
 }
 
@@ -315,11 +318,23 @@ async function start() {
     const last = Number(localStorage.getItem(state.lastProjectKey));
     await openProject(state.projects.some((p) => p.id === last) ? last : null);
     await openStartupFile();
+    // A first start (no default model on disk) opens on the setup card, which downloads it.
+    await showSetupIfNeeded(setupArea, () => void refreshStartup());
   } catch (e) {
     notify(errorMessage(e), 'error');
   }
   document.body.dataset.ready = '1';
 }
+
+/** Re-checks the start-up problems after a model changed on disk (a downloaded default model clears its banner). */
+async function refreshStartup() {
+  try {
+    renderStartup(await startupStatus());
+  } catch (e) {
+    notify(errorMessage(e), 'error');
+  }
+}
+window.addEventListener(MODELS_CHANGED, () => void refreshStartup());
 
 /** The project a file opened with Registro goes into when no project is open. */
 const OPENED_FILES_PROJECT = 'Opened files';

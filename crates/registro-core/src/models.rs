@@ -5,11 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use serde::Serialize;
 
 use crate::progress::{CancelToken, Progress};
 pub use registro_models::{
-    default_root, describe_network, human_bytes, FetchEvent, FileState, FileStatus, Manifest, ModelFormat, ModelManager, ModelState,
-    ModelStatus, Network, ResolvedModel, Role, Stage, Trust, VerifyOutcome, VerifyReport,
+    default_root, describe_network, failure_kind, human_bytes, FailureKind, FetchEvent, FileState, FileStatus, Manifest, ModelFormat,
+    ModelManager, ModelState, ModelStatus, Network, ResolvedModel, Role, Stage, Trust, VerifyOutcome, VerifyReport,
 };
 /// Tokenizers from GGUF metadata or tokenizer.json, and chat templates, for callers that only see core.
 pub use registro_engine::{chat, tokenizer};
@@ -88,7 +89,264 @@ pub fn fetch_with(
     progress: &mut dyn FnMut(Progress),
     cancel: &CancelToken,
 ) -> Result<PathBuf> {
-    manager(extra_dirs).network_only(network_only).fetch(id, &mut forward(progress), cancel.flag())
+    fetch_events(id, extra_dirs, network_only, &mut forward(progress), cancel)
+}
+
+/// The one fetch of both faces (`registro models fetch`, the window's Download): [`fetch_with`] reports plain
+/// progress lines, [`download`] the events themselves.
+fn fetch_events(
+    id: &str,
+    extra_dirs: &[PathBuf],
+    network_only: bool,
+    sink: &mut dyn FnMut(FetchEvent),
+    cancel: &CancelToken,
+) -> Result<PathBuf> {
+    manager(extra_dirs).network_only(network_only).fetch(id, sink, cancel.flag())
+}
+
+/// One catalogue model as the window shows it (the setup card, Settings → Models): what it is and what of it is
+/// on this disk. Nothing is hashed to make one.
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct ModelSummary {
+    pub id: String,
+    pub name: String,
+    /// llm, embeddings, tokenizer or classifier.
+    pub role: String,
+    /// Empty when the manifest names none (an imported file).
+    pub licence: String,
+    pub description: String,
+    /// All its files together; 0 when the manifest does not know their sizes.
+    pub bytes: u64,
+    #[ts(type = "'ready' | 'unverified' | 'partial' | 'missing' | 'damaged'")]
+    pub state: String,
+    /// Bytes already on disk: finished files and interrupted downloads (`.part`), which Download continues.
+    pub have_bytes: u64,
+    /// Per damaged file, why ("failed verification: …"); empty otherwise.
+    pub problems: Vec<String>,
+    /// Added from a file the user had (Import), not from the catalogue.
+    pub imported: bool,
+    /// The model Translate and Rewrite use when none is picked ([`default_model`]).
+    pub default: bool,
+    pub dir: String,
+}
+
+impl ModelSummary {
+    fn of(status: &ModelStatus) -> ModelSummary {
+        let m = &status.manifest;
+        let mut have = 0u64;
+        let mut problems = Vec::new();
+        for f in &status.files {
+            match &f.state {
+                FileState::Partial { bytes } => have += bytes,
+                FileState::Verified | FileState::Unverified => {
+                    have += if f.expected_bytes > 0 { f.expected_bytes } else { std::fs::metadata(&f.path).map_or(0, |md| md.len()) }
+                }
+                FileState::Damaged { reason } => problems.push(format!("{}: {reason}", f.name)),
+                FileState::Missing => {}
+            }
+        }
+        ModelSummary {
+            id: m.id.clone(),
+            name: if m.name.is_empty() { m.id.clone() } else { m.name.clone() },
+            role: m.role.to_string(),
+            licence: m.licence.clone(),
+            description: m.description.clone(),
+            bytes: m.total_bytes(),
+            state: status.state.to_string(),
+            have_bytes: have,
+            problems,
+            imported: status.imported,
+            default: m.id == default_model(),
+            dir: status.dir.display().to_string(),
+        }
+    }
+
+    /// Usable as it is: verified, or complete and hashed before its first load.
+    pub fn usable(&self) -> bool {
+        self.state == "ready" || self.state == "unverified"
+    }
+}
+
+/// Every catalogue model (shipped, `REGISTRO_CATALOGUE`, imported) with what is on disk.
+pub fn summaries() -> Vec<ModelSummary> {
+    list().iter().map(ModelSummary::of).collect()
+}
+
+/// One model by id.
+pub fn summary(id: &str) -> Result<ModelSummary> {
+    Ok(ModelSummary::of(&manager(&[]).status(id)?))
+}
+
+/// What the window opens on: the setup card when the default model cannot be used yet.
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct FirstStart {
+    /// The default model, or `None` when its id is unknown (`startup_status` says so).
+    pub model: Option<ModelSummary>,
+    /// True when it must be downloaded (missing, partly downloaded or damaged) before Translate works.
+    pub needed: bool,
+    /// The model cache folder, for the card's small print.
+    pub cache_dir: String,
+}
+
+pub fn first_start() -> FirstStart {
+    let mgr = manager(&[]);
+    let model = mgr.status(&default_model()).ok().map(|s| ModelSummary::of(&s));
+    let needed = model.as_ref().is_some_and(|m| !m.usable());
+    FirstStart { model, needed, cache_dir: mgr.root().display().to_string() }
+}
+
+/// A download's progress as the window draws it: bytes of `file` and the stage they are in.
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct DownloadProgress {
+    pub file: String,
+    /// `download`, `copy`, `extract`, `hash` (checking bytes already there), or empty for a note without bytes.
+    pub stage: String,
+    pub done: u64,
+    /// 0 when the server sends no length.
+    pub total: u64,
+    pub bytes_per_sec: f64,
+    pub eta_secs: Option<f64>,
+    /// The same line `registro models fetch` prints.
+    pub message: String,
+}
+
+impl DownloadProgress {
+    fn of(ev: &FetchEvent) -> DownloadProgress {
+        let message = describe(ev);
+        match ev {
+            FetchEvent::Progress { file, stage, done, total, bytes_per_sec, eta_secs } => DownloadProgress {
+                file: file.clone(),
+                stage: format!("{stage:?}").to_lowercase(),
+                done: *done,
+                total: total.unwrap_or(0),
+                bytes_per_sec: *bytes_per_sec,
+                eta_secs: *eta_secs,
+                message,
+            },
+            FetchEvent::Trying { file, .. }
+            | FetchEvent::SourceFailed { file, .. }
+            | FetchEvent::Done { file, .. }
+            | FetchEvent::AlreadyPresent { file } => {
+                DownloadProgress { file: file.clone(), stage: String::new(), done: 0, total: 0, bytes_per_sec: 0.0, eta_secs: None, message }
+            }
+            FetchEvent::Waiting { .. } => {
+                DownloadProgress { file: String::new(), stage: String::new(), done: 0, total: 0, bytes_per_sec: 0.0, eta_secs: None, message }
+            }
+        }
+    }
+}
+
+/// How a download ended when it did not fail.
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct Downloaded {
+    pub model: ModelSummary,
+    /// Stopped by the user: what was downloaded stays (`have_bytes`) and the next Download continues from there.
+    pub cancelled: bool,
+}
+
+/// The window's Download (and Continue, and Repair): [`fetch`]'s work — the same fetch as `registro models fetch`,
+/// resuming `.part` files and checking sha256 — reporting each event. A cancel is an outcome, not an error; a
+/// failure is an error in words that say what to do ([`explain_failure`]).
+pub fn download(id: &str, progress: &mut dyn FnMut(DownloadProgress), cancel: &CancelToken) -> Result<Downloaded> {
+    let result = fetch_events(id, &[], false, &mut |ev| progress(DownloadProgress::of(&ev)), cancel);
+    match result {
+        Ok(_) => Ok(Downloaded { model: summary(id)?, cancelled: false }),
+        Err(_) if cancel.is_cancelled() => Ok(Downloaded { model: summary(id)?, cancelled: true }),
+        Err(e) => {
+            let kept = summary(id).map(|s| s.have_bytes).unwrap_or(0);
+            Err(anyhow::anyhow!(explain_failure(id, &e, kept)))
+        }
+    }
+}
+
+/// A failed fetch of model `id` in words: what happened, what to do, then the details; `kept` bytes of it remain
+/// on disk for the next try.
+pub fn explain_failure(id: &str, err: &anyhow::Error, kept: u64) -> String {
+    let root = default_root();
+    let resume = if kept > 0 {
+        format!(" The {} already downloaded are kept: the download continues from there.", human_bytes(kept))
+    } else {
+        String::new()
+    };
+    let (what, fix) = match failure_kind(err) {
+        FailureKind::Offline => (
+            format!("Could not download {id}: the download server did not answer (no network connection, or a firewall or proxy in the way)."),
+            format!("Check that this computer is online (behind a proxy, set HTTPS_PROXY), then press Download again.{resume}"),
+        ),
+        FailureKind::Certificate => (
+            format!("Could not download {id}: the server's certificate is not trusted by this computer."),
+            "If your network inspects encrypted connections (a company proxy), ask your IT department for its \
+             certificate and add it to the system's trust store (or point SSL_CERT_FILE at it), then press Download again."
+                .to_string(),
+        ),
+        FailureKind::DiskFull => (
+            format!("Could not download {id}: the disk holding the model cache ({}) is full.", root.display()),
+            "Free some space on that disk (or start Registro with REGISTRO_MODELS pointing at a folder on a larger \
+             disk), then press Download again. The unfinished download was deleted."
+                .to_string(),
+        ),
+        FailureKind::Checksum => (
+            format!("Could not download {id}: the file that arrived is not the one Registro expects (its size or sha256 checksum differs), so it was deleted and will not be used."),
+            "Press Download to try again. If it happens again, the server or a proxy is changing the file: get the \
+             model file another way and add it with Import a GGUF… in Settings → Models."
+                .to_string(),
+        ),
+        FailureKind::Server => (
+            format!("Could not download {id}: the download server refused it."),
+            format!("Try again later; if it keeps failing, the model may have moved (a newer Registro knows where).{resume}"),
+        ),
+        FailureKind::Other => (format!("Could not download {id}."), resume.trim().to_string()),
+    };
+    let fix = if fix.is_empty() { String::new() } else { format!(" {fix}") };
+    format!("{what}{fix}\n\nDetails: {err:#}")
+}
+
+/// A Verify of the window: every file rehashed, one line per file in words, and the model's state after it.
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct Verified {
+    pub ok: bool,
+    pub lines: Vec<String>,
+    pub model: ModelSummary,
+}
+
+pub fn verify_model(id: &str, progress: &mut dyn FnMut(DownloadProgress), cancel: &CancelToken) -> Result<Verified> {
+    let report = manager(&[]).verify(id, &mut |ev| progress(DownloadProgress::of(&ev)), cancel.flag())?;
+    let mut lines: Vec<String> = report
+        .files
+        .iter()
+        .map(|(name, outcome, path)| match outcome {
+            VerifyOutcome::Ok => format!("{name}: intact (sha256 matches)"),
+            VerifyOutcome::Recorded => format!("{name}: no checksum was known; this one is now recorded"),
+            VerifyOutcome::Missing => format!("{name}: missing ({path}); Download fetches it"),
+            VerifyOutcome::Mismatch { expected, actual } => {
+                format!("{name}: damaged (sha256 {actual}, expected {expected}); it will not be used until Download replaces it")
+            }
+            VerifyOutcome::WrongSize { expected, actual } => {
+                format!("{name}: damaged ({actual} bytes, expected {expected}); it will not be used until Download replaces it")
+            }
+        })
+        .collect();
+    lines.push(format!("{} checked in {:.1} s", human_bytes(report.bytes_hashed), report.seconds));
+    Ok(Verified { ok: report.ok(), lines, model: summary(id)? })
+}
+
+/// What Remove freed, and the model's state after it (an imported model is gone from the catalogue: `None`).
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct Removed {
+    pub freed_bytes: u64,
+    pub model: Option<ModelSummary>,
+}
+
+pub fn remove_model(id: &str) -> Result<Removed> {
+    let freed_bytes = remove(id)?;
+    Ok(Removed { freed_bytes, model: summary(id).ok() })
+}
+
+/// Import of a GGUF file the user chose: copied into the cache and hashed; a file that is a catalogue model (by
+/// its sha256) becomes that model.
+pub fn import_model(path: &Path, progress: &mut dyn FnMut(DownloadProgress), cancel: &CancelToken) -> Result<ModelSummary> {
+    let m = manager(&[]).import(path, None, &mut |ev| progress(DownloadProgress::of(&ev)), cancel.flag())?;
+    summary(&m.id)
 }
 
 pub fn verify(id: &str, progress: &mut dyn FnMut(Progress), cancel: &CancelToken) -> Result<VerifyReport> {

@@ -9,6 +9,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use sha2::{Digest, Sha256};
 
 use super::events::{FetchEvent, Meter, Stage};
+use super::failure::{dominant, failure_kind, Failure, FailureKind};
 use super::http::{self, hex};
 use super::manifest::{expand, Archive, FileSpec, Source};
 use super::net::Network;
@@ -73,13 +74,22 @@ pub(crate) fn fetch_file(ctx: &mut FetchCtx, spec: &FileSpec, dest: &Path, known
                 if ctx.cancel.load(Ordering::Relaxed) {
                     return Err(e.context(format!("fetching {} was cancelled", spec.name)));
                 }
+                let kind = failure_kind(&e);
                 let msg = format!("{e:#}");
+                if kind == FailureKind::DiskFull {
+                    // Every source writes to the same disk, and a half file there only holds space the user must
+                    // now free: nothing is left behind.
+                    let _ = std::fs::remove_file(&part);
+                    return Err(Failure::new(kind, format!("{}: {msg}; the unfinished download was deleted", spec.name)).into());
+                }
                 (ctx.sink)(FetchEvent::SourceFailed { file: spec.name.clone(), source: what.clone(), error: msg.clone() });
-                failures.push(format!("  - {what}: {msg}"));
+                failures.push((kind, format!("  - {what}: {msg}")));
             }
         }
     }
-    Err(anyhow!("could not fetch {} from any source:\n{}", spec.name, failures.join("\n")))
+    let kinds: Vec<FailureKind> = failures.iter().map(|(k, _)| *k).collect();
+    let lines: Vec<&str> = failures.iter().map(|(_, l)| l.as_str()).collect();
+    Err(Failure::new(dominant(&kinds), format!("could not fetch {} from any source:\n{}", spec.name, lines.join("\n"))).into())
 }
 
 pub(crate) fn part_path(dest: &Path) -> PathBuf {
@@ -93,12 +103,14 @@ fn check(spec: &FileSpec, part: &Path, sha: &str, bytes: u64, known_sha: Option<
     let expected = known_sha.filter(|s| !s.is_empty()).or(Some(spec.sha256.as_str()).filter(|s| !s.is_empty()));
     if spec.bytes > 0 && bytes != spec.bytes {
         let _ = std::fs::remove_file(part);
-        bail!("{}: got {bytes} bytes, the manifest expects {}", spec.name, spec.bytes);
+        let msg = format!("{}: got {bytes} bytes, the manifest expects {}; the download was discarded", spec.name, spec.bytes);
+        return Err(Failure::new(FailureKind::Checksum, msg).into());
     }
     if let Some(want) = expected {
         if !want.eq_ignore_ascii_case(sha) {
             let _ = std::fs::remove_file(part);
-            bail!("{}: sha256 mismatch: got {sha}, expected {want}; the download was discarded", spec.name);
+            let msg = format!("{}: sha256 mismatch: got {sha}, expected {want}; the download was discarded", spec.name);
+            return Err(Failure::new(FailureKind::Checksum, msg).into());
         }
     }
     Ok(())

@@ -10,6 +10,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use sha2::{Digest, Sha256};
 
 use super::events::{FetchEvent, Meter, Stage};
+use super::failure::{Failure, FailureKind};
 use super::net::Network;
 
 const ATTEMPTS: usize = 3;
@@ -30,9 +31,16 @@ pub(crate) fn hf_endpoint() -> String {
 
 fn describe(net: &Network, url: &str, err: ureq::Error) -> anyhow::Error {
     match err {
-        ureq::Error::Status(code, resp) => anyhow!("HTTP {code} {} from {}", resp.status_text().to_string(), resp.get_url()),
-        ureq::Error::Transport(t) => anyhow!("{}", net.explain(url, &t)),
+        ureq::Error::Status(code, resp) => {
+            Failure::new(FailureKind::Server, format!("HTTP {code} {} from {}", resp.status_text(), resp.get_url())).into()
+        }
+        ureq::Error::Transport(t) => transport(net, url, &t),
     }
+}
+
+fn transport(net: &Network, url: &str, t: &ureq::Transport) -> anyhow::Error {
+    let kind = if crate::net::is_certificate_error(t) { FailureKind::Certificate } else { FailureKind::Offline };
+    Failure::new(kind, net.explain(url, t)).into()
 }
 
 pub(crate) fn get_json(net: &Network, url: &str) -> Result<serde_json::Value> {
@@ -78,8 +86,9 @@ pub(crate) fn download(
     Err(last_err.unwrap_or_else(|| anyhow!("download failed")))
 }
 
+/// An interrupted transfer worth another try; when the tries run out, the network is why.
 #[derive(Debug)]
-struct Retryable(String);
+pub(crate) struct Retryable(String);
 impl std::fmt::Display for Retryable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
@@ -122,7 +131,7 @@ fn download_once(target: &Target, sink: &mut dyn FnMut(FetchEvent), cancel: &Ato
             return Err(Retryable("server refused to resume; restarting".into()).into());
         }
         // A refused certificate will be refused again: say how to fix it instead of retrying.
-        Err(ureq::Error::Transport(t)) if crate::net::is_certificate_error(&t) => bail!("{}", net.explain(url, &t)),
+        Err(ureq::Error::Transport(t)) if crate::net::is_certificate_error(&t) => return Err(transport(net, url, &t)),
         Err(ureq::Error::Transport(t)) => return Err(Retryable(net.explain(url, &t)).into()),
         Err(e) => return Err(describe(net, url, e)),
     };

@@ -5,6 +5,7 @@
 //! before its first load and one that failed verification is refused until it is fetched again.
 #![forbid(unsafe_code)]
 mod events;
+mod failure;
 mod fetch;
 mod gguf;
 mod http;
@@ -25,6 +26,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde::Serialize;
 
 pub use events::{human_bytes, FetchEvent, Stage};
+pub use failure::{failure_kind, Failure, FailureKind};
 pub use lock::{Lock, LockEntry};
 pub use manifest::{builtin, check_id, FileSpec, Manifest, Role, Source};
 pub use net::{describe_network, Network, Trust};
@@ -34,6 +36,10 @@ use fetch::{FetchCtx, Fetched};
 
 /// File name of the manifest `import` writes for a model that no shipped manifest describes.
 pub const USER_MANIFEST: &str = "manifest.toml";
+
+/// A folder of extra manifests (`*.toml`) that join the catalogue, each replacing a shipped one with the same id:
+/// a mirror on the local network, a model an organisation ships itself, or a test's local HTTP server.
+pub const CATALOGUE_ENV: &str = "REGISTRO_CATALOGUE";
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -122,6 +128,8 @@ pub struct ModelManager {
     /// Certificates and proxy; the process's settings from the environment unless given.
     network: Option<Arc<Network>>,
     network_only: bool,
+    /// Catalogue manifests that could not be read, in words (the others are used).
+    catalogue_problems: Vec<String>,
 }
 
 impl ModelManager {
@@ -141,14 +149,18 @@ impl ModelManager {
                 }
             }
         }
-        Self { root, manifests, local_dirs: Vec::new(), network: None, network_only: false }
+        Self { root, manifests, local_dirs: Vec::new(), network: None, network_only: false, catalogue_problems: Vec::new() }
     }
 
     /// `$REGISTRO_MODELS` or the platform cache dir (`~/.cache/registro/models`); local directories from
     /// `$REGISTRO_WHEELHOUSE` (a path list), plus `~/.cache/registro/downloads` when it exists (where the
     /// project's fetch script leaves the PyPI wheels and npm tarballs).
+    /// `$REGISTRO_CATALOGUE` adds the manifests of a folder (see [`ModelManager::with_catalogue`]).
     pub fn from_env() -> Self {
         let mut m = Self::new(default_root());
+        if let Some(dir) = std::env::var_os(CATALOGUE_ENV).filter(|d| !d.is_empty()) {
+            m = m.with_catalogue(Path::new(&dir));
+        }
         if let Some(list) = std::env::var_os("REGISTRO_WHEELHOUSE") {
             for d in std::env::split_paths(&list).filter(|d| !d.as_os_str().is_empty()) {
                 m.local_dirs.push(d);
@@ -171,6 +183,41 @@ impl ModelManager {
         self.manifests.retain(|(b, _)| b.id != m.id);
         self.manifests.push((m, true));
         self
+    }
+
+    /// Adds every `*.toml` manifest in `dir` to the catalogue, in name order, each replacing a shipped manifest with
+    /// the same id (so a test or an organisation can serve a model from its own server). A manifest that cannot be
+    /// read is left out and named in [`ModelManager::catalogue_problems`]; the others are used. Manifests a user
+    /// imported into the cache still win: they are the files on this disk.
+    pub fn with_catalogue(mut self, dir: &Path) -> Self {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(rd) => rd,
+            Err(e) => {
+                self.catalogue_problems.push(format!("the catalogue folder {} ({CATALOGUE_ENV}) cannot be read: {e}", dir.display()));
+                return self;
+            }
+        };
+        let mut files: Vec<PathBuf> =
+            entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
+        files.sort();
+        for p in files {
+            match Manifest::load(&p) {
+                Ok(m) if self.manifests.iter().any(|(x, user)| *user && x.id == m.id) => {
+                    self.catalogue_problems.push(format!("{}: model {} was imported into the cache; the import is kept", p.display(), m.id));
+                }
+                Ok(m) => {
+                    self.manifests.retain(|(x, _)| x.id != m.id);
+                    self.manifests.push((m, false));
+                }
+                Err(e) => self.catalogue_problems.push(format!("{e:#}")),
+            }
+        }
+        self
+    }
+
+    /// Catalogue manifests left out, with why (see [`ModelManager::with_catalogue`]).
+    pub fn catalogue_problems(&self) -> &[String] {
+        &self.catalogue_problems
     }
 
     /// Downloads through `network` instead of the settings read from the environment.

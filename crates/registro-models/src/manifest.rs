@@ -89,7 +89,8 @@ pub enum Source {
     },
     /// An npm package tarball; `member` is the path inside it (usually under `package/`).
     Npm { package: String, version: String, member: String },
-    /// Any HTTPS URL.
+    /// Any URL: HTTPS, or plain HTTP for a mirror on the local network (the file is checked by its sha256 either
+    /// way).
     Url { url: String },
 }
 

@@ -2,6 +2,7 @@
 //! `[dev-dependencies]` name this crate; nothing a user runs links it.
 #![forbid(unsafe_code)]
 
+pub mod file_server;
 pub mod llama_server;
 
 use registro_store::{DocumentId, NewDocument, NewRun, NewSegment, Output, ProjectId, RunId, Store, Task};

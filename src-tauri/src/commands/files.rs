@@ -58,6 +58,7 @@ pub const SUBMISSIONS: &[Purpose] = &[Purpose::Submissions];
 pub const REPORT_FOLDER: &[Purpose] = &[Purpose::ReportFolder];
 pub const SAVE_TEXT: &[Purpose] = &[Purpose::SaveText];
 pub const SAVE_CHART: &[Purpose] = &[Purpose::SaveChart];
+pub const IMPORT_MODEL: &[Purpose] = &[Purpose::ImportModel];
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,7 @@ pub mod about;
 pub mod backends;
 pub mod dashboard;
 pub mod files;
+pub mod models;
 pub mod projects;
 pub mod qa;
 pub mod rewrite;
@@ -40,7 +41,9 @@ pub fn cancel_operation(state: State<'_, AppState>, op_id: String) -> CmdResult<
 #[tauri::command(async)]
 pub fn startup_status(state: State<'_, AppState>) -> CmdResult<Vec<Problem>> {
     let mut problems = state.startup_problems().to_vec();
-    if let Some(p) = startup::model_problem(&registro_core::models::manager(&[]), &registro_core::models::default_model()) {
+    let models = registro_core::models::manager(&[]);
+    problems.extend(startup::catalogue_problems(&models));
+    if let Some(p) = startup::model_problem(&models, &registro_core::models::default_model()) {
         problems.push(p);
     }
     Ok(problems)

@@ -4,4 +4,4 @@
  * What the user is picking a file for. It decides the dialog (open a file, open a folder, save) and which
  * command may redeem the token.
  */
-export type Purpose = "import" | "import-folder" | "submissions" | "report-folder" | "save-text" | "save-chart";
+export type Purpose = "import" | "import-folder" | "submissions" | "report-folder" | "save-text" | "save-chart" | "import-model";

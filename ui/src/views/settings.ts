@@ -1,9 +1,11 @@
 // Settings → About: what this build is and what it found on this machine (the same report as `registro doctor`,
 // core `doctor::gather`), with the text to paste into a bug report. Opened from the sidebar's Settings button as a
 // panel over the window; needs no open project. The model-source check sends network requests, so it runs only
-// when the user clicks for it.
+// when the user clicks for it. The panel's other sections: Models (settings-models.ts), Backends
+// (settings-backends.ts).
 //
-// Test ids: open-settings (sidebar), settings-panel, settings-close, about-facts, about-fact (data-key),
+// Test ids: open-settings (sidebar), settings-panel, settings-close, settings-about / settings-models /
+// settings-backends (the sections), about-facts, about-fact (data-key),
 // about-gpus, about-models, about-model (data-model-id, data-state), about-sources, about-check-sources,
 // about-source (data-reachable), about-text, about-error.
 
@@ -14,6 +16,10 @@ import type { AboutReport } from '../api';
 import { errorMessage } from '../components';
 import { clear, h } from '../dom';
 import { renderBackends } from './settings-backends';
+import { renderModels } from './settings-models';
+
+/** Dispatched on `window` when a model was downloaded, verified, removed or imported. */
+export const MODELS_CHANGED = 'registro:models-changed';
 
 const aboutReport = (checkSources: boolean) => call<AboutReport>('about_report', { checkSources });
 
@@ -123,15 +129,22 @@ export function openSettings(): void {
     if (e.key === 'Escape') close();
   };
   const aboutTab = h('span', { class: 'tab active', 'data-testid': 'settings-about' }, 'About');
+  const modelsTab = h('span', { class: 'tab', 'data-testid': 'settings-models' }, 'Models');
   const backendsTab = h('span', { class: 'tab', 'data-testid': 'settings-backends' }, 'Backends');
+  const select = (tab: HTMLElement) => {
+    for (const t of [aboutTab, modelsTab, backendsTab]) t.classList.toggle('active', t === tab);
+  };
   aboutTab.onclick = () => {
-    aboutTab.classList.add('active');
-    backendsTab.classList.remove('active');
+    select(aboutTab);
     void load(false);
   };
+  modelsTab.onclick = () => {
+    select(modelsTab);
+    // The shell re-checks its start-up banners (a missing default model) when a model changed on disk.
+    renderModels(body, () => window.dispatchEvent(new Event(MODELS_CHANGED)));
+  };
   backendsTab.onclick = () => {
-    backendsTab.classList.add('active');
-    aboutTab.classList.remove('active');
+    select(backendsTab);
     renderBackends(body);
   };
   const panel = h(
@@ -141,7 +154,7 @@ export function openSettings(): void {
       'header',
       { class: 'settings-header' },
       h('h2', {}, 'Settings'),
-      h('nav', { class: 'settings-sections' }, aboutTab, backendsTab),
+      h('nav', { class: 'settings-sections' }, aboutTab, modelsTab, backendsTab),
       h('button', { class: 'btn small', 'data-testid': 'settings-close', onclick: close }, 'Close'),
     ),
     body,
