@@ -1,6 +1,9 @@
 # Sourced by the scripts: where builds and models live. A target dir outside the clone lets CI and fresh clones reuse
 # earlier builds (candle + tauri take many minutes cold on 2 cores).
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/registro/target}"
+# The app's run-time data (translation example pools) for binaries started from the build dir; installed
+# packages find theirs beside the binary instead (registro_register::data::data_dir).
+export REGISTRO_DATA="${REGISTRO_DATA:-$(pwd)/data}"
 export REGISTRO_DEFAULT_MODEL="${REGISTRO_DEFAULT_MODEL:-qwen2.5-coder-1.5b-instruct}"
 if [ -z "${REGISTRO_SHARED_DATA:-}" ] && [ -d "$(pwd)/../shared/data" ]; then
   export REGISTRO_SHARED_DATA="$(cd ../shared/data && pwd)"

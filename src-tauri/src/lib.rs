@@ -70,6 +70,22 @@ pub fn run() -> anyhow::Result<()> {
     if let Some(w) = registro_core::device::choose_from_env("REGISTRO_DEVICE") {
         startup.push(startup::Problem { level: startup::Level::Warning, message: w, fix: "Set REGISTRO_DEVICE to auto, cpu, cuda[:N] or metal (or unset it).".into() });
     }
+    // The data installed with the app (translation example pools) is found through Tauri's resource directory,
+    // whatever the binary's own path; a missing pool is a banner that says how to fix it, and translating into
+    // that language fails saying so rather than quietly translating without examples.
+    let context = tauri::generate_context!();
+    if let Ok(dir) = tauri::utils::platform::resource_dir(context.package_info(), &tauri::Env::default()) {
+        registro_core::set_resource_dir(dir);
+    }
+    let missing: Vec<String> =
+        registro_core::doctor::examples_report().pools.into_iter().filter(|p| !p.ok).map(|p| p.name).collect();
+    if !missing.is_empty() {
+        startup.push(startup::Problem {
+            level: startup::Level::Warning,
+            message: format!("Translation examples are missing for {}: translating into these languages will fail.", missing.join(", ")),
+            fix: "Reinstall Registro, or set REGISTRO_DATA to a folder that holds examples/ (Settings → About lists what was found).".into(),
+        });
+    }
     let files = files::FileChoices::new(files::TOKEN_TTL, answers);
     // "Open with Registro": a file named on the command line becomes an import token for the page (open_with.rs).
     let opened = open_with::StartupFile::from_args(&files, &mut startup);
@@ -150,7 +166,7 @@ pub fn run() -> anyhow::Result<()> {
             commands::models::remove_model,
             commands::models::import_model,
         ])
-        .run(tauri::generate_context!())
+        .run(context)
         .context("the Registro window failed")?;
     Ok(())
 }

@@ -64,7 +64,7 @@ fn main() -> anyhow::Result<()> {
     ];
     for text in documents {
         let mut timed = Timed { inner: &mut engine, first_decoded: None };
-        let mut translator = tr::Translator::new(&mut timed, tr::Pool::default_for(lang)).with_meaning_check(meaning.clone());
+        let mut translator = tr::Translator::new(&mut timed, Some(tr::Pool::default_for(lang)?)).with_meaning_check(meaning.clone());
         let opts = Options { fixed_document_examples: fixed, ..Options::new(lang, Register::Formal) };
         let start = Instant::now();
         let mut shown = None;

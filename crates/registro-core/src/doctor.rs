@@ -46,6 +46,28 @@ pub struct DoctorReport {
     /// Absent when the check was not asked for.
     pub sources: Option<Vec<SourceReport>>,
     pub shared_data: Option<SharedDataReport>,
+    /// The translation example pools this install found, per language.
+    pub examples: ExamplesReport,
+}
+
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct ExamplesReport {
+    /// The data folder found (`REGISTRO_DATA`, the app's resources or beside the binary), if any.
+    pub data_dir: Option<String>,
+    /// How it was found, or why none was.
+    pub found_by: String,
+    pub pools: Vec<PoolReport>,
+}
+
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct PoolReport {
+    pub lang: String,
+    pub name: String,
+    /// Contrastive pairs the pool offers (0 when missing).
+    pub pairs: u32,
+    /// Where the pairs come from, or what is wrong.
+    pub detail: String,
+    pub ok: bool,
 }
 
 #[derive(Clone, Debug, Serialize, ts_rs::TS)]
@@ -178,7 +200,29 @@ pub fn gather(opts: &DoctorOptions) -> DoctorReport {
         network: registro_models::describe_network(),
         sources,
         shared_data: crate::shared_data_dir().map(|d| shared_data_report(&d)),
+        examples: examples_report(),
     }
+}
+
+/// Each language's pool as a translation would load it (`Pool::default_for`), so what doctor says is what a run
+/// gets: a missing or unreadable pool shows the run's own error.
+pub fn examples_report() -> ExamplesReport {
+    use registro_register::data;
+    let (data_dir, found_by) = match data::data_dir() {
+        Ok(d) => (Some(d.path.display().to_string()), d.found_by.to_string()),
+        Err(e) => (None, e.to_string()),
+    };
+    let pools = registro_register::Lang::ALL
+        .iter()
+        .map(|&lang| {
+            let (pairs, detail, ok) = match crate::translate::Pool::default_for(lang) {
+                Ok(p) => (p.len() as u32, p.origin().to_string(), true),
+                Err(e) => (0, format!("{e:#}"), false),
+            };
+            PoolReport { lang: lang.code().into(), name: lang.name().into(), pairs, detail, ok }
+        })
+        .collect();
+    ExamplesReport { data_dir, found_by, pools }
 }
 
 fn store_report(db: Option<&Path>) -> StoreReport {
@@ -282,12 +326,27 @@ pub fn to_text(r: &DoctorReport) -> String {
             }
         }
     }
+    match &r.examples.data_dir {
+        Some(d) => {
+            let _ = writeln!(s, "examples:    {d} ({})", r.examples.found_by);
+        }
+        None => {
+            let _ = writeln!(s, "examples:    NOT FOUND: {}", r.examples.found_by);
+        }
+    }
+    for p in &r.examples.pools {
+        if p.ok {
+            let _ = writeln!(s, "  {:<3} {:<11} {:>5} pairs  {}", p.lang, p.name, p.pairs, p.detail);
+        } else {
+            let _ = writeln!(s, "  {:<3} {:<11} MISSING      {}", p.lang, p.name, p.detail);
+        }
+    }
     match &r.shared_data {
         Some(d) => {
             let _ = writeln!(s, "shared data: {} ({})", d.path, if d.sets.is_empty() { "empty".into() } else { d.sets.join(", ") });
         }
         None => {
-            let _ = writeln!(s, "shared data: not found (set REGISTRO_SHARED_DATA)");
+            let _ = writeln!(s, "shared data: not found (tests and benchmarks only; set REGISTRO_SHARED_DATA)");
         }
     }
     s

@@ -18,6 +18,9 @@ pub mod translate;
 /// Where the shared test data lives (`$REGISTRO_SHARED_DATA`, else `../shared/data` beside the checkout); one
 /// lookup for every use case and face.
 pub use registro_register::data::shared_data_dir;
+/// Where the app's run-time data (the translation example pools) is: `REGISTRO_DATA`, the app's resource
+/// directory (told once at start with `set_resource_dir`), or beside the installed binary.
+pub use registro_register::data::{data_dir, set_resource_dir};
 /// Where models run: the faces choose once per process (`device::choose`, the CLI's `--device`); model loads that
 /// say `DeviceChoice::Auto` get that choice.
 pub use registro_engine::device;

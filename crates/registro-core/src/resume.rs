@@ -198,7 +198,9 @@ fn translate(store: &mut Store, left: &Left, progress: ProgressFn, cancel: &Canc
     let mut gen = tr::open_for_run(&model)?;
     // The meaning check the run started with, if it had one and its model is still installed.
     let meaning = if run.params["meaning_check"].is_string() { tr::qe::MeaningCheck::installed()? } else { None };
-    let mut t = tr::Translator::new(gen.as_mut(), tr::Pool::default_for(lang)).with_meaning_check(meaning);
+    // The examples the run started with: none if it chose none, else the shipped pool (an error if it is gone).
+    let examples = run.params["fewshot_pool"].as_str() != Some(tr::NO_EXAMPLES);
+    let mut t = tr::Translator::new(gen.as_mut(), tr::Pool::for_run(lang, examples)?).with_meaning_check(meaning);
     let total = subset.len() as u64;
     let mut produced = 0u64;
     t.translate_mixed(&subset, &registers, &opts, cancel.flag(), &mut |seg| {

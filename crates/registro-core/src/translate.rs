@@ -50,6 +50,9 @@ pub const SENTENCE_EXAMPLES: usize = 2;
 
 /// How each sentence's own examples are chosen without the multilingual encoder (the run's params say which).
 pub const WORD_OVERLAP: &str = "word overlap";
+/// A run's `fewshot_pool` when the user chose to translate without examples; `runs resume` reads it back to keep
+/// that choice.
+pub const NO_EXAMPLES: &str = "none: translated without examples (--no-examples)";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -380,12 +383,15 @@ impl<'g> Translator<'g> {
     }
 
     /// Where a run's few-shot examples come from, for its parameters.
-    pub fn pool_description(&self, lang: Lang, register: Register) -> &'static str {
+    pub fn pool_description(&self, lang: Lang, register: Register) -> String {
         match (self.pool.as_ref().filter(|p| !p.is_empty()), lang, register) {
-            (None, ..) => "none: CoCoA-MT training data not found, fewshot skipped",
-            (_, Lang::Ru, _) => "registro hand-written RU pairs (translate/fewshot.rs)",
-            (Some(p), Lang::Ja, Register::Respectful) if p.has_respectful() => "registro hand-written JA respectful pairs (translate/fewshot.rs)",
-            _ => "cocoa-mt / iwslt2023 train (pool split)",
+            // A translator gets no pool only when the run chose it (`--no-examples`): a missing shipped pool is
+            // an error before the run starts (`Pool::default_for`).
+            (None, ..) => NO_EXAMPLES.to_string(),
+            (Some(p), Lang::Ja, Register::Respectful) if p.has_respectful() => {
+                format!("registro hand-written JA respectful pairs (compiled in), then {}", p.origin())
+            }
+            (Some(p), ..) => p.origin().to_string(),
         }
     }
 

@@ -72,7 +72,7 @@ fn translate_stored(
 #[test]
 fn every_segment_gets_ranked_candidates_a_verdict_and_a_stored_output() {
     let (_d, mut gen) = tiny();
-    let mut t = tr::Translator::new(&mut gen, tr::Pool::default_for(Lang::De));
+    let mut t = tr::Translator::new(&mut gen, Some(tr::Pool::default_for(Lang::De).unwrap()));
     let opts = Options { n_best: 3, max_tokens: 24, ..Options::new(Lang::De, Register::Formal) };
     let mut seen = 0;
     let (store, run, segs) = translate_stored(&mut t, None, &opts, &mut |_| seen += 1, &CancelToken::new());
@@ -243,7 +243,7 @@ fn consensus_chooses_among_the_candidates_in_the_register_the_one_the_others_agr
 
 #[test]
 fn prompts_spell_out_the_register_and_show_contrastive_examples() {
-    let shots = tr::Pool::default_for(Lang::It).map(|p| p.retrieve("Do you like jazz?", 2, Register::Formal, None)).unwrap_or_default();
+    let shots = tr::Pool::default_for(Lang::It).unwrap().retrieve("Do you like jazz?", 2, Register::Formal, None);
     let spec = prompt::PromptSpec { lang: Lang::It, register: Register::Formal, instruct: true, gender: Some(tr::Gender::Feminine), shots: &shots };
     let qwen = prompt::ChatFormat::Template(registro_engine::chat::ChatTemplate::builtin("qwen2"));
     let p = prompt::build(&qwen, &spec, "Do you like jazz?").unwrap();
@@ -309,7 +309,7 @@ fn real_qwen_translates_into_the_requested_register() {
             return;
         }
     };
-    let mut t = tr::Translator::new(&mut gen, tr::Pool::default_for(Lang::De));
+    let mut t = tr::Translator::new(&mut gen, Some(tr::Pool::default_for(Lang::De).unwrap()));
     for (register, label) in [(Register::Formal, Label::Formal), (Register::Informal, Label::Informal)] {
         let opts = Options { n_best: 2, ..Options::new(Lang::De, register) };
         let segs = t.translate(&["Do you have favourite bands?".to_string()], &opts, &AtomicBool::new(false), &mut |_| Ok(())).unwrap();
@@ -398,9 +398,6 @@ fn cancel_during_decoding_keeps_finished_segments_and_lists_the_run_cancelled() 
 /// it once for both (the second Translate click skips the prefill); retrieved ones follow each document's words.
 #[test]
 fn fixed_document_examples_give_every_document_the_same_prefix() {
-    if tr::Pool::default_for(Lang::De).is_none() {
-        return println!("skipped: no CoCoA-MT training data for few-shot examples");
-    }
     let docs = [
         vec!["Did you watch the football game last night?".to_string(), "Your team played really well.".to_string()],
         vec!["Can you send me the invoice for the car repair?".to_string()],
@@ -415,7 +412,7 @@ fn fixed_document_examples_give_every_document_the_same_prefix() {
         });
         let opts = Options { controls: "prompt,fewshot".parse().unwrap(), n_best: 1, fixed_document_examples: fixed, ..Options::new(Lang::De, Register::Formal) };
         for doc in &docs {
-            tr::Translator::new(&mut gen, tr::Pool::default_for(Lang::De)).translate(doc, &opts, &no, &mut |_| Ok(())).unwrap();
+            tr::Translator::new(&mut gen, Some(tr::Pool::default_for(Lang::De).unwrap())).translate(doc, &opts, &no, &mut |_| Ok(())).unwrap();
         }
         seen
     };

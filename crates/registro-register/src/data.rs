@@ -44,19 +44,111 @@ pub fn split(pairs: Vec<Pair>) -> (Vec<Pair>, Vec<Pair>) {
     pairs.into_iter().partition(|p| !is_held_out(p, lens[&p.domain]))
 }
 
-/// Default location of the shared test data: `$REGISTRO_SHARED_DATA`, else `<workspace>/../shared/data`.
+/// Where the shared *test and benchmark* data lives (CoCoA-MT and IWSLT test sets, the UMD submissions, PT16):
+/// `$REGISTRO_SHARED_DATA`, else `../shared/data` from the working directory. Developer commands (bench, eval's
+/// defaults) use it; nothing a user's translation needs is found here (see [`data_dir`]).
 pub fn shared_data_dir() -> Option<PathBuf> {
     if let Some(d) = std::env::var_os("REGISTRO_SHARED_DATA") {
         return Some(PathBuf::from(d)).filter(|p| p.is_dir());
     }
-    let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
-    ws.is_dir().then_some(ws)
+    let rel = Path::new("../shared/data");
+    rel.is_dir().then(|| rel.canonicalize().unwrap_or_else(|_| rel.to_path_buf()))
 }
 
-/// The CoCoA-MT training folder for `lang` (IWSLT 2023's, same layout, for Korean and Vietnamese), if present.
+/// The app's resource folder, told by the window at start (Tauri's resource directory), so the data installed
+/// beside the app is found whatever the binary's own path is.
+static RESOURCE_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Called once by the app's startup with Tauri's resource directory; later calls are ignored.
+pub fn set_resource_dir(dir: PathBuf) {
+    let _ = RESOURCE_DIR.set(dir);
+}
+
+/// How [`data_dir`] found Registro's run-time data.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DataDir {
+    pub path: PathBuf,
+    /// `REGISTRO_DATA`, `app resources` or `beside the binary`.
+    pub found_by: &'static str,
+}
+
+/// The folders [`data_dir`] looks in, in order, each with how it is named: `$REGISTRO_DATA`; the app's resource
+/// directory (`<res>/data`, Windows and macOS bundles); `<exe>/../share/registro` (Linux packages: the CLI in
+/// /usr/bin, the data in /usr/share/registro); `<exe>/data` (a Windows install or portable zip).
+pub fn data_dir_candidates() -> Vec<(PathBuf, &'static str)> {
+    let mut c = Vec::new();
+    if let Some(d) = std::env::var_os("REGISTRO_DATA").filter(|d| !d.is_empty()) {
+        // An explicit choice is the only place looked: a wrong REGISTRO_DATA must not be papered over by an
+        // installed copy the user did not mean.
+        return vec![(PathBuf::from(d), "REGISTRO_DATA")];
+    }
+    if let Some(r) = RESOURCE_DIR.get() {
+        c.push((r.join("data"), "app resources"));
+        c.push((r.join("share/registro"), "app resources"));
+    }
+    if let Some(exe_dir) = std::env::current_exe().ok().and_then(|e| e.canonicalize().ok()).and_then(|e| e.parent().map(Path::to_path_buf)) {
+        c.push((exe_dir.join("../share/registro"), "beside the binary"));
+        c.push((exe_dir.join("data"), "beside the binary"));
+    }
+    c
+}
+
+/// Registro's run-time data folder: the first candidate that holds `examples/`.
+pub fn data_dir() -> Result<DataDir, Error> {
+    let candidates = data_dir_candidates();
+    for (path, found_by) in &candidates {
+        if path.join("examples").is_dir() {
+            let path = path.canonicalize().unwrap_or_else(|_| path.clone());
+            return Ok(DataDir { path, found_by });
+        }
+    }
+    let looked: Vec<String> = candidates.iter().map(|(p, how)| format!("{} ({how})", p.join("examples").display())).collect();
+    Err(Error::Data {
+        path: "examples/".into(),
+        message: format!(
+            "Registro's translation examples were not found; looked in: {}. Reinstall Registro, or set REGISTRO_DATA to \
+             the folder that holds examples/ (in a source checkout: its data/ folder)",
+            if looked.is_empty() { "nowhere (no binary path)".to_string() } else { looked.join(", ") }
+        ),
+    })
+}
+
+/// The data set a language's example pool comes from: CoCoA-MT's training split, IWSLT 2023's training data for
+/// Korean and Vietnamese; `None` for Russian, whose pairs are compiled in.
+pub fn example_set(lang: Lang) -> Option<&'static str> {
+    match lang {
+        Lang::Ru => None,
+        Lang::Ko | Lang::Vi => Some("iwslt2023"),
+        _ => Some("cocoa-mt"),
+    }
+}
+
+/// The example pool's folder for `lang` (`examples/<set>/en-<code>`), or an error that names what is missing
+/// and how to get it back. Russian has no folder (its pairs are compiled in).
+pub fn examples_dir(lang: Lang) -> Result<PathBuf, Error> {
+    let set = example_set(lang).ok_or_else(|| Error::Data {
+        path: "examples".into(),
+        message: format!("{} examples are built into Registro, not a folder", lang.name()),
+    })?;
+    let dir = data_dir()?.path.join("examples").join(set).join(format!("en-{}", lang.code()));
+    if dir.is_dir() {
+        Ok(dir)
+    } else {
+        Err(Error::Data {
+            path: dir.display().to_string(),
+            message: format!(
+                "the {} translation examples are missing from Registro's data folder. Reinstall Registro, set \
+                 REGISTRO_DATA to a folder whose examples/{set}/en-{} holds them, or translate without examples (--no-examples)",
+                lang.name(),
+                lang.code()
+            ),
+        })
+    }
+}
+
+/// The CoCoA-MT / IWSLT 2023 training folder for `lang`, if present: the shipped example pool.
 pub fn cocoa_train_dir(lang: Lang) -> Option<PathBuf> {
-    let set = if matches!(lang, Lang::Ko | Lang::Vi) { "iwslt2023/train" } else { "cocoa-mt/train" };
-    shared_data_dir().map(|d| d.join(set).join(format!("en-{}", lang.code()))).filter(|p| p.is_dir())
+    examples_dir(lang).ok()
 }
 
 fn read_lines(path: &Path) -> Result<Vec<String>, Error> {

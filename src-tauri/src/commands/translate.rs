@@ -106,7 +106,7 @@ pub async fn translate_text(
             let _ = on_progress.send(p);
         };
         let mut run = |gen: &mut dyn core::Generator| -> CmdResult<TranslateOutcome> {
-            let mut tr = core::Translator::new(gen, core::Pool::default_for(lang))
+            let mut tr = core::Translator::new(gen, Some(core::Pool::default_for(lang)?))
                 .with_meaning_check(core::qe::MeaningCheck::installed()?)
                 .watch(|s| drop(on_segment.send(s.clone())));
             let (run_id, segments) = core::request::run(&mut store, project_id, &mut tr, &req, &prepared, &mut progress, &op.token)?;

@@ -62,7 +62,7 @@ function renderReport(body: HTMLElement, about: AboutReport, onCheck: () => void
       fact('device', 'Models run on', r.device, r.device_note),
       fact('store', 'Database', r.store.path, store),
       fact('network', 'Network', r.network),
-      fact('shared-data', 'Shared data', r.shared_data ? `${r.shared_data.path}` : 'not found (set REGISTRO_SHARED_DATA)', r.shared_data?.sets.join(', ')),
+      fact('shared-data', 'Shared data', r.shared_data ? `${r.shared_data.path}` : 'not found (tests and benchmarks only)', r.shared_data?.sets.join(', ')),
     ),
   );
 
@@ -74,6 +74,33 @@ function renderReport(body: HTMLElement, about: AboutReport, onCheck: () => void
   }
   for (const n of r.gpu_notes) gpus.append(h('p', { class: 'small muted' }, n));
   body.append(gpus);
+
+  // The translation example pools this install found, per language (core `doctor::examples_report`): a missing
+  // one means translating into that language fails, so it is shown, not hidden.
+  const ex = r.examples;
+  const pools = h('table', { class: 'table', 'data-testid': 'about-examples' }, h('thead', {}, h('tr', {}, h('th', {}, 'Language'), h('th', { class: 'num' }, 'Pairs'), h('th', {}, 'From'))));
+  const poolRows = h('tbody');
+  for (const p of ex.pools) {
+    poolRows.append(
+      h(
+        'tr',
+        { 'data-testid': 'about-pool', 'data-lang': p.lang, 'data-ok': String(p.ok) },
+        h('td', {}, `${p.name} (${p.lang})`),
+        h('td', { class: 'num' }, p.ok ? String(p.pairs) : h('span', { class: 'badge failed' }, 'missing')),
+        h('td', { class: 'small' }, p.detail),
+      ),
+    );
+  }
+  pools.append(poolRows);
+  body.append(
+    h(
+      'div',
+      { class: 'card' },
+      h('h3', {}, 'Translation examples'),
+      h('p', { class: ex.data_dir ? 'muted small' : 'error' }, ex.data_dir ? `${ex.data_dir} (${ex.found_by})` : ex.found_by),
+      h('div', { class: 'table-wrap' }, pools),
+    ),
+  );
 
   const models = h('table', { class: 'table', 'data-testid': 'about-models' }, h('thead', {}, h('tr', {}, h('th', {}, 'Model'), h('th', {}, 'Kind'), h('th', {}, 'State'), h('th', { class: 'num' }, 'Size'))));
   const tbody = h('tbody');

@@ -82,6 +82,10 @@ struct ExampleArgs {
     /// embeddinggemma-300m`)
     #[arg(long)]
     no_meaning_check: bool,
+    /// Translate without the shipped example translations (lower quality; recorded in the run). Without this
+    /// flag a language whose examples are missing is an error, never a silent quality drop
+    #[arg(long)]
+    no_examples: bool,
     /// Where the document's shared examples come from: `fixed` (the same for every document of the language and
     /// register, so the prefix they form is computed once per model) or `retrieved` (by the document's words)
     #[arg(long, value_enum, default_value_t = DocumentExamples::Retrieved)]
@@ -156,11 +160,9 @@ pub fn run(ctx: &Ctx, a: Args) -> anyhow::Result<()> {
     let is_document = a.input.as_ref().is_some_and(|p| registro_core::documents::is_document(p, a.format.as_deref()));
     let sources = if is_document { Vec::new() } else { read_input(&a)? };
     let opts = options(&a)?;
+    // The examples first: a missing pool fails in a second, not after a model load.
+    let pool = tr::Pool::for_run(a.lang, !a.examples.no_examples)?;
     let mut gen = tr::open_generator(a.model.as_deref(), a.backend.config())?;
-    let pool = tr::Pool::default_for(a.lang);
-    if pool.is_none() && opts.controls.has(tr::Control::Fewshot) {
-        eprintln!("note: CoCoA-MT training data not found (set REGISTRO_SHARED_DATA); the fewshot control is skipped");
-    }
     let meaning = if a.examples.no_meaning_check { None } else { tr::qe::MeaningCheck::installed()? };
     let mut t = tr::Translator::new(gen.as_mut(), pool).with_meaning_check(meaning);
     let cancel = crate::term::cancel_on_ctrl_c();
@@ -358,7 +360,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
     for lang in langs {
         let (dir, held_out) = match &a.dir {
             Some(d) => (d.clone(), !a.all_sources && d.to_string_lossy().contains("/train")),
-            None => (tr::analyzer::data::cocoa_train_dir(lang).context("no CoCoA-MT training folder found; pass --dir")?, !a.all_sources),
+            None => (tr::analyzer::data::examples_dir(lang).context("pass --dir")?, !a.all_sources),
         };
         let o = ablation::AblationOptions {
             dir,
@@ -385,7 +387,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
         };
         let cancel = crate::term::cancel_on_ctrl_c();
         let bar = crate::term::Bar::new(ctx.json, "translations");
-        let r = ablation::run(gen.as_mut(), tr::Pool::default_for(lang), &o, &mut bar.sink(), cancel.flag())?;
+        let r = ablation::run(gen.as_mut(), tr::Pool::for_run(lang, !a.examples.no_examples)?, &o, &mut bar.sink(), cancel.flag())?;
         drop(bar);
         if !ctx.json {
             println!("{}", ablation::table(&r));
@@ -411,9 +413,13 @@ fn bench_analyzer(ctx: &Ctx, langs: &[Lang], dir: Option<&std::path::Path>) -> a
     use registro_core::translate::analyzer::{data, eval};
     let mut rows = Vec::new();
     for &lang in langs {
-        let Some(dir) = dir.map(std::path::Path::to_path_buf).or_else(|| data::cocoa_train_dir(lang)) else {
-            eprintln!("skipped {}: no CoCoA-MT training data (set REGISTRO_SHARED_DATA)", lang.code());
-            continue;
+        let dir = match dir {
+            Some(d) => d.to_path_buf(),
+            None if data::example_set(lang).is_none() => {
+                eprintln!("skipped {}: its examples are compiled in; pass --dir (e.g. data/ru-dev)", lang.code());
+                continue;
+            }
+            None => data::examples_dir(lang)?,
         };
         let pairs = data::load_dir(&dir, lang)?;
         let all = eval::accuracy(lang, &pairs);

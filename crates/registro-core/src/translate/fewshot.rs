@@ -23,6 +23,8 @@ pub struct Shot {
 
 pub struct Pool {
     lang: Lang,
+    /// Where the pairs come from, as a run's parameters name it (`fewshot_pool`).
+    origin: String,
     pairs: Vec<Pair>,
     words: Vec<HashSet<String>>,
     /// Examples for the respectful register (their `formal` side is the respectful text), where the data sets'
@@ -70,26 +72,50 @@ impl Pool {
     /// The pool part of a CoCoA-MT training folder; only pairs whose two references differ are useful.
     pub fn load(dir: &Path, lang: Lang) -> anyhow::Result<Pool> {
         let (pool, _held) = data::split(data::load_dir(dir, lang)?);
-        Ok(Pool::from_pairs(lang, pool.into_iter().filter(|p| p.contrastive()).collect()))
+        let pool = Pool::from_pairs(lang, pool.into_iter().filter(|p| p.contrastive()).collect());
+        let origin = format!("{} (pool split, {} contrastive pairs)", dir.display(), pool.len());
+        Ok(Pool { origin, ..pool })
     }
 
-    /// The default pool: the shared CoCoA-MT (IWSLT 2023 for KO/VI) training data, if present; for Russian, which
-    /// neither data set covers, the hand-written pairs of [`RU_PAIRS`]. Japanese gets [`JA_RESPECTFUL_PAIRS`] for
-    /// the respectful register.
-    pub fn default_for(lang: Lang) -> Option<Pool> {
+    /// The shipped pool for `lang`: the CoCoA-MT (IWSLT 2023 for KO/VI) training data in Registro's data folder;
+    /// for Russian, which neither data set covers, the hand-written pairs of [`RU_PAIRS`]. Japanese gets
+    /// [`JA_RESPECTFUL_PAIRS`] for the respectful register. A missing or unreadable pool is an error that says
+    /// what is missing and how to fix it: translating without examples is a choice (`--no-examples`), never a
+    /// silent fallback.
+    pub fn default_for(lang: Lang) -> anyhow::Result<Pool> {
         if lang == Lang::Ru {
-            return Some(Pool::hand_written(lang, "registro-ru", RU_PAIRS));
+            return Ok(Pool::hand_written(lang, "registro-ru", RU_PAIRS));
         }
-        let pool = data::cocoa_train_dir(lang).and_then(|d| Pool::load(&d, lang).ok());
-        match lang {
-            Lang::Ja => pool.map(|p| Pool { respectful: Some(Box::new(Pool::hand_written(lang, "registro-ja-respectful", JA_RESPECTFUL_PAIRS))), ..p }),
+        let dir = data::examples_dir(lang)?;
+        let found_by = data::data_dir().map(|d| d.found_by).unwrap_or("REGISTRO_DATA");
+        let mut pool = Pool::load(&dir, lang)
+            .map_err(|e| anyhow::anyhow!("the {} translation examples in {} cannot be read: {e:#}. Reinstall Registro or set REGISTRO_DATA to a good copy", lang.name(), dir.display()))?;
+        anyhow::ensure!(!pool.is_empty(), "the {} translation examples in {} hold no contrastive pair; reinstall Registro", lang.name(), dir.display());
+        let set = data::example_set(lang).unwrap_or("examples");
+        pool.origin = format!("{set}/en-{} train, pool split: {} contrastive pairs ({found_by}: {})", lang.code(), pool.len(), dir.display());
+        Ok(match lang {
+            Lang::Ja => Pool { respectful: Some(Box::new(Pool::hand_written(lang, "registro-ja-respectful", JA_RESPECTFUL_PAIRS))), ..pool },
             _ => pool,
+        })
+    }
+
+    /// The pool a run uses: the shipped one, or none when the user chose to translate without examples.
+    pub fn for_run(lang: Lang, examples: bool) -> anyhow::Result<Option<Pool>> {
+        if examples {
+            Pool::default_for(lang).map(Some)
+        } else {
+            Ok(None)
         }
+    }
+
+    /// Where the pairs come from (a folder and its pair count, or the compiled-in table).
+    pub fn origin(&self) -> &str {
+        &self.origin
     }
 
     /// A pool of (source, formal, informal) pairs written for Registro.
     fn hand_written(lang: Lang, domain: &str, pairs: &[(&str, &str, &str)]) -> Pool {
-        Pool::from_pairs(lang, pairs.iter().enumerate().map(|(i, (s, f, inf))| Pair {
+        let pool = Pool::from_pairs(lang, pairs.iter().enumerate().map(|(i, (s, f, inf))| Pair {
             domain: domain.into(),
             line: i,
             source: s.to_string(),
@@ -99,12 +125,14 @@ impl Pool {
             informal_feminine: None,
             formal_annotated: None,
             informal_annotated: None,
-        }).collect())
+        }).collect());
+        let origin = format!("registro hand-written {} pairs ({domain}, {} pairs, compiled in)", lang.code().to_uppercase(), pool.len());
+        Pool { origin, ..pool }
     }
 
     fn from_pairs(lang: Lang, pairs: Vec<Pair>) -> Pool {
         let words = pairs.iter().map(|p| words(&p.source)).collect();
-        Pool { lang, pairs, words, respectful: None, meaning: None }
+        Pool { lang, origin: String::new(), pairs, words, respectful: None, meaning: None }
     }
 
     /// Embeds the pool's sources (once per process and pool: a window translates many documents) so each sentence's
