@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# What ships is accounted for (run by scripts/test.sh; no build needed, ~20 s warm):
+#   1. cargo deny check licenses bans sources — every crate's licence is in deny.toml's allow-list, crates come from
+#      crates.io only (a git or other-registry source fails), bans as configured there;
+#   2. scripts/third-party.py --check — the npm packages bundled into ui/dist (package.json `dependencies`) and the
+#      crates linked into `registro`/`registro-app` have allowed licences, and THIRD_PARTY.md is what the lock files
+#      generate (regenerate with `python3 scripts/third-party.py`);
+#   3. cargo deny check advisories — only where the RustSec advisory database (a git repository on GitHub) can be
+#      fetched; otherwise it says SKIPPED and why, never silently.
+# Any incompatible licence, stale THIRD_PARTY.md or banned source makes the script exit 1.
+#
+#   bash scripts/check-licences.sh                   # advisories if the database is reachable, else SKIPPED
+#   bash scripts/check-licences.sh --advisories      # advisories required: unreachable database fails
+#   bash scripts/check-licences.sh --no-advisories   # advisories skipped on purpose (said so)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CARGO_DENY_VERSION=0.20.2
+ADVISORY_DB_URL=https://github.com/rustsec/advisory-db
+
+advisories=auto
+for arg in "$@"; do
+  case "$arg" in
+    --advisories) advisories=required ;;
+    --no-advisories) advisories=skip ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "check-licences: unknown argument $arg (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+if [ "$(cargo deny --version 2>/dev/null)" != "cargo-deny $CARGO_DENY_VERSION" ]; then
+  echo "check-licences: installing cargo-deny $CARGO_DENY_VERSION (compiles for a few minutes, niced)"
+  # Not into the project's target dir (CARGO_TARGET_DIR from env.sh): cargo install builds in a temporary one.
+  env -u CARGO_TARGET_DIR nice -n 10 cargo install cargo-deny --version "$CARGO_DENY_VERSION" --locked
+fi
+
+failed=()
+
+echo "check-licences: cargo deny --locked check licenses bans sources"
+# On success the duplicate-version warnings (deny.toml: warn) are summed up in one line, not printed whole; on a
+# failure everything cargo-deny said is printed.
+deny_log="$(mktemp)"
+trap 'rm -f "$deny_log"' EXIT
+if cargo deny --color never --locked check --hide-inclusion-graph licenses bans sources >"$deny_log" 2>&1; then
+  if grep '^warning\[' "$deny_log" | grep -v '^warning\[duplicate\]' >/dev/null; then
+    cat "$deny_log"  # a warning of another kind: all of it
+  else
+    duplicates="$(sed -n "s/^warning\[duplicate\]: found [0-9]* duplicate entries for crate '\(.*\)'.*/\1/p" "$deny_log" |
+      paste -sd ' ' -)"
+    [ -z "$duplicates" ] || echo "  warning: several versions of $(wc -w <<<"$duplicates") crates: $duplicates"
+    tail -n 1 "$deny_log"
+  fi
+else
+  cat "$deny_log"
+  failed+=("cargo deny check licenses bans sources (see the errors above; deny.toml holds the allow-lists)")
+fi
+
+echo "check-licences: python3 scripts/third-party.py --check"
+if ! python3 scripts/third-party.py --check; then
+  failed+=("scripts/third-party.py --check: an incompatible licence in what ships, or THIRD_PARTY.md is stale (see above)")
+fi
+
+advisory_db_reachable() {
+  GIT_TERMINAL_PROMPT=0 timeout 20 git ls-remote --exit-code "$ADVISORY_DB_URL" HEAD >/dev/null 2>&1
+}
+case "$advisories" in
+  skip)
+    echo "check-licences: SKIPPED cargo deny check advisories (--no-advisories)" ;;
+  *)
+    if advisory_db_reachable; then
+      echo "check-licences: cargo deny --locked check advisories (RustSec database from $ADVISORY_DB_URL)"
+      if ! cargo deny --color never --locked check --hide-inclusion-graph advisories; then
+        failed+=("cargo deny check advisories: a dependency has a security advisory (see above)")
+      fi
+    elif [ "$advisories" = required ]; then
+      failed+=("cargo deny check advisories: the RustSec advisory database ($ADVISORY_DB_URL) cannot be reached from this machine")
+    else
+      echo "check-licences: SKIPPED cargo deny check advisories: the RustSec advisory database ($ADVISORY_DB_URL) cannot"
+      echo "  be reached from this machine. Run \`bash scripts/check-licences.sh --advisories\` where it can be."
+    fi ;;
+esac
+
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "check-licences: FAILED" >&2
+  for f in "${failed[@]}"; do echo "  - $f" >&2; done
+  exit 1
+fi
+echo "check-licences: OK (licences, bans, sources, THIRD_PARTY.md current)"
