@@ -317,9 +317,10 @@ async function start() {
     await refreshProjects();
     const last = Number(localStorage.getItem(state.lastProjectKey));
     await openProject(state.projects.some((p) => p.id === last) ? last : null);
-    await openStartupFile();
     // A first start (no default model on disk) opens on the setup card, which downloads it.
     await showSetupIfNeeded(setupArea, () => void refreshStartup());
+    // After the card, so the opened file's segments are scrolled into view in the final layout.
+    await openStartupFile();
   } catch (e) {
     notify(errorMessage(e), 'error');
   }

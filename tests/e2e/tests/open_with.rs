@@ -28,6 +28,9 @@ fn a_file_named_on_the_command_line_opens_in_the_translate_view() {
     wait_until("the opened file's segments in the Translate view", WAIT, || {
         s.find_all(r#"[data-view="translate"]:not([hidden]) [data-testid="translate-segments"] .tr-segrow"#).unwrap().len() == 3
     });
+    let notice = || s.text_css(r#"[data-testid="notice"]"#, WAIT).unwrap();
+    wait_until("the notice that the file was opened", WAIT, || notice().contains("Opened Service agreement.xlf: 3 segments"));
+    s.screenshot(&screenshot_path("open-with.png")).unwrap();
     let selected = s
         .execute(
             r#"const d = document.querySelector('[data-testid="translate-document"]');
@@ -36,7 +39,22 @@ fn a_file_named_on_the_command_line_opens_in_the_translate_view() {
         )
         .unwrap();
     assert_eq!(selected, "Service agreement.xlf", "the opened file is the Translate view's source");
-    let rows = s.texts(r#"[data-testid="translate-segments"] .tr-segrow .grow"#).unwrap();
+    // Shown, not only in the page: the list is open and scrolled into view. (Read through the page: WebDriver's
+    // element text is empty inside a <details> here, open or not.)
+    let shown = s
+        .execute(
+            r#"const d = document.querySelector('[data-testid="translate-seg-details"]');
+               const r = d.querySelector('.tr-segrow').getBoundingClientRect();
+               return d.open && r.top >= 0 && r.bottom <= window.innerHeight"#,
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(shown, true, "the segment list is open and in view");
+    let rows: Vec<String> = serde_json::from_value(
+        s.execute(r#"return [...document.querySelectorAll('[data-testid="translate-segments"] .tr-segrow .grow')].map((e) => e.textContent)"#, vec![])
+            .unwrap(),
+    )
+    .unwrap();
     assert!(rows[0].contains("Service") && rows[0].contains("Agreement"), "{rows:?}");
     assert!(rows[1].contains("Please sign") && rows[1].contains("by Friday"), "{rows:?}");
     assert!(rows[2].starts_with("Total:"), "{rows:?}");
@@ -44,9 +62,6 @@ fn a_file_named_on_the_command_line_opens_in_the_translate_view() {
     assert_eq!(tab, "true", "the Translate tab is the one shown");
     // No project was open: the file went into "Opened files", which is now the open project.
     s.wait_for(r#"[data-testid="project-item"].selected[data-project-name="Opened files"]"#, WAIT).unwrap();
-    let notice = || s.text_css(r#"[data-testid="notice"]"#, WAIT).unwrap();
-    wait_until("the notice that the file was opened", WAIT, || notice().contains("Opened Service agreement.xlf: 3 segments"));
-    s.screenshot(&screenshot_path("open-with.png")).unwrap();
     s.close().unwrap();
 
     // Stored like any import: the document is in the project with its three segments.

@@ -675,7 +675,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     docSelect.value = String((e as CustomEvent<number>).detail);
     overrides = {};
     segDetails.open = true;
-    void renderSegList();
+    void renderSegList().then(() => segDetails.scrollIntoView({ block: 'nearest' }));
   });
 
   el.append(
