@@ -20,6 +20,9 @@ APT_PACKAGES=(
   gnome-keyring
   # pip + venv: the CUDA toolchain wheels (check-gpu-build.sh) and the llama-cpp-python server the backend tests start
   python3 python3-pip python3-venv
+  # Packages: rpm inspects the .rpm the bundler writes (scripts/package.sh); the Windows CLI and app are
+  # cross-built with MinGW and the CLI is tested under wine; nsis's makensis builds the Windows installer
+  rpm gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 nsis
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -45,6 +48,12 @@ rustc_minor() { rustc --version | sed -E 's/^rustc 1\.([0-9]+).*/\1/'; }
 if [ "$(rustc_minor)" -lt 91 ] && command -v rustup >/dev/null; then
   log "rust: $(rustc --version) is older than 1.91; updating the stable toolchain"
   rustup update stable --no-self-update
+fi
+
+# ---- the Windows target (scripts/build-windows.sh cross-builds registro.exe and the app) ----
+if command -v rustup >/dev/null && ! rustup target list --installed | grep -qx x86_64-pc-windows-gnu; then
+  log "rust: adding the x86_64-pc-windows-gnu target"
+  rustup target add x86_64-pc-windows-gnu
 fi
 
 # ---- Node >= 20 (Vite 7 needs it; Debian 12's own nodejs is 18) ----
