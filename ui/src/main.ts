@@ -108,7 +108,7 @@ function layout(root: HTMLElement) {
       projectList,
       h('button', { class: 'btn small settings-button', 'data-testid': 'open-settings', onclick: () => openSettings() }, 'Settings'),
     ),
-    h('main', { class: 'main' }, startupArea, setupArea, tabBar, viewArea, h('footer', { class: 'statusbar' }, h('span', { class: 'notice', 'data-testid': 'notice', role: 'status' }), dbLabel)),
+    h('main', { class: 'main' }, setupArea, startupArea, tabBar, viewArea, h('footer', { class: 'statusbar' }, h('span', { class: 'notice', 'data-testid': 'notice', role: 'status' }), dbLabel)),
   );
 }
 

@@ -167,9 +167,12 @@ impl ModelSummary {
     }
 }
 
-/// Every catalogue model (shipped, `REGISTRO_CATALOGUE`, imported) with what is on disk.
+/// Every catalogue model (shipped, `REGISTRO_CATALOGUE`, imported) with what is on disk, the default model first
+/// (the one a user looks for), the others in catalogue order.
 pub fn summaries() -> Vec<ModelSummary> {
-    list().iter().map(ModelSummary::of).collect()
+    let mut all: Vec<ModelSummary> = list().iter().map(ModelSummary::of).collect();
+    all.sort_by_key(|m| !m.default);
+    all
 }
 
 /// One model by id.

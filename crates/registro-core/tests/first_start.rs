@@ -50,7 +50,9 @@ fn the_default_model_is_downloaded_cancelled_resumed_verified_repaired_and_remov
     assert!(first.needed);
     assert_eq!((m.id.as_str(), m.state.as_str(), m.bytes, m.licence.as_str()), ("demo-default", "missing", 6_000_000, "Apache-2.0"));
     assert!(m.default && m.have_bytes == 0);
-    assert!(models::summaries().iter().any(|s| s.id == "gemma-3-270m"), "Settings lists the whole catalogue");
+    let all = models::summaries();
+    assert!(all.iter().any(|s| s.id == "gemma-3-270m"), "Settings lists the whole catalogue");
+    assert_eq!(all[0].id, "demo-default", "the default model comes first");
 
     // Download, cancelled once a megabyte is in: an outcome, not an error, and the bytes stay.
     let cancel = CancelToken::new();

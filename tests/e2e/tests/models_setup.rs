@@ -132,6 +132,8 @@ fn first_start_downloads_the_default_model_and_settings_manages_it() {
     assert_eq!(size, registro_core::models::human_bytes(model.bytes));
     assert_eq!(s.text_css(r#"[data-testid="setup-model-licence"]"#, WAIT).unwrap(), "Apache-2.0");
     assert_eq!(attr(&s, r#"[data-testid="setup-state"]"#, "data-state"), json!("missing"));
+    // The first frame after start-up can lag the DOM under Xvfb.
+    std::thread::sleep(Duration::from_millis(800));
     s.screenshot(&screenshot_path("setup-card.png")).unwrap();
 
     // A script in the page cannot make the model commands read or delete a path of its choosing.
@@ -229,6 +231,11 @@ fn first_start_downloads_the_default_model_and_settings_manages_it() {
         assert!(err.starts_with(&format!("Could not download {id}: ")) && err.contains(words) && err.contains("Details: "), "{err}");
         s.wait_for(&format!(r#"[data-testid="model-row"][data-model-id="{id}"][data-state="missing"]"#), WAIT).unwrap();
         assert!(!cache.join(id).join("altered.gguf.part").exists() && !cache.join(id).join("altered.gguf").exists());
+        s.execute(
+            r#"document.querySelector(`tr.model-extra[data-model-id="${arguments[0]}"]`).scrollIntoView({ block: 'center' })"#,
+            vec![json!(id)],
+        )
+        .unwrap();
         s.screenshot(&screenshot_path(&format!("settings-models-{id}.png"))).unwrap();
     }
 

@@ -11,7 +11,7 @@ import { chooseFile } from '../api';
 import type { ChosenFile, ModelSummary } from '../api';
 import { confirmDialog, errorMessage } from '../components';
 import { clear, h } from '../dom';
-import { DownloadPanel, STATE_LABEL, bytes, downloadModel, firstStart, importModel, listModels, removeModel, stateText, verifyModel } from './setup-api';
+import { DownloadPanel, STATE_LABEL, bytes, downloadModel, errorBlock, firstStart, importModel, listModels, removeModel, stateText, verifyModel } from './setup-api';
 
 /** Called after a model changed on disk (the shell refreshes its start-up banners). */
 export type OnModelsChanged = () => void;
@@ -98,7 +98,7 @@ export function renderModels(body: HTMLElement, onChanged: OnModelsChanged): voi
                 say(h('p', { class: out.cancelled ? 'muted small' : 'ok small', 'data-testid': 'model-result' }, out.cancelled ? `Stopped. ${stateText(out.model)}` : `${out.model.name} is ready.`));
                 redraw(out.model);
               } catch (e) {
-                say(h('p', { class: 'error', 'data-testid': 'model-error' }, errorMessage(e)));
+                say(errorBlock(errorMessage(e), 'model-error'));
                 redraw((await listModels().catch(() => [] as ModelSummary[])).find((x) => x.id === m.id) ?? m);
               }
               onChanged();
@@ -128,7 +128,7 @@ export function renderModels(body: HTMLElement, onChanged: OnModelsChanged): voi
                 say(h('div', { class: v.ok ? 'ok small' : 'error', 'data-testid': 'model-result', 'data-ok': v.ok ? '1' : '0' }, ...v.lines.map((l) => h('div', {}, l))));
                 redraw(v.model);
               } catch (e) {
-                say(h('p', { class: 'error', 'data-testid': 'model-error' }, errorMessage(e)));
+                say(errorBlock(errorMessage(e), 'model-error'));
                 busy(false);
               }
               onChanged();
@@ -150,7 +150,7 @@ export function renderModels(body: HTMLElement, onChanged: OnModelsChanged): voi
                 say(h('p', { class: 'muted small', 'data-testid': 'model-result' }, `Removed; ${bytes(r.freed_bytes)} freed.`));
                 redraw(r.model);
               } catch (e) {
-                say(h('p', { class: 'error', 'data-testid': 'model-error' }, errorMessage(e)));
+                say(errorBlock(errorMessage(e), 'model-error'));
                 busy(false);
               }
               onChanged();
@@ -161,11 +161,12 @@ export function renderModels(body: HTMLElement, onChanged: OnModelsChanged): voi
       );
     }
 
-    const detail = m.state === 'ready' ? null : h('div', { class: 'small muted model-detail' }, stateText(m));
+    // Partial and damaged models say what is there and what Download does; the badge says the rest.
+    const detail = m.state === 'partial' || m.state === 'damaged' ? h('div', { class: 'small muted model-detail' }, stateText(m)) : null;
     tr.append(
       h('td', {}, h('div', {}, m.name, m.default ? h('span', { class: 'badge default-badge' }, 'default') : null, m.imported ? h('span', { class: 'badge' }, 'imported') : null), h('div', { class: 'small muted' }, m.id)),
       h('td', {}, m.role),
-      h('td', {}, m.licence || '—'),
+      h('td', { class: 'model-licence small', title: m.licence }, m.licence || '—'),
       h('td', { class: 'num' }, m.bytes > 0 ? bytes(m.bytes) : '—'),
       h('td', { 'data-testid': 'model-state' }, h('span', { class: `badge model-${m.state}` }, STATE_LABEL[m.state]), detail),
       actions,
@@ -196,7 +197,7 @@ export function renderModels(body: HTMLElement, onChanged: OnModelsChanged): voi
       onChanged();
     } catch (e) {
       clear(importResult);
-      importResult.append(h('p', { class: 'error', 'data-testid': 'models-import-error' }, `${file.name}: ${errorMessage(e)}`));
+      importResult.append(errorBlock(`${file.name}: ${errorMessage(e)}`, 'models-import-error'));
     } finally {
       importBtn.disabled = false;
     }

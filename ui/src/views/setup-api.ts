@@ -47,6 +47,18 @@ function duration(secs: number): string {
   return m < 60 ? `${m} min ${s % 60} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
+/**
+ * A failure as the backend words it: what happened and what to do, then (folded) the technical details after
+ * "Details: " (core `models::explain_failure`).
+ */
+export function errorBlock(message: string, testid: string): HTMLElement {
+  const at = message.indexOf('\n\nDetails: ');
+  const main = at < 0 ? message : message.slice(0, at);
+  const el = h('div', { class: 'error model-error', 'data-testid': testid }, h('p', {}, main));
+  if (at >= 0) el.append(h('details', { class: 'small muted' }, h('summary', {}, 'Details'), h('pre', { class: 'error-details' }, message.slice(at + 2))));
+  return el;
+}
+
 /** What a state means to the user, with what Download would do. */
 export function stateText(m: ModelSummary): string {
   switch (m.state) {

@@ -14,7 +14,7 @@ import './setup.css';
 import type { FirstStart, ModelSummary } from '../api';
 import { errorMessage } from '../components';
 import { clear, h } from '../dom';
-import { DownloadPanel, bytes, downloadModel, firstStart, stateText } from './setup-api';
+import { DownloadPanel, bytes, downloadModel, errorBlock, firstStart, stateText } from './setup-api';
 
 /** Shows the card in `slot` when the default model must be downloaded first; `onReady` runs once it is usable. */
 export async function showSetupIfNeeded(slot: HTMLElement, onReady: () => void): Promise<void> {
@@ -33,7 +33,7 @@ function openSetup(slot: HTMLElement, initial: ModelSummary, cacheDir: string, o
   if (slot.querySelector('[data-testid="setup-card"]')) return;
   let model = initial;
   const state = h('p', { class: 'setup-state', 'data-testid': 'setup-state' });
-  const error = h('p', { class: 'error', 'data-testid': 'setup-error', hidden: true });
+  const error = h('div', { 'data-testid': 'setup-error', hidden: true });
   const download = h('button', { class: 'btn primary', 'data-testid': 'setup-download' });
   const skip = h('button', { class: 'btn', 'data-testid': 'setup-skip' }, 'Skip for now');
   const done = h('button', { class: 'btn primary', 'data-testid': 'setup-done', hidden: true }, 'Start using Registro');
@@ -52,8 +52,8 @@ function openSetup(slot: HTMLElement, initial: ModelSummary, cacheDir: string, o
 
   download.onclick = async () => {
     error.hidden = true;
-    download.disabled = true;
-    skip.disabled = true;
+    // While bytes arrive the progress panel says everything; Cancel is the one action.
+    for (const el of [state, download, skip]) el.hidden = true;
     const panel = new DownloadPanel('setup-progress');
     clear(progressSlot);
     progressSlot.append(panel.el);
@@ -62,12 +62,11 @@ function openSetup(slot: HTMLElement, initial: ModelSummary, cacheDir: string, o
     try {
       model = (await op.result).model;
     } catch (e) {
-      error.textContent = errorMessage(e);
+      error.replaceChildren(errorBlock(errorMessage(e), 'setup-error-text'));
       error.hidden = false;
     } finally {
       panel.done();
-      download.disabled = false;
-      skip.disabled = false;
+      state.hidden = false;
     }
     // After a failure the files may still have changed (bytes kept, a bad download deleted): show what is there.
     try {
