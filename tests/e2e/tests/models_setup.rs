@@ -113,11 +113,14 @@ fn first_start_downloads_the_default_model_and_settings_manages_it() {
     let cache = dir.path().join("models");
     let part = cache.join(DEFAULT).join(format!("{}.part", model.name));
 
-    // The import at the end picks the served file in the (pre-answered) dialog.
+    // Only the model cache and the catalogue are set (prefixes are kept beside the cache, in the temp folder too);
+    // the import at the end picks the served file in the (pre-answered) dialog.
     let mut args = vec![
+        // The card offers the shipped default model, whatever the environment the driver was started in says.
+        "-u".into(),
+        "REGISTRO_DEFAULT_MODEL".into(),
         format!("REGISTRO_MODELS={}", cache.display()),
         format!("REGISTRO_CATALOGUE={}", cat.display()),
-        format!("REGISTRO_PREFIX_CACHE={}", dir.path().join("prefixes").display()),
         app_binary().display().to_string(),
     ];
     args.extend(app_args(&db, dir.path(), &[Some(model.path.as_path())]));
