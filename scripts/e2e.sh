@@ -55,7 +55,17 @@ log "tauri-driver on port $PORT (logs in $LOG_DIR)"
 # GNOME Keyring on that bus, unlocked with a throwaway password, its files under $LOG_DIR (never the user's own
 # keyring): Settings → Backends stores API keys there. It exits with the bus.
 mkdir -p -m 700 "$LOG_DIR/keyring"
-setsid dbus-run-session -- sh -c '! command -v gnome-keyring-daemon >/dev/null || printf e2e | HOME="$0" XDG_DATA_HOME="$0" \
+# A packaged app (REGISTRO_APP_BIN, scripts/test-package.sh) starts as a user's first start would: an empty home
+# and none of the checkout's REGISTRO_* settings, so it must find its data beside itself. The tests still hand it
+# the store, model cache and catalogue they set up.
+DRIVER_ENV=()
+if [ -n "${REGISTRO_APP_BIN:-}" ]; then
+  mkdir -p "$LOG_DIR/home"
+  DRIVER_ENV=(env -u REGISTRO_DATA -u REGISTRO_SHARED_DATA -u REGISTRO_DEFAULT_MODEL -u REGISTRO_DB -u REGISTRO_MODELS
+    -u XDG_DATA_HOME -u XDG_CACHE_HOME -u XDG_CONFIG_HOME HOME="$LOG_DIR/home")
+  log "packaged app $REGISTRO_APP_BIN, started with HOME=$LOG_DIR/home and no REGISTRO_* settings"
+fi
+"${DRIVER_ENV[@]}" setsid dbus-run-session -- sh -c '! command -v gnome-keyring-daemon >/dev/null || printf e2e | HOME="$0" XDG_DATA_HOME="$0" \
   XDG_RUNTIME_DIR="$0" gnome-keyring-daemon --unlock --components=secrets >/dev/null; exec env NO_AT_BRIDGE=1 "$@"' \
   "$LOG_DIR/keyring" tauri-driver --port "$PORT" --native-port "$NATIVE_PORT" >"$LOG_DIR/tauri-driver.log" 2>&1 &
 DRIVER_PID=$!
