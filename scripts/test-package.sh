@@ -8,7 +8,11 @@
 #      it used (`fewshot_pool` in `registro runs show`), the outputs are Italian and none is flagged untranslated.
 # Exits non-zero, saying what failed, on any failure.
 #
-#   scripts/test-package.sh [PACKAGE.deb]    # default: the one scripts/package.sh built
+#   3. the packaged window (usr/bin/registro-app) started with an .xlf on its command line opens it in the Translate
+#      view (the e2e test tests/e2e/tests/open_with.rs with REGISTRO_APP_BIN; needs what scripts/e2e.sh needs:
+#      Xvfb, tauri-driver, WebKitWebDriver; skipped with a note without them, or with --no-window).
+#
+#   scripts/test-package.sh [--no-window] [PACKAGE.deb]    # default: the one scripts/package.sh built
 #
 # Needs the model qwen2.5-coder-0.5b-instruct in the cache (scripts/test.sh fetches it; fetched here otherwise).
 set -euo pipefail
@@ -22,6 +26,8 @@ fail() { log "FAILED: $*"; exit 1; }
 MODEL=qwen2.5-coder-0.5b-instruct
 LINES=5
 MODELS="${REGISTRO_MODELS:-$HOME/.cache/registro/models}"
+WINDOW=1
+if [ "${1:-}" = --no-window ]; then WINDOW=0; shift; fi
 if [ $# -ge 1 ]; then
   DEB="$1"
 else
@@ -120,5 +126,20 @@ for p in problems:
     print("PROBLEM:", p)
 sys.exit(1 if problems else 0)
 EOF
+
 echo
-log "passed: the packaged CLI found its examples in $PKG/usr/share/registro and translated formally into Italian with them"
+echo "== the packaged window opens a file named on its command line (Open with Registro) =="
+if [ "$WINDOW" = 0 ]; then
+  echo "skipped (--no-window)"
+elif ! command -v Xvfb >/dev/null || ! command -v tauri-driver >/dev/null || ! command -v WebKitWebDriver >/dev/null; then
+  echo "skipped: Xvfb, tauri-driver or WebKitWebDriver missing (scripts/setup-system.sh installs them)"
+else
+  REGISTRO_APP_BIN="$PKG/usr/bin/registro-app" REGISTRO_E2E_SKIP_BUILD=1 REGISTRO_E2E_TEST=open_with \
+    REGISTRO_E2E_PORT="${REGISTRO_E2E_PORT:-4490}" bash scripts/e2e.sh >"$WORK/window.log" 2>&1 ||
+    { tail -n 40 "$WORK/window.log" >&2; fail "the packaged window did not open the file (tests/e2e/tests/open_with.rs)"; }
+  grep -E '^test |test result' "$WORK/window.log"
+  echo "screenshot: tests/e2e/screenshots/open-with.png"
+fi
+
+echo
+log "passed: the packaged CLI found its examples in $PKG/usr/share/registro and translated formally into Italian with them; the packaged window opened a file"

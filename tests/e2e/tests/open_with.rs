@@ -30,7 +30,6 @@ fn a_file_named_on_the_command_line_opens_in_the_translate_view() {
     });
     let notice = || s.text_css(r#"[data-testid="notice"]"#, WAIT).unwrap();
     wait_until("the notice that the file was opened", WAIT, || notice().contains("Opened Service agreement.xlf: 3 segments"));
-    s.screenshot(&screenshot_path("open-with.png")).unwrap();
     let selected = s
         .execute(
             r#"const d = document.querySelector('[data-testid="translate-document"]');
@@ -50,6 +49,7 @@ fn a_file_named_on_the_command_line_opens_in_the_translate_view() {
         )
         .unwrap();
     assert_eq!(shown, true, "the segment list is open and in view");
+    s.screenshot(&screenshot_path("open-with.png")).unwrap();
     let rows: Vec<String> = serde_json::from_value(
         s.execute(r#"return [...document.querySelectorAll('[data-testid="translate-segments"] .tr-segrow .grow')].map((e) => e.textContent)"#, vec![])
             .unwrap(),
