@@ -25,9 +25,12 @@ command -v wine >/dev/null || fail "wine not found: apt-get install -y wine64"
 command -v winepath >/dev/null || fail "winepath not found: apt-get install -y wine64"
 
 # ---- the Windows CLI (incremental) ----
-t=$(now)
-bash scripts/build-windows.sh cli >&2 || fail "the Windows cross build failed (scripts/build-windows.sh cli)"
-log "Windows CLI build: $(secs "$t") s"
+# (WINDOWS_NO_BUILD=1: test the registro.exe already built, e.g. while the app's cross build holds the target dir.)
+if [ -z "${WINDOWS_NO_BUILD:-}" ]; then
+  t=$(now)
+  bash scripts/build-windows.sh cli >&2 || fail "the Windows cross build failed (scripts/build-windows.sh cli)"
+  log "Windows CLI build: $(secs "$t") s"
+fi
 WIN_EXE="${WINDOWS_TARGET_DIR:-$HOME/.cache/registro/target-windows}/x86_64-pc-windows-gnu/${WINDOWS_PROFILE:-release}/registro.exe"
 [ -f "$WIN_EXE" ] || fail "$WIN_EXE was not built"
 
@@ -65,6 +68,32 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
   [ -f "$WINEPREFIX/system.reg" ] || fail "could not create the wine prefix $WINEPREFIX"
   log "wine prefix created in $WINEPREFIX ($(secs "$t") s)"
 fi
+# Rust's standard library takes its random bytes from ProcessPrng in bcryptprimitives.dll (Windows 10 and later).
+# Debian 12's wine (8.0) has no such DLL and refuses to start the exe (exit 53; WINEDEBUG=err+all says
+# "bcryptprimitives.dll not found"); wine 9 has it. For this wine only, a stand-in built with MinGW goes into the
+# prefix's system32: ProcessPrng over advapi32's RtlGenRandom. It is never shipped: real Windows has the DLL.
+if [ ! -f "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" ]; then
+  mkdir -p "$work/shim"
+  cat >"$work/shim/bcryptprimitives.c" <<'C'
+#include <windows.h>
+#include <ntsecapi.h>
+BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T len) {
+  while (len > 0) {
+    ULONG n = len > 0x10000000 ? 0x10000000 : (ULONG)len;
+    if (!RtlGenRandom(data, n)) return FALSE;
+    data += n;
+    len -= n;
+  }
+  return TRUE;
+}
+C
+  printf 'LIBRARY bcryptprimitives.dll\nEXPORTS\n  ProcessPrng\n' >"$work/shim/bcryptprimitives.def"
+  x86_64-w64-mingw32-gcc -O2 -shared -s -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
+    "$work/shim/bcryptprimitives.c" "$work/shim/bcryptprimitives.def" -ladvapi32 \
+    || fail "could not build the bcryptprimitives.dll stand-in for wine"
+  log "$(wine --version 2>/dev/null) has no bcryptprimitives.dll: a ProcessPrng stand-in was put in the prefix"
+fi
+
 # A Unix path as the Windows program sees it (Z:\...). Wine passes the Unix environment through to the Windows
 # process unchanged (PATH aside), so paths in REGISTRO_* variables must be given in this form.
 winpath() { winepath -w "$1" 2>/dev/null; }
@@ -86,7 +115,7 @@ rc=$?
 set -e
 log "(a) registro.exe doctor --offline: exit $rc, $(secs "$t") s"
 sed 's/^/    /' "$work/doctor.txt" >&2
-[ "$rc" = 0 ] || { cat "$work/doctor.err" >&2; fail "registro.exe doctor exited $rc"; }
+[ "$rc" = 0 ] || { cat "$work/doctor.err" >&2; fail "registro.exe doctor exited $rc (wine's loader errors: rerun with WINEDEBUG=err+all)"; }
 [ -s "$work/doctor.txt" ] || fail "registro.exe doctor printed nothing"
 grep -qi "beside the binary" "$work/doctor.txt" \
   || fail "registro.exe doctor did not find the example pools in <exe dir>\\data (see its report above)"

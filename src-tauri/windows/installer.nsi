@@ -2,10 +2,11 @@
 ; installer`, nothing downloaded. It stands in for Tauri's own NSIS installer, which Tauri's bundler cannot build
 ; here without one file from GitHub (its nsis_tauri_utils.dll plugin; `build-windows.sh tauri-nsis`); the release
 ; workflow (.github/workflows/release.yml) builds that one on a Windows runner. A 64-bit installer (the app is
-; x64 only), per user (no administrator rights, like Tauri's `installMode: currentUser`), into %LOCALAPPDATA%\Programs\Registro:
-;   registro-app.exe (the window), registro.exe (the CLI), data\examples\ (the translation example pools, found by
-;   both binaries as <exe dir>\data), THIRD_PARTY.md, Start menu and desktop shortcuts, an uninstaller listed in
-;   Settings -> Apps. The user's own data (%APPDATA%\org.registro.app: database, models) is left in place.
+; x64 only), per user (no administrator rights, like Tauri's `installMode: currentUser`), into
+; %LOCALAPPDATA%\Programs\Registro: registro-app.exe (the window), registro.exe (the CLI), data\examples\ (the
+; translation example pools, found by both binaries as <exe dir>\data), THIRD_PARTY.md, Start menu and desktop
+; shortcuts, an uninstaller listed in Settings -> Apps. The uninstaller leaves the user's own data in place (the
+; database under %APPDATA%, the models under %LOCALAPPDATA%\registro\models).
 ;
 ; makensis -V2 -DSRCDIR=<staged files> -DVERSION=0.1.0 -DOUTFILE=<setup.exe> -DICON=<icon.ico> installer.nsi
 Unicode true
