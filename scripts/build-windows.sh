@@ -4,8 +4,8 @@
 #
 #   bash scripts/build-windows.sh            # the CLI: registro.exe
 #   bash scripts/build-windows.sh app        # the CLI and the app: registro-app.exe (needs ui/dist built)
-#   bash scripts/build-windows.sh portable   # + the portable zip (registro.exe, registro-app.exe, data/examples/,
-#                                            #   THIRD_PARTY.md)
+#   bash scripts/build-windows.sh portable   # + the portable zip (registro.exe, registro-app.exe, WebView2Loader.dll,
+#                                            #   data/examples/, THIRD_PARTY.md)
 #   bash scripts/build-windows.sh installer  # + the NSIS installer (src-tauri/windows/installer.nsi, local makensis)
 #   bash scripts/build-windows.sh all        # the CLI, the app, the portable zip and the installer
 #   bash scripts/build-windows.sh tauri-nsis # Tauri's own NSIS installer (needs one plugin DLL from GitHub: see
@@ -77,6 +77,11 @@ stage() {
     x86_64-w64-mingw32-strip --strip-debug -o "$STAGE/$b" "$OUT/$b"
     size "$STAGE/$b"
   done
+  # The MinGW app loads WebView2Loader.dll at run time (copied beside it by tauri-build from webview2-com-sys).
+  if [ -f "$OUT/registro-app.exe" ]; then
+    [ -f "$OUT/WebView2Loader.dll" ] || { echo "build-windows: $OUT/WebView2Loader.dll missing" >&2; exit 1; }
+    cp "$OUT/WebView2Loader.dll" "$STAGE/"
+  fi
   cp -r data/examples "$STAGE/data/examples"
   cp THIRD_PARTY.md "$STAGE/"
 }

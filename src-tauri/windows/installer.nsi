@@ -3,7 +3,7 @@
 ; here without one file from GitHub (its nsis_tauri_utils.dll plugin; `build-windows.sh tauri-nsis`); the release
 ; workflow (.github/workflows/release.yml) builds that one on a Windows runner. A 64-bit installer (the app is
 ; x64 only), per user (no administrator rights, like Tauri's `installMode: currentUser`), into
-; %LOCALAPPDATA%\Programs\Registro: registro-app.exe (the window), registro.exe (the CLI), data\examples\ (the
+; %LOCALAPPDATA%\Programs\Registro: registro-app.exe (the window) and WebView2Loader.dll, registro.exe (the CLI), data\examples\ (the
 ; translation example pools, found by both binaries as <exe dir>\data), THIRD_PARTY.md, Start menu and desktop
 ; shortcuts, an uninstaller listed in Settings -> Apps. The uninstaller leaves the user's own data in place (the
 ; database under %APPDATA%, the models under %LOCALAPPDATA%\registro\models).
@@ -73,6 +73,9 @@ Section "Registro" SecMain
   ; A reinstall replaces the example pools wholesale (a pool removed upstream must not linger).
   RMDir /r "$INSTDIR\data\examples"
   File "${SRCDIR}\registro-app.exe"
+  ; The MinGW build of the window loads the WebView2 loader as a DLL (an MSVC build links it statically); Microsoft's
+  ; redistributable, from the webview2-com-sys crate, copied beside the exe by tauri-build.
+  File "${SRCDIR}\WebView2Loader.dll"
   File "${SRCDIR}\registro.exe"
   File "${SRCDIR}\THIRD_PARTY.md"
   SetOutPath "$INSTDIR\data"
@@ -112,6 +115,7 @@ FunctionEnd
 
 Section "Uninstall"
   Delete "$INSTDIR\registro-app.exe"
+  Delete "$INSTDIR\WebView2Loader.dll"
   Delete "$INSTDIR\registro.exe"
   Delete "$INSTDIR\THIRD_PARTY.md"
   RMDir /r "$INSTDIR\data\examples"
