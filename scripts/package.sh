@@ -50,12 +50,12 @@ log "ui: npm run build"
 
 # ---- release binaries ----
 t0=$SECONDS
-log "cargo build --release -p registro-cli"
-cargo build --release -p registro-cli
-# The window, built the way `tauri build` builds it (in src-tauri: --bins --no-default-features --features
-# tauri/custom-protocol --release), so a later `tauri build` by hand finds it compiled.
-log "tauri build --no-bundle (registro-app)"
-"$TAURI" build --no-bundle --ci
+# The CLI and the window in one cargo invocation, so every dependency is compiled once with one feature set (two
+# invocations resolve features apart and compiled candle and much else twice: 20 more minutes cold on 2 cores). The
+# app's default feature is custom-protocol (the UI served from inside the binary), what `tauri build` enables;
+# `tauri bundle` below packages these binaries without building again.
+log "cargo build --release -p registro-cli -p registro-app"
+cargo build --release -p registro-cli -p registro-app
 log "release builds: $((SECONDS - t0)) s"
 
 # The release profile keeps line tables for the benchmarks' profiles; users get the binaries without them. The app

@@ -20,9 +20,10 @@ APT_PACKAGES=(
   gnome-keyring
   # pip + venv: the CUDA toolchain wheels (check-gpu-build.sh) and the llama-cpp-python server the backend tests start
   python3 python3-pip python3-venv
-  # Packages: rpm inspects the .rpm the bundler writes (scripts/package.sh); the Windows CLI and app are
-  # cross-built with MinGW and the CLI is tested under wine; nsis's makensis builds the Windows installer
-  rpm gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 nsis
+  # Packages: rpm inspects the .rpm the bundler writes and desktop-file-validate its desktop entry
+  # (scripts/package.sh); the Windows CLI and app are cross-built with MinGW and the CLI is tested under wine;
+  # nsis's makensis builds the Windows installer
+  rpm desktop-file-utils gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 nsis
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

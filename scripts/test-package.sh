@@ -9,7 +9,8 @@
 # Exits non-zero, saying what failed, on any failure.
 #
 #   3. the packaged window (usr/bin/registro-app) started with an .xlf on its command line opens it in the Translate
-#      view (the e2e test tests/e2e/tests/open_with.rs with REGISTRO_APP_BIN; needs what scripts/e2e.sh needs:
+#      view, and started with no model goes through the setup card's download and translates three sentences
+#      (the e2e tests open_with.rs and models_setup.rs with REGISTRO_APP_BIN; needs what scripts/e2e.sh needs:
 #      Xvfb, tauri-driver, WebKitWebDriver; skipped with a note without them, or with --no-window).
 #
 #   scripts/test-package.sh [--no-window] [PACKAGE.deb]    # default: the one scripts/package.sh built
@@ -134,11 +135,14 @@ if [ "$WINDOW" = 0 ]; then
 elif ! command -v Xvfb >/dev/null || ! command -v tauri-driver >/dev/null || ! command -v WebKitWebDriver >/dev/null; then
   echo "skipped: Xvfb, tauri-driver or WebKitWebDriver missing (scripts/setup-system.sh installs them)"
 else
-  REGISTRO_APP_BIN="$PKG/usr/bin/registro-app" REGISTRO_E2E_SKIP_BUILD=1 REGISTRO_E2E_TEST=open_with \
+  # open_with: an .xlf named on the command line opens in the Translate view. models_setup: the first start with no
+  # model — the setup card downloads one from a local HTTP server (cancel, resume, sha256), then three sentences are
+  # translated formally into Italian, with the pool the package ships.
+  REGISTRO_APP_BIN="$PKG/usr/bin/registro-app" REGISTRO_E2E_SKIP_BUILD=1 REGISTRO_E2E_TEST="open_with models_setup" \
     REGISTRO_E2E_PORT="${REGISTRO_E2E_PORT:-4490}" bash scripts/e2e.sh >"$WORK/window.log" 2>&1 ||
-    { tail -n 40 "$WORK/window.log" >&2; fail "the packaged window did not open the file (tests/e2e/tests/open_with.rs)"; }
-  grep -E '^test |test result' "$WORK/window.log"
-  echo "screenshot: tests/e2e/screenshots/open-with.png"
+    { tail -n 60 "$WORK/window.log" >&2; fail "the packaged window failed (tests/e2e/tests/open_with.rs, models_setup.rs)"; }
+  grep -E '^test |test result|fewshot|translated' "$WORK/window.log" || true
+  echo "screenshots: tests/e2e/screenshots/open-with.png, setup-*.png, settings-models-*.png"
 fi
 
 echo

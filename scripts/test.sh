@@ -8,7 +8,10 @@ source scripts/env.sh
 # The build caches outside the clone grow with every checkout path and feature change; below 30 GB free their stale
 # copies go, before a link step can fail on a full disk.
 python3 scripts/prune-build-cache.py --min-free-gb 30 "$CARGO_TARGET_DIR" "$HOME/.cache/registro/target-cuda" \
-  "$HOME/.cache/registro/fuzz-target"
+  "$HOME/.cache/registro/fuzz-target" "$HOME/.cache/registro/target-windows"
+# What ships is accounted for, before anything is built: cargo deny (licences, bans, sources), the UI's bundled npm
+# licences, and THIRD_PARTY.md current against the lock files; an incompatible licence fails here.
+bash scripts/check-licences.sh
 
 (cd ui && npm run build)
 cargo build --workspace --all-targets
@@ -63,3 +66,9 @@ rm -rf "$fuzz_scratch"
 # about a minute warm, half an hour cold on 2 cores (candle's kernels), in its own target dir.
 bash scripts/check-gpu-build.sh
 bash scripts/e2e.sh
+# The product as a user gets it: release .deb and .rpm built by one command, then the .deb extracted and run from
+# outside the checkout with an empty HOME (the packaged CLI translates with its shipped pool; the packaged window's
+# first start downloads a model through the setup card), and the Windows CLI cross-built and run under wine.
+bash scripts/package.sh
+bash scripts/test-package.sh
+bash scripts/test-windows.sh
