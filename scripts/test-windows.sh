@@ -219,4 +219,30 @@ sys.exit(0 if ok else 1)
 EOF
 done
 
+# ---- (d) the installer, when `build-windows.sh installer` has built it: a silent install into the prefix puts the
+# app, the CLI and data\examples side by side, the installed CLI finds its pools, and the uninstaller removes it ----
+DIST="${WINDOWS_TARGET_DIR:-$HOME/.cache/registro/target-windows}/dist"
+setup="$(ls -t "$DIST"/Registro_*_x64-setup.exe 2>/dev/null | head -1 || true)"
+if [ -n "$setup" ]; then
+  t=$(now)
+  inst="$WINEPREFIX/drive_c/registro-test/Registro"
+  rm -rf "$WINEPREFIX/drive_c/registro-test"
+  wine "$setup" /S '/D=C:\registro-test\Registro' || fail "the installer $setup failed"
+  for f in registro-app.exe WebView2Loader.dll registro.exe THIRD_PARTY.md uninstall.exe data/examples/README.md \
+    data/examples/cocoa-mt/en-it; do
+    [ -e "$inst/$f" ] || fail "the installer did not install $f into C:\\registro-test\\Registro"
+  done
+  env -u REGISTRO_DATA -u REGISTRO_SHARED_DATA wine 'C:\registro-test\Registro\registro.exe' --db "$WIN_DB" doctor --offline \
+    >"$work/doctor-installed.txt" 2>&1 || fail "the installed registro.exe doctor failed"
+  grep -q 'registro-test.Registro.data (beside the binary)' "$work/doctor-installed.txt" \
+    || { cat "$work/doctor-installed.txt" >&2; fail "the installed registro.exe does not find its data beside itself"; }
+  wine 'C:\registro-test\Registro\uninstall.exe' /S || fail "the uninstaller failed"
+  wineserver -w
+  for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e "$inst/registro.exe" ] || break; sleep 1; done
+  [ ! -e "$inst/registro.exe" ] || fail "the uninstaller left registro.exe behind"
+  log "(d) installer $(basename "$setup"): silent install, the installed CLI finds data\\examples beside itself, uninstall: $(secs "$t") s"
+else
+  log "(d) skipped: no installer in $DIST (bash scripts/build-windows.sh installer)"
+fi
+
 log "all Windows checks passed"
