@@ -119,6 +119,9 @@ sed 's/^/    /' "$work/doctor.txt" >&2
 [ -s "$work/doctor.txt" ] || fail "registro.exe doctor printed nothing"
 grep -qi "beside the binary" "$work/doctor.txt" \
   || fail "registro.exe doctor did not find the example pools in <exe dir>\\data (see its report above)"
+# Paths as a user reads and types them (C:\… or Z:\…), not Windows' verbatim \\?\ form.
+! grep -qF '\\?\' "$work/doctor.txt" || fail "registro.exe doctor shows a verbatim \\?\ path (see its report above)"
+if grep -q "MISSING" "$work/doctor.txt"; then fail "registro.exe doctor reports a missing example pool (see its report above)"; fi
 
 # ---- (b) eval: identical to Linux ----
 IWSLT="${REGISTRO_SHARED_DATA:-../shared/data}/iwslt2022-umd/en-de"

@@ -52,7 +52,7 @@ pub fn shared_data_dir() -> Option<PathBuf> {
         return Some(PathBuf::from(d)).filter(|p| p.is_dir());
     }
     let rel = Path::new("../shared/data");
-    rel.is_dir().then(|| rel.canonicalize().unwrap_or_else(|_| rel.to_path_buf()))
+    rel.is_dir().then(|| rel.canonicalize().map(plain).unwrap_or_else(|_| rel.to_path_buf()))
 }
 
 /// The app's resource folder, told by the window at start (Tauri's resource directory), so the data installed
@@ -86,11 +86,20 @@ pub fn data_dir_candidates() -> Vec<(PathBuf, &'static str)> {
         c.push((r.join("data"), "app resources"));
         c.push((r.join("share/registro"), "app resources"));
     }
-    if let Some(exe_dir) = std::env::current_exe().ok().and_then(|e| e.canonicalize().ok()).and_then(|e| e.parent().map(Path::to_path_buf)) {
+    if let Some(exe_dir) = std::env::current_exe().ok().and_then(|e| e.canonicalize().ok()).map(plain).and_then(|e| e.parent().map(Path::to_path_buf)) {
         c.push((exe_dir.join("../share/registro"), "beside the binary"));
         c.push((exe_dir.join("data"), "beside the binary"));
     }
     c
+}
+
+/// `path` without the `\\?\` prefix Windows' canonical paths carry, where it is not needed (not a UNC share), so
+/// doctor and a run's parameters show `C:\…` as a user would type it.
+fn plain(path: PathBuf) -> PathBuf {
+    match path.to_str().and_then(|s| s.strip_prefix(r"\\?\")) {
+        Some(rest) if cfg!(windows) && !rest.starts_with("UNC\\") => PathBuf::from(rest),
+        _ => path,
+    }
 }
 
 /// Registro's run-time data folder: the first candidate that holds `examples/`.
@@ -98,7 +107,7 @@ pub fn data_dir() -> Result<DataDir, Error> {
     let candidates = data_dir_candidates();
     for (path, found_by) in &candidates {
         if path.join("examples").is_dir() {
-            let path = path.canonicalize().unwrap_or_else(|_| path.clone());
+            let path = path.canonicalize().map(plain).unwrap_or_else(|_| path.clone());
             return Ok(DataDir { path, found_by });
         }
     }
