@@ -800,12 +800,8 @@ mod tests {
     use super::*;
 
     fn shared(rel: &str) -> Option<PathBuf> {
-        let base = std::env::var_os("REGISTRO_SHARED_DATA")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")).join("../../../shared/data")
-            });
-        let p = base.join(rel);
+        // `.cargo/config.toml` sets REGISTRO_SHARED_DATA for `cargo test` in a checkout.
+        let p = PathBuf::from(std::env::var_os("REGISTRO_SHARED_DATA").unwrap_or_default()).join(rel);
         if p.exists() {
             Some(p)
         } else {

@@ -15,7 +15,7 @@ pub mod resume;
 pub mod rewrite;
 pub mod translate;
 
-/// Where the shared test data lives (`$REGISTRO_SHARED_DATA`, else `../shared/data` beside the checkout); one
+/// Where the shared test data lives (`$REGISTRO_SHARED_DATA`, set in a checkout by cargo and the scripts); one
 /// lookup for every use case and face.
 pub use registro_register::data::shared_data_dir;
 /// Where the app's run-time data (the translation example pools) is: `REGISTRO_DATA`, the app's resource

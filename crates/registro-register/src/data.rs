@@ -45,14 +45,11 @@ pub fn split(pairs: Vec<Pair>) -> (Vec<Pair>, Vec<Pair>) {
 }
 
 /// Where the shared *test and benchmark* data lives (CoCoA-MT and IWSLT test sets, the UMD submissions, PT16):
-/// `$REGISTRO_SHARED_DATA`, else `../shared/data` from the working directory. Developer commands (bench, eval's
+/// `$REGISTRO_SHARED_DATA` only (a checkout's cargo and scripts set it). Developer commands (bench, eval's
 /// defaults) use it; nothing a user's translation needs is found here (see [`data_dir`]).
 pub fn shared_data_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("REGISTRO_SHARED_DATA") {
-        return Some(PathBuf::from(d)).filter(|p| p.is_dir());
-    }
-    let rel = Path::new("../shared/data");
-    rel.is_dir().then(|| rel.canonicalize().map(plain).unwrap_or_else(|_| rel.to_path_buf()))
+    let d = PathBuf::from(std::env::var_os("REGISTRO_SHARED_DATA").filter(|d| !d.is_empty())?);
+    d.is_dir().then(|| d.canonicalize().map(plain).unwrap_or(d))
 }
 
 /// The app's resource folder, told by the window at start (Tauri's resource directory), so the data installed

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use registro_core::eval::registro_metrics::evaluate::{Significance, SystemReport};
 use registro_core::eval::{discover_submissions_capped, load_files, run_eval, EvalFiles, EvalSettings, SigTest};
 
@@ -422,9 +422,12 @@ pub struct BenchArgs {
 }
 
 pub fn bench(ctx: &Ctx, a: BenchArgs) -> Result<()> {
-    let dir = a.data.clone().unwrap_or_else(|| {
-        registro_core::shared_data_dir().unwrap_or_else(|| PathBuf::from("../shared/data")).join("iwslt2022-umd/en-de")
-    });
+    let dir = match a.data.clone() {
+        Some(d) => d,
+        None => registro_core::shared_data_dir()
+            .map(|d| d.join("iwslt2022-umd/en-de"))
+            .context("no IWSLT 2022 submissions folder: pass --data DIR or set REGISTRO_SHARED_DATA")?,
+    };
     if !ctx.json {
         println!(
             "Scoring the 10 IWSLT 2022 EN-DE UMD submissions (5 formal, 5 informal) with BLEU+chrF+TER and paired bootstrap ({} samples)",

@@ -31,11 +31,12 @@ enum Sub {
     },
     /// Retrain the formality scorers on PT16 and write their weights files
     TrainScorer {
-        /// Folder with train.csv and tune.csv
-        #[arg(long, default_value = "../shared/data/pt16")]
+        /// Folder with train.csv and tune.csv (PT16; in a checkout `../shared/data/pt16`)
+        #[arg(long)]
         data: PathBuf,
-        /// Where to write surface.json and lexical.json (the crate's data/scorer to update the shipped weights)
-        #[arg(long, default_value = "crates/registro-rewrite/data/scorer")]
+        /// Where to write surface.json and lexical.json (`crates/registro-rewrite/data/scorer` in a checkout updates
+        /// the weights compiled into Registro)
+        #[arg(long)]
         out: PathBuf,
         /// Also train the embedding variant with this sentence-embedding model (e.g. all-minilm-l6-v2)
         #[arg(long)]
