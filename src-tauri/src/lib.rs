@@ -77,8 +77,14 @@ pub fn run() -> anyhow::Result<()> {
     if let Ok(dir) = tauri::utils::platform::resource_dir(context.package_info(), &tauri::Env::default()) {
         registro_core::set_resource_dir(dir);
     }
-    let missing: Vec<String> =
-        registro_core::doctor::examples_report().pools.into_iter().filter(|p| !p.ok).map(|p| p.name).collect();
+    // Only whether each pool's folder is there: reading the pools (as About does) would cost every start the
+    // parsing of 4 MB that a translation reads anyway when it needs it.
+    let missing: Vec<&str> = registro_core::translate::Lang::ALL
+        .into_iter()
+        .filter(|&l| registro_core::translate::analyzer::data::example_set(l).is_some())
+        .filter(|&l| registro_core::translate::analyzer::data::examples_dir(l).is_err())
+        .map(|l| l.name())
+        .collect();
     if !missing.is_empty() {
         startup.push(startup::Problem {
             level: startup::Level::Warning,
