@@ -6,6 +6,11 @@
 # window downloads them (or `registro models fetch`); their manifests and the UI's fonts are compiled in.
 #
 #   scripts/package.sh            # builds, then prints the packages' sizes and `apt-get install --simulate`
+#   scripts/package.sh --debug    # the same packages from the dev-profile binaries the test suite already built
+#
+# --debug is what scripts/test.sh uses: the package's layout, contents, dependencies and desktop integration are the
+# same, and it costs no second compile of candle and Tauri (a cold release build is 20-30 min on 2 cores, which with
+# the cold Windows build pushed CI past its 90 min). Releases are built without it.
 #
 # Tauri's bundler (@tauri-apps/cli, pinned in ui/package.json) writes both packages itself: no rpmbuild needed
 # (`rpm` from apt only to inspect them). The bundle settings are in src-tauri/tauri.conf.json (bundle.linux); what
@@ -31,9 +36,16 @@ done
 [ -d data/examples ] || die "data/examples/ is missing: the packages ship it as /usr/share/registro/examples"
 [ -f THIRD_PARTY.md ] || die "THIRD_PARTY.md is missing: the packages ship it in /usr/share/doc/registro"
 
+PROFILE=release
+case "${1:-}" in
+  "") ;;
+  --debug) PROFILE=debug ;;
+  *) die "unknown option $1 (usage: scripts/package.sh [--debug])" ;;
+esac
+
 OUT="${REGISTRO_PACKAGE_DIR:-$CARGO_TARGET_DIR/packages}"
 STAGE="$CARGO_TARGET_DIR/package-stage"
-REL="$CARGO_TARGET_DIR/release"
+REL="$CARGO_TARGET_DIR/$PROFILE"
 rm -rf "$STAGE"
 mkdir -p "$OUT" "$STAGE"
 # Always the checkout's src-tauri/ and ui/, whatever the CLI would find by searching from the working directory.
@@ -48,15 +60,22 @@ fi
 log "ui: npm run build"
 (cd ui && npm run build --silent)
 
-# ---- release binaries ----
+# ---- the binaries ----
 t0=$SECONDS
-# The CLI and the window in one cargo invocation, so every dependency is compiled once with one feature set (two
-# invocations resolve features apart and compiled candle and much else twice: 20 more minutes cold on 2 cores). The
-# app's default feature is custom-protocol (the UI served from inside the binary), what `tauri build` enables;
-# `tauri bundle` below packages these binaries without building again.
-log "cargo build --release -p registro-cli -p registro-app"
-cargo build --release -p registro-cli -p registro-app
-log "release builds: $((SECONDS - t0)) s"
+if [ "$PROFILE" = release ]; then
+  # The CLI and the window in one cargo invocation, so every dependency is compiled once with one feature set (two
+  # invocations resolve features apart and compiled candle and much else twice: 20 more minutes cold on 2 cores). The
+  # app's default feature is custom-protocol (the UI served from inside the binary), what `tauri build` enables;
+  # `tauri bundle` below packages these binaries without building again.
+  log "cargo build --release -p registro-cli -p registro-app"
+  cargo build --release -p registro-cli -p registro-app
+else
+  # The test suite's own invocation, so nothing is resolved with another feature set (a no-op after scripts/test.sh's
+  # build). Dependencies are optimised in dev builds (Cargo.toml), the workspace's hot crates too.
+  log "cargo build --workspace --all-targets (dev profile)"
+  cargo build --workspace --all-targets
+fi
+log "$PROFILE builds: $((SECONDS - t0)) s"
 
 # The release profile keeps line tables for the benchmarks' profiles; users get the binaries without them. The app
 # is stripped where the bundler takes it from (cargo does not look at the binary's contents, so it stays fresh).
@@ -91,7 +110,9 @@ EOF
 # ---- the packages ----
 log "tauri bundle --bundles deb,rpm"
 rm -rf "$REL/bundle/deb" "$REL/bundle/rpm"
-"$TAURI" bundle --bundles deb,rpm --ci --config "$STAGE/package.conf.json"
+bundle_flags=(--bundles deb,rpm --ci --config "$STAGE/package.conf.json")
+[ "$PROFILE" = debug ] && bundle_flags+=(--debug)
+"$TAURI" bundle "${bundle_flags[@]}"
 VERSION="$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' src-tauri/tauri.conf.json | head -1)"
 DEB="$OUT/registro_${VERSION}_amd64.deb"
 RPM="$OUT/registro-${VERSION}-1.x86_64.rpm"

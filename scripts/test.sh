@@ -66,9 +66,11 @@ rm -rf "$fuzz_scratch"
 # about a minute warm, half an hour cold on 2 cores (candle's kernels), in its own target dir.
 bash scripts/check-gpu-build.sh
 bash scripts/e2e.sh
-# The product as a user gets it: release .deb and .rpm built by one command, then the .deb extracted and run from
-# outside the checkout with an empty HOME (the packaged CLI translates with its shipped pool; the packaged window's
-# first start downloads a model through the setup card), and the Windows CLI cross-built and run under wine.
-bash scripts/package.sh
+# The product as a user gets it: the .deb and .rpm built by the release script, from the dev-profile binaries built
+# above (--debug: the same layout, contents and dependencies without a second cold compile of candle and Tauri, which
+# took CI past its 90 min), then the .deb extracted and run from outside the checkout with an empty HOME (the packaged
+# CLI translates with its shipped pool; the packaged window's first start downloads a model through the setup card),
+# and the Windows CLI cross-built (release) and run under wine.
+bash scripts/package.sh --debug
 bash scripts/test-package.sh
 bash scripts/test-windows.sh
