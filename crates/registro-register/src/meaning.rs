@@ -353,7 +353,7 @@ pub fn check(lang: Lang, source: &str, candidate: &str) -> Vec<MeaningFlag> {
             ));
         }
     }
-    if let Some(d) = untranslated(lang, source, candidate) {
+    if let Some(d) = untranslated(lang, source, candidate).or_else(|| english_left(lang, source, candidate)) {
         out.push(flag(MeaningIssue::Untranslated, d));
     }
     let (sn, cn) = (numbers(source), numbers(candidate));
@@ -432,11 +432,150 @@ fn join(v: &[&String]) -> String {
     v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
 }
 
+/// The target languages written in the Latin script, like English: leftover English in them is found word by word
+/// against the language's vocabulary ([`english_left`]), not by script.
+pub const LATIN_TARGETS: [Lang; 7] = [Lang::De, Lang::Es, Lang::Fr, Lang::It, Lang::Nl, Lang::Pt, Lang::Vi];
+
 fn latin_script(lang: Lang) -> bool {
-    matches!(
-        lang,
-        Lang::De | Lang::Es | Lang::Fr | Lang::It | Lang::Nl | Lang::Pt | Lang::Vi
-    )
+    LATIN_TARGETS.contains(&lang)
+}
+
+/// The words of `s`: runs of letters, with the apostrophes and hyphens inside a word ("l'ho", "e-mail").
+pub fn words(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = None;
+    let chars: Vec<(usize, char)> = s.char_indices().collect();
+    for (k, &(i, c)) in chars.iter().enumerate() {
+        let inner = matches!(c, '\'' | '’' | '-')
+            && start.is_some()
+            && chars.get(k + 1).is_some_and(|(_, n)| n.is_alphabetic());
+        if c.is_alphabetic() || inner {
+            start.get_or_insert(i);
+        } else if let Some(b) = start.take() {
+            out.push(&s[b..i]);
+        }
+    }
+    if let Some(b) = start {
+        out.push(&s[b..]);
+    }
+    out
+}
+
+/// Every word of the language's references in the pool part of the shipped example data (`--example vocabgen`).
+fn vocabulary(lang: Lang) -> Option<&'static std::collections::HashSet<&'static str>> {
+    use std::collections::{HashMap, HashSet};
+    static V: std::sync::OnceLock<HashMap<Lang, HashSet<&'static str>>> = std::sync::OnceLock::new();
+    V.get_or_init(|| {
+        [
+            (Lang::De, include_str!("vocab/de.txt")),
+            (Lang::Es, include_str!("vocab/es.txt")),
+            (Lang::Fr, include_str!("vocab/fr.txt")),
+            (Lang::It, include_str!("vocab/it.txt")),
+            (Lang::Nl, include_str!("vocab/nl.txt")),
+            (Lang::Pt, include_str!("vocab/pt.txt")),
+            (Lang::Vi, include_str!("vocab/vi.txt")),
+        ]
+        .into_iter()
+        .map(|(l, f)| (l, f.lines().collect()))
+        .collect()
+    })
+    .get(&lang)
+}
+
+/// Common English words that are clearly not words of `lang` (rare in it, or about 30 times more frequent in
+/// English): generated from wordfreq's frequencies by scripts/gen-english-lists.py (src/vocab/README.md).
+fn clearly_english(lang: Lang) -> Option<&'static std::collections::HashSet<&'static str>> {
+    use std::collections::{HashMap, HashSet};
+    static E: std::sync::OnceLock<HashMap<Lang, HashSet<&'static str>>> = std::sync::OnceLock::new();
+    E.get_or_init(|| {
+        [
+            (Lang::De, include_str!("vocab/english-not-de.txt")),
+            (Lang::Es, include_str!("vocab/english-not-es.txt")),
+            (Lang::Fr, include_str!("vocab/english-not-fr.txt")),
+            (Lang::It, include_str!("vocab/english-not-it.txt")),
+            (Lang::Nl, include_str!("vocab/english-not-nl.txt")),
+            (Lang::Pt, include_str!("vocab/english-not-pt.txt")),
+            (Lang::Vi, include_str!("vocab/english-not-vi.txt")),
+        ]
+        .into_iter()
+        .map(|(l, f)| (l, f.lines().collect()))
+        .collect()
+    })
+    .get(&lang)
+}
+
+/// English words the Latin-script target languages use as their own (a copied "file" or "weekend" is a translation).
+const LOANWORDS: &[&str] = &[
+    "app", "apps", "bar", "blog", "box", "budget", "burger", "business", "chat", "check", "club", "computer",
+    "cookie", "cookies", "design", "download", "email", "e-mail", "fan", "fans", "feedback", "file", "files", "film",
+    "films", "football", "freelancer", "golf", "hamburger", "hamster", "hardware", "hobby", "hockey", "hotel", "internet",
+    "jazz", "laptop", "link", "manager", "marketing", "media", "meeting", "menu", "office", "offline", "okay", "online",
+    "password", "pizza", "podcast", "pop", "post", "radio", "rap", "rock", "sandwich", "selfie", "shopping", "show",
+    "smartphone", "snack", "social", "software", "sport", "sports", "star", "startup", "stress", "streaming", "tablet",
+    "taxi", "team", "tennis", "trend", "upload", "video", "videos", "web", "website", "weekend", "wifi",
+];
+
+/// Lower-case Latin words a Japanese, Korean, Hindi or Russian text may carry: units, web addresses' parts.
+const LATIN_IN_OTHER_SCRIPTS: &[&str] = &[
+    "app", "com", "email", "e-mail", "etc", "html", "http", "https", "kg", "km", "cm", "mm", "ml", "mg", "net", "okay",
+    "online", "org", "pdf", "vs", "wifi", "www",
+];
+
+/// English left inside a translation that is otherwise in the target language: "Grazie per il suo aiuto yesterday!",
+/// "しかし、それは crazyです。". In a Latin-script target, a lower-case word copied from the English source that is
+/// clearly English ([`clearly_english`]), that the language's example references never use and that is not an
+/// international loanword; in another script, any lower-case
+/// Latin word (names, brands and acronyms are capitalised and stay). Web addresses, e-mail addresses and paths are
+/// skipped. Names come from the source as [`names`] sees them.
+fn english_left(lang: Lang, source: &str, candidate: &str) -> Option<String> {
+    let address = |tok: &str| {
+        tok.contains('@')
+            || tok.contains('/')
+            || tok.contains('_')
+            || tok.char_indices().any(|(i, c)| {
+                c == '.'
+                    && tok[..i].chars().next_back().is_some_and(char::is_alphanumeric)
+                    && tok[i + 1..].chars().next().is_some_and(char::is_alphanumeric)
+            })
+    };
+    let lower = |w: &str| w.chars().all(|c| !c.is_uppercase());
+    let mut left: Vec<&str> = Vec::new();
+    let source_names = names(source);
+    let source_words: std::collections::HashSet<String> = words(source)
+        .into_iter()
+        .filter(|w| !source_names.contains(w))
+        .map(str::to_lowercase)
+        .collect();
+    let latin = |c: char| c.is_ascii_alphabetic() || matches!(c, '\'' | '’' | '-');
+    for tok in candidate.split_whitespace().filter(|t| !address(t)) {
+        // In another script the Latin part of a word counts on its own: "crazyです" holds "crazy".
+        let runs: Vec<&str> = if latin_script(lang) {
+            words(tok)
+        } else {
+            words(tok).into_iter().flat_map(|w| w.split(|c: char| !latin(c))).filter(|r| !r.is_empty()).collect()
+        };
+        for w in runs {
+            if w.chars().count() < 3 || !lower(w) || left.contains(&w) {
+                continue;
+            }
+            let english = if latin_script(lang) {
+                source_words.contains(w)
+                    && clearly_english(lang).is_some_and(|e| e.contains(w))
+                    && !vocabulary(lang).is_some_and(|v| v.contains(w))
+                    && !LOANWORDS.contains(&w)
+            } else {
+                w.chars().all(latin) && !LATIN_IN_OTHER_SCRIPTS.contains(&w)
+            };
+            if english {
+                left.push(w);
+            }
+        }
+    }
+    (!left.is_empty()).then(|| {
+        let shown: Vec<String> = left.iter().take(5).map(|w| format!("{w:?}")).collect();
+        let more = if left.len() > 5 { format!(" and {} more", left.len() - 5) } else { String::new() };
+        format!("English left in the translation: {}{more}", shown.join(", "))
+    })
 }
 
 /// Whether `candidate` is still (mostly) English, with the evidence.
