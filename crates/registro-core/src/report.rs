@@ -14,6 +14,7 @@ mod charts;
 mod compare;
 mod computed;
 mod data;
+mod direction;
 mod drilldown;
 mod export;
 mod human;
@@ -25,8 +26,9 @@ mod significance;
 mod stats;
 
 pub use bench::{bench_fixture, time_dashboard, DashboardTimings};
-pub use compare::{compare, compare_with, complete_table, complete_tables, CompareOptions, Comparison, NamedChart, PendingTable, SystemInfo};
+pub use compare::{compare, compare_with, complete_table, complete_tables, ChartLabel, CompareOptions, Comparison, NamedChart, PendingTable, SystemInfo, CI_METHOD};
 pub use data::{load, CompareRequest, ComparisonData, SystemData};
+pub use direction::{formality_direction, register_side, stored_metric_direction, Direction};
 pub use drilldown::{drilldown, DrillOptions, DrillPage, DrillSegment, DrillSort, OutputView, Token, TokenClass};
 pub use export::{write_report, ReportFiles};
 pub use human::{

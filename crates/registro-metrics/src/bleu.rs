@@ -249,6 +249,11 @@ impl Bleu {
 }
 
 impl Metric for Bleu {
+    /// A percentage.
+    fn range(&self) -> (f64, f64) {
+        (0.0, 100.0)
+    }
+
     fn name(&self) -> String {
         "BLEU".into()
     }

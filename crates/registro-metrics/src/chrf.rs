@@ -247,6 +247,11 @@ pub fn consensus(texts: &[&str]) -> Vec<Option<f64>> {
 }
 
 impl Metric for Chrf {
+    /// A percentage.
+    fn range(&self) -> (f64, f64) {
+        (0.0, 100.0)
+    }
+
     fn name(&self) -> String {
         format!("chrF{}{}", self.beta, "+".repeat(self.word_order))
     }

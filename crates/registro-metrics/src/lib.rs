@@ -27,7 +27,7 @@ pub mod tokenize;
 pub use bleu::{Bleu, BleuScore, Smooth};
 pub use chrf::Chrf;
 pub use metric::{
-    corpus_stats, prepare_refs, signature, Metric, NRefs, PreparedRefs, SegmentStats, SigResampling,
+    clip_interval, corpus_stats, prepare_refs, signature, Metric, NRefs, PreparedRefs, SegmentStats, SigResampling,
 };
 pub use ter::Ter;
 pub use tokenize::Tokenizer;

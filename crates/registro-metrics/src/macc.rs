@@ -222,6 +222,11 @@ impl MatchedAccuracy {
 }
 
 impl Metric for MatchedAccuracy {
+    /// A percentage.
+    fn range(&self) -> (f64, f64) {
+        (0.0, 100.0)
+    }
+
     fn name(&self) -> String {
         "M-Acc".into()
     }

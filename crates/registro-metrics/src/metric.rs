@@ -36,6 +36,17 @@ pub trait Metric: Send + Sync {
     fn higher_is_better(&self) -> bool {
         true
     }
+    /// The values a score can take (low, high; infinite where open): a confidence interval shown for the score is
+    /// clipped to it, so an accuracy never reads above 100.
+    fn range(&self) -> (f64, f64) {
+        (f64::NEG_INFINITY, f64::INFINITY)
+    }
+}
+
+/// A bootstrap interval `mean ± half` clipped to `range` (see [`Metric::range`]): sacrebleu's interval is centred
+/// on the resamples' mean, so near a bound it reaches past what the metric can score.
+pub fn clip_interval(mean: f64, half: f64, range: (f64, f64)) -> (f64, f64) {
+    ((mean - half).clamp(range.0, range.1), (mean + half).clamp(range.0, range.1))
 }
 
 /// Number of references as the signature shows it (`var` when segments differ).

@@ -155,6 +155,9 @@ impl Metric for Ter {
     fn higher_is_better(&self) -> bool {
         false
     }
+    fn range(&self) -> (f64, f64) {
+        (0.0, f64::INFINITY)
+    }
 }
 
 /// Edits per reference word (×100) in the arithmetic of `T`: float64, or numpy float32 inside the resampling tests.

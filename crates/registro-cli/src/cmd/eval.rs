@@ -168,6 +168,21 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     Ok(())
 }
 
+/// A matched accuracy's interval as `[low, high]`, clipped to 0–100 (sacrebleu's mean ± half-width would read
+/// past 100 near the top); BLEU, chrF and TER keep sacrebleu's `(mean ± half)` form.
+fn acc_cell(base: String, s: &Option<Significance>, w: usize) -> String {
+    let Some(s) = s else { return base };
+    let mut out = base;
+    if let (Some(m), Some(ci)) = (s.mean, s.ci) {
+        let (lo, hi) = registro_core::eval::registro_metrics::clip_interval(m, ci, (0.0, 100.0));
+        out += &format!(" [{lo:.w$}, {hi:.w$}]");
+    }
+    if let Some(p) = s.p_value {
+        out += &format!(" (p = {p:.4}){}", if p <= 0.05 { "*" } else { "" });
+    }
+    out
+}
+
 fn sig_cell(base: String, s: &Option<Significance>, w: usize) -> String {
     let Some(s) = s else { return base };
     let mut out = base;
@@ -268,7 +283,7 @@ pub fn table(reports: &[SystemReport], w: usize) -> String {
                 c.neutral,
                 c.other
             );
-            row.push(sig_cell(cell, &m.significance, w));
+            row.push(acc_cell(cell, &m.significance, w));
         }
         rows.push(row);
     }
@@ -316,6 +331,9 @@ pub fn table(reports: &[SystemReport], w: usize) -> String {
     }) {
         out +=
             "\np-values: paired test against the baseline of each reference set; * = p <= 0.05\n";
+    }
+    if reports.iter().any(|r| r.m_acc.as_ref().is_some_and(|m| m.significance.is_some())) {
+        out += "M-Acc [low, high]: 95% bootstrap CI (sacrebleu's resample mean ± half the 2.5–97.5 percentile range), clipped to 0–100\n";
     }
     out += "\nMetric signatures\n";
     for (n, s) in sigs {

@@ -4,11 +4,8 @@ use anyhow::Result;
 use registro_report::charts::*;
 use registro_report::Chart;
 
-use super::compare::{finite_mean, label_counts};
+use super::compare::{finite_mean, label_counts, MetricRow};
 use super::prepare::Prepared;
-use super::significance::PairedResult;
-
-type Row<'a> = (&'static str, &'a str, bool, &'a Vec<Option<(f64, Option<PairedResult>)>>);
 
 /// Source-length buckets (whitespace tokens) for length-bucketed BLEU, compare-mt style.
 const LENGTH_BUCKETS: [(usize, usize, &str); 5] = [(0, 9, "<10"), (10, 19, "10–19"), (20, 29, "20–29"), (30, 39, "30–39"), (40, usize::MAX, "40+")];
@@ -21,16 +18,18 @@ const MAX_OVERLAID: usize = 5;
 const MAX_HEATMAP: usize = 20;
 
 /// `alpha`: significance level of the bar markers (the same markers and levels as the corpus table).
-pub(super) fn build(prep: &Prepared, rows: &[Row], extra: &[String], alpha: f64) -> Result<Vec<(&'static str, Chart)>> {
+pub(super) fn build(prep: &Prepared, rows: &[MetricRow], extra: &[String], alpha: f64) -> Result<Vec<(&'static str, Chart)>> {
     let data = &prep.data;
     let base = data.baseline;
     let labels: Vec<String> = data.systems.iter().map(|s| s.label.clone()).collect();
     let mut charts: Vec<(&'static str, Chart)> = Vec::new();
 
-    let value = |key: &str, i: usize| rows.iter().find(|r| r.0 == key).and_then(|r| r.3[i].as_ref()).map(|v| v.0);
+    let value = |key: &str, i: usize| rows.iter().find(|r| r.key == key).and_then(|r| r.values[i].as_ref()).map(|v| v.0);
+    let formality_axis = prep.systems.first().map_or("PT16 scale −3 informal … 3 formal", |s| s.formality_source.as_str());
 
-    for (key, label, higher, values) in rows {
-        let chart_key = match *key {
+    for row in rows {
+        let (key, label, values) = (row.key, row.label.as_str(), &row.values);
+        let chart_key = match key {
             "bleu" => "bars_bleu",
             "chrf" => "bars_chrf",
             "ter" => "bars_ter",
@@ -44,7 +43,7 @@ pub(super) fn build(prep: &Prepared, rows: &[Row], extra: &[String], alpha: f64)
             .filter_map(|(i, v)| {
                 let (val, res) = v.as_ref()?;
                 let base_v = values[base].as_ref().map(|x| x.0);
-                let marker = if i == base { None } else { Some(super::compare::marker(res, *val, base_v, *higher, alpha).0) };
+                let marker = if i == base { None } else { Some(super::compare::marker(res, *val, base_v, row.direction.higher_is_better, alpha).0) };
                 let marker = marker.filter(|m| !m.is_empty());
                 Some(Bar { label: labels[i].clone(), value: *val, ci: res.map(|r| r.ci), marker, baseline: i == base })
             })
@@ -52,16 +51,20 @@ pub(super) fn build(prep: &Prepared, rows: &[Row], extra: &[String], alpha: f64)
         if bars.is_empty() {
             continue;
         }
-        let arrow = if *higher { "higher is better" } else { "lower is better" };
         let legend = values.iter().any(|v| v.as_ref().is_some_and(|(_, r)| r.is_some_and(|r| r.p.is_some())));
+        let ci = if values.iter().any(|v| v.as_ref().is_some_and(|(_, r)| r.is_some())) { " with 95% bootstrap CI" } else { "" };
+        let marks = match row.direction.higher_is_better {
+            Some(_) => registro_report::significance_legend(alpha),
+            None => "no better side, so no marks".to_string(),
+        };
         charts.push((
             chart_key,
             Chart::Bars(BarChart {
-                title: format!("{label} with 95% CI ({arrow})"),
+                title: format!("{label}{ci} ({})", row.direction.label()),
                 x_label: "System".into(),
-                y_label: label.to_string(),
+                y_label: if key == "formality" { format!("Formality ({})", short_axis(formality_axis)) } else { label.to_string() },
                 bars,
-                legend: legend.then(|| format!("vs baseline {}: {}", labels[base], registro_report::significance_legend(alpha))),
+                legend: legend.then(|| format!("vs baseline {}: {marks}; 95% CI: bootstrap percentile width, clipped to the metric's range", labels[base])),
             }),
         ));
     }
@@ -84,10 +87,10 @@ pub(super) fn build(prep: &Prepared, rows: &[Row], extra: &[String], alpha: f64)
             "scatter_bleu_formality",
             Chart::Scatter(ScatterChart {
                 title: "BLEU × formality".into(),
-                x_label: format!(
-                    "Mean formality of outputs ({})",
-                    prep.systems.first().map_or("PT16 scale −3 informal … 3 formal", |s| s.formality_source.as_str())
-                ),
+                x_label: match rows.iter().find(|r| r.key == "formality").and_then(|r| r.direction.higher_is_better) {
+                    Some(h) => format!("Mean formality of outputs ({}) — {} is better", short_axis(formality_axis), if h { "higher" } else { "lower" }),
+                    None => format!("Mean formality of outputs ({})", short_axis(formality_axis)),
+                },
                 y_label: "BLEU".into(),
                 size_label: ppl.as_ref().map(|_| "perplexity".to_string()),
                 points,
@@ -105,7 +108,7 @@ pub(super) fn build(prep: &Prepared, rows: &[Row], extra: &[String], alpha: f64)
             let acc = if all_macc {
                 value("macc", i)?
             } else {
-                let want_formal = data.systems[i].run.register.as_deref() != Some("informal");
+                let want_formal = super::direction::register_side(data.systems[i].run.register.as_deref()).unwrap_or(true);
                 let f = &prep.systems[i].formality;
                 let ok = f.iter().filter(|v| v.is_finite() && ((**v > 0.0) == want_formal)).count();
                 100.0 * ok as f64 / f.len().max(1) as f64
@@ -178,16 +181,26 @@ pub(super) fn build(prep: &Prepared, rows: &[Row], extra: &[String], alpha: f64)
     ));
 
     // Formality of inputs vs outputs (XFORMAL Fig. 2).
-    if finite_mean(&prep.source_formality).is_some() || shown.iter().any(|&i| finite_mean(&prep.systems[i].formality).is_some()) {
-        let mut series = vec![HistSeries { label: "inputs".into(), values: prep.source_formality.clone() }];
+    // Inputs in another language are measured on another scale (PT16 for English sources): not drawn beside.
+    let same_scale = prep.levenshtein_from_input;
+    if (same_scale && finite_mean(&prep.source_formality).is_some()) || shown.iter().any(|&i| finite_mean(&prep.systems[i].formality).is_some()) {
+        let mut series = Vec::new();
+        if same_scale {
+            series.push(HistSeries { label: "inputs".into(), values: prep.source_formality.clone() });
+        }
         series.extend(shown.iter().map(|&i| HistSeries { label: labels[i].clone(), values: prep.systems[i].formality.clone() }));
+        // The outputs' scale (the analyzer's −1, 0, +1 outside English: one bin each).
+        let (edges, axis) = match prep.systems.first().and_then(|s| s.formality_range) {
+            Some((lo, hi)) if hi <= 1.0 => (HistogramChart::uniform_edges(lo - 0.5, hi + 0.5, 3), "−1 informal, 0 neither, +1 formal".to_string()),
+            _ => (HistogramChart::uniform_edges(-3.5, 3.5, 14), "−3 informal … 3 formal".to_string()),
+        };
         charts.push((
             "hist_formality",
             Chart::Histogram(HistogramChart {
-                title: "Formality of inputs and outputs".into(),
-                x_label: "Formality score (−3 informal … 3 formal)".into(),
+                title: if same_scale { "Formality of inputs and outputs".into() } else { "Formality of outputs".into() },
+                x_label: format!("Formality score ({axis})"),
                 y_label: "Segments (%)".into(),
-                bin_edges: HistogramChart::uniform_edges(-3.5, 3.5, 14),
+                bin_edges: edges,
                 series,
                 percent: true,
             }),
@@ -274,4 +287,9 @@ fn baseline_first(prep: &Prepared, max: usize) -> Vec<usize> {
     v.extend((0..prep.data.systems.len()).filter(|&i| i != base));
     v.truncate(max);
     v
+}
+
+/// The scale part of a formality description ("register analyzer (de): +1 formal, …" → "+1 formal, …").
+fn short_axis(source: &str) -> &str {
+    source.split_once(": ").map_or(source, |(_, scale)| scale)
 }

@@ -11,6 +11,7 @@ use registro_metrics::Metric;
 use registro_report::{Cell, Chart, Column, Table};
 use serde::{Deserialize, Serialize};
 
+use super::direction::{formality_direction, stored_metric_direction, Direction};
 use super::prepare::{stop_if_cancelled, Prepared};
 use super::resampled::{resampled, Stat};
 use crate::progress::{Progress, ProgressFn};
@@ -64,11 +65,22 @@ pub struct SystemInfo {
     pub baseline: bool,
 }
 
+/// A label a chart draws and the full name it stands for (the page shows the key with the chart; hovering a short
+/// label there, or the system's column in the SVG, shows the full name).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
+pub struct ChartLabel {
+    pub short: String,
+    pub full: String,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct NamedChart {
     pub key: String,
     pub title: String,
     pub chart: Chart,
+    /// The names the chart draws, short and full ([`Chart::label_key`]).
+    #[serde(default)]
+    pub labels: Vec<ChartLabel>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub svg: Option<String>,
 }
@@ -107,26 +119,47 @@ pub struct PendingTable {
     pub to_compute: usize,
 }
 
+/// How a 95% interval is computed, as the tables and charts name it.
+pub const CI_METHOD: &str = "bootstrap percentile width: the resamples' mean ± half the distance between their 2.5th and 97.5th percentiles (sacrebleu's interval), clipped to the metric's range";
+
 /// One corpus metric evaluated for every system: full-set score and bootstrap result.
-struct MetricRow {
-    key: &'static str,
-    label: String,
-    higher_is_better: bool,
+pub(super) struct MetricRow {
+    pub(super) key: &'static str,
+    pub(super) label: String,
+    /// Which way is better ([`super::direction`]): the metric's own, or for formality the runs' register.
+    pub(super) direction: Direction,
+    /// The values the score can take; intervals are clipped to it.
+    range: (f64, f64),
     decimals: usize,
     /// Per system: `None` where the metric does not apply (e.g. M-Acc without a register).
-    values: Vec<Option<(f64, Option<PairedResult>)>>,
+    pub(super) values: Vec<Option<(f64, Option<PairedResult>)>>,
     signature: Option<String>,
 }
 
+impl MetricRow {
+    /// Every interval clipped to the metric's range (sacrebleu's is centred on the resamples' mean, so an accuracy
+    /// near 100 would read "[98.6, 100.1]").
+    fn clip_intervals(mut self) -> Self {
+        let (lo, hi) = self.range;
+        for (_, res) in self.values.iter_mut().flatten() {
+            if let Some(r) = res {
+                r.ci = (r.ci.0.clamp(lo, hi), r.ci.1.clamp(lo, hi));
+            }
+        }
+        self
+    }
+}
+
 /// The significance marker of a value against the baseline's (levels: `registro_report::significance_marker`)
-/// and the p-value shown with it.
-pub(super) fn marker(res: &Option<PairedResult>, value: f64, base: Option<f64>, higher: bool, alpha: f64) -> (String, Option<f64>) {
-    match (res.and_then(|r| r.p), base) {
-        (Some(p), Some(b)) => {
+/// and the p-value shown with it. Better or worse is `higher`'s side ([`Direction`]); a metric with no better side
+/// (formality over runs asking for different registers) gets no marker, only its p-value.
+pub(super) fn marker(res: &Option<PairedResult>, value: f64, base: Option<f64>, higher: Option<bool>, alpha: f64) -> (String, Option<f64>) {
+    match (res.and_then(|r| r.p), base, higher) {
+        (Some(p), Some(b), Some(higher)) => {
             let better = if higher { value > b } else { value < b };
             (registro_report::significance_marker(p, better, alpha), Some(p))
         }
-        (p, _) => (String::new(), p),
+        (p, _, _) => (String::new(), p),
     }
 }
 
@@ -210,9 +243,19 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
             against_baseline(&real, &boots, base)
         };
         let signature = prep.systems.iter().find_map(|s| s.macc.as_ref().map(|m| m.0.signature.clone()));
-        rows.push(MetricRow { key: "macc", label: "M-Acc".into(), higher_is_better: first.higher_is_better(), decimals: 1, values, signature });
+        rows.push(MetricRow {
+            key: "macc",
+            label: "M-Acc".into(),
+            direction: Direction::fixed(first.higher_is_better()),
+            range: first.range(),
+            decimals: 1,
+            values,
+            signature,
+        });
     }
-    // Mean formality of the outputs (PT16 scale in English, the register analyzer's −1…1 elsewhere).
+    // Mean formality of the outputs (PT16 scale in English, the register analyzer's −1…1 elsewhere). Which side is
+    // better is the runs' requested register's: for informal runs, lower.
+    let formality_dir = formality_direction(data.systems.iter().map(|s| s.run.register.as_deref()));
     {
         let real = formality_real;
         let boots: Vec<Option<Vec<f64>>> = (0..k).map(|i| take(formality_at[i])).collect();
@@ -220,12 +263,14 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
         rows.push(MetricRow {
             key: "formality",
             label: "Formality".into(),
-            higher_is_better: true,
+            range: prep.systems.first().and_then(|s| s.formality_range).unwrap_or((f64::NEG_INFINITY, f64::INFINITY)),
             decimals: 2,
             values,
-            signature: prep.systems.first().map(|s| format!("formality: {}", s.formality_source)),
+            signature: prep.systems.first().map(|s| format!("formality: {}; {}", s.formality_source, formality_dir.label())),
+            direction: formality_dir.clone(),
         });
     }
+    let rows: Vec<MetricRow> = rows.into_iter().map(MetricRow::clip_intervals).collect();
     // Corpus metrics other tools stored for these runs (perplexity, similarity, COMET…), shown as they are.
     let computed = ["bleu", "chrf", "ter", "m-acc", "macc", "formality"];
     let mut extra: Vec<String> = data
@@ -242,13 +287,13 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
     // ---- corpus table
     let mut columns = vec![Column::new("system", "System"), Column::new("register", "Register")];
     for r in &rows {
-        columns.push(Column::metric(r.key, r.label.clone(), r.higher_is_better, r.decimals));
+        columns.push(Column { higher_is_better: r.direction.higher_is_better, ..Column::metric(r.key, r.label.clone(), true, r.decimals) });
     }
     for e in &extra {
-        let lower_better = matches!(e.to_lowercase().as_str(), "perplexity" | "ppl" | "ter");
-        columns.push(Column::metric(e.clone(), e.clone(), !lower_better, 2));
+        let dir = stored_metric_direction(e, data.systems.iter().map(|s| s.run.register.as_deref()));
+        columns.push(Column { higher_is_better: dir.higher_is_better, ..Column::metric(e.clone(), e.clone(), true, 2) });
     }
-    let mut corpus = Table::new("corpus", "Corpus metrics (95% CI)", columns);
+    let mut corpus = Table::new("corpus", "Corpus metrics (95% bootstrap CI)", columns);
     for (i, s) in data.systems.iter().enumerate() {
         let mut cells = vec![
             Cell::text(if i == base { format!("{} (baseline)", s.label) } else { s.label.clone() }),
@@ -263,7 +308,7 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
                         c = c.with_ci(res.ci.0, res.ci.1);
                     }
                     let base_v = r.values[base].as_ref().map(|x| x.0);
-                    let (m, p) = if i == base { (String::new(), None) } else { marker(res, *v, base_v, r.higher_is_better, opts.alpha) };
+                    let (m, p) = if i == base { (String::new(), None) } else { marker(res, *v, base_v, r.direction.higher_is_better, opts.alpha) };
                     c.with_marker(m, p)
                 }
             });
@@ -280,7 +325,7 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
     }
     if resampling {
         corpus.notes.push(format!(
-            "95% CI from {} bootstrap resamples (seed {}); significance against the baseline {} (paired {}): {}.",
+            "95% CI from {} bootstrap resamples (seed {}), {CI_METHOD}; significance against the baseline {} (paired {}): {}.",
             opts.bootstrap,
             opts.seed,
             data.systems[base].label,
@@ -307,8 +352,9 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
             vec![
                 Column::new("system", "System"),
                 Column::new("register", "Register"),
-                Column::metric("formal", "FORMAL", true, 0),
-                Column::metric("informal", "INFORMAL", true, 0),
+                // More FORMAL labels are better for formal runs, more INFORMAL ones for informal runs.
+                Column { higher_is_better: formality_dir.higher_is_better, ..Column::metric("formal", "FORMAL", true, 0) },
+                Column { higher_is_better: formality_dir.higher_is_better.map(|h| !h), ..Column::metric("informal", "INFORMAL", true, 0) },
                 Column::metric("neutral", "NEUTRAL", false, 0),
                 Column::metric("other", "OTHER", false, 0),
                 Column::metric("macc", "M-Acc", true, 1),
@@ -348,11 +394,12 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
     // ---- charts
     stop_if_cancelled(cancel)?;
     let t2 = Instant::now();
-    let charts = super::charts::build(prep, &rows.iter().map(|r| (r.key, r.label.as_str(), r.higher_is_better, &r.values)).collect::<Vec<_>>(), &extra, opts.alpha)?;
+    let charts = super::charts::build(prep, &rows, &extra, opts.alpha)?;
     let mut named = Vec::with_capacity(charts.len());
     for (key, chart) in charts {
         let svg = if opts.render_svg { Some(chart.to_svg(opts.chart_size)?) } else { None };
-        named.push(NamedChart { key: key.to_string(), title: chart.title().to_string(), chart, svg });
+        let labels = chart.label_key().into_iter().map(|(short, full)| ChartLabel { short, full }).collect();
+        named.push(NamedChart { key: key.to_string(), title: chart.title().to_string(), chart, labels, svg });
     }
     let ct = t2.elapsed().as_secs_f64() * 1e3;
 
@@ -507,7 +554,8 @@ fn corpus_row(
     Ok(MetricRow {
         key,
         label: label.to_string(),
-        higher_is_better: metric.higher_is_better(),
+        direction: Direction::fixed(metric.higher_is_better()),
+        range: metric.range(),
         decimals: 1,
         values,
         signature: Some(registro_metrics::signature(metric, &registro_metrics::NRefs::Fixed(nrefs), &sig_resampling(opts))),

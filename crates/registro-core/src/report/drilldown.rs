@@ -179,7 +179,9 @@ pub fn drilldown(prep: &Prepared, opts: &DrillOptions) -> Result<DrillPage> {
     }
     let sa = prep.systems[a].sentence.get(&opts.metric).context("sentence metric not prepared")?;
     let sb = prep.systems[b].sentence.get(&opts.metric).context("sentence metric not prepared")?;
-    let sign = if opts.metric.higher_is_better() { 1.0 } else { -1.0 };
+    // "Improved" is the better side's: for formality between informal runs, a lower score.
+    let direction = opts.metric.direction([a, b].map(|i| data.systems[i].run.register.as_deref()));
+    let sign = if direction.higher_is_better == Some(false) { -1.0 } else { 1.0 };
     let n = data.segments();
     let diff: Vec<f64> = (0..n).map(|i| sign * (sb[i] - sa[i])).map(|d| if d.is_finite() { d } else { 0.0 }).collect();
     let mut order: Vec<usize> = (0..n).collect();
@@ -237,7 +239,12 @@ pub fn drilldown(prep: &Prepared, opts: &DrillOptions) -> Result<DrillPage> {
         .collect();
     Ok(DrillPage {
         metric: opts.metric,
-        metric_label: opts.metric.label().to_string(),
+        metric_label: match direction.higher_is_better {
+            // Without a better side, "improved" only means "higher".
+            None => format!("{} (higher first: {})", opts.metric.label(), direction.reason),
+            Some(_) if opts.metric == SentenceMetric::Formality => format!("{} ({})", opts.metric.label(), direction.label()),
+            Some(_) => opts.metric.label().to_string(),
+        },
         total: n,
         improved: diff.iter().filter(|d| **d > 0.0).count(),
         worsened: diff.iter().filter(|d| **d < 0.0).count(),

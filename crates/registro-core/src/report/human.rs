@@ -182,7 +182,11 @@ pub fn human_summary(store: &Store, prep: &Prepared) -> Result<HumanSummary> {
         "Human evaluation: mean ratings",
         vec![
             Column::new("system", "System"),
-            Column::metric("formality", "Formality (−3…3)", true, 2),
+            // Rated formality is better on the side the runs asked for (lower for informal runs).
+            Column {
+                higher_is_better: super::direction::formality_direction(data.systems.iter().map(|s| s.run.register.as_deref())).higher_is_better,
+                ..Column::metric("formality", "Formality (−3…3)", true, 2)
+            },
             Column::metric("fluency", "Fluency (1…5)", true, 2),
             Column::metric("meaning", "Meaning (1…6)", true, 2),
             Column::metric("rank", "Mean rank", false, 2),

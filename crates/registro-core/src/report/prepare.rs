@@ -26,8 +26,14 @@ pub enum SentenceMetric {
 }
 
 impl SentenceMetric {
-    pub fn higher_is_better(self) -> bool {
-        !matches!(self, SentenceMetric::Ter)
+    /// Which way is better between systems asking for these registers: TER down, BLEU and chrF up, formality the
+    /// registers' side ([`super::direction::formality_direction`]).
+    pub fn direction<'a>(self, registers: impl IntoIterator<Item = Option<&'a str>>) -> super::direction::Direction {
+        match self {
+            SentenceMetric::Ter => super::direction::Direction::fixed(false),
+            SentenceMetric::Formality => super::direction::formality_direction(registers),
+            SentenceMetric::Bleu | SentenceMetric::Chrf => super::direction::Direction::fixed(true),
+        }
     }
     pub fn label(self) -> &'static str {
         match self {
@@ -56,6 +62,8 @@ pub struct PreparedSystem {
     /// lexical scorer.
     pub formality: Vec<f64>,
     pub formality_source: String,
+    /// The values the formality scale can take (low, high), where known: its CI is clipped to it.
+    pub formality_range: Option<(f64, f64)>,
     /// Character edit distance from the input (same-language tasks) or from the first reference (translation).
     pub levenshtein: Vec<f64>,
 }
@@ -170,6 +178,16 @@ impl FormalityScale {
             Self::Pt16 => "lexical",
             Self::Analyzer(_) => "analyzer",
             Self::None => "none",
+        }
+    }
+
+    /// The values a sentence's formality can take on this scale.
+    fn range(&self) -> Option<(f64, f64)> {
+        match self {
+            // The regressor clamps its output there.
+            Self::Pt16 => Some((-3.5, 3.5)),
+            Self::Analyzer(_) => Some((-1.0, 1.0)),
+            Self::None => None,
         }
     }
 
@@ -375,14 +393,14 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool
         };
 
         let stored = sys.stored.get("formality").filter(|m| m.segments.len() == n);
-        let (formality, formality_source) = match stored {
-            Some(m) => (m.segments.values().copied().collect(), "stored formality metric".to_string()),
+        let (formality, formality_source, formality_range) = match stored {
+            Some(m) => (m.segments.values().copied().collect(), "stored formality metric".to_string(), None),
             None => {
                 let scale = formality_scale(&lang);
                 let table = cache.get(run, format!("formality|{}|{lang}", scale.key()), &out_fp, n, || {
                     Ok(SegmentTable { width: 1, values: score_texts(&mut scorer, &sys.outputs, &lang) })
                 })?;
-                (table.values, scale.describe())
+                (table.values, scale.describe(), scale.range())
             }
         };
         sentence.insert(SentenceMetric::Formality, formality.clone());
@@ -408,6 +426,7 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool
             sentence,
             formality,
             formality_source,
+            formality_range,
             levenshtein,
         });
     }

@@ -5,7 +5,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::{Deserialize, Serialize};
 
-use super::common::{clip_label, color, draw_err, draw_legend, range_of, require, short, Frame, BASELINE_GREY};
+use super::common::{color, draw_err, draw_legend, range_of, require, short, Frame, Hover, BASELINE_GREY};
+use super::labels::distinct_labels;
 use crate::ReportError;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
@@ -69,7 +70,24 @@ pub struct GroupedBarChart {
     pub series: Vec<GroupSeries>,
 }
 
-pub fn draw_bars<DB: DrawingBackend>(c: &BarChart, root: &DrawingArea<DB, Shift>) -> Result<(), ReportError> {
+/// What hovering a category column of a bar chart says: the full name, then `detail`.
+fn column_hovers<DB: DrawingBackend>(
+    chart: &ChartContext<'_, DB, Cartesian2d<super::common::CategoryAxis, plotters::coord::types::RangedCoordf64>>,
+    y: (f64, f64),
+    label_area: u32,
+    texts: impl Iterator<Item = String>,
+) -> Vec<Hover> {
+    texts
+        .enumerate()
+        .map(|(i, text)| {
+            let (x0, y0) = chart.backend_coord(&(i as f64 - 0.5, y.1));
+            let (x1, y1) = chart.backend_coord(&(i as f64 + 0.5, y.0));
+            Hover { x0, y0, x1, y1: y1 + label_area as i32, text }
+        })
+        .collect()
+}
+
+pub fn draw_bars<DB: DrawingBackend>(c: &BarChart, root: &DrawingArea<DB, Shift>) -> Result<Vec<Hover>, ReportError> {
     require(!c.bars.is_empty(), "bar chart needs at least one bar")?;
     require(c.bars.iter().all(|b| b.value.is_finite()), "bar chart values must be finite numbers")?;
     let n = c.bars.len();
@@ -77,8 +95,15 @@ pub fn draw_bars<DB: DrawingBackend>(c: &BarChart, root: &DrawingArea<DB, Shift>
     let (lo, hi) = range_of(c.bars.iter().flat_map(|b| [Some(b.value), b.ci.map(|x| x.0), b.ci.map(|x| x.1)]).flatten(), true);
     // Headroom for markers above the highest whisker.
     let hi = hi + (hi - lo) * 0.06;
+    // The legend wraps at its "; " parts to the chart's width (about 6 px a character at 11 px), below the axis.
+    let (w, _) = root.dim_in_pixel();
+    let legend = c.legend.as_deref().map_or_else(Vec::new, |l| wrap(l, (w as usize / 6).max(20)));
+    // The legend gets its own strip under the chart.
+    let (_, h) = root.dim_in_pixel();
+    let strip = if legend.is_empty() { 0 } else { 14 * legend.len() as u32 + 4 };
+    let (area, below) = root.split_vertically(h.saturating_sub(strip) as i32);
     let frame = Frame { x_label_area: if n > 8 { 60 } else { 45 }, ..Frame::new(&c.title, &c.x_label, &c.y_label) };
-    let mut chart = frame.categories(root, &names, n, lo..hi)?;
+    let mut chart = frame.categories(&area, &names, n, lo..hi)?;
 
     let half = if n > 1 { 0.35 } else { 0.25 };
     chart
@@ -108,15 +133,30 @@ pub fn draw_bars<DB: DrawingBackend>(c: &BarChart, root: &DrawingArea<DB, Shift>
             Text::new(text, (i as f64, top + (hi - lo) * 0.01), top_style.clone())
         }))
         .map_err(draw_err)?;
-    if let Some(legend) = c.legend.as_deref().filter(|l| !l.is_empty()) {
-        let (_, h) = root.dim_in_pixel();
-        let style: TextStyle = ("sans-serif", 11).into_font().color(&RGBColor(80, 80, 80)).into();
-        root.draw_text(legend, &style.pos(Pos::new(HPos::Left, VPos::Bottom)), (6, h as i32 - 4)).map_err(draw_err)?;
+    if !legend.is_empty() {
+        let style: TextStyle = ("sans-serif", 12).into_font().color(&RGBColor(60, 60, 60)).into();
+        let style = style.pos(Pos::new(HPos::Left, VPos::Top));
+        for (k, line) in legend.iter().enumerate() {
+            below.draw_text(line, &style, (6, 14 * k as i32)).map_err(draw_err)?;
+        }
     }
-    Ok(())
+    let texts = c.bars.iter().map(|b| {
+        let mut t = format!("{}: {}", b.label, short(b.value));
+        if let Some((l, h)) = b.ci {
+            t += &format!(" [{}, {}]", short(l), short(h));
+        }
+        if let Some(m) = b.marker.as_deref().filter(|m| !m.is_empty()) {
+            t += &format!(" {m}");
+        }
+        if b.baseline {
+            t += " (baseline)";
+        }
+        t
+    });
+    Ok(column_hovers(&chart, (lo, hi), frame.x_label_area, texts))
 }
 
-pub fn draw_stacked<DB: DrawingBackend>(c: &StackedBarChart, root: &DrawingArea<DB, Shift>) -> Result<(), ReportError> {
+pub fn draw_stacked<DB: DrawingBackend>(c: &StackedBarChart, root: &DrawingArea<DB, Shift>) -> Result<Vec<Hover>, ReportError> {
     require(!c.bars.is_empty(), "stacked bar chart needs at least one bar")?;
     require(!c.categories.is_empty(), "stacked bar chart needs categories")?;
     for b in &c.bars {
@@ -161,7 +201,13 @@ pub fn draw_stacked<DB: DrawingBackend>(c: &StackedBarChart, root: &DrawingArea<
             .label(cat.as_str())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], fill.filled()));
     }
-    draw_legend(&mut chart, 13)
+    draw_legend(&mut chart, 13)?;
+    let unit = if c.percent { "%" } else { "" };
+    let texts = c.bars.iter().zip(&heights).map(|(b, h)| {
+        let parts: Vec<String> = c.categories.iter().zip(h).map(|(cat, v)| format!("{cat} {}{unit}", short(*v))).collect();
+        format!("{}: {}", b.label, parts.join(", "))
+    });
+    Ok(column_hovers(&chart, (0.0, hi), frame.x_label_area, texts))
 }
 
 pub fn draw_grouped<DB: DrawingBackend>(c: &GroupedBarChart, root: &DrawingArea<DB, Shift>) -> Result<(), ReportError> {
@@ -179,7 +225,8 @@ pub fn draw_grouped<DB: DrawingBackend>(c: &GroupedBarChart, root: &DrawingArea<
     let hi = hi + (hi - lo) * 0.25;
     let mut chart = Frame::new(&c.title, &c.x_label, &c.y_label).categories(root, &c.groups, n, lo..hi)?;
     let width = 0.8 / k as f64;
-    for (j, s) in c.series.iter().enumerate() {
+    let names = distinct_labels(&c.series.iter().map(|s| s.label.clone()).collect::<Vec<_>>(), 24);
+    for (j, (s, name)) in c.series.iter().zip(names).enumerate() {
         let fill = color(j);
         chart
             .draw_series(s.values.iter().enumerate().filter_map(|(i, v)| {
@@ -188,8 +235,24 @@ pub fn draw_grouped<DB: DrawingBackend>(c: &GroupedBarChart, root: &DrawingArea<
                 Some(Rectangle::new([(x0, 0.0), (x0 + width * 0.92, v)], fill.mix(0.9).filled()))
             }))
             .map_err(draw_err)?
-            .label(clip_label(&s.label, 24))
+            .label(name)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], fill.filled()));
     }
     draw_legend(&mut chart, 12)
+}
+
+/// `text` in lines of at most `width` characters, broken after "; " (else ", ", else anywhere).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for part in text.split_inclusive("; ") {
+        if !cur.is_empty() && cur.chars().count() + part.chars().count() > width {
+            lines.push(std::mem::take(&mut cur).trim_end().to_string());
+        }
+        cur.push_str(part);
+    }
+    if !cur.trim().is_empty() {
+        lines.push(cur.trim_end().to_string());
+    }
+    lines
 }

@@ -137,6 +137,26 @@ impl plotters::coord::ranged1d::Ranged for CategoryAxis {
     }
 }
 
+/// How many characters a category label gets on an axis of `n` categories.
+pub fn category_clip(n: usize) -> usize {
+    if n > 8 {
+        10
+    } else {
+        18
+    }
+}
+
+/// A rectangle of a rendered chart (pixels) and what hovering it tells: written into the SVG as a transparent
+/// `<rect>` with a `<title>`, so the full system name and its value show on hover in a browser or the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hover {
+    pub x0: i32,
+    pub y0: i32,
+    pub x1: i32,
+    pub y1: i32,
+    pub text: String,
+}
+
 /// Name for an integer tick (empty between ticks or past the end), clipped to `max` characters.
 pub fn category_label(names: &[String], v: f64, max: usize) -> String {
     let i = v.round();
@@ -184,8 +204,9 @@ impl<'t> Frame<'t> {
         y: std::ops::Range<f64>,
     ) -> Result<ChartContext<'a, DB, Cartesian2d<CategoryAxis, plotters::coord::types::RangedCoordf64>>, ReportError> {
         let n = names.len();
-        let clip = if n > 8 { 10 } else { 18 };
-        let fmt_x = |v: &f64| category_label(names, *v, clip);
+        let clip = category_clip(n);
+        let shown = super::labels::distinct_labels(names, clip);
+        let fmt_x = |v: &f64| category_label(&shown, *v, clip);
         let size = if n > 12 {
             10
         } else if n > 6 {

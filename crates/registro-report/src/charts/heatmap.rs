@@ -6,7 +6,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::{Deserialize, Serialize};
 
-use super::common::{caption_style, category_axis, category_label, clip_label, draw_err, require, short};
+use super::common::{caption_style, category_axis, category_label, draw_err, require, short, Hover};
+use super::labels::distinct_labels;
 use crate::ReportError;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
@@ -21,7 +22,7 @@ pub struct HeatmapChart {
     pub value_label: String,
 }
 
-pub fn draw<DB: DrawingBackend>(c: &HeatmapChart, root: &DrawingArea<DB, Shift>) -> Result<(), ReportError> {
+pub fn draw<DB: DrawingBackend>(c: &HeatmapChart, root: &DrawingArea<DB, Shift>) -> Result<Vec<Hover>, ReportError> {
     let (nr, nc) = (c.row_labels.len(), c.col_labels.len());
     require(nr > 0 && nc > 0, "heatmap needs at least one row and one column")?;
     if c.values.len() != nr || c.values.iter().any(|r| r.len() != nc) {
@@ -34,14 +35,16 @@ pub fn draw<DB: DrawingBackend>(c: &HeatmapChart, root: &DrawingArea<DB, Shift>)
 
     let title = if c.value_label.is_empty() { c.title.clone() } else { format!("{} ({})", c.title, c.value_label) };
     let max = if nc > 8 { 10 } else { 16 };
-    let col_fmt = |v: &f64| category_label(&c.col_labels, *v, max);
+    let cols = distinct_labels(&c.col_labels, max);
+    let rows = distinct_labels(&c.row_labels, max);
+    let col_fmt = |v: &f64| category_label(&cols, *v, max);
     // Row 0 is drawn at the top: rows are laid out at y = nr-1-i.
     let row_fmt = |v: &f64| {
         let i = v.round();
         if (v - i).abs() > 1e-6 || i < 0.0 || i as usize >= nr {
             String::new()
         } else {
-            clip_label(&c.row_labels[nr - 1 - i as usize], max)
+            rows[nr - 1 - i as usize].clone()
         }
     };
     let mut chart = ChartBuilder::on(root)
@@ -86,5 +89,15 @@ pub fn draw<DB: DrawingBackend>(c: &HeatmapChart, root: &DrawingArea<DB, Shift>)
             Some(Text::new(short(v), (x as f64, y as f64), s))
         }))
         .map_err(draw_err)?;
-    Ok(())
+    let mut hovers = Vec::with_capacity(nr * nc);
+    for (i, row) in c.values.iter().enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            let y = (nr - 1 - i) as f64;
+            let (x0, y0) = chart.backend_coord(&(j as f64 - 0.5, y + 0.5));
+            let (x1, y1) = chart.backend_coord(&(j as f64 + 0.5, y - 0.5));
+            let value = v.filter(|v| v.is_finite()).map_or("–".to_string(), short);
+            hovers.push(Hover { x0, y0, x1, y1, text: format!("{} ↔ {}: {value}", c.row_labels[i], c.col_labels[j]) });
+        }
+    }
+    Ok(hovers)
 }

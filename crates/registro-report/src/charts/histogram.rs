@@ -5,7 +5,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::common::{clip_label, color, draw_err, draw_legend, require, Frame, BASELINE_GREY};
+use super::common::{color, draw_err, draw_legend, require, Frame, BASELINE_GREY};
+use super::labels::distinct_labels;
 use crate::ReportError;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
@@ -83,7 +84,8 @@ pub fn draw<DB: DrawingBackend>(c: &HistogramChart, root: &DrawingArea<DB, Shift
     let (x0, x1) = (c.bin_edges[0], *c.bin_edges.last().unwrap_or(&1.0));
     let mut chart = Frame::new(&c.title, &c.x_label, &c.y_label).continuous(root, x0..x1, 0.0..top)?;
     let single = c.series.len() == 1;
-    for (j, (s, h)) in c.series.iter().zip(&heights).enumerate() {
+    let names = distinct_labels(&c.series.iter().map(|s| s.label.clone()).collect::<Vec<_>>(), 28);
+    for (j, ((_, h), name)) in c.series.iter().zip(&heights).zip(names).enumerate() {
         let col = if single { BASELINE_GREY.mix(1.0).to_rgba() } else { color(j).to_rgba() };
         let col = RGBColor(col.0, col.1, col.2);
         let alpha = if single { 0.8 } else { 0.35 };
@@ -94,7 +96,7 @@ pub fn draw<DB: DrawingBackend>(c: &HistogramChart, root: &DrawingArea<DB, Shift
                     .map(|(i, v)| Rectangle::new([(c.bin_edges[i], 0.0), (c.bin_edges[i + 1], *v)], col.mix(alpha).filled())),
             )
             .map_err(draw_err)?
-            .label(clip_label(&s.label, 28))
+            .label(name)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], col.filled()));
         // An outline per series keeps overlapping distributions readable.
         let mut outline = Vec::with_capacity(h.len() * 2 + 2);

@@ -9,6 +9,7 @@ mod bars;
 mod common;
 mod heatmap;
 mod histogram;
+mod labels;
 mod scatter;
 
 use std::path::{Path, PathBuf};
@@ -22,6 +23,8 @@ pub use heatmap::HeatmapChart;
 pub use histogram::{HistSeries, HistogramChart};
 pub use scatter::{ScatterChart, ScatterPoint};
 pub use bars::{Bar, BarChart, GroupSeries, GroupedBarChart, StackedBar, StackedBarChart};
+pub use common::Hover;
+pub use labels::distinct_labels;
 
 /// Default pixel size of a rendered chart.
 pub const DEFAULT_SIZE: (u32, u32) = (800, 500);
@@ -83,25 +86,72 @@ impl Chart {
 
     /// Draws the chart onto a plotters drawing area of any backend.
     pub fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, plotters::coord::Shift>) -> Result<(), ReportError> {
+        self.draw_hovers(root).map(|_| ())
+    }
+
+    /// [`Chart::draw`], returning the regions a pointer can hover (system columns, points, cells) with the full
+    /// names and values.
+    fn draw_hovers<DB: DrawingBackend>(&self, root: &DrawingArea<DB, plotters::coord::Shift>) -> Result<Vec<Hover>, ReportError> {
         common::ensure_font()?;
         root.fill(&WHITE).map_err(common::draw_err)?;
-        match self {
+        let hovers = match self {
             Chart::Bars(c) => bars::draw_bars(c, root),
             Chart::Scatter(c) => scatter::draw(c, root),
             Chart::Stacked(c) => bars::draw_stacked(c, root),
-            Chart::Histogram(c) => histogram::draw(c, root),
+            Chart::Histogram(c) => histogram::draw(c, root).map(|_| Vec::new()),
             Chart::Heatmap(c) => heatmap::draw(c, root),
-            Chart::Grouped(c) => bars::draw_grouped(c, root),
+            Chart::Grouped(c) => bars::draw_grouped(c, root).map(|_| Vec::new()),
         }?;
-        root.present().map_err(common::draw_err)
+        root.present().map_err(common::draw_err)?;
+        Ok(hovers)
     }
 
-    /// Renders to an SVG document (what the Dashboard embeds).
+    /// The system (or series) names the chart draws, each with the short label it is drawn under
+    /// ([`distinct_labels`]): the page lists them beside the chart, the SVG puts them in its `<title>`s.
+    pub fn label_key(&self) -> Vec<(String, String)> {
+        let (names, max): (Vec<String>, usize) = match self {
+            Chart::Bars(c) => (c.bars.iter().map(|b| b.label.clone()).collect(), common::category_clip(c.bars.len())),
+            Chart::Stacked(c) => (c.bars.iter().map(|b| b.label.clone()).collect(), common::category_clip(c.bars.len())),
+            Chart::Scatter(c) => (c.points.iter().map(|p| p.label.clone()).collect(), if c.points.len() > 8 { 14 } else { 24 }),
+            Chart::Histogram(c) => (c.series.iter().map(|s| s.label.clone()).collect(), 28),
+            Chart::Grouped(c) => (c.series.iter().map(|s| s.label.clone()).collect(), 24),
+            Chart::Heatmap(c) => (c.row_labels.clone(), if c.col_labels.len() > 8 { 10 } else { 16 }),
+        };
+        let short = distinct_labels(&names, max);
+        short.into_iter().zip(names).collect()
+    }
+
+    /// Renders to an SVG document (what the Dashboard embeds). Hovering a system's column, point or cell shows its
+    /// full name and value (`<title>`); the whole chart's title lists every shortened name in full.
     pub fn to_svg(&self, size: (u32, u32)) -> Result<String, ReportError> {
         let mut out = String::new();
-        {
+        let hovers = {
             let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
-            self.draw(&root)?;
+            self.draw_hovers(&root)?
+        };
+        let key: Vec<String> = self.label_key().into_iter().filter(|(s, f)| s != f).map(|(s, f)| format!("{s} = {f}")).collect();
+        // The document's own title must be its first child.
+        if !key.is_empty() {
+            let title = format!("\n<title>{}: {}</title>", xml_escape(self.title()), xml_escape(&key.join("; ")));
+            if let Some(open) = out.find("<svg").and_then(|i| out[i..].find('>').map(|j| i + j + 1)) {
+                out.insert_str(open, &title);
+            }
+        }
+        let mut extra = String::new();
+        if !hovers.is_empty() {
+            extra += "<g class=\"hover\">\n";
+            for h in &hovers {
+                let (x, y) = (h.x0.min(h.x1), h.y0.min(h.y1));
+                let (w, hh) = ((h.x1 - h.x0).abs(), (h.y1 - h.y0).abs());
+                extra += &format!(
+                    "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{hh}\" fill=\"#000\" fill-opacity=\"0\"><title>{}</title></rect>\n",
+                    xml_escape(&h.text)
+                );
+            }
+            extra += "</g>\n";
+        }
+        if let Some(at) = out.rfind("</svg>") {
+            out.insert_str(at, &extra);
         }
         Ok(out)
     }
@@ -146,4 +196,8 @@ fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>, ReportError> {
         writer.write_image_data(rgb).map_err(|e| ReportError::Chart(format!("png data: {e}")))?;
     }
     Ok(out)
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }

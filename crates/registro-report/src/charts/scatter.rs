@@ -6,7 +6,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::{Deserialize, Serialize};
 
-use super::common::{clip_label, color, draw_err, range_of, require, short, Frame};
+use super::common::{color, draw_err, range_of, require, short, Frame, Hover};
+use super::labels::distinct_labels;
 use crate::ReportError;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
@@ -33,7 +34,7 @@ pub struct ScatterChart {
 const R_MIN: f64 = 5.0;
 const R_MAX: f64 = 18.0;
 
-pub fn draw<DB: DrawingBackend>(c: &ScatterChart, root: &DrawingArea<DB, Shift>) -> Result<(), ReportError> {
+pub fn draw<DB: DrawingBackend>(c: &ScatterChart, root: &DrawingArea<DB, Shift>) -> Result<Vec<Hover>, ReportError> {
     require(!c.points.is_empty(), "scatter chart needs at least one point")?;
     require(c.points.iter().all(|p| p.x.is_finite() && p.y.is_finite()), "scatter chart coordinates must be finite numbers")?;
     let (x0, x1) = range_of(c.points.iter().map(|p| p.x), false);
@@ -61,13 +62,26 @@ pub fn draw<DB: DrawingBackend>(c: &ScatterChart, root: &DrawingArea<DB, Shift>)
         .map_err(draw_err)?;
     let label_style: TextStyle = ("sans-serif", 12).into_font().into();
     let max = if c.points.len() > 8 { 14 } else { 24 };
+    let names = distinct_labels(&c.points.iter().map(|p| p.label.clone()).collect::<Vec<_>>(), max);
     chart
-        .draw_series(c.points.iter().map(|p| {
+        .draw_series(c.points.iter().zip(&names).map(|(p, name)| {
             let dx = (x1 - x0) * 0.012;
             // A point in the right third is labelled on its left, so the label is not cut at the plot's edge.
             let (anchor, x) = if p.x > x0 + (x1 - x0) * 0.67 { (HPos::Right, p.x - dx) } else { (HPos::Left, p.x + dx) };
-            Text::new(clip_label(&p.label, max), (x, p.y), label_style.pos(Pos::new(anchor, VPos::Bottom)))
+            Text::new(name.clone(), (x, p.y), label_style.pos(Pos::new(anchor, VPos::Bottom)))
         }))
         .map_err(draw_err)?;
-    Ok(())
+    Ok(c
+        .points
+        .iter()
+        .map(|p| {
+            let (x, y) = chart.backend_coord(&(p.x, p.y));
+            let r = radius(p.size).max(6);
+            let mut text = format!("{}: {} {}, {} {}", p.label, c.x_label, short(p.x), c.y_label, short(p.y));
+            if let (Some(s), Some(l)) = (p.size, &c.size_label) {
+                text += &format!(", {l} {}", short(s));
+            }
+            Hover { x0: x - r, y0: y - r, x1: x + r, y1: y + r, text }
+        })
+        .collect())
 }
