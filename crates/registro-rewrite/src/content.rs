@@ -31,15 +31,9 @@ pub struct ContentFlag {
 }
 
 impl std::fmt::Display for ContentFlag {
+    /// The flag as a writer reads it ([`ContentFlag::message`]).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let what = match self.issue {
-            ContentIssue::Number => "number",
-            ContentIssue::Name => "name",
-            ContentIssue::Negation => "negation",
-            ContentIssue::Locked => "locked word",
-            ContentIssue::UndoesRule => "informal form",
-        };
-        write!(f, "{what}: {}", self.detail)
+        f.write_str(&self.message())
     }
 }
 
@@ -99,8 +93,14 @@ fn names(s: &str) -> Vec<String> {
 }
 
 /// The numbers of a text, without the digits of chat spellings: "b4", "gr8", "2nite" and "4ever" are words whose
-/// rewrite ("before", "great", "tonight", "forever") rightly has no digit, while "5pm", "3rd" and "10k" are numbers.
-fn numbers(s: &str) -> Vec<String> {
+/// rewrite ("before", "great", "tonight", "forever") rightly has no digit, and so is a lone "4" or "2" standing
+/// for a word ("thanks 4 the help", "talk 2 u", "me 2": [`crate::lexicon::chat_digit`]), while "5pm", "3rd",
+/// "10k", "4 apples" and "at 4" are numbers.
+fn numbers(lang: Lang, s: &str) -> Vec<String> {
+    let mut s = s.to_string();
+    for (r, _) in crate::lexicon::chat_digits(lang, &s.clone()) {
+        s.replace_range(r, " ");
+    }
     const UNITS: &[&str] = &["am", "pm", "st", "nd", "rd", "th", "k", "m", "h", "hr", "hrs", "min", "mins", "s", "kg", "km", "g", "mb", "gb", "x", "ish"];
     let kept: Vec<&str> = s
         .split(|c: char| c.is_whitespace() || (c.is_ascii_punctuation() && !matches!(c, '.' | ',' | ':' | '%' | '$' | '€' | '£')))
@@ -132,7 +132,7 @@ fn contains_word(hay: &str, needle: &str) -> bool {
 pub fn check(lang: Lang, input: &str, candidate: &str, rule_edits: &[Edit], locked: &[String]) -> Vec<ContentFlag> {
     let mut out = Vec::new();
     let flag = |issue, detail: String| ContentFlag { issue, detail };
-    let (a, b) = (numbers(input), numbers(candidate));
+    let (a, b) = (numbers(lang, input), numbers(lang, candidate));
     let missing: Vec<&str> = a.iter().filter(|n| !b.contains(n)).map(String::as_str).collect();
     let added: Vec<&str> = b.iter().filter(|n| !a.contains(n)).map(String::as_str).collect();
     if !missing.is_empty() {
@@ -164,6 +164,14 @@ pub fn check(lang: Lang, input: &str, candidate: &str, rule_edits: &[Edit], lock
             && !contains_word(&e.after, before)
             && candidate.split(|c: char| !c.is_alphanumeric() && c != '\'').any(|w| w == before)
         {
+            out.push(flag(ContentIssue::UndoesRule, format!("{before:?} is back")));
+        }
+    }
+    // A chat digit the rules spelled out ("4" → "for") that the candidate writes again as a chat digit.
+    let digits_back: Vec<&str> = crate::lexicon::chat_digits(lang, candidate).into_iter().map(|(r, _)| &candidate[r]).collect();
+    for e in rule_edits {
+        let before = e.before.trim();
+        if e.kinds.contains(&crate::rules::EditKind::Abbreviation) && digits_back.contains(&before) && !out.iter().any(|f| f.detail.starts_with(&format!("{before:?}"))) {
             out.push(flag(ContentIssue::UndoesRule, format!("{before:?} is back")));
         }
     }
@@ -199,11 +207,53 @@ mod tests {
         assert_eq!(issues(Lang::En, "it was SOOO good", "It was very good."), vec![]);
     }
 
+    /// Chat spellings ("4", "2", "u", "b4", "gr8", "l8r") are words, never numbers a rewrite must keep; real
+    /// numbers ("4 apples", "at 4 pm", "2024") still are.
+    #[test]
+    fn chat_spellings_are_not_numbers_but_real_numbers_are() {
+        for (input, good) in [
+            ("thanks 4 the help!!", "Thanks for the help!"),
+            ("thanks 4 the help!!", "Thanks 4 the help!"),
+            ("talk 2 u l8r", "I will talk to you later."),
+            ("me 2", "Me too."),
+            ("i want 2 see u b4 u go", "I would like to see you before you leave."),
+            ("gr8 job 4 real", "Great job, truly."),
+            ("thx 4 coming 2nite", "Thank you for coming tonight."),
+        ] {
+            assert_eq!(issues(Lang::En, input, good), vec![], "{input:?} → {good:?}");
+        }
+        for (input, bad) in [
+            ("i want 4 apples", "I want apples."),
+            ("i want 4 apples", "I want some apples."),
+            ("meet me at 4 pm", "Meet me in the afternoon."),
+            ("see u in 2024", "See you next year."),
+            ("i got 2", "I got some."),
+            ("2 of them came", "Some of them came."),
+            ("give me 2.5 kg", "Give me the flour."),
+        ] {
+            assert_eq!(issues(Lang::En, input, bad), vec![ContentIssue::Number], "{input:?} → {bad:?}");
+        }
+        // A number the candidate invents is still one, even where a chat "4" would be a word.
+        assert_eq!(issues(Lang::En, "thanks 4 the help", "Thanks for the 4 helpers."), vec![ContentIssue::Number]);
+        // Other languages have no chat digits: a lone digit is a number.
+        assert_eq!(issues(Lang::Pt, "obg 4 tudo", "Obrigado por tudo."), vec![ContentIssue::Number]);
+    }
+
+    #[test]
+    fn a_chat_digit_the_rules_spelled_out_is_flagged_when_it_comes_back() {
+        let rules = crate::rules::formalize("thanks 4 the help!!", Lang::En);
+        assert_eq!(rules.text, "Thanks for the help!");
+        let f = check(Lang::En, "thanks 4 the help!!", "Thanks 4 the help!", &rules.edits, &[]);
+        assert_eq!(f.iter().map(|f| f.issue).collect::<Vec<_>>(), vec![ContentIssue::UndoesRule]);
+        assert_eq!(f[0].to_string(), "The informal “4” is back.");
+        assert_eq!(check(Lang::En, "thanks 4 the help!!", "Thank you for your help.", &rules.edits, &[]), vec![]);
+    }
+
     #[test]
     fn locked_words_and_undone_rule_fixes_are_flagged() {
         let f = check(Lang::En, "the API sucks", "The interface is poor.", &[], &["API".into()]);
         assert_eq!(f.len(), 1);
-        assert_eq!(f[0].to_string(), "locked word: \"API\" missing");
+        assert_eq!(f[0].to_string(), "The word “API” you asked to keep is missing.");
         let edit = Edit { kinds: vec![], src: (0, 5), dst: (0, 8), before: "gonna".into(), after: "going to".into() };
         let f = check(Lang::En, "gonna go", "I am gonna go.", &[edit], &[]);
         assert_eq!(f.iter().map(|f| f.issue).collect::<Vec<_>>(), vec![ContentIssue::UndoesRule]);

@@ -47,6 +47,7 @@ pub mod rerank;
 pub mod rules;
 pub mod scorer;
 mod tokens;
+pub mod verdict;
 pub mod xformal;
 
 pub use lang::{Lang, UnknownLang};

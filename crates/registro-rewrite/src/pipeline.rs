@@ -102,12 +102,26 @@ impl Options {
 }
 
 /// A piece of the side-by-side view. Concatenating `old` gives the input, `new` the candidate, exactly; `kind`
-/// is `None` for unchanged text and an edit label otherwise.
+/// is `None` for unchanged text and the edit's type ids otherwise (`abbreviation+final_punctuation`, for
+/// filtering and styling), `label` the same in words a writer reads ("expanded abbreviation and added final
+/// punctuation", [`crate::verdict::edit_label`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Piece {
     pub kind: Option<String>,
+    #[serde(default)]
+    pub label: Option<String>,
     pub old: String,
     pub new: String,
+}
+
+impl Piece {
+    fn same(text: &str) -> Self {
+        Piece { kind: None, label: None, old: text.into(), new: text.into() }
+    }
+    fn edit(kind: String, old: &str, new: &str) -> Self {
+        let label = crate::verdict::edit_label(kind.split('+'));
+        Piece { kind: Some(kind), label: Some(label), old: old.into(), new: new.into() }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
@@ -115,6 +129,9 @@ pub struct CandidateView {
     #[serde(flatten)]
     pub candidate: Candidate,
     pub pieces: Vec<Piece>,
+    /// Its rank, score and flags in words (what the window and the CLI show).
+    #[serde(default)]
+    pub verdict: crate::verdict::Verdict,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
@@ -134,14 +151,14 @@ pub fn pieces_from_edits(input: &str, edits: &[Edit]) -> Vec<Piece> {
     let mut at = 0;
     for e in edits {
         if e.src.0 > at {
-            out.push(Piece { kind: None, old: input[at..e.src.0].into(), new: input[at..e.src.0].into() });
+            out.push(Piece::same(&input[at..e.src.0]));
         }
-        let label = e.kinds.iter().map(|k| k.label()).collect::<Vec<_>>().join("+");
-        out.push(Piece { kind: Some(label), old: e.before.clone(), new: e.after.clone() });
+        let kind = e.kinds.iter().map(|k| k.label()).collect::<Vec<_>>().join("+");
+        out.push(Piece::edit(kind, &e.before, &e.after));
         at = e.src.1;
     }
     if at < input.len() {
-        out.push(Piece { kind: None, old: input[at..].into(), new: input[at..].into() });
+        out.push(Piece::same(&input[at..]));
     }
     out
 }
@@ -164,12 +181,15 @@ pub fn pieces_from_diff(old: &str, new: &str, lang: Lang) -> Vec<Piece> {
                 return;
             }
         }
-        out.push(Piece { kind, old: o.into(), new: n.into() });
+        out.push(match kind {
+            Some(k) => Piece::edit(k, o, n),
+            None => Piece { kind: None, label: None, old: o.into(), new: n.into() },
+        });
     };
     for op in &ops {
         // Ranges must advance monotonically; anything else would break the exact cover, so fall back.
         if op.old_range.start < a || op.new_range.start < b || op.old_range.end > old.len() || op.new_range.end > new.len() {
-            return vec![Piece { kind: Some("paraphrase".into()), old: old.into(), new: new.into() }];
+            return vec![Piece::edit("paraphrase".into(), old, new)];
         }
         let (go, gn) = (&old[a..op.old_range.start], &new[b..op.new_range.start]);
         if go == gn {
@@ -372,11 +392,14 @@ fn choose(
             cands.insert(0, c);
         }
     }
+    let of = cands.len();
     let candidates = cands
         .into_iter()
-        .map(|c| {
+        .enumerate()
+        .map(|(i, c)| {
             let pieces = if c.origin == "rules" { pieces_from_edits(input, &rules.edits) } else { pieces_from_diff(input, &c.text, lang) };
-            CandidateView { candidate: c, pieces }
+            let verdict = crate::verdict::verdict(&c, i, of);
+            CandidateView { candidate: c, pieces, verdict }
         })
         .collect();
     Ok(SentenceResult { input: input.to_string(), formality_before, rule_edits: rules.edits, candidates, seconds })
@@ -418,6 +441,13 @@ mod tests {
         assert_eq!(c.pieces.iter().map(|p| p.old.as_str()).collect::<String>(), input);
         assert_eq!(c.pieces.iter().map(|p| p.new.as_str()).collect::<String>(), c.candidate.text);
         assert!(c.pieces.iter().any(|p| p.kind.as_deref() == Some("casing+abbreviation")));
+        // Each edit's label is what a writer reads, not its ids.
+        let labels: Vec<&str> = c.pieces.iter().filter_map(|p| p.label.as_deref()).collect();
+        assert_eq!(labels.len(), c.pieces.iter().filter(|p| p.kind.is_some()).count());
+        assert!(labels.contains(&"fixed capitalisation and expanded abbreviation"), "{labels:?}");
+        assert!(labels.contains(&"expanded abbreviation and fixed punctuation"), "{labels:?}");
+        assert_eq!(c.verdict.rank, 1);
+        assert!(c.verdict.summary.starts_with("Chosen: rules — the only candidate · "), "{}", c.verdict.summary);
         assert!(r.candidates[0].candidate.scores.perplexity.is_none());
     }
 
@@ -445,6 +475,47 @@ mod tests {
             assert_eq!(c.pieces.iter().map(|p| p.old.as_str()).collect::<String>(), input);
             assert_eq!(c.pieces.iter().map(|p| p.new.as_str()).collect::<String>(), c.candidate.text);
         }
+    }
+
+    /// The model answers "Thanks for the help!" (minimal edit), "Thanks 4 the help!" and "Thank you for your
+    /// help." (paraphrases) to "thanks 4 the help!!".
+    struct Thanks;
+    impl Neural for Thanks {
+        fn translate(&mut self, text: &str, _from: Lang, _to: Lang) -> Result<String, String> {
+            Ok(text.to_string())
+        }
+        fn generate(&mut self, m: &[(&'static str, String)], n: usize) -> Result<Vec<String>, String> {
+            let minimal = m[0].1.contains("as few changes as possible");
+            let answers: Vec<String> = if minimal { vec!["Thanks for the help!".into()] } else { vec!["Thanks 4 the help!".into(), "Thank you for your help.".into()] };
+            Ok(answers.into_iter().take(n).collect())
+        }
+        fn perplexity(&mut self, text: &str, _lang: Lang) -> Result<f64, String> {
+            Ok(if text.contains('4') { 60.0 } else { 20.0 })
+        }
+    }
+
+    /// The issue's case: "Thanks for the help!" was ranked below "Thanks 4 the help!" because the 4 was taken for a
+    /// number the better candidate had lost.
+    #[test]
+    fn thanks_for_the_help_ranks_above_thanks_4_the_help() {
+        let input = "thanks 4 the help!!";
+        let mut s = Scorer::builtin(Variant::Surface).unwrap();
+        let o = Options { n: 2, ..Options::new(Lang::En, Method::Llm) };
+        let r = rewrite_sentence(input, &o, &mut Formalizer::new(), &mut s, Some(&mut Thanks)).unwrap();
+        let texts: Vec<&str> = r.candidates.iter().map(|c| c.candidate.text.as_str()).collect();
+        let pos = |t: &str| texts.iter().position(|x| *x == t).unwrap_or_else(|| panic!("{t:?} not in {texts:?}"));
+        assert!(pos("Thanks for the help!") < pos("Thanks 4 the help!"), "{texts:?}");
+        assert_ne!(texts[0], "Thanks 4 the help!");
+        for c in &r.candidates {
+            let flags: Vec<String> = c.candidate.scores.flags.iter().map(|f| f.to_string()).collect();
+            assert!(!flags.iter().any(|f| f.contains("number")), "{}: {flags:?}", c.candidate.text);
+            if c.candidate.text != "Thanks 4 the help!" {
+                assert!(flags.is_empty(), "{}: {flags:?}", c.candidate.text);
+            }
+        }
+        // The rules spell the 4 out themselves, and the minimal edit said the same.
+        let best = r.candidates.iter().find(|c| c.candidate.text == "Thanks for the help!").unwrap();
+        assert!(best.candidate.origin == "rules" || best.candidate.also.iter().any(|o| o == "rules"), "{:?}", best.candidate);
     }
 
     /// Answers made from the sentence itself, and a log of which step was asked how: a backend that batches.

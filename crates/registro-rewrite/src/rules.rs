@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use crate::lexicon::{abbreviations, en_contractions, is_dotted_abbreviation, is_known_acronym, is_laughter};
+use crate::lexicon::{abbreviations, chat_digits, en_contractions, is_dotted_abbreviation, is_known_acronym, is_laughter, needs_subject};
 use crate::tokens::{tokenize, Kind, Tok};
 use crate::Lang;
 
@@ -151,6 +151,7 @@ impl Formalizer {
             .map(|t| Piece { kind: t.kind, src: (t.start, t.end), text: Cow::Borrowed(&s[t.start..t.end]), edits: 0 })
             .collect();
         remove_emoticons(&mut p);
+        spell_out_chat_digits(&mut p, s, lang);
         words(&mut p, lang);
         punctuation(&mut p, lang);
         spacing(&mut p, lang);
@@ -302,6 +303,43 @@ fn starts_sentence(p: &[Piece], i: usize) -> bool {
     true
 }
 
+/// Lone digits that stand for words ("thanks 4 the help", "talk 2 u", "me 2"), spelled out; the same reader
+/// tells the content check that they are not numbers.
+fn spell_out_chat_digits(p: &mut [Piece], line: &str, lang: Lang) {
+    for (r, word) in chat_digits(lang, line) {
+        let Some(t) = p.iter_mut().find(|t| t.kind == Kind::Number && t.src == (r.start, r.end)) else { continue };
+        t.set(word, EditKind::Abbreviation);
+        t.kind = Kind::Word;
+    }
+}
+
+/// Whether the word at `i` has a subject before it in its clause: some word other than a discourse marker, an
+/// adverb or a conjunction ("ok so gonna be late" has none; "im so gonna win" and "tired and gonna sleep" have).
+fn has_subject(p: &[Piece], i: usize) -> bool {
+    const NOT_SUBJECTS: &[&str] = &[
+        "ok", "okay", "k", "kk", "so", "well", "sorry", "sry", "yeah", "yes", "yep", "yup", "no", "nope", "nah", "hey",
+        "hi", "hello", "oh", "ah", "um", "uh", "hmm", "anyway", "anyways", "btw", "tbh", "omg", "ugh", "damn", "welp",
+        "just", "really", "probably", "prob", "prolly", "def", "definitely", "totally", "literally", "actually",
+        "also", "still", "never", "not", "then", "now", "and", "but", "or", "cause", "because", "bc", "cuz",
+        "by the way", "to be honest", "oh my god", "right now",
+        // German and French discourse words and conjunctions.
+        "also", "na", "naja", "ja", "nein", "und", "aber", "doch", "halt", "mal", "eh", "bon", "bah", "ben", "mais",
+        "et", "donc", "alors", "bref", "ouais", "oui", "non",
+    ];
+    for j in (0..i).rev() {
+        let t = &p[j];
+        if t.is_gone() || t.kind == Kind::Space {
+            continue;
+        }
+        match t.kind {
+            Kind::Punct | Kind::Emoticon => return false,
+            Kind::Word if NOT_SUBJECTS.contains(&t.text.to_lowercase().as_str()) => continue,
+            _ => return true,
+        }
+    }
+    false
+}
+
 fn words(p: &mut [Piece], lang: Lang) {
     let abbr = abbreviations(lang);
     // Shouting: most words in capitals. Then every all-caps word but known acronyms is lowered; otherwise only
@@ -348,6 +386,15 @@ fn words(p: &mut [Piece], lang: Lang) {
         }
         if may_expand {
             if let Some(&x) = abbr.get(lower.as_str()) {
+                // A verb with no subject before it ("gonna be late"): its subjectless form if the lexicon has one
+                // ("dunno" → "I do not know"), otherwise left as written for the model to supply the subject.
+                let x = match needs_subject(lang).get(lower.as_str()) {
+                    Some(alone) if !has_subject(p, i) => match alone {
+                        Some(alone) => *alone,
+                        None => continue,
+                    },
+                    _ => x,
+                };
                 if x.is_empty() {
                     delete_with_space(p, i, EditKind::Interjection);
                 } else {

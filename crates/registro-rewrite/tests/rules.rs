@@ -95,10 +95,67 @@ fn english_chat_contractions_and_shouting() {
             ("idk why u didn't call me, i'm sooooo mad!!!", "I do not know why you did not call me, I am so mad!"),
             ("THIS IS SO UNFAIR lol", "This is so unfair."),
             ("I LOVE my new PS4 from the USA", "I love my new PS4 from the USA."),
-            ("gonna check www.example.com/page?x=1 at 10:30 w/ Bob", "Going to check www.example.com/page?x=1 at 10:30 with Bob."),
+            // No subject before "gonna": left for the model (never "Going to check…", a sentence without one).
+            ("gonna check www.example.com/page?x=1 at 10:30 w/ Bob", "Gonna check www.example.com/page?x=1 at 10:30 with Bob."),
             ("haha ur funny :D 😂", "Your funny."),
         ],
     );
+}
+
+/// A rule never makes a sentence without a subject that reads as formal ("gonna be late" → "Going to be late."):
+/// with no subject before the verb it writes the subject it is sure of ("dunno" is "I do not know") or leaves the
+/// word for the model, whose candidates know the context.
+#[test]
+fn rules_never_drop_a_subject() {
+    check_all(
+        Lang::En,
+        &[
+            ("gonna be late", "Gonna be late."),
+            ("sorry, gonna be late!!", "Sorry, gonna be late!"),
+            ("ok so gonna be late lol", "Ok so gonna be late."),
+            ("wanna grab lunch?", "Wanna grab lunch?"),
+            ("gotta go", "Gotta go."),
+            ("im gonna be late", "I am going to be late."),
+            ("i'm so gonna be late", "I am so going to be late."),
+            ("u gonna come?", "You going to come?"),
+            ("we gotta go", "We have to go."),
+            ("im tired and gonna sleep", "I am tired and going to sleep."),
+            ("dunno what to do", "I do not know what to do."),
+            ("i dunno", "I do not know."),
+        ],
+    );
+    check(Lang::Fr, "fo que tu viennes", "Il faut que tu viennes.");
+    check(Lang::Fr, "il fo que tu viennes", "Il faut que tu viennes.");
+    // Whatever the rules did, no output of theirs starts with a verb whose subject they removed or never had.
+    for input in ["gonna be late", "wanna come?", "gotta go now", "hafta work", "k gonna sleep", "omg gonna be late"] {
+        let out = formalize(input, Lang::En).text;
+        for bare in ["Going to", "Want to", "Have to"] {
+            assert!(!out.starts_with(bare), "{input:?} → {out:?}");
+        }
+    }
+}
+
+/// A lone "4" or "2" standing for a word is spelled out; a number stays a number.
+#[test]
+fn chat_digits_are_words_and_numbers_stay_numbers() {
+    check_all(
+        Lang::En,
+        &[
+            ("thanks 4 the help!!", "Thanks for the help!"),
+            ("thx 4 coming", "Thanks for coming."),
+            ("talk 2 u later", "Talk to you later."),
+            ("i want 2 go home", "I want to go home."),
+            ("me 2!", "Me too!"),
+            ("love u 2", "Love you too."),
+            ("i want 4 apples", "I want 4 apples."),
+            ("meet me at 4 pm", "Meet me at 4 pm."),
+            ("i got 2", "I got 2."),
+            ("2 of them came", "2 of them came."),
+            ("give me 2.5 kg", "Give me 2.5 kg."),
+            ("see u in 2024", "See you in 2024."),
+        ],
+    );
+    has_kind(Lang::En, "thanks 4 the help", "4", EditKind::Abbreviation);
 }
 
 #[test]
@@ -106,7 +163,9 @@ fn german_spanish_hindi_japanese() {
     check_all(
         Lang::De,
         &[
-            ("hab grad keine zeit, vllt morgen!!", "Habe gerade keine zeit, vielleicht morgen!"),
+            // No subject before "hab": left as written (not "Habe gerade…"); with one it is standard German.
+            ("hab grad keine zeit, vllt morgen!!", "Hab gerade keine zeit, vielleicht morgen!"),
+            ("ich hab grad keine zeit", "Ich habe gerade keine zeit."),
             ("Die Schifffahrt ist toll", "Die Schifffahrt ist toll."),
         ],
     );

@@ -179,26 +179,24 @@ fn rewrite(ctx: &Ctx, o: &RewriteOpts, text: &[String]) -> anyhow::Result<()> {
         let Some(best) = s.candidates.first() else { continue };
         let c = &best.candidate;
         println!("{}", c.text);
-        let edits: Vec<String> = best.pieces.iter().filter_map(|p| p.kind.as_ref().map(|k| format!("{:?}→{:?} [{k}]", p.old, p.new))).collect();
-        let ppl = c.scores.perplexity.map_or(String::new(), |p| format!("  ppl {p:.1}"));
-        let sim = c.scores.similarity.map_or(String::new(), |p| format!("  sim {p:.2}"));
-        let agree = c.scores.consensus.map_or(String::new(), |p| format!("  consensus {p:.1}"));
-        let also = if c.also.is_empty() { String::new() } else { format!(" = {}", c.also.join(", ")) };
-        eprintln!(
-            "  formality {:+.2} → {:+.2}  chrF {:.1}{sim}{ppl}{agree}  GM {:.3}  ({}{also}; {} candidates)",
-            s.formality_before, c.scores.formality, c.scores.meaning, c.scores.gm, c.origin, s.candidates.len()
-        );
-        for f in &c.scores.flags {
+        // The words are registro_rewrite::verdict's; the window shows the same.
+        let edits: Vec<String> = best.pieces.iter().filter_map(|p| p.label.as_ref().map(|l| format!("{:?} → {:?} ({l})", p.old, p.new))).collect();
+        eprintln!("  formality {:+.2} → {:+.2}", s.formality_before, c.scores.formality);
+        eprintln!("  {}", best.verdict.summary);
+        for f in &best.verdict.flags {
             eprintln!("  flag: {f}");
         }
         if !edits.is_empty() {
             eprintln!("  edits: {}", edits.join("; "));
         }
+        for other in &s.candidates[1..] {
+            eprintln!("  also: {} — {} ({})", other.candidate.text, other.verdict.method, other.verdict.headline);
+        }
     }
     let m = &out.summary;
     eprintln!(
-        "{} sentences: formality {:+.2} → {:+.2}, chrF to input {:.1}, GM {:.3}, {:.4} s/sentence{}{}",
-        m.sentences, m.formality_before, m.formality_after, m.chrf_to_input, m.gm, m.seconds_per_sentence,
+        "{} sentences: formality {:+.2} → {:+.2}, chrF to input {:.1}, joint score {:.0}/100, {:.4} s/sentence{}{}",
+        m.sentences, m.formality_before, m.formality_after, m.chrf_to_input, m.gm * 100.0, m.seconds_per_sentence,
         m.perplexity.map_or(String::new(), |p| format!(", perplexity {p:.1}")),
         out.run_id.map_or(String::new(), |id| format!(" (run {id})"))
     );
