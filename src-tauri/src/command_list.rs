@@ -42,6 +42,7 @@ pub const COMMANDS: &[&str] = &[
     "check_translation",
     "save_translation_edit",
     "repair_translation",
+    "repair_segment",
     "export_translation",
     "review_run",
     "set_segment_status",

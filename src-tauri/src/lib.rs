@@ -153,6 +153,7 @@ pub fn run() -> anyhow::Result<()> {
             commands::translate::check_translation,
             commands::translate::save_translation_edit,
             commands::translate::repair_translation,
+            commands::translate::repair_segment,
             commands::translate::export_translation,
             commands::translate::review_run,
             commands::translate::set_segment_status,

@@ -74,6 +74,8 @@ fn visit_roots(v: &mut Generator) {
     v.root::<SegmentOut>();
     v.root::<SegmentCheck>();
     v.root::<ReviewRun>();
+    v.root::<registro_core::translate::review::RepairOutcome>();
+    v.root::<registro_store::ReviewOverride>();
     v.root::<registro_core::resegment::Resegmented>();
     v.root::<QaOutcome>();
     // Models: the setup card and Settings → Models.

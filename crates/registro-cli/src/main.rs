@@ -50,6 +50,10 @@ enum Command {
     Rewrite(cmd::rewrite::Args),
     /// Check a translation run: register consistency (with --fix), numbers, tags, untranslated, length, terms
     Qa(cmd::qa::Args),
+    /// Review a translate run: show, edit, repair, approve (an open flag needs --override), export (QA errors need
+    /// --anyway)
+    #[command(subcommand)]
+    Review(cmd::review::Command),
     /// Write comparison tables and charts for stored runs
     Report(cmd::report::Args),
     /// Benchmarks that print numbers
@@ -82,6 +86,7 @@ fn main() -> ExitCode {
         Command::Translate(a) => cmd::translate::run(&ctx, a),
         Command::Rewrite(a) => cmd::rewrite::run(&ctx, a),
         Command::Qa(a) => cmd::qa::run(&ctx, a),
+        Command::Review(a) => cmd::review::run(&ctx, a),
         Command::Report(a) => cmd::report::run(&ctx, a),
         Command::Bench(a) => cmd::bench::run(&ctx, a),
         Command::Backend(a) => cmd::backend::run(&ctx, a),

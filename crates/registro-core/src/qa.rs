@@ -12,7 +12,7 @@ use std::path::Path;
 use anyhow::Context;
 use registro_qa::termbase;
 pub use registro_qa::{blocking, CheckKind, Fix, Issue, Report, Severity, Termbase};
-use registro_register::{meaning, Lang, Register};
+use registro_register::{Lang, Register};
 use registro_store::{Output, RunId, Store};
 use serde::Serialize;
 
@@ -32,6 +32,8 @@ pub struct QaOutcome {
     pub blocking: bool,
     /// Each segment's translation as checked (after the fix), for a face to show the findings' spans in.
     pub targets: Vec<Option<String>>,
+    /// Every time the run was exported although its check found errors: who, when, why, and what was overridden.
+    pub exported_anyway: Vec<registro_store::ReviewOverride>,
 }
 
 /// Reads a termbase for translating English into `lang` (what `translate --termbase` enforces).
@@ -121,8 +123,12 @@ pub fn qa_run(
         };
         (report, fixes)
     };
-    let (report, fixes) = check(&outputs);
+    let stored_overrides = store.overrides(run)?;
+    let exported_anyway: Vec<registro_store::ReviewOverride> =
+        stored_overrides.iter().filter(|o| o.kind == registro_store::OverrideKind::Export).cloned().collect();
+    let (mut report, fixes) = check(&outputs);
     if !fix || fixes.is_empty() {
+        add_flags(&mut report, &outputs, &stored_overrides);
         let blocking = blocking(&report);
         return Ok(QaOutcome {
             run_id: run,
@@ -132,6 +138,7 @@ pub fn qa_run(
             unrepaired: 0,
             blocking,
             targets: texts(&outputs),
+            exported_anyway,
         });
     }
     let target = report.consistency.target.unwrap_or(Register::Formal);
@@ -145,13 +152,8 @@ pub fn qa_run(
             Some(after) => {
                 record_fix(out, f);
                 out.text = after.clone();
-                let c = crate::translate::check(lang, want, after);
-                let (flagged, reason) = match &sources {
-                    Some(s) => {
-                        meaning::add_flags((c.flagged, c.flag_reason), lang, &s[f.segment], after)
-                    }
-                    None => (c.flagged, c.flag_reason),
-                };
+                let c = crate::translate::check_output(lang, want, sources.as_ref().map(|s| s[f.segment].as_str()), after);
+                let (flagged, reason) = (c.flagged, c.flag_reason);
                 out.detected_register = Some(c.analysis.label.as_str().to_lowercase());
                 out.flagged = flagged;
                 out.flag_reason = reason;
@@ -176,7 +178,8 @@ pub fn qa_run(
     store
         .put_outputs(run, &changed)
         .with_context(|| format!("writing the repaired segments of run {run}"))?;
-    let (report, _) = check(&outputs);
+    let (mut report, _) = check(&outputs);
+    add_flags(&mut report, &outputs, &stored_overrides);
     let fixed = fixes.iter().filter(|f| f.after.is_some()).count();
     Ok(QaOutcome {
         run_id: run,
@@ -186,7 +189,47 @@ pub fn qa_run(
         unrepaired: fixes.len() - fixed,
         fixes,
         targets: texts(&outputs),
+        exported_anyway,
     })
+}
+
+/// The stored flags in the report: a flag still open (not fixed, not overridden) is an error that blocks an export;
+/// an overridden one is a warning naming who, when and why, and the segment's other errors become warnings too
+/// (the reviewer signed the segment off as it is) — except a missing or empty translation.
+fn add_flags(report: &mut Report, outputs: &[Option<Output>], overrides: &[registro_store::ReviewOverride]) {
+    let mut more = Vec::new();
+    for (i, o) in outputs.iter().enumerate() {
+        let Some(o) = o.as_ref().filter(|o| o.flagged) else { continue };
+        let reason = o.flag_reason.as_deref().unwrap_or("flagged");
+        match crate::translate::review::flag_override(overrides, i, &o.text, o.flagged, o.flag_reason.as_deref()) {
+            None => more.push(Issue {
+                segment: i,
+                kind: CheckKind::OpenFlag,
+                severity: Severity::Error,
+                message: format!("open flag: {reason} — fix it (edit or Repair until the check passes) or approve it with an override"),
+                spans: Vec::new(),
+                count: 1,
+            }),
+            Some(ov) => {
+                let by = format!("overridden by {} on {}: {}", ov.who, ov.created_at.get(..10).unwrap_or(&ov.created_at), ov.reason);
+                for issue in report.issues.iter_mut().filter(|x| x.segment == i && x.severity == Severity::Error) {
+                    if !matches!(issue.kind, CheckKind::NoTarget | CheckKind::Empty) {
+                        issue.severity = Severity::Warning;
+                        issue.message = format!("{} — {by}", issue.message);
+                    }
+                }
+                more.push(Issue {
+                    segment: i,
+                    kind: CheckKind::OverriddenFlag,
+                    severity: Severity::Warning,
+                    message: format!("flag {by} (flag: {reason})"),
+                    spans: Vec::new(),
+                    count: 1,
+                });
+            }
+        }
+    }
+    report.extend(more);
 }
 
 fn texts(outputs: &[Option<Output>]) -> Vec<Option<String>> {

@@ -598,7 +598,7 @@ fn finish_segment(index: usize, source: &str, gens: Vec<Generated>, sims: Option
             }
         }
     }
-    let (mut flagged, mut flag_reason) = meaning::add_flags(flag(&analysis, verdict, opts.register), opts.lang, source, &text);
+    let (mut flagged, mut flag_reason) = output_flags(&analysis, verdict, opts.register, opts.lang, Some(source), &text);
     if let Some(drift) = cands[best].meaning.and_then(qe::drift_flag) {
         flagged = true;
         flag_reason = Some(flag_reason.map_or(drift.clone(), |r| format!("{r}; {drift}")));
@@ -874,24 +874,29 @@ pub fn project_id(store: &Store, name: &str) -> anyhow::Result<i64> {
     Ok(crate::projects::find_or_create_project(store, name)?.id)
 }
 
-/// Re-analyses a translation the user edited (or picked among the candidates) and stores it in place of the
-/// run's output for that segment, with its new detected register and flag.
+/// Re-checks a translation the user edited (or picked among the candidates, or took from the translation memory)
+/// with every output check ([`check_output`], against the segment's stored source) and stores it in place of the
+/// run's output, with its new detected register and flag. A person's text is `reviewed` when the checks pass; with
+/// a flag still open it stays `translated` until the flag is fixed or overridden (`review::set_status_overriding`).
 pub fn store_edit(store: &mut Store, run: RunId, segment: usize, lang: Lang, register: Register, text: &str) -> anyhow::Result<SegmentCheck> {
-    let check = check(lang, register, text);
+    store_edit_checked(store, run, segment, lang, register, text, None)
+}
+
+/// [`store_edit`] with the cross-lingual meaning check run on the new text when its model is loaded.
+pub fn store_edit_checked(
+    store: &mut Store,
+    run: RunId,
+    segment: usize,
+    lang: Lang,
+    register: Register,
+    text: &str,
+    meaning: Option<&qe::MeaningCheck>,
+) -> anyhow::Result<SegmentCheck> {
     let mut out = store.output(run, segment as i64)?.with_context(|| format!("run {run} has no output for segment {}", segment + 1))?;
     if let serde_json::Value::Object(m) = &mut out.candidates {
         m.insert("edited_from".into(), serde_json::json!(out.text));
-        m.insert("markers".into(), serde_json::json!(check.analysis.markers));
-        m.insert("verdict".into(), serde_json::json!(check.verdict));
     }
-    out.text = text.to_string();
-    out.detected_register = Some(check.analysis.label.as_str().to_lowercase());
-    out.flagged = check.flagged;
-    out.flag_reason = check.flag_reason.clone();
-    store.put_output(run, &out)?;
-    // A person wrote or chose this text: it is reviewed, not a machine translation waiting for a look.
-    store.set_output_status(run, segment as i64, registro_store::SegmentStatus::Reviewed)?;
-    Ok(check)
+    review::recheck_and_store(store, run, out, text, lang, register, meaning, true)
 }
 
 /// The analysis of one text against a requested register, as the view shows it.
@@ -901,11 +906,39 @@ pub struct SegmentCheck {
     pub verdict: Verdict,
     pub flagged: bool,
     pub flag_reason: Option<String>,
+    /// The segment's review status after a stored edit or repair; `None` for a check that stored nothing.
+    pub status: Option<registro_store::SegmentStatus>,
 }
 
+/// The register check alone (what the view highlights while the text has no stored source).
 pub fn check(lang: Lang, register: Register, text: &str) -> SegmentCheck {
+    check_output(lang, register, None, text)
+}
+
+/// Every output check a segment's text gets — after translation, and again after each repair or edit, so a flag is
+/// cleared only when the checks pass on the new text: the register (markers of the other register), and with the
+/// source the meaning checks (refusal, untranslated or English left in, numbers, dates, names) and markup that
+/// would show as text.
+pub fn check_output(lang: Lang, register: Register, source: Option<&str>, text: &str) -> SegmentCheck {
     let analysis = analyze(lang, text);
     let verdict = analysis.verdict(register);
-    let (flagged, flag_reason) = flag(&analysis, verdict, register);
-    SegmentCheck { analysis, verdict, flagged, flag_reason }
+    let (flagged, flag_reason) = output_flags(&analysis, verdict, register, lang, source, text);
+    SegmentCheck { analysis, verdict, flagged, flag_reason, status: None }
+}
+
+fn output_flags(a: &Analysis, v: Verdict, register: Register, lang: Lang, source: Option<&str>, text: &str) -> (bool, Option<String>) {
+    let mut found = flag(a, v, register);
+    let Some(source) = source else { return found };
+    found = meaning::add_flags(found, lang, source, text);
+    let mut reasons: Vec<String> = found.1.take().into_iter().collect();
+    let raw = registro_qa::checks::raw_markup(source, text);
+    if !raw.is_empty() {
+        let shown: Vec<&str> = raw.iter().map(|s| s.text.as_str()).collect();
+        reasons.push(format!("raw markup would show as text: {}", shown.join(", ")));
+    }
+    if reasons.is_empty() {
+        (found.0, None)
+    } else {
+        (true, Some(reasons.join("; ")))
+    }
 }

@@ -171,12 +171,16 @@ fn qa_errors_block_the_export_until_the_translator_exports_anyway() {
             run_with(&mut store, project, doc, sentences.len(), &refs)
         }
     };
-    let err = registro_core::translate::review::export_to(&mut store, run, &out, false).unwrap_err().to_string();
+    let err = registro_core::translate::review::export_to(&mut store, run, &out, None).unwrap_err().to_string();
     assert!(err.contains("export blocked") && err.contains("export anyway"), "{err}");
     assert!(!out.exists(), "nothing is written when the export is blocked");
-    let said = registro_core::translate::review::export_to(&mut store, run, &out, true).unwrap();
-    assert!(said.contains("SRT"), "{said}");
+    let anyway = registro_core::translate::review::OverrideBy { who: "Ana".into(), reason: "client asked for the draft".into() };
+    let said = registro_core::translate::review::export_to(&mut store, run, &out, Some(&anyway)).unwrap();
+    assert!(said.contains("SRT") && said.contains("exported anyway"), "{said}");
     assert!(out.exists());
+    let recorded = store.overrides(run).unwrap();
+    assert_eq!(recorded.len(), 1, "the export anyway is recorded");
+    assert_eq!((recorded[0].who.as_str(), recorded[0].reason.as_str()), ("Ana", "client asked for the draft"));
 }
 
 #[test]

@@ -93,6 +93,17 @@ pub fn segment(lang: Lang, i: usize, source: &str, target: Option<&str>) -> Vec<
             MeaningIssue::Date | MeaningIssue::Name => {}
         }
     }
+    let raw = raw_markup(source, target);
+    if !raw.is_empty() {
+        let names = crate::quoted(raw.iter().map(|s| s.text.as_str()), ", ");
+        out.push(issue(
+            i,
+            CheckKind::RawMarkup,
+            Error,
+            format!("markup the source does not have would show as text: {names}"),
+            raw,
+        ));
+    }
     if identical
         && !out.iter().any(|x| x.kind == CheckKind::Untranslated)
         && source.chars().any(char::is_alphabetic)
@@ -166,6 +177,55 @@ pub fn segment(lang: Lang, i: usize, source: &str, target: Option<&str>) -> Vec<
         }
     }
     out.extend(whitespace(i, source, target));
+    out
+}
+
+/// Markup in `target` that is no placeholder and is not in the source either: an HTML/XML tag (`<b>`, `</span>`),
+/// a damaged placeholder (`< 1>`, `</ 2 >`) or escaped markup (`&lt;1&gt;`). In the exported file it would show as
+/// text.
+pub fn raw_markup(source: &str, target: &str) -> Vec<Span> {
+    let placeholders: Vec<(usize, usize)> = tags::find(target).iter().map(|t| (t.start, t.end)).collect();
+    let b = target.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let (open, close): (&[u8], &[u8]) = if b[i] == b'<' {
+            (b"<", b">")
+        } else if b[i..].starts_with(b"&lt;") {
+            (b"&lt;", b"&gt;")
+        } else {
+            i += 1;
+            continue;
+        };
+        if placeholders.iter().any(|p| p.0 == i) {
+            i += 1;
+            continue;
+        }
+        let body_start = i + open.len();
+        let limit = (body_start + 64).min(b.len());
+        let end = (body_start..limit).find(|&j| b[j..].starts_with(close) || b[j] == b'<' || b[j] == b'\n');
+        let Some(end) = end.filter(|&j| b[j..].starts_with(close)) else {
+            i += 1;
+            continue;
+        };
+        let raw = &target[body_start..end];
+        let inner = raw.trim().trim_start_matches('/').trim().trim_end_matches('/').trim();
+        // A placeholder damaged by spaces: `< 1>`, `</ 2 >`, `<3 />`.
+        let damaged_placeholder = !inner.is_empty() && inner.chars().all(|c| c.is_ascii_digit());
+        // A tag: its name right after `<` or `</`, then nothing or attributes (`<b>`, `<br/>`, `<a href="x">`).
+        let name = raw.strip_prefix('/').unwrap_or(raw);
+        let tag = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && name.split([' ', '/']).next().is_some_and(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == ':' || c == '-'))
+            && (!name.trim_end_matches('/').contains(' ') || name.contains('='));
+        let looks_like_markup = damaged_placeholder || tag;
+        let whole = &target[i..end + close.len()];
+        if looks_like_markup && !source.contains(whole) {
+            out.push(Span::of(target, i, end + close.len()));
+            i = end + close.len();
+        } else {
+            i += 1;
+        }
+    }
     out
 }
 
@@ -321,6 +381,18 @@ mod tests {
             [Whitespace, Whitespace]
         );
         assert_eq!(ws[1].spans[0].start, 6);
+    }
+
+    #[test]
+    fn markup_the_source_lacks_is_raw_text_in_the_export() {
+        let marked = |s: &str, t: &str| raw_markup(s, t).into_iter().map(|x| x.text).collect::<Vec<_>>();
+        assert_eq!(marked("Thank you for your help.", "Danke für Ihre <b>Hilfe</b>."), ["<b>", "</b>"]);
+        assert_eq!(marked("Press <1>OK</1>.", "Drücken Sie < 1>OK</ 1 >."), ["< 1>", "</ 1 >"]);
+        assert_eq!(marked("Press <1>OK</1>.", "Drücken Sie &lt;1&gt;OK&lt;/1&gt;."), ["&lt;1&gt;", "&lt;/1&gt;"]);
+        assert!(marked("Press <1>OK</1> <2/>.", "Drücken Sie <1>OK</1> <2/>.").is_empty(), "placeholders are not raw");
+        assert!(marked("Use <br> here.", "Verwenden Sie hier <br>.").is_empty(), "markup of the source is kept as it is");
+        assert!(marked("If x < 3 and y > 2, stop.", "Wenn x < 3 und y > 2, anhalten.").is_empty(), "comparisons are not tags");
+        assert!(kinds(Lang::De, "Thank you for your help.", Some("Danke für Ihre <b>Hilfe</b>.")).contains(&(CheckKind::RawMarkup, Severity::Error)));
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //!   tú/usted, tu/Lei, jij/u, tum/aap, ты/вы, plain/polite/respectful…), which segments deviate and where, and
 //!   the rule-based repair that makes the document consistent where the language has one.
 //! - **Standard checks** ([`checks`]): numbers (the one number check, `registro_register::meaning`), inline
-//!   placeholder tags, untranslated / identical / empty segments, length ratio, whitespace.
+//!   placeholder tags and raw markup, untranslated (English left in) / identical / empty segments, length
+//!   ratio, whitespace.
 //! - **Terms** ([`termbase`]): a glossary per register (TSV/CSV/TBX) checked after translation, and the terms a
 //!   segment must or must not contain, for the translate path's constrained decoding.
 //!
@@ -57,6 +58,12 @@ pub enum CheckKind {
     Whitespace,
     TermMissing,
     TermForbidden,
+    /// Markup that is no placeholder of the source (`<b>`, `< 1>`, `&lt;1&gt;`): it would show as text.
+    RawMarkup,
+    /// A segment's flag from translation, repair or edit that is still open: not fixed and not overridden.
+    OpenFlag,
+    /// A flag a reviewer overrode (who, when, why): shown, never blocking.
+    OverriddenFlag,
 }
 
 impl CheckKind {
@@ -74,6 +81,9 @@ impl CheckKind {
             CheckKind::Whitespace => "whitespace",
             CheckKind::TermMissing => "term-missing",
             CheckKind::TermForbidden => "term-forbidden",
+            CheckKind::RawMarkup => "raw-markup",
+            CheckKind::OpenFlag => "open-flag",
+            CheckKind::OverriddenFlag => "overridden-flag",
         }
     }
 }
@@ -215,6 +225,17 @@ pub fn check(
         errors,
         issues,
         terms,
+    }
+}
+
+impl Report {
+    /// Adds findings made outside this crate (the store's open and overridden flags), keeping the order and the
+    /// counts.
+    pub fn extend(&mut self, more: impl IntoIterator<Item = Issue>) {
+        self.issues.extend(more);
+        self.issues.sort_by(|a, b| (a.segment, a.severity, a.kind).cmp(&(b.segment, b.severity, b.kind)));
+        self.errors = self.issues.iter().filter(|i| i.severity == Severity::Error).count();
+        self.warnings = self.issues.len() - self.errors;
     }
 }
 

@@ -137,6 +137,22 @@ const MIGRATIONS: &[&str] = &[
         bytes       BLOB NOT NULL
     );
     "#,
+    // 5: a reviewer's explicit overrides (`overrides.rs`): a segment marked reviewed/approved with its flag still
+    // open, or a run exported although its quality check found errors — who, when, why, and what was overridden.
+    r#"
+    CREATE TABLE review_overrides (
+        id          INTEGER PRIMARY KEY,
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        segment_idx INTEGER,
+        kind        TEXT NOT NULL CHECK (kind IN ('flag','export')),
+        what        TEXT NOT NULL,
+        text        TEXT,
+        reason      TEXT NOT NULL,
+        who         TEXT NOT NULL,
+        created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    );
+    CREATE INDEX review_overrides_run ON review_overrides(run_id, segment_idx);
+    "#,
 ];
 
 /// The schema version this build writes.

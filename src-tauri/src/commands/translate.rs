@@ -142,7 +142,23 @@ pub async fn save_translation_edit(
 ) -> CmdResult<SegmentCheck> {
     let lang: Lang = parse(&lang)?;
     let register: Register = parse(&register)?;
-    blocking(app, move |state| state.with_store(|s| core::store_edit(s, run_id, segment, lang, register, &text))).await
+    blocking(app, move |state| {
+        // Every output check runs again on the new text; the meaning model joins in when it is installed.
+        let meaning = core::qe::MeaningCheck::installed().ok().flatten();
+        state.with_store(|s| core::store_edit_checked(s, run_id, segment, lang, register, &text, meaning.as_deref()))
+    })
+    .await
+}
+
+/// Repairs segment `segment` of run `run_id` in place (the grid's Repair on a flagged sentence) and runs every
+/// output check again on the result: the flag stays open unless they all pass.
+#[tauri::command]
+pub async fn repair_segment(app: AppHandle, run_id: RunId, segment: usize) -> CmdResult<core::review::RepairOutcome> {
+    blocking(app, move |state| {
+        let meaning = core::qe::MeaningCheck::installed().ok().flatten();
+        state.with_store(|s| core::review::repair_segment(s, run_id, segment, meaning.as_deref()))
+    })
+    .await
 }
 
 /// Rule-based repair of one sentence into `register` (the view's "Repair" button on a flagged sentence).
@@ -177,21 +193,35 @@ pub async fn join_segments(app: AppHandle, run_id: RunId, segment: usize) -> Cmd
     blocking(app, move |state| state.with_store(|s| registro_core::resegment::join_segments(s, run_id, segment))).await
 }
 
-/// Marks a segment `draft`, `translated`, `reviewed` or `approved` (the grid's Ctrl+Enter approves).
+/// Marks a segment `draft`, `translated`, `reviewed` or `approved` (the grid's Ctrl+Enter approves). A segment
+/// whose flag is open is signed off only with `override_reason` (stored with the user's name and the time);
+/// returns the override in force, if any.
 #[tauri::command]
-pub async fn set_segment_status(app: AppHandle, run_id: RunId, segment: usize, status: String) -> CmdResult<()> {
+pub async fn set_segment_status(
+    app: AppHandle,
+    run_id: RunId,
+    segment: usize,
+    status: String,
+    override_reason: Option<String>,
+) -> CmdResult<Option<registro_store::ReviewOverride>> {
     let status: SegmentStatus = parse(&status)?;
-    blocking(app, move |state| state.with_store(|s| core::review::set_status(s, run_id, segment, status))).await
+    let by = override_reason.map(core::review::OverrideBy::current_user);
+    blocking(app, move |state| state.with_store(|s| core::review::set_status_overriding(s, run_id, segment, status, by.as_ref()))).await
 }
 
 /// Writes run `run_id` into the file the user picked: a document imported from DOCX, XLIFF, PO, subtitles,
 /// Markdown or HTML in its own format (only the text changes; the original file is never overwritten), anything
-/// else as text, one segment per line. QA errors refuse the export unless `force` (the user chose "export anyway").
+/// else as text, one segment per line. QA errors refuse the export unless `force` (the user chose "export anyway",
+/// with `reason`).
 #[tauri::command]
-pub async fn export_document(app: AppHandle, run_id: RunId, file: String, force: Option<bool>) -> CmdResult<String> {
+pub async fn export_document(app: AppHandle, run_id: RunId, file: String, force: Option<bool>, reason: Option<String>) -> CmdResult<String> {
+    // "Export anyway" is recorded with the user's name, the time, the errors and the reason given.
+    let anyway = force
+        .unwrap_or(false)
+        .then(|| core::review::OverrideBy::current_user(reason.filter(|r| !r.trim().is_empty()).unwrap_or_else(|| "Export anyway, chosen in the window".into())));
     blocking(app, move |state| {
         let path = state.files.redeem(&file, files::SAVE_TEXT)?;
-        state.with_store(|s| core::review::export_to(s, run_id, &path, force.unwrap_or(false)))
+        state.with_store(|s| core::review::export_to(s, run_id, &path, anyway.as_ref()))
     })
     .await
 }

@@ -87,7 +87,7 @@ fn the_quality_check_finds_mixed_register_and_makes_the_document_consistent() {
         .text(&s.wait_for(r#"[data-testid="qa-summary"]"#, WAIT).unwrap())
         .unwrap();
     assert!(
-        summary.starts_with("4 errors · 1 warning · export blocked"),
+        summary.contains(&format!("Run {run} · de · formal: 4 errors · 1 warning · export blocked")),
         "{summary}"
     );
     assert!(
@@ -152,4 +152,85 @@ fn the_quality_check_finds_mixed_register_and_makes_the_document_consistent() {
         registro_core::qa::text_before_fixes(&out).as_deref(),
         Some("Hast du morgen Zeit?")
     );
+}
+
+/// Issue 43: the panel of one run showed another run's result (German "Sie ×4" under a Hindi and a French run). The
+/// panel is keyed by run id: opening a run in the grid checks that run, and switching runs clears what was shown.
+/// Writes `translate-qa-run-de.png` and `translate-qa-run-hi.png`.
+#[test]
+fn the_quality_panel_shows_the_run_open_in_the_grid_and_is_cleared_when_the_run_changes() {
+    let Some((dir, db)) = common::ready_temp_store("the_quality_panel_shows_the_run_open_in_the_grid_and_is_cleared_when_the_run_changes") else { return };
+    let german = stored_run(&db);
+    let (hindi, french) = {
+        let mut store = Store::open(&db).unwrap();
+        let project = store.find_project("Client").unwrap().id;
+        let hi = StoredTranslation {
+            project,
+            doc_name: "note-hi.txt",
+            target_lang: "hi",
+            register: Some("formal"),
+            pairs: &[("Can you send me the invoice?", "क्या आप मुझे बिल भेज सकते हैं?"), ("Thank you very much.", "आपका बहुत धन्यवाद।")],
+            params: None,
+        }
+        .store(&mut store);
+        let fr = StoredTranslation {
+            project,
+            doc_name: "note-fr.txt",
+            target_lang: "fr",
+            register: Some("formal"),
+            pairs: &[("Can you send me the invoice?", "Pouvez-vous m'envoyer la facture ?")],
+            params: None,
+        }
+        .store(&mut store);
+        (hi, fr)
+    };
+    let s = Session::in_project(&db, dir.path(), &[], "Client", Some("translate")).expect("the app opens the project");
+    let open = |run: i64| {
+        s.wait_for(&format!(r#"[data-testid="translate-open-run"] option[value="{run}"]"#), WAIT).unwrap();
+        s.execute(
+            &format!(r#"const p = document.querySelector('[data-testid="translate-open-run"]'); p.value = '{run}'; p.dispatchEvent(new Event('change'));"#),
+            vec![],
+        )
+        .unwrap();
+    };
+    let panel_run = || -> String {
+        s.execute(r#"return document.querySelector('[data-testid="qa-panel"]').dataset.run || ''"#, vec![]).unwrap().as_str().unwrap_or_default().to_string()
+    };
+    let summary = || s.text(&s.wait_for(r#"[data-testid="qa-summary"]"#, WAIT).unwrap()).unwrap();
+    let register = || s.text(&s.wait_for(r#"[data-testid="qa-register"]"#, WAIT).unwrap()).unwrap();
+    let scroll = || {
+        s.execute(r#"document.querySelector('[data-testid="qa-panel"]').scrollIntoView()"#, vec![]).unwrap();
+    };
+
+    open(german);
+    registro_e2e::wait_until("the German run's check", WAIT, || summary().starts_with(&format!("Run {german} · de")));
+    assert_eq!(panel_run(), german.to_string());
+    assert!(register().contains("Sie ×3, du ×1"), "{}", register());
+    scroll();
+    s.screenshot(&screenshot_path("translate-qa-run-de.png")).unwrap();
+
+    for (run, lang) in [(hindi, "hi"), (french, "fr")] {
+        open(run);
+        registro_e2e::wait_until("the panel to follow the grid", WAIT, || summary().starts_with(&format!("Run {run} · {lang}")));
+        assert_eq!(panel_run(), run.to_string());
+        let picked = s.execute(r#"return document.querySelector('[data-testid="qa-run"]').value"#, vec![]).unwrap();
+        assert_eq!(picked.as_str(), Some(run.to_string().as_str()), "the panel's run picker names the run shown");
+        let reg = register();
+        assert!(!reg.contains("Sie") && !reg.contains("du ×"), "no German result under run {run}: {reg}");
+        let issues = s.texts(r#"[data-testid="qa-issue"]"#).unwrap();
+        assert!(issues.iter().all(|i| !i.contains("Rechnung") && !i.contains("Hast")), "{issues:?}");
+        if lang == "hi" {
+            scroll();
+            s.screenshot(&screenshot_path("translate-qa-run-hi.png")).unwrap();
+        }
+    }
+
+    // Picking another run in the panel itself clears it and checks that run.
+    s.execute(
+        &format!(r#"const p = document.querySelector('[data-testid="qa-run"]'); p.value = '{german}'; p.dispatchEvent(new Event('change'));"#),
+        vec![],
+    )
+    .unwrap();
+    registro_e2e::wait_until("the panel to check the picked run", WAIT, || summary().starts_with(&format!("Run {german} · de")));
+    s.close().unwrap();
 }

@@ -144,7 +144,7 @@ fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_forma
     s.type_text(&fourth, "Kannst du die Bedingungen lesen?").unwrap();
     s.send_keys(&fourth, keys::ENTER).unwrap();
     wait_until("the informal edit to be flagged", WAIT, || row_attr(&s, 3, "class").contains("flagged"));
-    assert_eq!(row_attr(&s, 3, "data-status"), "reviewed", "a person's edit is reviewed, not approved");
+    assert_eq!(row_attr(&s, 3, "data-status"), "translated", "an edit with an open flag is not reviewed");
     let fourth = output(&s, 3);
     s.send_keys(&fourth, &format!("{}{}R", keys::CONTROL, keys::SHIFT)).unwrap();
     wait_until("the repair", WAIT, || !row_attr(&s, 3, "class").contains("flagged"));
@@ -152,6 +152,7 @@ fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_forma
         .execute(r#"return document.querySelector('[data-testid="translate-row"][data-index="3"] [data-testid="translate-output"]').textContent"#, vec![])
         .unwrap();
     assert_eq!(repaired, "Können Sie die Bedingungen lesen?", "repaired into the formal register");
+    assert_eq!(row_attr(&s, 3, "data-status"), "translated", "a repair is the machine's text, checked again");
 
     // Filters: the unapproved segments, then back to all.
     set_filter(&s, "unapproved");
@@ -166,13 +167,15 @@ fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_forma
     s.click_css(r#"[data-testid="translate-export"]"#, WAIT).unwrap();
     // QA errors in the model's output (a tag it dropped, say) stop the export until the translator says otherwise.
     wait_until("the export or its QA question", WAIT, || {
-        notice(&s).starts_with("Saved") || !s.find_all(r#"[data-testid="confirm-dialog"]"#).unwrap().is_empty()
+        notice(&s).starts_with("Saved") || !s.find_all(r#"[data-testid="override-dialog"]"#).unwrap().is_empty()
     });
-    if let Some(dialog) = s.find_all(r#"[data-testid="confirm-dialog"]"#).unwrap().first() {
+    if let Some(dialog) = s.find_all(r#"[data-testid="override-dialog"]"#).unwrap().first() {
         let question = s.text(dialog).unwrap();
         assert!(question.contains("quality check found") && question.contains("Export anyway"), "{question}");
         println!("translate_review: export asked first: {question}");
-        s.click_css(r#"[data-testid="confirm-ok"]"#, WAIT).unwrap();
+        let reason = s.wait_for(r#"[data-testid="override-reason"]"#, WAIT).unwrap();
+        s.type_text(&reason, "a draft for the client").unwrap();
+        s.click_css(r#"[data-testid="override-ok"]"#, WAIT).unwrap();
         wait_until("the export", WAIT, || notice(&s).starts_with("Saved"));
     }
     let n = notice(&s);
@@ -207,7 +210,7 @@ fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_forma
     let run = store.list_runs(&Default::default()).unwrap()[0].id;
     let statuses = store.output_statuses(run).unwrap();
     assert_eq!(statuses.iter().filter(|(_, st)| *st == SegmentStatus::Approved).count(), 2);
-    assert_eq!(statuses[3].1, SegmentStatus::Reviewed);
+    assert_eq!(statuses[3].1, SegmentStatus::Translated, "repaired by the machine, not signed off");
     drop(store);
     let s = Session::in_project(&db, dir.path(), &[], "Contracts", Some("translate")).unwrap();
     s.wait_for(&format!(r#"[data-testid="translate-open-run"] option[value="{run}"]"#), WAIT).unwrap();
@@ -218,7 +221,7 @@ fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_forma
     .unwrap();
     s.wait_for_count(r#"[data-testid="translate-row"]"#, sentences, WAIT).unwrap();
     assert_eq!(row_attr(&s, 0, "data-status"), "approved");
-    assert_eq!(row_attr(&s, 3, "data-status"), "reviewed");
+    assert_eq!(row_attr(&s, 3, "data-status"), "translated");
     s.screenshot(&screenshot_path("translate-review-reopened.png")).unwrap();
 
     // The next version of the contract: what was approved comes back as a 100% translation-memory match.
@@ -249,4 +252,75 @@ fn zip_part(bytes: &[u8], name: &str) -> String {
     let mut text = String::new();
     zip.by_name(name).unwrap_or_else(|e| panic!("{name} is in the package: {e}")).read_to_string(&mut text).unwrap();
     text
+}
+
+/// Stores a formal Italian run whose only segment is still English and flagged (as the control layer stores it).
+fn stored_english_run(db: &Path) -> i64 {
+    use registro_core::translate::{check_output, Lang, Register};
+    let mut store = Store::open(db).unwrap();
+    let project = store.create_project("Client").unwrap().id;
+    let pairs = [("hey, can you send me the file by friday?", "Hey, can you send me the file by Friday?")];
+    let run = registro_testkit::StoredTranslation { project, doc_name: "mail.txt", target_lang: "it", register: Some("formal"), pairs: &pairs, params: None }
+        .store(&mut store);
+    let mut out = store.output(run, 0).unwrap().unwrap();
+    let c = check_output(Lang::It, Register::Formal, Some(pairs[0].0), pairs[0].1);
+    out.flagged = c.flagged;
+    out.flag_reason = c.flag_reason;
+    store.put_output(run, &out).unwrap();
+    run
+}
+
+/// Issue 43: Repair on a segment still in English used to clear the flag and say "reviewed". Now the checks run
+/// again on the repaired text: the flag stays, the status stays `translated`, and approving it asks for an
+/// override whose reason is stored and shown. Writes `translate-review-repair-keeps-flag.png` and
+/// `translate-review-override.png`.
+#[test]
+fn repair_keeps_the_flag_of_a_segment_still_in_english_and_approving_it_needs_an_override() {
+    if !ready_or_skip("repair_keeps_the_flag_of_a_segment_still_in_english_and_approving_it_needs_an_override") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("registro.db");
+    let run = stored_english_run(&db);
+    let s = Session::in_project(&db, dir.path(), &[], "Client", Some("translate")).expect("the app opens the project");
+    s.wait_for(&format!(r#"[data-testid="translate-open-run"] option[value="{run}"]"#), WAIT).unwrap();
+    s.execute(
+        &format!(r#"const p = document.querySelector('[data-testid="translate-open-run"]'); p.value = '{run}'; p.dispatchEvent(new Event('change'));"#),
+        vec![],
+    )
+    .unwrap();
+    s.wait_for_count(r#"[data-testid="translate-row"]"#, 1, WAIT).unwrap();
+    assert!(row_attr(&s, 0, "class").contains("flagged"));
+    let flag = s.text(&s.wait_for(r#"[data-testid="translate-flag"]"#, WAIT).unwrap()).unwrap();
+    assert!(flag.contains("untranslated"), "{flag}");
+
+    s.click_css(r#"[data-testid="translate-repair"]"#, WAIT).unwrap();
+    wait_until("Repair to answer", WAIT, || notice(&s).contains("still flagged"));
+    assert!(row_attr(&s, 0, "class").contains("flagged"), "the flag stays: the text is still English");
+    assert_eq!(row_attr(&s, 0, "data-status"), "translated", "not reviewed");
+    let flag = s.text(&s.wait_for(r#"[data-testid="translate-flag"]"#, WAIT).unwrap()).unwrap();
+    assert!(flag.contains("untranslated"), "{flag}");
+    s.screenshot(&screenshot_path("translate-review-repair-keeps-flag.png")).unwrap();
+
+    // Approving asks for an override; Cancel leaves the segment as it was.
+    s.click_css(r#"[data-testid="translate-approve"]"#, WAIT).unwrap();
+    let question = s.text(&s.wait_for(r#"[data-testid="override-message"]"#, WAIT).unwrap()).unwrap();
+    assert!(question.contains("still flagged") && question.contains("untranslated"), "{question}");
+    s.click_css(r#"[data-testid="override-cancel"]"#, WAIT).unwrap();
+    assert_eq!(row_attr(&s, 0, "data-status"), "translated");
+    s.click_css(r#"[data-testid="translate-approve"]"#, WAIT).unwrap();
+    let reason = s.wait_for(r#"[data-testid="override-reason"]"#, WAIT).unwrap();
+    s.type_text(&reason, "the client keeps this line in English").unwrap();
+    s.click_css(r#"[data-testid="override-ok"]"#, WAIT).unwrap();
+    wait_until("the approval with its override", WAIT, || row_attr(&s, 0, "data-status") == "approved");
+    let shown = s.text(&s.wait_for(r#"[data-testid="translate-override"]"#, WAIT).unwrap()).unwrap();
+    assert!(shown.contains("flag overridden by") && shown.contains("the client keeps this line in English"), "{shown}");
+    s.screenshot(&screenshot_path("translate-review-override.png")).unwrap();
+    s.close().unwrap();
+
+    let store = Store::open(&db).unwrap();
+    let o = store.overrides(run).unwrap();
+    assert_eq!(o.len(), 1);
+    assert_eq!(o[0].reason, "the client keeps this line in English");
+    assert!(store.output(run, 0).unwrap().unwrap().flagged, "overridden, not cleared");
 }

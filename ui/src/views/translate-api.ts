@@ -9,6 +9,8 @@ import type {
   ContrastRun,
   Label,
   Marker,
+  RepairOutcome,
+  ReviewOverride,
   ReviewRow,
   Resegmented,
   ReviewRun,
@@ -20,7 +22,7 @@ import type {
   TranslateOutcome,
   Verdict,
 } from '../bindings';
-export type { Analysis, ContrastRun, Label, Marker, Resegmented, ReviewRow, ReviewRun, SegmentCheck, SegmentOut, SegmentStatus, TmMatch, TranslateArgs, TranslateOutcome, Verdict };
+export type { Analysis, ContrastRun, Label, Marker, RepairOutcome, Resegmented, ReviewOverride, ReviewRow, ReviewRun, SegmentCheck, SegmentOut, SegmentStatus, TmMatch, TranslateArgs, TranslateOutcome, Verdict };
 /** A candidate translation of one segment (registro_core::translate::CandidateOut). */
 export type Candidate = CandidateOut;
 
@@ -43,15 +45,19 @@ export const exportTranslation = (file: ChosenFile, text: string) => call<string
 
 /** A stored translate run as the review grid shows it. */
 export const reviewRun = (runId: Id) => call<ReviewRun>('review_run', { runId });
-export const setSegmentStatus = (runId: Id, segment: number, status: SegmentStatus) =>
-  call<void>('set_segment_status', { runId, segment, status });
+/** A segment with an open flag is signed off (reviewed/approved) only with `overrideReason`, stored with the user's
+ * name and the time; returns the override in force. */
+export const setSegmentStatus = (runId: Id, segment: number, status: SegmentStatus, overrideReason: string | null = null) =>
+  call<ReviewOverride | null>('set_segment_status', { runId, segment, status, overrideReason });
+/** Repairs the stored segment in place; every output check runs again on the result (the flag stays unless they pass). */
+export const repairSegment = (runId: Id, segment: number) => call<RepairOutcome>('repair_segment', { runId, segment });
 /** Splits segment `segment` of the run's document before character `at`; both halves are left to translate. */
 export const splitSegment = (runId: Id, segment: number, at: number) => call<Resegmented>('split_segment', { runId, segment, at });
 /** Joins segment `segment` of the run's document with the next one (never across paragraphs, cells or cues). */
 export const joinSegments = (runId: Id, segment: number) => call<Resegmented>('join_segments', { runId, segment });
 /** The run in its document's own format (DOCX, XLIFF, …) or as text; `file` from `chooseFile('save-text', …)`.
- * QA errors refuse it unless `force`. */
-export const exportDocument = (runId: Id, file: ChosenFile, force: boolean) =>
-  call<string>('export_document', { runId, file: file.token, force });
+ * QA errors refuse it unless `force` ("export anyway", recorded with `reason`). */
+export const exportDocument = (runId: Id, file: ChosenFile, force: boolean, reason: string | null = null) =>
+  call<string>('export_document', { runId, file: file.token, force, reason });
 /** The run's approved segments as a TMX translation memory. */
 export const exportTmx = (runId: Id, file: ChosenFile) => call<string>('export_tmx', { runId, file: file.token });

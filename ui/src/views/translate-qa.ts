@@ -1,7 +1,9 @@
 // The Translate view's QA panel: pick a translate run, check it (register consistency across the document, numbers,
 // tags, untranslated/empty/length/whitespace, and terms from a termbase the user picks), see every finding with the
 // words it points at, and "Make consistent": the deviating segments repaired in the run (old text kept) and those no
-// rule can repair flagged. Errors would block an export; warnings never do.
+// rule can repair flagged. Errors would block an export; warnings never do. The panel is keyed by run id: it shows
+// the result of the run it names (the one open in the grid, or the one picked here) and is cleared when the run changes,
+// so a result never stays under another run.
 
 import { type ChosenFile, type Id, call, chooseFile, listRuns } from '../api';
 import type { QaIssue, QaOutcome } from '../bindings';
@@ -29,8 +31,10 @@ function marked(text: string, issue: QaIssue): Node[] {
 
 export interface QaPanel {
   el: HTMLElement;
-  /** Re-lists the project's translate runs; a run that appeared since the last listing is selected. */
+  /** Re-lists the project's translate runs; a run that appeared since the last listing is selected (and checked). */
   refresh(): Promise<void>;
+  /** Shows run `runId` (the grid's run): the panel is cleared and the run checked. */
+  show(runId: number): Promise<void>;
 }
 
 export function qaPanel(ctx: ViewContext): QaPanel {
@@ -43,13 +47,34 @@ export function qaPanel(ctx: ViewContext): QaPanel {
   const summary = h('div', { class: 'tr-summary', 'data-testid': 'qa-summary' });
   const register = h('div', { class: 'tr-summary', 'data-testid': 'qa-register' });
   const fixes = h('div', { class: 'muted small', 'data-testid': 'qa-fixes' });
+  const anyway = h('div', { class: 'muted small', 'data-testid': 'qa-exported-anyway' });
   const body = h('tbody', {});
   const table = h('table', { class: 'tr-table', 'data-testid': 'qa-issues' }, body);
+  /** The run the shown result belongs to (null: nothing shown). */
+  let shownRun: number | null = null;
+
+  /** Empties the panel and names the run it now belongs to. */
+  const reset = (id: number | null) => {
+    shownRun = null;
+    el.dataset.run = id === null ? '' : String(id);
+    summary.textContent = id === null ? '' : `Run ${id}: checking…`;
+    summary.classList.remove('qa-blocking');
+    register.textContent = '';
+    delete register.dataset.mixed;
+    fixes.textContent = '';
+    anyway.textContent = '';
+    fixBtn.disabled = true;
+    clear(body);
+  };
 
   const render = (o: QaOutcome) => {
+    // An answer for a run that is no longer the one picked (the user switched while it was checked) is dropped.
+    if (String(o.run_id) !== runSelect.value) return;
+    shownRun = o.run_id;
+    el.dataset.run = String(o.run_id);
     const r = o.report;
     const c = r.consistency;
-    summary.textContent = `${r.errors} error${r.errors === 1 ? '' : 's'} · ${r.warnings} warning${r.warnings === 1 ? '' : 's'}${o.blocking ? ' · export blocked until the errors are fixed' : ' · ready to export'}${r.terms ? ` · terms: ${r.terms.source_occurrences} found, ${r.terms.missing} missing, ${r.terms.forbidden} forbidden` : ''}${r.sources_known ? '' : ' · no stored source: only the register was checked'}`;
+    summary.textContent = `Run ${o.run_id} · ${r.lang} · ${r.register ?? 'no register'}: ${r.errors} error${r.errors === 1 ? '' : 's'} · ${r.warnings} warning${r.warnings === 1 ? '' : 's'}${o.blocking ? ' · export blocked until the errors are fixed' : ' · ready to export'}${r.terms ? ` · terms: ${r.terms.source_occurrences} found, ${r.terms.missing} missing, ${r.terms.forbidden} forbidden` : ''}${r.sources_known ? '' : ' · no stored source: only the register was checked'}`;
     summary.classList.toggle('qa-blocking', o.blocking);
     const forms = c.forms.map((f) => `${f.form} ×${f.segments.length}`).join(', ');
     register.textContent = !c.dominant
@@ -59,6 +84,7 @@ export function qaPanel(ctx: ViewContext): QaPanel {
         : `Register: consistent — ${forms}`;
     register.dataset.mixed = c.mixed ? '1' : '0';
     fixBtn.disabled = c.deviating.length === 0;
+    anyway.textContent = o.exported_anyway.map((x) => `Exported anyway by ${x.who} on ${x.created_at.slice(0, 16).replace('T', ' ')}: ${x.reason} (${x.what})`).join('\n');
     fixes.textContent = o.fixes.length ? `${o.fixed} segment${o.fixed === 1 ? '' : 's'} repaired (the old text is kept in the run) · ${o.unrepaired} could not be repaired and are flagged` : '';
     clear(body);
     for (const i of r.issues) {
@@ -79,6 +105,7 @@ export function qaPanel(ctx: ViewContext): QaPanel {
   const run = async (fix: boolean) => {
     const id = Number(runSelect.value);
     if (!id) return;
+    if (shownRun !== id) reset(id);
     checkBtn.disabled = fixBtn.disabled = true;
     // A picked file's token is good for one use: the termbase counts for this check, the next needs a new pick.
     const tb = termbase;
@@ -94,6 +121,10 @@ export function qaPanel(ctx: ViewContext): QaPanel {
     }
   };
   checkBtn.addEventListener('click', () => void run(false));
+  runSelect.addEventListener('change', () => {
+    reset(Number(runSelect.value) || null);
+    void run(false);
+  });
   fixBtn.addEventListener('click', () => void run(true));
   tbBtn.addEventListener('click', async () => {
     try {
@@ -112,12 +143,20 @@ export function qaPanel(ctx: ViewContext): QaPanel {
       const runs = (await listRuns(ctx.project.id, { task: 'translate' })).filter((r) => r.target_lang);
       const top = Math.max(0, ...runs.map((r) => r.id));
       // A run just translated is the one to check; otherwise the user's pick stays.
-      const keep = top > newest ? top : Number(runSelect.value) || null;
+      const before = Number(runSelect.value) || null;
+      const keep = top > newest ? top : before;
       newest = top;
       clear(runSelect);
       runSelect.append(...runs.map((r) => h('option', { value: r.id }, `run ${r.id} · ${r.target_lang} · ${r.register ?? ''} · ${r.completed_segments} segments`)));
       if (keep && runs.some((r) => r.id === keep)) runSelect.value = String(keep);
       checkBtn.disabled = runs.length === 0;
+      // Another run is picked now: what the panel showed belonged to the one before.
+      const now = Number(runSelect.value) || null;
+      if (now !== before || (now !== null && shownRun !== null && shownRun !== now)) {
+        reset(now);
+        if (now !== null && before !== null) void run(false);
+        else if (now !== null) summary.textContent = `Run ${now}: not checked yet`;
+      }
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
     }
@@ -131,7 +170,16 @@ export function qaPanel(ctx: ViewContext): QaPanel {
     summary,
     register,
     fixes,
+    anyway,
     h('div', { class: 'table-wrap' }, table),
   );
-  return { el, refresh };
+  const show = async (runId: number) => {
+    if (!runSelect.querySelector(`option[value="${runId}"]`)) await refresh();
+    if (Number(runSelect.value) !== runId || shownRun !== runId) {
+      runSelect.value = String(runId);
+      reset(runId);
+    }
+    await run(false);
+  };
+  return { el, refresh, show };
 }

@@ -13,6 +13,7 @@ import type { ViewContext } from '../context';
 import { clear, h, select } from '../dom';
 import { runTable } from '../lists';
 import { modelPicker } from './model-picker';
+import { askOverrideReason } from './translate-override';
 import { qaPanel, qaRun } from './translate-qa';
 import {
   type Analysis,
@@ -22,10 +23,12 @@ import {
   type TmMatch,
   type Verdict,
   type ContrastRun,
+  type ReviewOverride,
   checkTranslation,
   exportDocument,
   exportTmx,
   joinSegments,
+  repairSegment,
   repairTranslation,
   reviewRun,
   saveTranslationEdit,
@@ -163,6 +166,8 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   let statuses = new Map<number, SegmentStatus>();
   /** The project's best approved translation of a similar source, by segment index (a fuzzy match ≥ 75%). */
   let tmMatches = new Map<number, TmMatch>();
+  /** The reviewer's override of a segment's open flag, by segment index (only while the text and flag are the same). */
+  let flagOverrides = new Map<number, ReviewOverride>();
   let runId: number | null = null;
   let runLang = 'de';
   let exportInfo: Pick<ReviewRun, 'export_format' | 'export_name'> | null = null;
@@ -330,6 +335,9 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       clear(meta);
       meta.append(h('span', { class: `badge ${seg.register}` }, `asked: ${seg.register}`), labelBadge(seg.analysis.label, seg.verdict));
       if (seg.flagged) meta.append(h('span', { class: 'tr-flag', 'data-testid': 'translate-flag' }, `⚑ ${seg.flag_reason ?? 'wrong register'}`));
+      const ov = flagOverrides.get(seg.index);
+      if (seg.flagged && ov)
+        meta.append(h('span', { class: 'badge status-reviewed', 'data-testid': 'translate-override', title: `Overridden ${ov.created_at}` }, `flag overridden by ${ov.who} (${ov.created_at.slice(0, 10)}): ${ov.reason}`));
       if (seg.before_repair) meta.append(h('span', { class: 'muted', title: seg.before_repair }, 'repaired'));
       const tm = tmMatches.get(seg.index);
       if (tm && tm.target !== seg.text) {
@@ -374,7 +382,9 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       try {
         const check = runId !== null ? await saveTranslationEdit(runId, seg.index, runLang, seg.register, text) : await checkTranslation(runLang, seg.register, text);
         Object.assign(seg, { text, analysis: check.analysis, verdict: check.verdict, flagged: check.flagged, flag_reason: check.flag_reason });
-        if (runId !== null) statuses.set(seg.index, 'reviewed');
+        // Every output check ran again on the new text: a person's edit is reviewed only when no flag is left open.
+        if (runId !== null) statuses.set(seg.index, check.status ?? 'reviewed');
+        flagOverrides.delete(seg.index);
         // The answer may come while the user is already typing again in this cell: redrawing it then would eat the
         // new keystrokes. The cell keeps its text; leaving it stores that as the next edit.
         const typingAgain = document.activeElement === out && (out.textContent ?? '') !== shownBefore;
@@ -394,7 +404,28 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     };
     const repair = async () => {
       try {
-        await commit(await repairTranslation(runLang, seg.register, out.textContent ?? seg.text));
+        if (runId === null) {
+          await commit(await repairTranslation(runLang, seg.register, out.textContent ?? seg.text));
+          return;
+        }
+        // An unsaved edit is stored (and checked) first; the repair works on the stored text.
+        const typed = out.textContent ?? '';
+        if (typed !== seg.text && !(await commit(typed))) return;
+        const r = await repairSegment(runId, seg.index);
+        const c = r.check;
+        Object.assign(seg, { text: r.text, analysis: c.analysis, verdict: c.verdict, flagged: c.flagged, flag_reason: c.flag_reason });
+        statuses.set(seg.index, c.status ?? 'translated');
+        flagOverrides.delete(seg.index);
+        clear(out);
+        out.append(...highlight(seg.text, seg.analysis, seg.register));
+        row.classList.toggle('flagged', seg.flagged);
+        fillMeta();
+        fillStatus();
+        renderSummary();
+        applyFilter();
+        // The checks ran again on the repaired text: a flag Repair could not fix stays, and says why.
+        if (seg.flagged) ctx.notify(`Segment ${seg.index + 1} is still flagged after Repair${r.changed ? '' : ' (no rule applied)'}: ${seg.flag_reason ?? ''}`, 'error');
+        else ctx.notify(`Segment ${seg.index + 1} repaired: the checks pass`);
       } catch (e) {
         ctx.notify(errorMessage(e), 'error');
       }
@@ -408,8 +439,16 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       const text = out.textContent ?? '';
       if (text !== seg.text && !(await commit(text))) return;
       try {
-        await setSegmentStatus(runId, seg.index, 'approved');
+        // An open flag is signed off only with an explicit override: who (the user), when, and why are stored.
+        let reason: string | null = null;
+        if (seg.flagged && !flagOverrides.has(seg.index)) {
+          reason = await askOverrideReason(`Segment ${seg.index + 1} is still flagged: ${seg.flag_reason ?? 'flagged'}. Approve it anyway?`, 'Approve with override');
+          if (reason === null) return;
+        }
+        const ov = await setSegmentStatus(runId, seg.index, 'approved', reason);
+        if (ov) flagOverrides.set(seg.index, ov);
         statuses.set(seg.index, 'approved');
+        fillMeta();
         fillStatus();
         renderSummary();
         if (move) moveFocus(row, 1);
@@ -500,6 +539,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       segments = r.rows.map((row) => row.segment);
       statuses = new Map(r.rows.map((row) => [row.segment.index, row.status]));
       tmMatches = new Map(r.rows.filter((row) => row.tm).map((row) => [row.segment.index, row.tm!]));
+      flagOverrides = new Map(r.rows.filter((row) => row.flag_override).map((row) => [row.segment.index, row.flag_override!]));
       exportInfo = { export_format: r.export_format, export_name: r.export_name };
       contrast = r.contrast;
       hasDocument = r.document_id !== null;
@@ -510,6 +550,8 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       runPicker.value = String(id);
       updateExport();
       renderSummary();
+      // The quality check follows the run in the grid: its panel shows this run's result, never another's.
+      void qa.show(r.run_id);
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
     }
@@ -548,6 +590,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     segments = [];
     statuses = new Map();
     tmMatches = new Map();
+    flagOverrides = new Map();
     exportInfo = null;
     contrast = null;
     renderHead();
@@ -607,18 +650,20 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     if (runId === null) return;
     try {
       // Errors of the quality check stop an export until fixed, unless the translator decides otherwise.
-      const qa = await qaRun(runId, null, false);
-      if (qa.blocking) {
-        const first = qa.report.issues.find((i) => i.severity === 'error');
-        const go = await ctx.confirm(
-          `The quality check found ${qa.report.errors} error${qa.report.errors === 1 ? '' : 's'}${first ? ` (first: segment ${first.segment + 1}: ${first.message})` : ''}. Export anyway?`,
+      const found = await qaRun(runId, null, false);
+      let reason: string | null = null;
+      if (found.blocking) {
+        const first = found.report.issues.find((i) => i.severity === 'error');
+        reason = await askOverrideReason(
+          `The quality check found ${found.report.errors} error${found.report.errors === 1 ? '' : 's'}${first ? ` (first: segment ${first.segment + 1}: ${first.message})` : ''}. Export anyway? It is recorded with your name, the time and the errors.`,
           'Export anyway',
         );
-        if (!go) return;
+        if (reason === null) return;
       }
       const file = await chooseFile('save-text', exportInfo?.export_name ?? `translation.${runLang}.txt`);
       if (!file) return;
-      ctx.notify(`Saved ${await exportDocument(runId, file, qa.blocking)}`);
+      ctx.notify(`Saved ${await exportDocument(runId, file, found.blocking, reason)}`);
+      if (found.blocking) void qa.show(runId);
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
     }

@@ -8,6 +8,7 @@ pub mod models;
 pub mod project;
 pub mod qa;
 pub mod report;
+pub mod review;
 pub mod rewrite;
 pub mod runs;
 pub mod translate;

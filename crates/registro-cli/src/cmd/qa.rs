@@ -88,6 +88,9 @@ fn print_human(out: &qa::QaOutcome) {
         );
     }
     println!("{} error(s), {} warning(s)", r.errors, r.warnings);
+    for o in &out.exported_anyway {
+        println!("exported anyway by {} at {}: {} ({})", o.who, o.created_at, o.reason, o.what);
+    }
     for i in &r.issues {
         let sev = match i.severity {
             qa::Severity::Error => "error",

@@ -4,11 +4,11 @@
 //! session or after a crash.
 
 use anyhow::Context;
-use registro_store::{RunId, SegmentStatus, Store, Task};
+use registro_store::{NewOverride, Output, OverrideKind, ReviewOverride, RunId, SegmentStatus, Store, Task};
 use serde::Serialize;
 
 use super::memory::{Memory, TmMatch};
-use super::{check, CandidateOut, Lang, Register, SegmentOut};
+use super::{check, check_output, qe, CandidateOut, Lang, Register, SegmentCheck, SegmentOut};
 
 /// One row of the review grid.
 #[derive(Clone, Debug, Serialize, ts_rs::TS)]
@@ -18,6 +18,9 @@ pub struct ReviewRow {
     /// The project's best approved translation of a similar source (≥ 75%), in this run's language and register,
     /// for a segment not approved yet.
     pub tm: Option<TmMatch>,
+    /// The reviewer's override of the segment's open flag (who, when, why), while the text and flag are still the
+    /// ones it was given for.
+    pub flag_override: Option<ReviewOverride>,
 }
 
 /// A translate run as the grid shows it.
@@ -82,6 +85,7 @@ fn load_review(store: &Store, run: RunId, for_grid: bool) -> anyhow::Result<Revi
     };
     let statuses: std::collections::HashMap<i64, SegmentStatus> = store.output_statuses(run)?.into_iter().collect();
     let mut outputs = store.outputs(run)?.into_iter().peekable();
+    let overrides_stored = store.overrides(run)?;
     let mut rows = Vec::new();
     for i in 0..r.total_segments.max(0) as usize {
         let reg = register_of(i);
@@ -107,6 +111,7 @@ fn load_review(store: &Store, run: RunId, for_grid: bool) -> anyhow::Result<Revi
                 },
                 status: SegmentStatus::Draft,
                 tm: None,
+                flag_override: None,
             });
             continue;
         };
@@ -119,6 +124,7 @@ fn load_review(store: &Store, run: RunId, for_grid: bool) -> anyhow::Result<Revi
         let candidates: Vec<CandidateOut> =
             extra.get("candidates").and_then(|c| serde_json::from_value(c.clone()).ok()).unwrap_or_default();
         let c = check(lang, reg, &o.text);
+        let flag_override = flag_override(&overrides_stored, i, &o.text, o.flagged, o.flag_reason.as_deref()).cloned();
         rows.push(ReviewRow {
             segment: SegmentOut {
                 index: i,
@@ -137,6 +143,7 @@ fn load_review(store: &Store, run: RunId, for_grid: bool) -> anyhow::Result<Revi
             },
             status: statuses.get(&(i as i64)).copied().unwrap_or(SegmentStatus::Translated),
             tm: None,
+            flag_override,
         });
     }
     let memory = if for_grid { Memory::load(store, r.project_id, lang.code(), register.as_str(), Some(run))? } else { Memory::empty() };
@@ -181,20 +188,191 @@ fn contrast_of(store: &Store, r: &registro_store::Run) -> anyhow::Result<Option<
     Ok(Some(ContrastRun { run_id: other, register: review.register, rows: review.rows }))
 }
 
+/// Who overrides a check, and why: stored with the override and shown wherever the segment or run is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OverrideBy {
+    pub who: String,
+    pub reason: String,
+}
+
+impl OverrideBy {
+    /// An override by the person logged in (`USER`/`USERNAME`).
+    pub fn current_user(reason: impl Into<String>) -> OverrideBy {
+        OverrideBy { who: current_user(), reason: reason.into() }
+    }
+}
+
+/// The name of the person logged in, for an override's "who".
+pub fn current_user() -> String {
+    ["USER", "USERNAME", "LOGNAME"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|s| !s.trim().is_empty()))
+        .unwrap_or_else(|| "unknown user".into())
+}
+
+/// The newest override of segment `segment`'s flag that still applies: given for this very text and flag.
+pub fn flag_override<'a>(overrides: &'a [ReviewOverride], segment: usize, text: &str, flagged: bool, flag: Option<&str>) -> Option<&'a ReviewOverride> {
+    if !flagged {
+        return None;
+    }
+    overrides.iter().rev().find(|o| {
+        o.kind == OverrideKind::Flag && o.segment_index == Some(segment as i64) && o.text.as_deref() == Some(text) && Some(o.what.as_str()) == flag
+    })
+}
+
 /// Sets a segment's review status. Approving an empty or missing translation is refused: there is nothing to sign
-/// off, and an empty approved segment would go into the translation memory.
+/// off, and an empty approved segment would go into the translation memory. Marking a segment `reviewed` or
+/// `approved` while its flag is open is refused too: fix it, or override it ([`set_status_overriding`]).
 pub fn set_status(store: &mut Store, run: RunId, segment: usize, status: SegmentStatus) -> anyhow::Result<()> {
+    set_status_overriding(store, run, segment, status, None).map(drop)
+}
+
+/// [`set_status`], overriding the segment's open flag with `by` where it has one (stored with who, when, why, and
+/// the flag and text it was given for, in the same transaction as the status). Returns the override in force.
+pub fn set_status_overriding(
+    store: &mut Store,
+    run: RunId,
+    segment: usize,
+    status: SegmentStatus,
+    by: Option<&OverrideBy>,
+) -> anyhow::Result<Option<ReviewOverride>> {
     run_lang_register(store, run)?;
     let out = store.output(run, segment as i64)?;
     match (&out, status) {
-        (None, SegmentStatus::Draft) => return Ok(()),
+        (None, SegmentStatus::Draft) => return Ok(None),
         (None, _) => anyhow::bail!("segment {} of run {run} has no translation yet: translate it first", segment + 1),
         (Some(o), SegmentStatus::Approved) if o.text.trim().is_empty() => {
             anyhow::bail!("segment {} of run {run} is empty: write a translation before approving it", segment + 1)
         }
         _ => {}
     }
-    Ok(store.set_output_status(run, segment as i64, status)?)
+    let o = out.expect("checked above");
+    let signs_off = matches!(status, SegmentStatus::Reviewed | SegmentStatus::Approved);
+    if signs_off && o.flagged {
+        let overrides = store.overrides(run)?;
+        if let Some(existing) = flag_override(&overrides, segment, &o.text, o.flagged, o.flag_reason.as_deref()) {
+            let existing = existing.clone();
+            store.set_output_status(run, segment as i64, status)?;
+            return Ok(Some(existing));
+        }
+        let flag = o.flag_reason.clone().unwrap_or_else(|| "flagged".into());
+        let Some(by) = by.filter(|b| !b.reason.trim().is_empty()) else {
+            anyhow::bail!(
+                "segment {} of run {run} has an open flag ({flag}): fix it (edit it, or Repair) until the check passes, or mark it {} with an override and a reason",
+                segment + 1,
+                status.as_str()
+            );
+        };
+        let new = NewOverride {
+            segment_index: Some(segment as i64),
+            kind: OverrideKind::Flag,
+            what: flag,
+            text: Some(o.text.clone()),
+            reason: by.reason.clone(),
+            who: by.who.clone(),
+        };
+        let id = store.set_output_status_overriding(run, segment as i64, status, &new)?;
+        return Ok(store.overrides(run)?.into_iter().find(|o| o.id == id));
+    }
+    store.set_output_status(run, segment as i64, status)?;
+    Ok(None)
+}
+
+/// The source of a stored output: its document's segment, or for pasted text the one the output carries.
+fn stored_source(store: &Store, run: RunId, out: &Output) -> anyhow::Result<Option<String>> {
+    let r = store.run(run)?;
+    if let Some(d) = r.document_id {
+        if let Some(s) = store.segment_texts(d)?.get(out.segment_index as usize) {
+            return Ok(Some(s.clone()));
+        }
+    }
+    Ok(out.candidates.get("source").and_then(|s| s.as_str()).map(str::to_string))
+}
+
+const DRIFT: &str = "meaning drift";
+
+/// Runs every output check on `text` as segment `out`'s new translation and stores it: the register and meaning
+/// checks against the stored source ([`check_output`]), and the cross-lingual meaning check when its model is
+/// loaded. A flag is cleared only when the checks pass on the new text; a meaning-drift flag that cannot be
+/// checked again (no model) stays open. Storing puts the segment back to `translated`; `by_person` makes it
+/// `reviewed` where no flag is open.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn recheck_and_store(
+    store: &mut Store,
+    run: RunId,
+    mut out: Output,
+    text: &str,
+    lang: Lang,
+    register: Register,
+    meaning: Option<&qe::MeaningCheck>,
+    by_person: bool,
+) -> anyhow::Result<SegmentCheck> {
+    let source = stored_source(store, run, &out)?;
+    let mut c = check_output(lang, register, source.as_deref(), text);
+    let old_drift: Option<String> =
+        out.flag_reason.as_deref().and_then(|r| r.split("; ").find(|p| p.starts_with(DRIFT)).map(str::to_string));
+    let drift = match (meaning, source.as_deref()) {
+        (Some(m), Some(src)) if !text.trim().is_empty() => m.similarities(src, &[text])?.first().copied().and_then(qe::drift_flag),
+        _ if text == out.text => old_drift,
+        _ => old_drift.map(|_| format!("{DRIFT}: not checked again after the change (the meaning model is not loaded): check the translation says what the source says")),
+    };
+    if let Some(d) = drift {
+        c.flagged = true;
+        c.flag_reason = Some(c.flag_reason.map_or(d.clone(), |r| format!("{r}; {d}")));
+    }
+    if let serde_json::Value::Object(m) = &mut out.candidates {
+        m.insert("markers".into(), serde_json::json!(c.analysis.markers));
+        m.insert("verdict".into(), serde_json::json!(c.verdict));
+    }
+    out.text = text.to_string();
+    out.detected_register = Some(c.analysis.label.as_str().to_lowercase());
+    out.flagged = c.flagged;
+    out.flag_reason = c.flag_reason.clone();
+    store.put_output(run, &out)?;
+    let status = if by_person && !c.flagged { SegmentStatus::Reviewed } else { SegmentStatus::Translated };
+    if status != SegmentStatus::Translated {
+        store.set_output_status(run, out.segment_index, status)?;
+    }
+    c.status = Some(status);
+    Ok(c)
+}
+
+/// What a Repair did to a stored segment.
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct RepairOutcome {
+    /// The segment's text after the repair (the same text when no rule applied).
+    pub text: String,
+    /// Whether a rule changed the text.
+    pub changed: bool,
+    /// Every output check on the new text: the flag stays open unless they all pass.
+    pub check: SegmentCheck,
+}
+
+/// Repairs segment `segment` of run `run` in place: the rule-based register repair of its stored text into the
+/// segment's register, then every output check again on the result ([`recheck_and_store`]). Repair changes the
+/// register only: a text still in English, with a changed number or drifting in meaning keeps its flag. The text
+/// before is kept in the output's `candidates.before_repair`; the segment is `translated` (a machine's text).
+pub fn repair_segment(store: &mut Store, run: RunId, segment: usize, meaning: Option<&qe::MeaningCheck>) -> anyhow::Result<RepairOutcome> {
+    let (r, lang, register) = run_lang_register(store, run)?;
+    let register = r
+        .params
+        .get("register_overrides")
+        .and_then(|o| o.get(segment.to_string()))
+        .and_then(|v| v.as_str())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(register);
+    let mut out = store.output(run, segment as i64)?.with_context(|| format!("run {run} has no output for segment {}: translate it first", segment + 1))?;
+    let repaired = registro_register::repair::convert(lang, &out.text, register);
+    let changed = repaired.changed() && repaired.text != out.text;
+    if changed {
+        if let serde_json::Value::Object(m) = &mut out.candidates {
+            m.insert("before_repair".into(), serde_json::json!(out.text));
+            m.insert("repair_edits".into(), serde_json::json!(repaired.edits));
+        }
+    }
+    let text = if changed { repaired.text } else { out.text.clone() };
+    let check = recheck_and_store(store, run, out, &text, lang, register, meaning, false)?;
+    Ok(RepairOutcome { text, changed, check })
 }
 
 /// The approved segments of `run` as a TMX 1.4 translation memory (source → target).
@@ -215,19 +393,35 @@ pub fn export_tmx(store: &Store, run: RunId) -> anyhow::Result<(String, usize)> 
 
 /// Exports run `run` into `path`: in its document's own format when it came from a translator's file, else as
 /// text (one segment per line; unfinished segments empty). The document's original file is never overwritten.
-/// Errors of the quality check (a changed number, a broken tag, an empty segment, mixed address…) block the
-/// export unless `force`: warnings never do. Returns what was written, for the status bar.
-pub fn export_to(store: &mut Store, run: RunId, path: &std::path::Path, force: bool) -> anyhow::Result<String> {
-    if !force {
-        let qa = crate::qa::qa_run(store, run, None, false)?;
-        if qa.blocking {
-            let first = qa.report.issues.iter().find(|i| i.severity == crate::qa::Severity::Error);
-            anyhow::bail!(
-                "export blocked: the quality check found {} error{}{}; fix them (Quality check panel) or export anyway",
-                qa.report.errors,
-                if qa.report.errors == 1 { "" } else { "s" },
-                first.map(|i| format!(" (first: segment {}: {})", i.segment + 1, i.message)).unwrap_or_default()
-            );
+/// Errors of the quality check (English left in, a changed number, raw markup, a broken tag, an empty segment,
+/// mixed address, a flag not overridden…) block the export unless `anyway` says who exports anyway and why, which
+/// is stored with the errors it overrode; warnings never block. Returns what was written, for the status bar.
+pub fn export_to(store: &mut Store, run: RunId, path: &std::path::Path, anyway: Option<&OverrideBy>) -> anyhow::Result<String> {
+    let qa = crate::qa::qa_run(store, run, None, false)?;
+    let mut overridden = String::new();
+    if qa.blocking {
+        let errors: Vec<&crate::qa::Issue> = qa.report.issues.iter().filter(|i| i.severity == crate::qa::Severity::Error).collect();
+        let summary = format!("{} error{}", errors.len(), if errors.len() == 1 { "" } else { "s" });
+        match anyway.filter(|a| !a.reason.trim().is_empty()) {
+            None => anyhow::bail!(
+                "export blocked: the quality check found {summary}{}; fix them (Quality check panel, `registro qa {run}`) or export anyway with a reason",
+                errors.first().map(|i| format!(" (first: segment {}: {})", i.segment + 1, i.message)).unwrap_or_default()
+            ),
+            Some(by) => {
+                let listed: Vec<String> = errors.iter().take(20).map(|i| format!("segment {}: {} ({})", i.segment + 1, i.message, i.kind.as_str())).collect();
+                store.add_override(
+                    run,
+                    &NewOverride {
+                        segment_index: None,
+                        kind: OverrideKind::Export,
+                        what: format!("{summary}: {}{}", listed.join("; "), if errors.len() > 20 { "; …" } else { "" }),
+                        text: Some(path.display().to_string()),
+                        reason: by.reason.clone(),
+                        who: by.who.clone(),
+                    },
+                )?;
+                overridden = format!(" — exported anyway with {summary} (recorded: {}, \"{}\")", by.who, by.reason.trim());
+            }
         }
     }
     let review = load_review(store, run, false)?;
@@ -245,7 +439,7 @@ pub fn export_to(store: &mut Store, run: RunId, path: &std::path::Path, force: b
     };
     let origin = review.document_id.map(|d| store.document(d)).transpose()?.and_then(|d| d.origin);
     crate::documents::write_export(std::path::Path::new(origin.as_deref().unwrap_or("")), path, &bytes)?;
-    Ok(format!("{} — {what}", path.display()))
+    Ok(format!("{} — {what}{overridden}", path.display()))
 }
 
 /// Writes the approved segments of `run` as TMX into `path`; returns what was written.
