@@ -126,6 +126,17 @@ impl Store {
         cancel: Option<&AtomicBool>,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Vec<DocumentId>> {
+        let r = self.insert_documents_here(project, docs, cancel, progress);
+        r.map_err(|e| self.located(e, None))
+    }
+
+    fn insert_documents_here(
+        &mut self,
+        project: ProjectId,
+        docs: &[NewDocument],
+        cancel: Option<&AtomicBool>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Vec<DocumentId>> {
         self.project(project)?;
         for d in docs {
             if d.segments.is_empty() {
@@ -174,6 +185,16 @@ impl Store {
     /// already holds a document in that format with the same contents (as [`Store::find_document_by_content`]
     /// compares them), nothing is kept and that document's id is returned.
     pub fn insert_document_streamed(
+        &mut self,
+        project: ProjectId,
+        doc: &NewDocument,
+        segments: &mut dyn Iterator<Item = Result<NewSegment>>,
+    ) -> Result<DocumentId> {
+        let r = self.insert_document_streamed_here(project, doc, segments);
+        r.map_err(|e| self.located(e, None))
+    }
+
+    fn insert_document_streamed_here(
         &mut self,
         project: ProjectId,
         doc: &NewDocument,
@@ -269,6 +290,11 @@ impl Store {
     /// Keeps the original file of a document imported from a translator's format, so it can be written back in the
     /// same format later (replaces one stored before).
     pub fn put_document_file(&self, doc: DocumentId, format: &str, bytes: &[u8]) -> Result<()> {
+        let r = self.put_document_file_here(doc, format, bytes);
+        r.map_err(|e| self.located(e, None))
+    }
+
+    fn put_document_file_here(&self, doc: DocumentId, format: &str, bytes: &[u8]) -> Result<()> {
         self.document(doc)?;
         self.conn.execute(
             "INSERT INTO document_files (document_id, format, bytes) VALUES (?1, ?2, ?3)

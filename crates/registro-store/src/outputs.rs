@@ -25,6 +25,11 @@ impl Store {
     /// Stores a batch of outputs for `run` atomically: either all of them are saved or none.
     /// Segment indices must lie in `0..total_segments` of the run.
     pub fn put_outputs(&mut self, run: RunId, outputs: &[Output]) -> Result<()> {
+        let r = self.put_outputs_here(run, outputs);
+        r.map_err(|e| self.located(e, Some(run)))
+    }
+
+    fn put_outputs_here(&mut self, run: RunId, outputs: &[Output]) -> Result<()> {
         let total: i64 = self
             .conn
             .query_row("SELECT total_segments FROM runs WHERE id = ?1", [run], |r| r.get(0))

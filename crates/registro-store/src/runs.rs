@@ -176,6 +176,11 @@ impl Store {
     /// Records a new run in state `queued`. With a document, the run covers all its segments and must belong to the
     /// same project; without one, `total_segments` says how many outputs to expect.
     pub fn create_run(&self, new: &NewRun) -> Result<RunId> {
+        let r = self.create_run_here(new);
+        r.map_err(|e| self.located(e, None))
+    }
+
+    fn create_run_here(&self, new: &NewRun) -> Result<RunId> {
         self.project(new.project_id)?;
         let total = match new.document_id {
             Some(doc) => {
@@ -253,6 +258,11 @@ impl Store {
 
     /// Marks a run as running in this process (records the worker so a crash can be detected later).
     pub fn start_run(&self, id: RunId) -> Result<()> {
+        let r = self.start_run_here(id);
+        r.map_err(|e| self.located(e, Some(id)))
+    }
+
+    fn start_run_here(&self, id: RunId) -> Result<()> {
         let n = self.conn.execute(
             &format!(
                 "UPDATE runs SET status = 'running', worker = ?2, error = NULL, finished_at = NULL,
@@ -270,6 +280,11 @@ impl Store {
 
     /// Ends a run with `status` (`done`, `failed` or `cancelled`) and an optional error message.
     pub fn finish_run(&self, id: RunId, status: RunStatus, error: Option<&str>) -> Result<()> {
+        let r = self.finish_run_here(id, status, error);
+        r.map_err(|e| self.located(e, Some(id)))
+    }
+
+    fn finish_run_here(&self, id: RunId, status: RunStatus, error: Option<&str>) -> Result<()> {
         if matches!(status, RunStatus::Queued | RunStatus::Running) {
             return Err(StoreError::Invalid(format!("finish_run needs a final status, not {status}")));
         }
@@ -287,6 +302,11 @@ impl Store {
 
     /// Replaces a run's parameters JSON (e.g. to record settings only known after loading the model).
     pub fn set_run_params(&self, id: RunId, params_json: &serde_json::Value) -> Result<()> {
+        let r = self.set_run_params_here(id, params_json);
+        r.map_err(|e| self.located(e, Some(id)))
+    }
+
+    fn set_run_params_here(&self, id: RunId, params_json: &serde_json::Value) -> Result<()> {
         let n = self
             .conn
             .execute("UPDATE runs SET params = ?2 WHERE id = ?1", params![id, serde_json::to_string(params_json)?])?;
@@ -312,6 +332,11 @@ impl Store {
     /// process and returns the segments still to do. A `done` run is left alone and returns what it lacks (usually
     /// nothing). Refuses a run another live process is driving.
     pub fn resume_run(&self, id: RunId) -> Result<Vec<i64>> {
+        let r = self.resume_run_here(id);
+        r.map_err(|e| self.located(e, Some(id)))
+    }
+
+    fn resume_run_here(&self, id: RunId) -> Result<Vec<i64>> {
         let run = self.run(id)?;
         if run.status == RunStatus::Running {
             let w: Option<String> = self.conn.query_row("SELECT worker FROM runs WHERE id = ?1", [id], |r| r.get(0))?;
@@ -333,6 +358,11 @@ impl Store {
     /// `interrupted:` and saying how many segments were done. Called by `open`; returns the ids it changed.
     /// Their outputs stay; `resume_run` continues them.
     pub fn recover_interrupted_runs(&self) -> Result<Vec<RunId>> {
+        let r = self.recover_interrupted_runs_here();
+        r.map_err(|e| self.located(e, None))
+    }
+
+    fn recover_interrupted_runs_here(&self) -> Result<Vec<RunId>> {
         let mut stmt = self.conn.prepare("SELECT id, worker FROM runs WHERE status = 'running'")?;
         let running: Vec<(RunId, Option<String>)> =
             stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
