@@ -187,5 +187,67 @@ fn import_compare_drill_rate() {
     assert!(notice.contains("24 ratings by 1 rater"), "2 items × 3 outputs × 4 scales stored: {notice}");
     s.execute(r#"document.querySelector('[data-testid="dash-human-summary"]').scrollIntoView();"#, vec![]).unwrap();
     s.screenshot(&screenshot_path("dashboard-human.png")).unwrap();
+
+    // ---- the five informal submissions: lower formality is better, as M-Acc says ----
+    for n in ["formality-control-1.formal.de", "formality-control-2.formal.de", "formality-control-3.formal.de"] {
+        s.click_css(&format!(r#"[data-testid="dash-run-row"][data-system="{n}"] [data-testid="dash-run-check"]"#), WAIT).unwrap();
+    }
+    for k in 1..=5 {
+        s.click_css(&format!(r#"[data-testid="dash-run-row"][data-system="formality-control-{k}.informal.de"] [data-testid="dash-run-check"]"#), WAIT)
+            .unwrap();
+    }
+    s.click_css(r#"[data-testid="dash-run-row"][data-system="formality-control-1.informal.de"] [data-testid="dash-run-baseline"]"#, WAIT)
+        .unwrap();
+    s.click_css(r#"[data-testid="dash-compare"]"#, WAIT).unwrap();
+    let t = Instant::now();
+    while s.find_all(r#"[data-testid="dash-table-corpus"] tbody tr"#).unwrap().len() != 5 && t.elapsed() < WAIT {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(s.find_all(r#"[data-testid="dash-table-corpus"] tbody tr"#).unwrap().len(), 5, "the five informal systems");
+    let head = s.wait_for(r#"[data-testid="dash-table-corpus"] th[data-key="formality"]"#, WAIT).unwrap();
+    assert!(s.text(&head).unwrap().contains('↓'), "formality: lower is better for informal runs: {}", s.text(&head).unwrap());
+    // Sorting by formality (best first) gives M-Acc's best and worst systems at the ends.
+    s.click_css(r#"[data-testid="dash-table-corpus"] th[data-key="formality"]"#, WAIT).unwrap();
+    let order = s
+        .execute(
+            r#"return [...document.querySelectorAll('[data-testid="dash-table-corpus"] tbody tr')].map(r => r.cells[0].textContent);"#,
+            vec![],
+        )
+        .unwrap();
+    let order: Vec<String> = order.as_array().unwrap().iter().map(|v| v.as_str().unwrap_or_default().to_string()).collect();
+    println!("dashboard: informal systems by formality, best first: {order:?}");
+    assert!(order[0].contains("formality-control-5") && order[4].contains("formality-control-4"), "best and worst as M-Acc ranks them: {order:?}");
+    let corpus_text = s.text(&s.wait_for(r#"[data-testid="dash-table-corpus"]"#, WAIT).unwrap()).unwrap();
+    assert!(corpus_text.contains("lower is better: the runs ask for informal"), "the note says why: {corpus_text}");
+    // The less informal systems are marked worse (†), never better (*), on formality.
+    let marks = s
+        .execute(
+            r#"const t = document.querySelector('[data-testid="dash-table-corpus"]');
+               const i = [...t.querySelectorAll('th')].findIndex(h => h.dataset.key === 'formality');
+               return [...t.querySelectorAll('tbody tr')].map(r => r.cells[i].textContent);"#,
+            vec![],
+        )
+        .unwrap();
+    let marks: Vec<String> = marks.as_array().unwrap().iter().map(|v| v.as_str().unwrap_or_default().to_string()).collect();
+    assert!(marks.iter().all(|m| !m.contains('*')), "no informal system is 'better' for being more formal: {marks:?}");
+    assert!(marks.iter().filter(|m| m.contains('†')).count() >= 3, "{marks:?}");
+    s.execute(r#"document.querySelector('[data-testid="dash-table-corpus"]').scrollIntoView();"#, vec![]).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    s.screenshot(&screenshot_path("dashboard-informal-table.png")).unwrap();
+
+    // The formality chart: its title says which side is better, and its labels tell the systems apart.
+    s.click_css(r#"[data-testid="dash-chart-thumb"][data-key="bars_formality"]"#, WAIT).expect("formality bar chart");
+    s.wait_for(r#"[data-testid="dash-chart-viewer"][data-open="bars_formality"] img.dash-chart-large"#, WAIT).expect("the chart opens");
+    let svg = s.invoke("dashboard_chart_svg", serde_json::json!({ "key": "bars_formality" }), 60_000).unwrap().expect("the chart renders");
+    let svg = svg.as_str().unwrap_or_default();
+    assert!(svg.contains("lower is better") && !svg.contains("higher is better"), "the chart's direction");
+    assert!(svg.contains("…control-5") && svg.contains("<title>formality-control-5.informal"), "short labels, full names on hover");
+    let key = s.wait_for(r#"[data-testid="dash-chart-key"]"#, WAIT).expect("the names key under the chart");
+    let key_text = s.text(&key).unwrap();
+    assert!(key_text.contains("…control-1 = formality-control-1.informal"), "{key_text}");
+    assert_eq!(s.find_all(r#"[data-testid="dash-chart-key"] li[title]"#).unwrap().len(), 5, "a tooltip per system");
+    s.execute(r#"document.querySelector('[data-testid="dash-chart-viewer"]').scrollIntoView();"#, vec![]).unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    s.screenshot(&screenshot_path("dashboard-informal-formality.png")).unwrap();
     s.close().unwrap();
 }

@@ -11,6 +11,7 @@ export type { Capabilities } from './Capabilities';
 export type { Cell } from './Cell';
 export type { Chart } from './Chart';
 export type { ChartLabel } from './ChartLabel';
+export type { ChartLabel } from './ChartLabel';
 export type { CheckKind } from './CheckKind';
 export type { Chosen } from './Chosen';
 export type { Column } from './Column';

@@ -40,6 +40,7 @@ export function tableView(t: Table): HTMLElement {
           'th',
           {
             class: c.higher_is_better !== undefined ? 'sortable' : '',
+            'data-key': c.key,
             title: c.higher_is_better === undefined ? '' : c.higher_is_better ? 'higher is better — click to sort' : 'lower is better — click to sort',
             onclick: () => {
               if (c.higher_is_better === undefined) return;
@@ -178,6 +179,7 @@ export function chartsView(cmp: Comparison, notify: (m: string, k?: 'info' | 'er
         h('button', { class: 'btn small', onclick: () => clear(viewer) }, 'Close'),
       ),
       h('img', { class: 'dash-chart-large', src: url, alt: c.title }),
+      labelKey(c),
     );
     viewer.setAttribute('data-open', c.key);
     viewer.scrollIntoView({ block: 'nearest' });
@@ -214,6 +216,22 @@ export function chartsView(cmp: Comparison, notify: (m: string, k?: 'info' | 'er
   for (const t of thumbs) seen.observe(t.thumb);
   const grid = h('div', { class: 'dash-chart-grid' }, ...thumbs.map((t) => t.thumb));
   return h('section', { class: 'card', 'data-testid': 'dash-charts' }, h('h3', {}, 'Charts'), grid, viewer);
+}
+
+/**
+ * The names a chart draws, each short label with the full name it stands for (the backend picks the labels:
+ * the part of each system name that differs). Hovering an entry shows the full name as a tooltip.
+ */
+function labelKey(c: NamedChart): HTMLElement {
+  const shortened = c.labels.filter((l) => l.short !== l.full);
+  if (shortened.length === 0) return h('span');
+  return h(
+    'ul',
+    { class: 'dash-chart-key small', 'data-testid': 'dash-chart-key' },
+    ...shortened.map((l) =>
+      h('li', { title: l.full, 'data-full': l.full }, h('strong', {}, l.short), ` = ${l.full}`),
+    ),
+  );
 }
 
 export function timingsLine(cmp: Comparison, clickMs: number): HTMLElement {

@@ -88,8 +88,8 @@ pub(super) fn build(prep: &Prepared, rows: &[MetricRow], extra: &[String], alpha
             Chart::Scatter(ScatterChart {
                 title: "BLEU × formality".into(),
                 x_label: match rows.iter().find(|r| r.key == "formality").and_then(|r| r.direction.higher_is_better) {
-                    Some(h) => format!("Mean formality of outputs ({}) — {} is better", short_axis(formality_axis), if h { "higher" } else { "lower" }),
-                    None => format!("Mean formality of outputs ({})", short_axis(formality_axis)),
+                    Some(h) => format!("Mean formality of outputs ({formality_axis}) — {} is better", if h { "higher" } else { "lower" }),
+                    None => format!("Mean formality of outputs ({formality_axis})"),
                 },
                 y_label: "BLEU".into(),
                 size_label: ppl.as_ref().map(|_| "perplexity".to_string()),
