@@ -130,6 +130,10 @@ pub mod keys {
     pub const ARROW_UP: &str = "\u{E013}";
     pub const ARROW_DOWN: &str = "\u{E015}";
     pub const END: &str = "\u{E010}";
+    pub const HOME: &str = "\u{E011}";
+    pub const ARROW_LEFT: &str = "\u{E012}";
+    pub const ARROW_RIGHT: &str = "\u{E014}";
+    pub const TAB: &str = "\u{E004}";
 }
 
 /// How long a step of the UI may take before a test fails (model work waits longer, per test).

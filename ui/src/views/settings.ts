@@ -155,12 +155,32 @@ export function openSettings(): void {
   const onKey = (e: KeyboardEvent) => {
     if (e.key === 'Escape') close();
   };
-  const aboutTab = h('span', { class: 'tab active', 'data-testid': 'settings-about' }, 'About');
-  const modelsTab = h('span', { class: 'tab', 'data-testid': 'settings-models' }, 'Models');
-  const backendsTab = h('span', { class: 'tab', 'data-testid': 'settings-backends' }, 'Backends');
+  // Real buttons in a tablist: Tab reaches the selected one, the arrow keys (and Home/End) move between them and
+  // open the section, Enter and Space open the focused one, as in any tab strip.
+  const tabButton = (id: string, label: string) =>
+    h('button', { type: 'button', class: 'tab', role: 'tab', 'aria-selected': 'false', tabindex: '-1', 'data-testid': `settings-${id}` }, label);
+  const aboutTab = tabButton('about', 'About');
+  const modelsTab = tabButton('models', 'Models');
+  const backendsTab = tabButton('backends', 'Backends');
+  const tabs = [aboutTab, modelsTab, backendsTab];
   const select = (tab: HTMLElement) => {
-    for (const t of [aboutTab, modelsTab, backendsTab]) t.classList.toggle('active', t === tab);
+    for (const t of tabs) {
+      t.classList.toggle('active', t === tab);
+      t.setAttribute('aria-selected', String(t === tab));
+      t.tabIndex = t === tab ? 0 : -1;
+    }
   };
+  select(aboutTab);
+  const onTabKey = (e: KeyboardEvent) => {
+    const at = tabs.indexOf(e.currentTarget as HTMLButtonElement);
+    const to = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: tabs.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    const next = tabs[(to + tabs.length) % tabs.length];
+    next.focus();
+    next.click();
+  };
+  for (const t of tabs) t.addEventListener('keydown', onTabKey);
   aboutTab.onclick = () => {
     select(aboutTab);
     void load(false);
@@ -181,7 +201,7 @@ export function openSettings(): void {
       'header',
       { class: 'settings-header' },
       h('h2', {}, 'Settings'),
-      h('nav', { class: 'settings-sections' }, aboutTab, modelsTab, backendsTab),
+      h('nav', { class: 'settings-sections', role: 'tablist', 'aria-label': 'Settings sections' }, aboutTab, modelsTab, backendsTab),
       h('button', { class: 'btn small', 'data-testid': 'settings-close', onclick: close }, 'Close'),
     ),
     body,
