@@ -1,7 +1,7 @@
 //! Rewrite in the real window with the real Qwen2.5-Coder-0.5B: the LLM pipeline's chosen candidate is shown first
-//! with why (formality, meaning, fluency, agreement), the other candidates are one click away and switching to one
-//! changes the rewrite shown; a locked word stays. Writes `tests/e2e/screenshots/rewrite-choice.png` and
-//! `rewrite-other-candidate.png`.
+//! with why (its rank, a score out of 100 and each axis in words), the other candidates are one click away and
+//! switching to one changes the rewrite shown; every edit is labelled in words; a locked word stays. Writes
+//! `tests/e2e/screenshots/rewrite-choice.png`, `rewrite-labels-in-words.png` and `rewrite-other-candidate.png`.
 
 use std::time::{Duration, Instant};
 
@@ -22,7 +22,7 @@ fn the_chosen_rewrite_comes_first_with_why_and_the_others_are_one_click_away() {
     s.execute(
         &format!(
             r#"const set = (id, v) => {{ const e = document.querySelector(`[data-testid="${{id}}"]`); e.value = v; e.dispatchEvent(new Event('input', {{ bubbles: true }})); e.dispatchEvent(new Event('change', {{ bubbles: true }})); }};
-               set('rewrite-input', 'thx for the help, ill send u the API docs b4 friday\nthat movie was sooo boring lol');
+               set('rewrite-input', 'thx for the help, ill send u the API docs b4 friday\nthanks 4 the help!! that movie was sooo boring lol');
                set('rewrite-method', 'llm');
                set('rewrite-model', '{MODEL}');
                set('rewrite-n', '2');
@@ -36,14 +36,46 @@ fn the_chosen_rewrite_comes_first_with_why_and_the_others_are_one_click_away() {
     s.wait_for_count(r#"[data-testid="rewrite-why"]"#, 2, Duration::from_secs(500)).expect("both sentences rewritten");
     println!("rewrite of 2 sentences with {MODEL} (model load included): {} ms", t0.elapsed().as_millis());
 
-    // Why the first candidate was chosen, on every axis.
+    // Why the first candidate was chosen, on every axis, in words: its rank, a score out of 100 with a word for
+    // it, formality, meaning and fluency.
     let why = s.texts(r#"[data-testid="rewrite-why"]"#).unwrap();
     for w in &why {
         assert!(w.starts_with("Chosen: "), "{w}");
-        for axis in ["formality", "meaning: chrF", "fluency: perplexity"] {
-            assert!(w.contains(axis), "{axis} missing in {w:?}");
-        }
+        assert!(w.contains("best of ") || w.contains("the only candidate"), "no rank in {w:?}");
+        assert!(w.contains("/100, "), "no score out of 100 in {w:?}");
+        assert!(["formal", "neutral"].iter().any(|f| w.contains(f)), "no formality in words in {w:?}");
+        assert!(w.contains("meaning") || w.contains("rewords") || w.contains("strays"), "no meaning in words in {w:?}");
+        assert!(w.contains("reads "), "no fluency in words in {w:?}");
+        assert!(!w.contains("GM") && !w.contains("chrF") && !w.contains("perplexity"), "raw metric names in {w:?}");
+        assert!(!w.contains(".000") && !w.contains("e-"), "a raw number in {w:?}");
     }
+    // Every edit label is a phrase a writer reads ("expanded abbreviation and added final punctuation"), not an
+    // id ("abbreviation+final_punctuation").
+    let labels = s.texts(r#"[data-testid="rewrite-edit-label"]"#).unwrap();
+    assert!(!labels.is_empty(), "no edit labels shown");
+    const IDS: &[&str] = &[
+        "emoticon", "interjection", "casing", "abbreviation", "contraction", "punctuation", "spacing", "capitalization",
+        "lowercase", "spelling", "normalization", "repetition", "paraphrase",
+    ];
+    for l in &labels {
+        let words_only = l.chars().all(|c| c.is_alphabetic() || c == ' ' || c == ',');
+        assert!(words_only && !IDS.contains(&l.as_str()), "edit label {l:?} is not words");
+    }
+    println!("edit labels: {labels:?}");
+    // "thanks 4 the help": the 4 is a chat spelling of "for", not a number a candidate must keep.
+    let flags = s.texts(r#"[data-testid="rewrite-flag"]"#).unwrap();
+    assert!(!flags.iter().any(|f| f.contains("number 4")), "{flags:?}");
+    // The sentences with their labels, why lines and chips, scrolled into view.
+    s.execute(
+        r#"const e = document.querySelector('[data-testid="rewrite-results"]');
+           for (let p = e.parentElement; p; p = p.parentElement) if (p.scrollHeight > p.clientHeight + 10) p.scrollTop += e.getBoundingClientRect().top - 80;"#,
+        vec![],
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    s.screenshot(&screenshot_path("rewrite-labels-in-words.png")).unwrap();
+    s.execute("window.scrollTo(0, 0); document.querySelectorAll('*').forEach((e) => { if (e.scrollTop) e.scrollTop = 0; });", vec![]).unwrap();
+    println!("why: {why:?}");
     // The rules, the minimal edit and the paraphrases are there as chips (a method that said the same as another
     // shares its chip: "rules = LLM minimal edit"); the first one is marked as chosen.
     let chips = s.texts(r#"[data-testid="rewrite-sentence"]:first-child [data-testid="rewrite-candidate"]"#).unwrap();
@@ -54,7 +86,7 @@ fn the_chosen_rewrite_comes_first_with_why_and_the_others_are_one_click_away() {
     }
     // With three different candidates or more, agreement with the others is part of why.
     if chips.len() >= 3 {
-        assert!(why[0].contains("agreement"), "{}", why[0]);
+        assert!(why[0].contains("with the other candidates"), "{}", why[0]);
     }
     let first_output = s.texts(r#"[data-testid="rewrite-output"]"#).unwrap()[0].clone();
     assert!(first_output.contains("API"), "the locked word is gone: {first_output}");
@@ -76,7 +108,7 @@ fn the_chosen_rewrite_comes_first_with_why_and_the_others_are_one_click_away() {
         }
         assert_ne!(switched, first_output, "clicking the second candidate did not change the rewrite");
         let why2 = s.texts(r#"[data-testid="rewrite-why"]"#).unwrap()[0].clone();
-        assert!(!why2.starts_with("Chosen: ") && why2.contains("joint score"), "{why2}");
+        assert!(!why2.starts_with("Chosen: ") && why2.contains(" of ") && why2.contains("/100, "), "{why2}");
         s.screenshot(&screenshot_path("rewrite-other-candidate.png")).unwrap();
     }
     // The run is stored with the chosen text as its output.

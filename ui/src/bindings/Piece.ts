@@ -2,6 +2,8 @@
 
 /**
  * A piece of the side-by-side view. Concatenating `old` gives the input, `new` the candidate, exactly; `kind`
- * is `None` for unchanged text and an edit label otherwise.
+ * is `None` for unchanged text and the edit's type ids otherwise (`abbreviation+final_punctuation`, for
+ * filtering and styling), `label` the same in words a writer reads ("expanded abbreviation and added final
+ * punctuation", [`crate::verdict::edit_label`]).
  */
-export type Piece = { kind: string | null, old: string, new: string, };
+export type Piece = { kind: string | null, label: string | null, old: string, new: string, };

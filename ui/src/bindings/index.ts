@@ -89,6 +89,7 @@ export type { RewriteArgs } from './RewriteArgs';
 export type { RewriteLang } from './RewriteLang';
 export type { RewriteOutcome } from './RewriteOutcome';
 export type { RewriteVerdict } from './RewriteVerdict';
+export type { RewriteVerdict } from './RewriteVerdict';
 export type { Row } from './Row';
 export type { RuleEdit } from './RuleEdit';
 export type { Run } from './Run';

@@ -12,9 +12,11 @@ import type {
   Scores,
   SentenceResult,
   Summary,
+  RewriteVerdict,
   Weights,
 } from '../bindings';
-export type { CandidateView, Method, Piece, RewriteArgs, RewriteOutcome, Scores, SentenceResult, Summary, Weights };
+// A candidate's `verdict` and a piece's `label` are the words shown (registro_rewrite::verdict).
+export type { CandidateView, Method, Piece, RewriteArgs, RewriteOutcome, Scores, SentenceResult, Summary, RewriteVerdict, Weights };
 
 /** `onSentence` sees each sentence as soon as it is rewritten and stored, in order. */
 export const rewriteText = (

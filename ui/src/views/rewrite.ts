@@ -11,7 +11,7 @@ import type { ViewContext } from '../context';
 import { clear, h, select } from '../dom';
 import { runTable } from '../lists';
 import { modelPicker } from './model-picker';
-import { type CandidateView, type Method, type Piece, type RewriteOutcome, type SentenceResult, type Weights, exportRewrite, rewriteText, scoreFormality } from './rewrite-api';
+import { type Method, type Piece, type RewriteOutcome, type SentenceResult, type Weights, exportRewrite, rewriteText, scoreFormality } from './rewrite-api';
 
 const LANGS = ['en', 'pt', 'fr', 'it', 'de', 'es', 'hi', 'ja'];
 
@@ -44,20 +44,8 @@ function currentText(outcome: RewriteOutcome, i: number, st: SentenceState): str
 
 const fmt = (x: number) => (x >= 0 ? '+' : '') + x.toFixed(2);
 
-const ORIGIN_NAMES: Record<string, string> = { rules: 'rules', 'llm-minimal': 'LLM minimal edit', roundtrip: 'round trip' };
-const originName = (o: string) => ORIGIN_NAMES[o] ?? o.replace(/^llm-paraphrase#/, 'LLM paraphrase ');
-const origin = (c: CandidateView) => [c.origin, ...c.also].map(originName).join(' = ');
-const k0 = (st: SentenceState) => st.candidate === 0;
-
-/** Why this candidate is where it is: each axis of the joint score, in words a writer reads. */
-function whyText(c: CandidateView, chosen: boolean): string {
-  const sc = c.scores;
-  const parts = [`formality ${fmt(sc.formality)}`, `meaning: chrF ${sc.meaning.toFixed(0)} to the original` + (sc.similarity !== null ? `, similarity ${sc.similarity.toFixed(2)}` : '')];
-  if (sc.perplexity !== null) parts.push(`fluency: perplexity ${sc.perplexity.toFixed(0)}`);
-  if (sc.consensus !== null) parts.push(`agreement with the other candidates ${sc.consensus.toFixed(0)}`);
-  const head = chosen ? `Chosen: ${origin(c)} — best joint score ${sc.gm.toFixed(3)}` : `${origin(c)} — joint score ${sc.gm.toFixed(3)}`;
-  return `${head} (${parts.join('; ')})${sc.flags.length ? ' — ranked after every candidate that keeps the content' : ''}`;
-}
+// Every word shown about a candidate (its method, rank, score, why and flags) and every edit label comes from
+// Rust (registro_rewrite::verdict): the CLI shows the same.
 
 export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const lang = select({ 'data-testid': 'rewrite-lang' }, LANGS.map((l) => [l, l] as const));
@@ -138,7 +126,8 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
 
   const pieceView = (i: number, k: number, p: Piece, side: 'old' | 'new') => {
     if (p.kind === null) return side === 'old' ? p.old : p.new;
-    if (side === 'old') return p.old ? h('span', { class: 'rw-del', title: p.kind }, p.old) : null;
+    const label = p.label ?? p.kind;
+    if (side === 'old') return p.old ? h('span', { class: 'rw-del', title: label }, p.old) : null;
     const st = states[i];
     const on = st.accepted[k] && !st.rejected;
     const shown = on ? p.new : p.old;
@@ -149,14 +138,14 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         'data-testid': 'rewrite-edit',
         'data-kind': p.kind,
         'data-accepted': on ? '1' : '0',
-        title: `${p.kind}: “${p.old}” → “${p.new}” — click to ${on ? 'reject' : 'accept'}`,
+        title: `${label}: “${p.old}” → “${p.new}” — click to ${on ? 'reject' : 'accept'}`,
         onclick: () => change(i, (s) => {
           s.rejected = false;
           s.accepted[k] = !s.accepted[k];
         }),
       },
       shown || '∅',
-      h('span', { class: 'rw-label' }, p.kind),
+      h('span', { class: 'rw-label', 'data-testid': 'rewrite-edit-label' }, label),
     );
   };
 
@@ -201,7 +190,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         { class: 'muted small', 'data-testid': 'rewrite-summary' },
         `${m.sentences} sentences · formality ${fmt(m.formality_before)} → ${fmt(m.formality_after)} · chrF to input ${m.chrf_to_input.toFixed(1)}` +
           (m.perplexity !== null ? ` · perplexity ${m.perplexity.toFixed(1)}` : '') +
-          ` · GM ${m.gm.toFixed(3)} (weights formality ${w.formality}, meaning ${w.meaning}, fluency ${w.fluency}, agreement ${w.consensus}) · ${m.seconds_per_sentence.toFixed(3)} s/sentence · scorer ${o.scorer}`,
+          ` · joint score ${Math.round(m.gm * 100)}/100 (weights formality ${w.formality}, meaning ${w.meaning}, fluency ${w.fluency}, agreement ${w.consensus}) · ${m.seconds_per_sentence.toFixed(3)} s/sentence · scorer ${o.scorer}`,
       ),
       h('div', { class: 'row' }, undoBtn, acceptAll, exportBtn, h('span', { class: 'muted rw-legend' }, 'Click an edit to accept or reject it.')),
     );
@@ -229,7 +218,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
               class: `rw-cand${k === st.candidate ? ' current' : ''}${cv.scores.flags.length ? ' flagged' : ''}`,
               'data-testid': 'rewrite-candidate',
               'data-origin': cv.origin,
-              title: cv.text,
+              title: `${cv.text}\n${cv.verdict.headline}`,
               onclick: () => {
                 if (k === st.candidate) return;
                 snapshot();
@@ -237,12 +226,12 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
                 renderResults();
               },
             },
-            `${k === 0 ? '★ ' : ''}${origin(cv)} · ${cv.scores.gm.toFixed(2)}`,
+            `${k === 0 ? '★ ' : ''}${cv.verdict.method} · ${cv.verdict.score}/100`,
           ),
         ),
       );
-      const why = h('div', { class: 'rw-why', 'data-testid': 'rewrite-why' }, whyText(c, k0(st)));
-      const flags = c.scores.flags.map((f) => h('span', { class: 'rw-flag', 'data-testid': 'rewrite-flag' }, `⚠ ${f.issue.replace('_', ' ')}: ${f.detail}`));
+      const why = h('div', { class: 'rw-why', 'data-testid': 'rewrite-why' }, c.verdict.summary);
+      const flags = c.verdict.flags.map((f) => h('span', { class: 'rw-flag', 'data-testid': 'rewrite-flag' }, `⚠ ${f}`));
       row.append(
         old,
         neu,
