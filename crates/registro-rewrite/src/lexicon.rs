@@ -40,7 +40,14 @@ fn lines(text: &'static str) -> impl Iterator<Item = (&'static str, &'static str
 pub fn needs_subject(lang: Lang) -> &'static HashMap<&'static str, Option<&'static str>> {
     static MAPS: OnceLock<Vec<HashMap<&'static str, Option<&'static str>>>> = OnceLock::new();
     let maps = MAPS.get_or_init(|| {
-        Lang::ALL.iter().map(|&l| lines(source(l)).filter_map(|(k, _, s)| s.map(|s| (k, (s != "-").then_some(s)))).collect()).collect()
+        Lang::ALL
+            .iter()
+            .map(|&l| {
+                // English contractions ("can't wait") are looked up here too.
+                let extra = if l == Lang::En { EN_CONTRACTIONS } else { "" };
+                lines(source(l)).chain(lines(extra)).filter_map(|(k, _, s)| s.map(|s| (k, (s != "-").then_some(s)))).collect()
+            })
+            .collect()
     });
     &maps[Lang::ALL.iter().position(|&l| l == lang).unwrap_or(0)]
 }

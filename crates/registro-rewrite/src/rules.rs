@@ -377,6 +377,11 @@ fn words(p: &mut [Piece], lang: Lang) {
             delete_with_space(p, i, EditKind::Interjection);
             continue;
         }
+        // A negated auxiliary with no subject before it ("can't wait", "didn't know") or opening a question
+        // ("isn't it"): expanding it would read formal but lack a subject or invert badly ("Is not it"); left.
+        if may_expand && needs_subject(lang).get(lower.replace('’', "'").as_str()) == Some(&None) && !has_subject(p, i) {
+            continue;
+        }
         if lang == Lang::En && may_expand {
             if let Some(x) = en_contraction(p, i, &lower) {
                 let x = if is_title_case(&w) || sentence_start && is_all_caps(&w) { capitalize_first(x) } else { x.to_string() };
