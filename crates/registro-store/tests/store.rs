@@ -294,7 +294,7 @@ fn a_version_2_store_gains_the_statistics_cache_and_keeps_its_runs() {
     };
     // Turn it back into what version 2 wrote.
     rusqlite::Connection::open(&path).unwrap().execute_batch(
-        "DROP TABLE segment_stats; ALTER TABLE outputs DROP COLUMN status; DROP TABLE document_files; PRAGMA user_version = 2;",
+        "DROP TABLE review_overrides; DROP TABLE segment_stats; ALTER TABLE outputs DROP COLUMN status; DROP TABLE document_files; PRAGMA user_version = 2;",
     ).unwrap();
 
     let mut s = Store::open(&path).unwrap();
