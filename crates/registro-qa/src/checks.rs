@@ -89,6 +89,13 @@ pub fn segment(lang: Lang, i: usize, source: &str, target: Option<&str>) -> Vec<
                 format!("not a translation: {}", f.detail),
                 Vec::new(),
             )),
+            MeaningIssue::Truncated => out.push(issue(
+                i,
+                CheckKind::Length,
+                Error,
+                format!("cut off: {}", f.detail),
+                Vec::new(),
+            )),
             // Names and weekdays are the reranker's hints; as QA findings they misfire on names translated on purpose.
             MeaningIssue::Date | MeaningIssue::Name => {}
         }

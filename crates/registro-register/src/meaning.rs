@@ -14,6 +14,9 @@ pub enum MeaningIssue {
     Number,
     Date,
     Name,
+    /// The output stops short: no final punctuation where the source has it, and a last word of one letter or under
+    /// half the expected length (a model that ran out of tokens: "…तो क्या उन्होंने क").
+    Truncated,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -390,6 +393,9 @@ pub fn check(lang: Lang, source: &str, candidate: &str) -> Vec<MeaningFlag> {
             }
         }
     }
+    if let Some(d) = truncated(lang, source, candidate) {
+        out.push(flag(MeaningIssue::Truncated, d));
+    }
     if latin_script(lang) {
         for name in names(source) {
             if !candidate.contains(name) {
@@ -424,6 +430,7 @@ impl MeaningIssue {
             MeaningIssue::Number => "number changed",
             MeaningIssue::Date => "date changed",
             MeaningIssue::Name => "name dropped",
+            MeaningIssue::Truncated => "cut off",
         }
     }
 }
@@ -438,6 +445,34 @@ pub const LATIN_TARGETS: [Lang; 7] = [Lang::De, Lang::Es, Lang::Fr, Lang::It, La
 
 fn latin_script(lang: Lang) -> bool {
     LATIN_TARGETS.contains(&lang)
+}
+
+/// Whether `candidate` stops short of a whole translation of `source` (see [`MeaningIssue::Truncated`]): the source
+/// ends a sentence and the candidate does not, and either its last word is a single letter (cut mid-word) or it holds
+/// under half the letters a translation of the source has (a fifth for Japanese and Korean, whose scripts are dense).
+fn truncated(lang: Lang, source: &str, candidate: &str) -> Option<String> {
+    let (s, c) = (source.trim(), candidate.trim());
+    const ENDS: &[char] = &[
+        '.', '!', '?', '。', '！', '？', '।', '…', '"', '\'', '»', '”', '’', ')', ']', '」', '』', '~', '～', ':', ';',
+    ];
+    if !s.ends_with(['.', '!', '?']) || c.is_empty() || c.ends_with(ENDS) {
+        return None;
+    }
+    let letters = |t: &str| t.chars().filter(|ch| ch.is_alphabetic()).count();
+    let dense = matches!(lang, Lang::Ja | Lang::Ko);
+    let last = words(c).last().map(|w| w.chars().filter(|ch| ch.is_alphabetic()).count()).unwrap_or(0);
+    if !dense && last == 1 && letters(s) >= 12 {
+        let w = words(c).last().copied().unwrap_or_default();
+        return Some(format!("ends in the middle of a word (\"{w}\"), without the source's final punctuation"));
+    }
+    let expected = if dense { letters(s) / 5 } else { letters(s) / 2 };
+    (letters(s) >= 12 && letters(c) < expected).then(|| {
+        format!(
+            "ends without the source's final punctuation at {} of the source's {} letters: the translation may be cut off",
+            letters(c),
+            letters(s)
+        )
+    })
 }
 
 /// The words of `s`: runs of letters, with the apostrophes and hyphens inside a word ("l'ho", "e-mail").
