@@ -45,15 +45,19 @@ if ! cmp -s "$REQ" "$STAMP" 2>/dev/null; then
   rm -rf "$CACHE/wheels"   # 630 MB; the stamp says they are unpacked
 fi
 
+# The static CUDA runtime's linker script (scripts/cuda-env.sh; the wheels are unpacked only now on a first run).
+echo "INPUT($CU/lib/libcudart_static.a)" >"$CUDART_LINK_DIR/libcudart.so"
+
 # The wheels ship versioned sonames only; the linker looks for lib<name>.so.
 for lib in cudart.so.13 nvrtc.so.13 cublas.so.13 cublasLt.so.13 curand.so.10; do
   ln -sf "lib$lib" "$CU/lib/lib${lib%.so.*}.so"
 done
 
-# candle links the driver (libcuda) directly, and no wheel carries it (it comes with the NVIDIA driver). Like the
-# toolkit's lib/stubs/libcuda.so, a stub lets the build link: every entry point the bindings declare returns
-# CUDA_ERROR_STUB_LIBRARY (34). It is only ever on the link path; at run time the real driver's libcuda.so.1 is used.
-step "driver stub for linking: $CU/lib/stubs/libcuda.so"
+# The binaries load the driver (libcuda) and CUDA's libraries at run time (cudarc's dynamic-loading, switched on in
+# candle-core by scripts/cuda-env.sh) and link CUDA's runtime statically, so no driver stub is needed to build. The stub below is only
+# a test fixture: a libcuda whose every entry point returns CUDA_ERROR_STUB_LIBRARY (34), standing in for a broken
+# driver install in the last check.
+step "driver stub (test fixture only): $CU/lib/stubs/libcuda.so"
 cargo fetch --locked --quiet
 CUDARC_VERSION=$(awk '/^name = "cudarc"$/ { getline; gsub(/[^0-9.]/, ""); print }' Cargo.lock)
 DRIVER_RS=$(ls "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/"cudarc-$CUDARC_VERSION"/src/driver/sys/mod.rs | head -1)
@@ -77,27 +81,57 @@ if [ "$(cat "$KERNELS_STAMP" 2>/dev/null)" != "$CUDA_VERSION" ]; then
   cargo clean --quiet -p candle-kernels || true
 fi
 start=$(date +%s)
-nice -n 19 cargo build --locked "${packages[@]}"
+rc=0
+nice -n 19 bash -c 'source scripts/env.sh; source scripts/cuda-env.sh; cargo_cuda build "$@"' _ "${packages[@]}" || rc=$?
+# The stamp as soon as the kernels exist (they were cleaned above unless built by this toolkit): a later failure, a
+# link error say, must not make the next run clean and recompile them (a quarter of an hour on 2 cores).
+if ls "$CARGO_TARGET_DIR"/debug/deps/libcandle_kernels-*.rlib >/dev/null 2>&1; then echo "$CUDA_VERSION" >"$KERNELS_STAMP"; fi
+[ "$rc" = 0 ] || { echo "FAILED: the CUDA build (exit $rc)" >&2; exit "$rc"; }
 echo "  built in $(( $(date +%s) - start )) s"
-echo "$CUDA_VERSION" >"$KERNELS_STAMP"
 
 BIN="$CARGO_TARGET_DIR/debug/registro"
-step "what the CUDA binary needs at run time (ldd)"
-LD_LIBRARY_PATH="$CU/lib:$CU/lib/stubs" ldd "$BIN" | grep -E 'cuda|cublas|curand|nvrtc' | sed 's/ (0x.*//'
+APP="$CARGO_TARGET_DIR/debug/registro-app"
+step "what the CUDA binaries need at run time (ldd): no CUDA library"
+bins=("$BIN"); [ -n "${REGISTRO_CUDA_ONLY_CLI:-}" ] || bins+=("$APP")
+for b in "${bins[@]}"; do
+  linked=$(env -u LD_LIBRARY_PATH ldd "$b" | grep -E 'libcuda|libcublas|libcurand|libnvrtc|libcudart' || true)
+  [ -z "$linked" ] || { echo "FAILED: $b is linked against CUDA, so it cannot start without the driver:" >&2; echo "$linked" >&2; exit 1; }
+  echo "  $(basename "$b"): $(env -u LD_LIBRARY_PATH ldd "$b" | wc -l) libraries, none of CUDA's"
+done
 
-# With the stub standing in for a missing driver, the binary must say so and use the CPU, not crash.
-step "registro --device cuda doctor (no driver here: the stub answers)"
-out=$(LD_LIBRARY_PATH="$CU/lib:$CU/lib/stubs" "$BIN" --device cuda doctor --offline 2>&1)
+# One package for GPU and CPU users: on this machine there is no driver and nothing of CUDA on the loader's path, and
+# the CUDA build must start, say why the GPU is not used, and work on the CPU.
+step "registro --device cuda doctor, with no driver and no CUDA library on the path"
+out=$(env -u LD_LIBRARY_PATH "$BIN" --device cuda doctor --offline 2>&1) ||
+  { echo "$out"; echo "FAILED: the CUDA build did not start without a driver" >&2; exit 1; }
 echo "$out"
 grep -q '^backends: *cpu, cuda$' <<<"$out" || { echo "FAILED: the binary has no CUDA backend" >&2; exit 1; }
-grep -q 'CUDA_ERROR_STUB_LIBRARY.*install the NVIDIA driver); using the CPU instead' <<<"$out" ||
+grep -q 'the NVIDIA driver is not installed.*using the CPU instead' <<<"$out" ||
   { echo "FAILED: a missing driver did not fall back to the CPU with the reason" >&2; exit 1; }
-if [ -z "${REGISTRO_CUDA_ONLY_CLI:-}" ]; then
-  step "app: $CARGO_TARGET_DIR/debug/registro-app"
-  LD_LIBRARY_PATH="$CU/lib:$CU/lib/stubs" ldd "$CARGO_TARGET_DIR/debug/registro-app" | grep -c -E 'libcuda\.so|libcublas' |
-    grep -qx 3 || { echo "FAILED: the app is not linked against CUDA" >&2; exit 1; }
-  echo "  linked against libcuda, libcublas, libcublasLt"
+! grep -q 'panicked' <<<"$out" || { echo "FAILED: a panic message reached the user" >&2; exit 1; }
+step "registro --device cuda translate, with no driver: the CPU translates"
+MODEL=qwen2.5-coder-0.5b-instruct
+if [ -d "${REGISTRO_MODELS:-$HOME/.cache/registro/models}/$MODEL" ]; then
+  work=$(mktemp -d)
+  printf 'Thank you for your help yesterday.\n' >"$work/in.en"
+  env -u LD_LIBRARY_PATH "$BIN" --db "$work/r.db" --device cuda translate --lang it --register formal --model "$MODEL" \
+    --input "$work/in.en" --output "$work/out.it" >"$work/log" 2>&1 ||
+    { tail -n 20 "$work/log"; echo "FAILED: the CUDA build could not translate on the CPU without a driver" >&2; exit 1; }
+  grep -m1 'using the CPU instead' "$work/log" || true
+  out_it=$(cat "$work/out.it")
+  echo "  → $out_it"
+  [ -n "$out_it" ] || { echo "FAILED: empty translation" >&2; exit 1; }
+  rm -rf "$work"
+else
+  echo "  skipped: $MODEL is not in the model cache (scripts/test.sh fetches it first)"
 fi
+# A broken driver install (the stub's libcuda, which refuses every call): the same fall back, with the driver's words.
+step "registro --device cuda doctor with a broken driver (the stub libcuda on the path)"
+out=$(LD_LIBRARY_PATH="$CU/lib:$CU/lib/stubs" "$BIN" --device cuda doctor --offline 2>&1) ||
+  { echo "$out"; echo "FAILED: the CUDA build did not start with a broken driver" >&2; exit 1; }
+grep -q 'CUDA_ERROR_STUB_LIBRARY.*install the NVIDIA driver); using the CPU instead' <<<"$out" ||
+  { echo "$out"; echo "FAILED: a broken driver did not fall back to the CPU with the reason" >&2; exit 1; }
+grep 'using the CPU instead' <<<"$out"
 # A driver runs PTX of its own CUDA version or older: CUDA 13.0's PTX ISA is 9.0 (R580 drivers and newer).
 step "PTX version the kernels carry"
 ptx=$(strings "$BIN" | grep -m1 -oE '^\.version [0-9]+\.[0-9]+' || true)

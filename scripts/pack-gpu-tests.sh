@@ -11,10 +11,10 @@ source scripts/env.sh
 DIR=$(mkdir -p "${1:?usage: scripts/pack-gpu-tests.sh DIR}" && cd "$1" && pwd)
 source scripts/cuda-env.sh
 [ -x "$CU/bin/nvcc" ] || { echo "no CUDA $CUDA_VERSION toolkit in $CU: run scripts/check-gpu-build.sh first" >&2; exit 1; }
-export LD_LIBRARY_PATH="$CU/lib:$CU/lib/stubs"
+# The binaries load CUDA at run time and link its runtime statically (scripts/cuda-env.sh): nothing else to link.
 TESTS=(tiny_decoders continuous_batching score_many)
 args=(); for t in "${TESTS[@]}"; do args+=(--test "$t"); done
-nice -n 19 cargo test --locked -p registro-engine --features cuda --no-run "${args[@]}" --message-format=json 2>/dev/null |
+nice -n 19 bash -c 'source scripts/env.sh; source scripts/cuda-env.sh; cargo_cuda test -p registro-engine --features cuda --no-run "$@" --message-format=json' _ "${args[@]}" 2>/dev/null |
   python3 -c 'import json,sys
 for l in sys.stdin:
     m = json.loads(l)

@@ -173,6 +173,9 @@ fn first_line(e: &dyn std::fmt::Display) -> String {
 /// (seen on an H200 with driver 580.159 and kernels from CUDA 13.4) — better found here, with the reason and the
 /// CPU taken, than at the first model load.
 fn open_cuda(i: usize) -> Result<Device> {
+    if let Some(missing) = cuda_libraries_missing() {
+        bail!("CUDA device {i} is not available: {missing}");
+    }
     exact_quantized_cuda_kernels();
     // candle panics on some driver failures (a stub or mismatched libcuda); a panic is a failure to open.
     let opened = std::panic::catch_unwind(|| -> candle_core::Result<Device> {
@@ -199,6 +202,60 @@ fn open_cuda(i: usize) -> Result<Device> {
 fn exact_quantized_cuda_kernels() {
     #[cfg(feature = "cuda")]
     candle_core::quantized::cuda::set_force_dmmv(!std::env::var("REGISTRO_CUDA_FAST_MMQ").is_ok_and(|v| v == "1"));
+}
+
+/// The CUDA build loads the driver and CUDA's libraries when a GPU is first used (cudarc's dynamic loading, which
+/// scripts/check-gpu-build.sh switches on in candle-core), so one build starts on a machine without them and runs on
+/// the CPU. cudarc panics on a library it cannot find, mid-load; asking first gives the user the reason, and no panic
+/// message on stderr. The names are the ones cudarc tries (CUDA 13; cuRAND 10).
+#[cfg(feature = "cuda")]
+fn cuda_libraries_missing() -> Option<String> {
+    fn present(names: &[&str]) -> bool {
+        // SAFETY: opening a system library runs its initialisers; these are NVIDIA's own, which the first CUDA call
+        // would run anyway. The handle is closed again at once.
+        names.iter().any(|n| unsafe { libloading::Library::new(*n) }.is_ok())
+    }
+    let (driver, libraries): (&[&str], [(&str, &[&str]); 4]) = if cfg!(windows) {
+        (
+            &["nvcuda.dll"],
+            [
+                ("cuBLAS (cublas64_13.dll)", &["cublas64_13.dll"]),
+                ("cuBLASLt (cublasLt64_13.dll)", &["cublasLt64_13.dll"]),
+                ("cuRAND (curand64_10.dll)", &["curand64_10.dll"]),
+                ("NVRTC (nvrtc64_130_0.dll)", &["nvrtc64_130_0.dll", "nvrtc64_13.dll"]),
+            ],
+        )
+    } else {
+        (
+            &["libcuda.so.1", "libcuda.so"],
+            [
+                ("cuBLAS (libcublas.so.13)", &["libcublas.so.13", "libcublas.so"]),
+                ("cuBLASLt (libcublasLt.so.13)", &["libcublasLt.so.13", "libcublasLt.so"]),
+                ("cuRAND (libcurand.so.10)", &["libcurand.so.10", "libcurand.so"]),
+                ("NVRTC (libnvrtc.so.13)", &["libnvrtc.so.13", "libnvrtc.so"]),
+            ],
+        )
+    };
+    if !present(driver) {
+        return Some(format!(
+            "the NVIDIA driver is not installed (no {} found): install the NVIDIA driver to use the GPU",
+            driver.join(" / ")
+        ));
+    }
+    let missing: Vec<&str> = libraries.iter().filter(|(_, names)| !present(names)).map(|(what, _)| *what).collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "the NVIDIA driver is there but CUDA's libraries are not: {} not found (install the CUDA 13 runtime \
+             libraries, or put their folder on {})",
+            missing.join(", "),
+            if cfg!(windows) { "PATH" } else { "LD_LIBRARY_PATH" }
+        )
+    })
+}
+
+#[cfg(not(feature = "cuda"))]
+fn cuda_libraries_missing() -> Option<String> {
+    None
 }
 
 fn cuda_hint(err: &str) -> String {
@@ -278,6 +335,10 @@ pub fn probe_gpus() -> GpuProbe {
 #[cfg(feature = "cuda")]
 fn probe_cuda(p: &mut GpuProbe) {
     use candle_core::cuda_backend::cudarc::driver::CudaContext;
+    if let Some(missing) = cuda_libraries_missing() {
+        p.notes.push(format!("CUDA not usable: {missing}"));
+        return;
+    }
     let count = match std::panic::catch_unwind(CudaContext::device_count) {
         Ok(Ok(n)) => n.max(0) as usize,
         Ok(Err(e)) => {
