@@ -496,12 +496,18 @@ pub fn words(s: &str) -> Vec<&str> {
     out
 }
 
+/// Word sets per Latin-script target language, one word per line of each compiled-in file.
+type WordSets = std::collections::HashMap<Lang, std::collections::HashSet<&'static str>>;
+
+fn word_sets(files: [(Lang, &'static str); 7]) -> WordSets {
+    files.into_iter().map(|(l, f)| (l, f.lines().collect())).collect()
+}
+
 /// Every word of the language's references in the pool part of the shipped example data (`--example vocabgen`).
 fn vocabulary(lang: Lang) -> Option<&'static std::collections::HashSet<&'static str>> {
-    use std::collections::{HashMap, HashSet};
-    static V: std::sync::OnceLock<HashMap<Lang, HashSet<&'static str>>> = std::sync::OnceLock::new();
+    static V: std::sync::OnceLock<WordSets> = std::sync::OnceLock::new();
     V.get_or_init(|| {
-        [
+        word_sets([
             (Lang::De, include_str!("vocab/de.txt")),
             (Lang::Es, include_str!("vocab/es.txt")),
             (Lang::Fr, include_str!("vocab/fr.txt")),
@@ -509,10 +515,7 @@ fn vocabulary(lang: Lang) -> Option<&'static std::collections::HashSet<&'static 
             (Lang::Nl, include_str!("vocab/nl.txt")),
             (Lang::Pt, include_str!("vocab/pt.txt")),
             (Lang::Vi, include_str!("vocab/vi.txt")),
-        ]
-        .into_iter()
-        .map(|(l, f)| (l, f.lines().collect()))
-        .collect()
+        ])
     })
     .get(&lang)
 }
@@ -520,10 +523,9 @@ fn vocabulary(lang: Lang) -> Option<&'static std::collections::HashSet<&'static 
 /// Common English words that are clearly not words of `lang` (rare in it, or about 30 times more frequent in
 /// English): generated from wordfreq's frequencies by scripts/gen-english-lists.py (src/vocab/README.md).
 fn clearly_english(lang: Lang) -> Option<&'static std::collections::HashSet<&'static str>> {
-    use std::collections::{HashMap, HashSet};
-    static E: std::sync::OnceLock<HashMap<Lang, HashSet<&'static str>>> = std::sync::OnceLock::new();
+    static E: std::sync::OnceLock<WordSets> = std::sync::OnceLock::new();
     E.get_or_init(|| {
-        [
+        word_sets([
             (Lang::De, include_str!("vocab/english-not-de.txt")),
             (Lang::Es, include_str!("vocab/english-not-es.txt")),
             (Lang::Fr, include_str!("vocab/english-not-fr.txt")),
@@ -531,10 +533,7 @@ fn clearly_english(lang: Lang) -> Option<&'static std::collections::HashSet<&'st
             (Lang::Nl, include_str!("vocab/english-not-nl.txt")),
             (Lang::Pt, include_str!("vocab/english-not-pt.txt")),
             (Lang::Vi, include_str!("vocab/english-not-vi.txt")),
-        ]
-        .into_iter()
-        .map(|(l, f)| (l, f.lines().collect()))
-        .collect()
+        ])
     })
     .get(&lang)
 }
