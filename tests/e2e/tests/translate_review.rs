@@ -126,11 +126,13 @@ fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_forma
     let first = output(&s, 0);
     s.click(&first).unwrap();
     s.send_keys(&first, &format!("{}{}", keys::CONTROL, keys::ENTER)).unwrap();
+    override_if_asked(&s, 0);
     wait_until("segment 1 to be approved", WAIT, || row_attr(&s, 0, "data-status") == "approved");
     wait_until("the caret to move on", WAIT, || focused_index(&s) == Some(1));
     // An edit, then Ctrl+Enter: the edit is stored and approved.
     let second = output(&s, 1);
     s.send_keys(&second, &format!("{} Danke.{}{}", keys::END, keys::CONTROL, keys::ENTER)).unwrap();
+    override_if_asked(&s, 1);
     wait_until("segment 2 to be approved", WAIT, || row_attr(&s, 1, "data-status") == "approved");
     // ↓ moves without approving.
     s.send_keys(&output(&s, 2), keys::ARROW_DOWN).unwrap();
@@ -146,11 +148,27 @@ fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_forma
     wait_until("the informal edit to be flagged", WAIT, || row_attr(&s, 3, "class").contains("flagged"));
     assert_eq!(row_attr(&s, 3, "data-status"), "translated", "an edit with an open flag is not reviewed");
     let fourth = output(&s, 3);
+    let flag_text = |s: &Session| {
+        s.execute(
+            r#"const f = document.querySelector('[data-testid="translate-row"][data-index="3"] [data-testid="translate-flag"]'); return f ? f.textContent : ''"#,
+            vec![],
+        )
+        .unwrap()
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+    };
+    assert!(flag_text(&s).to_lowercase().contains("informal instead of formal"), "the edit's flag names its register: {}", flag_text(&s));
     s.send_keys(&fourth, &format!("{}{}R", keys::CONTROL, keys::SHIFT)).unwrap();
-    wait_until("the repair", WAIT, || !row_attr(&s, 3, "class").contains("flagged"));
-    let repaired = s
-        .execute(r#"return document.querySelector('[data-testid="translate-row"][data-index="3"] [data-testid="translate-output"]').textContent"#, vec![])
-        .unwrap();
+    let output_text = |s: &Session| {
+        s.execute(r#"return document.querySelector('[data-testid="translate-row"][data-index="3"] [data-testid="translate-output"]').textContent"#, vec![])
+            .unwrap()
+    };
+    wait_until("the repair", WAIT, || output_text(&s) == "Können Sie die Bedingungen lesen?");
+    // The register's part of the flag is gone; the checks ran again on the repaired text, so a flag of another check
+    // (the meaning check of a sentence the test typed in) may stay, and says so.
+    wait_until("the register flag to clear", WAIT, || !flag_text(&s).to_lowercase().contains("instead of formal"));
+    let repaired = output_text(&s);
     assert_eq!(repaired, "Können Sie die Bedingungen lesen?", "repaired into the formal register");
     assert_eq!(row_attr(&s, 3, "data-status"), "translated", "a repair is the machine's text, checked again");
 
@@ -240,7 +258,10 @@ fn a_docx_is_translated_reviewed_from_the_keyboard_and_exported_in_its_own_forma
             .as_str()
             .is_some_and(|t| t.ends_with("Danke."))
     });
-    assert_eq!(row_attr(&s, 1, "data-status"), "reviewed", "a TM match taken is a person's choice");
+    // A TM match taken is a person's choice: reviewed, unless a check still flags it against the new source (then it
+    // stays "translated" with the flag shown, as any edit with an open flag does).
+    let flagged = row_attr(&s, 1, "class").contains("flagged");
+    assert_eq!(row_attr(&s, 1, "data-status"), if flagged { "translated" } else { "reviewed" }, "a TM match taken (flagged: {flagged})");
     s.screenshot(&screenshot_path("translate-review-tm.png")).unwrap();
     s.close().unwrap();
 }
@@ -252,6 +273,24 @@ fn zip_part(bytes: &[u8], name: &str) -> String {
     let mut text = String::new();
     zip.by_name(name).unwrap_or_else(|e| panic!("{name} is in the package: {e}")).read_to_string(&mut text).unwrap();
     text
+}
+
+/// Ctrl+Enter on a segment the checks still flag asks for an override before approving it (issue 43): the 0.5B
+/// model's output for a sentence may or may not be flagged ("Service Agreement" came back as "Empfangsbalken",
+/// rightly flagged), so the test answers the question when it is asked and checks that it names the flag.
+fn override_if_asked(s: &Session, i: usize) {
+    let dialog = r#"[data-testid="override-dialog"]"#;
+    wait_until("the approval or the override question", WAIT, || {
+        row_attr(s, i, "data-status") == "approved" || !s.find_all(dialog).unwrap().is_empty()
+    });
+    if s.find_all(dialog).unwrap().is_empty() {
+        return;
+    }
+    let question = s.text(&s.wait_for(r#"[data-testid="override-message"]"#, WAIT).unwrap()).unwrap();
+    assert!(question.contains("still flagged"), "{question}");
+    let reason = s.wait_for(r#"[data-testid="override-reason"]"#, WAIT).unwrap();
+    s.type_text(&reason, "checked against the contract by the reviewer").unwrap();
+    s.click_css(r#"[data-testid="override-ok"]"#, WAIT).unwrap();
 }
 
 /// Stores a formal Italian run whose only segment is still English and flagged (as the control layer stores it).
