@@ -31,7 +31,7 @@ enum Sub {
     },
     /// Retrain the formality scorers on PT16 and write their weights files
     TrainScorer {
-        /// Folder with train.csv and tune.csv (PT16; in a checkout `../shared/data/pt16`)
+        /// Folder with PT16's train.csv and tune.csv (the `pt16` folder of the test data that REGISTRO_SHARED_DATA names); nothing is looked up by default
         #[arg(long)]
         data: PathBuf,
         /// Where to write surface.json and lexical.json (`crates/registro-rewrite/data/scorer` in a checkout updates
