@@ -25,7 +25,7 @@ mod runs;
 mod significance;
 mod stats;
 
-pub use bench::{bench_fixture, time_dashboard, DashboardTimings};
+pub use bench::{bench_fixture, review_fixture, time_dashboard, DashboardTimings, ReviewFixture};
 pub use compare::{compare, compare_with, complete_table, complete_tables, ChartLabel, CompareOptions, Comparison, NamedChart, PendingTable, SystemInfo, CI_METHOD};
 pub use data::{load, CompareRequest, ComparisonData, SystemData};
 pub use direction::{formality_direction, register_side, stored_metric_direction, Direction};

@@ -14,6 +14,7 @@ import { clear, h, select } from '../dom';
 import { runTable } from '../lists';
 import { modelPicker } from './model-picker';
 import { askOverrideReason } from './translate-override';
+import { VirtualGrid } from './translate-grid';
 import { qaPanel, qaRun } from './translate-qa';
 import {
   type Analysis,
@@ -148,20 +149,27 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const resultBody = h('tbody', {});
   const headRow = h('tr', {});
   const results = h('table', { class: 'tr-table', 'data-testid': 'translate-results' }, h('thead', {}, headRow), resultBody);
+  const gridScroll = h('div', { class: 'tr-gridscroll', 'data-testid': 'translate-grid' }, results);
+  const gridCount = h('span', { class: 'muted small', 'data-testid': 'grid-count' });
+  const gotoInput = h('input', { class: 'input small tr-goto', type: 'number', min: 1, placeholder: 'go to #', 'data-testid': 'grid-goto', title: 'Go to segment number… (Enter)', 'aria-label': 'go to segment number' }) as HTMLInputElement;
   /** The column headers; a contrastive run adds the other register's translation as a second target column. */
   const renderHead = () => {
     clear(headRow);
     const main = contrast ? `Translation (${segments[0]?.register ?? 'formal'})` : 'Translation';
-    headRow.append(h('th', {}, '#'), h('th', {}, 'Source'), h('th', {}, main));
-    if (contrast) headRow.append(h('th', { 'data-testid': 'translate-contrast-head' }, `${contrast.register} (run ${contrast.run_id})`));
-    headRow.append(h('th', {}, 'Status'));
+    // Fixed column widths: rows scrolled in and out of the DOM must not make the columns jump.
+    headRow.append(h('th', { class: 'tr-num-h' }, '#'), h('th', { class: contrast ? 'tr-src-h narrow' : 'tr-src-h' }, 'Source'), h('th', {}, main));
+    if (contrast) headRow.append(h('th', { class: 'tr-contrast-h', 'data-testid': 'translate-contrast-head' }, `${contrast.register} (run ${contrast.run_id})`));
+    headRow.append(h('th', { class: 'tr-status-h' }, 'Status'));
   };
   const runs = h('section', { class: 'card' });
   const qa = qaPanel(ctx);
+  const grid = new VirtualGrid({ scroller: gridScroll, body: resultBody, columns: () => headRow.children.length, renderRow: (i) => renderRow(byIndex.get(i)!) });
 
   /** Per-segment register overrides, by segment index. */
   let overrides: Record<number, Register> = {};
   let segments: SegmentOut[] = [];
+  /** The same segments by index. */
+  let byIndex = new Map<number, SegmentOut>();
   /** Review status by segment index (a segment just translated is `translated`). */
   let statuses = new Map<number, SegmentStatus>();
   /** The project's best approved translation of a similar source, by segment index (a fuzzy match ≥ 75%). */
@@ -221,7 +229,16 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     try {
       const list = await listRuns(ctx.project.id, { task: 'translate' });
       clear(runs);
-      runs.append(h('h3', {}, 'Translate runs'), runTable(list));
+      // A click on a run opens it in the review grid above.
+      runs.append(
+        h('h3', {}, 'Translate runs'),
+        runTable(list, {
+          onOpen: (r) => {
+            if (!r.target_lang) return;
+            void openRun(r.id).then(() => gridCard.scrollIntoView({ block: 'start' }));
+          },
+        }),
+      );
       fillRunPicker(list);
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
@@ -238,28 +255,55 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     runPicker.value = keep !== null && list.some((r) => r.id === keep) ? String(keep) : '';
   };
 
-  const visibleRows = (): HTMLElement[] => Array.from(resultBody.children).filter((r) => !(r as HTMLElement).hidden) as HTMLElement[];
-
-  /** Puts the caret in the target of the visible row `step` rows away from `from` (1 = next). */
+  /** Puts the caret in the target of the shown row `step` rows away from `from` (1 = next). */
   const moveFocus = (from: HTMLElement, step: number) => {
-    const rows = visibleRows();
-    const next = rows[rows.indexOf(from) + step];
-    const out = next?.querySelector<HTMLElement>('[data-testid="translate-output"]');
+    const next = grid.neighbour(Number(from.dataset.index), step);
+    const row = next === null ? null : grid.reveal(next, 'nearest');
+    const out = row?.querySelector<HTMLElement>('[data-testid="translate-output"]');
     if (!out) return;
-    out.focus();
+    out.focus({ preventScroll: true });
     const sel = window.getSelection();
     sel?.selectAllChildren(out);
     sel?.collapseToEnd();
-    next!.scrollIntoView({ block: 'nearest' });
   };
 
-  const applyFilter = () => {
-    for (const row of Array.from(resultBody.children) as HTMLElement[]) {
-      const i = Number(row.dataset.index);
-      const seg = segments.find((s) => s.index === i);
-      const status = statuses.get(i) ?? 'translated';
-      row.hidden = filter.value === 'flagged' ? !seg?.flagged : filter.value === 'unapproved' ? status === 'approved' : false;
+  const shownByFilter = (seg: SegmentOut): boolean =>
+    filter.value === 'flagged' ? seg.flagged : filter.value === 'unapproved' ? (statuses.get(seg.index) ?? 'translated') !== 'approved' : true;
+
+  /** The grid shows the segments the filter lets through; `toTop` starts from the first of them. */
+  const applyFilter = (toTop = false) => {
+    const order = segments.filter(shownByFilter).map((s) => s.index);
+    grid.setOrder(order, toTop);
+    renderCount();
+  };
+
+  const renderCount = () => {
+    const n = grid.count;
+    gridCount.textContent = !segments.length ? '' : filter.value === 'all' ? `${segments.length.toLocaleString('en')} segments` : `${n.toLocaleString('en')} of ${segments.length.toLocaleString('en')} shown`;
+    gridCount.dataset.shown = String(n);
+  };
+
+  /** Scrolls segment `n` (1-based) into view with the caret in its translation; a filter hiding it is lifted. */
+  const goTo = (n: number) => {
+    const t0 = performance.now();
+    const index = n - 1;
+    if (!byIndex.has(index)) {
+      ctx.notify(segments.length ? `There is no segment ${n}: the run has segments 1 to ${(segments[segments.length - 1]?.index ?? 0) + 1}.` : 'Open a run first.', 'error');
+      return;
     }
+    if (!grid.row(index) && grid.neighbour(index, 0) === null) {
+      filter.value = 'all';
+      applyFilter();
+    }
+    const row = grid.reveal(index, 'center');
+    if (!row) return;
+    row.querySelector<HTMLElement>('[data-testid="translate-output"]')?.focus({ preventScroll: true });
+    row.classList.remove('jumped');
+    void row.offsetWidth;
+    row.classList.add('jumped');
+    gridScroll.dataset.gotoMs = (performance.now() - t0).toFixed(1);
+    delete gridScroll.dataset.gotoPaintMs;
+    requestAnimationFrame(() => setTimeout(() => (gridScroll.dataset.gotoPaintMs = (performance.now() - t0).toFixed(1))));
   };
 
   const renderRow = (seg: SegmentOut): HTMLElement => {
@@ -396,6 +440,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         fillMeta();
         fillStatus();
         renderSummary();
+        grid.update();
         return true;
       } catch (e) {
         ctx.notify(errorMessage(e), 'error');
@@ -532,8 +577,10 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
 
   /** Shows stored run `id` in the grid, with its review statuses and what Export will write. */
   const openRun = async (id: number) => {
+    const t0 = performance.now();
     try {
       const r = await reviewRun(id);
+      const loaded = performance.now();
       runId = r.run_id;
       runLang = r.lang;
       segments = r.rows.map((row) => row.segment);
@@ -543,10 +590,15 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       exportInfo = { export_format: r.export_format, export_name: r.export_name };
       contrast = r.contrast;
       hasDocument = r.document_id !== null;
+      byIndex = new Map(segments.map((s) => [s.index, s]));
       renderHead();
-      clear(resultBody);
-      resultBody.append(...segments.map(renderRow));
-      applyFilter();
+      grid.reset(segments.filter(shownByFilter).map((s) => s.index));
+      renderCount();
+      // What the window test reads: the answer's time, and the time to the grid's first paint (the frame after it).
+      gridScroll.dataset.run = String(r.run_id);
+      gridScroll.dataset.loadMs = (loaded - t0).toFixed(1);
+      delete gridScroll.dataset.paintMs;
+      requestAnimationFrame(() => setTimeout(() => (gridScroll.dataset.paintMs = (performance.now() - t0).toFixed(1))));
       runPicker.value = String(id);
       updateExport();
       renderSummary();
@@ -593,8 +645,10 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     flagOverrides = new Map();
     exportInfo = null;
     contrast = null;
+    byIndex = new Map();
     renderHead();
-    clear(resultBody);
+    grid.reset([]);
+    renderCount();
     renderSummary();
     const progress = rateProgress(panel, 'segments');
     // Each segment appears as it finishes, in document order among those already shown.
@@ -603,9 +657,9 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       // A contrastive run streams the formal side here; the informal side appears as the second column at the end.
       if (both && seg.register === 'informal') return;
       segments = [...segments.filter((s) => s.index !== seg.index), seg].sort((a, b) => a.index - b.index);
-      const row = renderRow(seg);
-      const after = Array.from(resultBody.children).find((r) => Number((r as HTMLElement).dataset.index) > seg.index);
-      resultBody.insertBefore(row, after ?? null);
+      byIndex.set(seg.index, seg);
+      grid.redraw(seg.index);
+      applyFilter();
       renderSummary();
     };
     const op = translateText(
@@ -691,7 +745,13 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       ctx.notify(errorMessage(e), 'error');
     }
   });
-  filter.addEventListener('change', applyFilter);
+  filter.addEventListener('change', () => applyFilter(true));
+  gotoInput.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter') return;
+    e.preventDefault();
+    const n = Number(gotoInput.value);
+    if (Number.isInteger(n) && n > 0) goTo(n);
+  });
   runPicker.addEventListener('change', () => {
     const id = Number(runPicker.value);
     if (id) void openRun(id);
@@ -712,6 +772,14 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     void renderSegList();
   });
   lang.dispatchEvent(new Event('change'));
+  const gridCard = h(
+    'section',
+    { class: 'card' },
+    h('div', { class: 'row tr-gridbar' }, h('h3', {}, 'Translation'), runPicker, filter, gridCount, gotoInput, exportBtn, tmxBtn, copyAllBtn),
+    h('p', { class: 'muted small' }, '↑/↓ move between segments · Enter stores an edit · Ctrl+Enter approves and moves on · Ctrl+Shift+R repairs · go to # jumps to a segment'),
+    summary,
+    gridScroll,
+  );
   const segDetails = h('details', { 'data-testid': 'translate-seg-details' }, h('summary', { class: 'muted small' }, 'Per-sentence register'), segList);
   // "Open with Registro" (main.ts openStartupFile): the shell imported a file and asks for it as the source; its
   // segments are shown at once.
@@ -765,18 +833,10 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       ),
       progressSlot,
     ),
-    h(
-      'section',
-      { class: 'card' },
-      h('div', { class: 'row tr-gridbar' }, h('h3', {}, 'Translation'), runPicker, filter, exportBtn, tmxBtn, copyAllBtn),
-      h('p', { class: 'muted small' }, '↑/↓ move between segments · Enter stores an edit · Ctrl+Enter approves and moves on · Ctrl+Shift+R repairs'),
-      summary,
-      h('div', { class: 'table-wrap' }, results),
-    ),
+    gridCard,
     qa.el,
     runs,
   );
-
   renderHead();
   renderDocs();
   void renderSegList();

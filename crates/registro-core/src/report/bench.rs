@@ -139,6 +139,59 @@ pub fn bench_fixture(store: &mut Store, runs: usize, segments: usize) -> Result<
     Ok(ids)
 }
 
+/// What [`review_fixture`] stored: the run and which of its segments are flagged and approved (0-based).
+#[derive(Clone, Debug)]
+pub struct ReviewFixture {
+    pub run: RunId,
+    pub flagged: Vec<usize>,
+    pub approved: Vec<usize>,
+}
+
+/// Creates project `review-bench` with one `segments`-long English document and a finished formal German translate
+/// run over it, as Translate leaves one: every 7th segment (from the 4th) stored flagged in the informal register,
+/// every 10th of the others approved. Segment `i`'s source and translation name `i + 1`, so a test can tell the rows
+/// apart; the translations are the test set's formal references.
+pub fn review_fixture(store: &mut Store, segments: usize) -> Result<ReviewFixture> {
+    let ts = test_set(segments.max(1));
+    let project = crate::projects::find_or_create_project(store, "review-bench")?;
+    let doc = NewDocument {
+        name: format!("long manual ({segments} segments).txt"),
+        source_lang: "en".into(),
+        target_lang: Some("de".into()),
+        origin: None,
+        format: "text".into(),
+        segments: (0..segments).map(|i| NewSegment { text: format!("{} [{}]", ts.src[i], i + 1), references: Vec::new() }).collect(),
+    };
+    let doc_id = store.insert_document(project.id, &doc)?;
+    let mut run = NewRun::new(project.id, Task::Translate, "registro-prompt");
+    run.document_id = Some(doc_id);
+    run.source_lang = Some("en".into());
+    run.target_lang = Some("de".into());
+    run.register = Some("formal".into());
+    let id = store.create_run(&run)?;
+    store.start_run(id)?;
+    let is_flagged = |i: usize| i % 7 == 3;
+    let outputs: Vec<Output> = (0..segments)
+        .map(|i| {
+            let flagged = is_flagged(i);
+            let text = if flagged { &ts.informal[i] } else { &ts.formal[i] };
+            Output {
+                flagged,
+                flag_reason: flagged.then(|| "wrong register: informal".to_string()),
+                detected_register: Some(if flagged { "informal" } else { "formal" }.into()),
+                ..Output::new(i as i64, format!("{text} [{}]", i + 1))
+            }
+        })
+        .collect();
+    store.put_outputs(id, &outputs)?;
+    let approved: Vec<usize> = (0..segments).filter(|&i| i % 10 == 0 && !is_flagged(i)).collect();
+    for &i in &approved {
+        store.set_output_status(id, i as i64, registro_store::SegmentStatus::Approved)?;
+    }
+    store.finish_run(id, RunStatus::Done, None)?;
+    Ok(ReviewFixture { run: id, flagged: (0..segments).filter(|&i| is_flagged(i)).collect(), approved })
+}
+
 /// What `registro bench dashboard` measures: the statistics computed when the runs are stored, each phase of the
 /// Dashboard's first request after that, and repeated comparisons.
 #[derive(Clone, Debug, serde::Serialize)]
