@@ -190,6 +190,8 @@ pub enum MarkerKind {
     Ending,
     /// Japanese honorific (sonkeigo/kenjōgo) expression.
     Honorific,
+    /// A greeting of one register ("ciao", "salut").
+    Greeting,
 }
 
 /// One register marker. Offsets are given both in bytes (Rust slicing) and in Unicode scalar values (for the UI,
@@ -292,6 +294,7 @@ pub fn analyze(lang: Lang, text: &str) -> Analysis {
                 Lang::Ja => unreachable!(),
             };
             lang::learned::add_markers(lang, text, &toks, &mut m);
+            lang::greeting_markers(lang, text, &toks, &mut m);
             m
         }
     };

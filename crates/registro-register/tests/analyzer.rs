@@ -50,6 +50,13 @@ fn italian_tu_vs_lei() {
         ("Sì, immagino che Lei possa venire.", Label::Formal),
         ("Bello. Le piacciono i cani?", Label::Formal),
         ("Mi è piaciuta in La bella e la bestia.", Label::Neutral),
+        // Issue 43: a 2sg future no word list held (the 1.5B model's formal output, labelled neutral before).
+        ("Deve solo aspettare, perché riceverai una lettera dalla banca.", Label::Informal),
+        ("Domani sarai a Roma e potrai vedere il Colosseo.", Label::Informal),
+        ("Il samurai arriverà domani.", Label::Neutral),
+        // An informal greeting in a formal request (issue 43: labelled neutral before).
+        ("Ciao, posso inviare il file il lunedì.", Label::Informal),
+        ("Ciao, Lei può inviarmi il file?", Label::Formal),
     ]);
 }
 

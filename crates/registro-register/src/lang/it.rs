@@ -104,7 +104,7 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
             push(&mut out, text, t, Informal, Pronoun, true);
         } else if any(TU_POSSESSIVES, w) {
             push(&mut out, text, t, Informal, Possessive, true);
-        } else if (any(TU_VERBS, w) && !any(NOT_TU_VERB, w)) || is_tu_verb_form(w) || is_imperfect_2sg(w) {
+        } else if (any(TU_VERBS, w) && !any(NOT_TU_VERB, w)) || is_tu_verb_form(w) || is_imperfect_2sg(w) || is_future_2sg(w) {
             push(&mut out, text, t, Informal, Verb, true);
         } else if t.text == "Lei" && !t.sent_start || matches!(t.text, "La" | "Le" | "Suo" | "Sua" | "Suoi" | "Sue" | "Glielo") && !t.sent_start && next_lower && !after_preposition {
             push(&mut out, text, t, Formal, Pronoun, true);
@@ -152,6 +152,12 @@ fn is_lei_perfect(w: &str, prev: Option<&str>, next: Option<&str>) -> bool {
 /// Imperfect 2sg (-avi/-evi) outside a few nouns.
 fn is_imperfect_2sg(w: &str) -> bool {
     (w.ends_with("avi") || w.ends_with("evi")) && w.chars().count() > 4 && !matches!(w, "chiavi" | "navi" | "gravi" | "bravi" | "schiavi" | "brevi" | "lievi" | "nevi" | "allievi")
+}
+
+/// Future 2sg: every verb's tu form ends in -rai (riceverai, sarai, potrai, andrai) and hardly any other word does;
+/// a word list cannot hold every verb's future, the ending can.
+fn is_future_2sg(w: &str) -> bool {
+    w.ends_with("rai") && w.chars().count() >= 5 && !matches!(w, "samurai" | "bonsai")
 }
 
 /// Conditional 2sg (-resti) and infinitive + ti (divertirti, chiederti) are unambiguous enough.
