@@ -38,6 +38,8 @@ pub const COMMANDS: &[&str] = &[
     "rewrite_text",
     "score_formality",
     "export_rewrite",
+    "open_rewrite_run",
+    "save_rewrite_choices",
     "translate_text",
     "check_translation",
     "save_translation_edit",

@@ -149,6 +149,8 @@ pub fn run() -> anyhow::Result<()> {
             commands::rewrite::rewrite_text,
             commands::rewrite::score_formality,
             commands::rewrite::export_rewrite,
+            commands::rewrite::open_rewrite_run,
+            commands::rewrite::save_rewrite_choices,
             commands::translate::translate_text,
             commands::translate::check_translation,
             commands::translate::save_translation_edit,

@@ -68,6 +68,8 @@ fn visit_roots(v: &mut Generator) {
     v.root::<Weights>();
     v.root::<RewriteOutcome>();
     v.root::<SentenceResult>();
+    v.root::<registro_core::rewrite::StoredRewrite>();
+    v.root::<registro_core::rewrite::RewriteChoice>();
     // Translate.
     v.root::<translate::TranslateArgs>();
     v.root::<translate::TranslateOutcome>();

@@ -15,9 +15,11 @@ pub use registro_rewrite::{bench, formalize, Edit, EditKind, Formalized, Formali
 
 use crate::progress::{CancelToken, Progress, ProgressFn};
 
+mod history;
 mod neural;
 mod remote;
 
+pub use history::{open_rewrite, save_choices, RewriteChoice, StoredRewrite};
 pub use neural::{LlmBackend, Resident};
 pub use remote::RemoteNeural;
 
@@ -324,6 +326,8 @@ fn start_run(st: &mut Store, req: &RewriteRequest, project: &str, scorer: &str) 
     run.params = serde_json::json!({
         "method": o.method, "n": o.n, "weights": o.weights, "fluency": o.fluency, "roundtrip": o.roundtrip, "keep": o.keep,
         "scorer": scorer,
+        // The model as the outcome names it, also a rules run's fluency model, which `model_id` leaves out.
+        "model": req.model,
         // What `registro runs resume` reloads; `scorer` is only its display name.
         "scorer_choice": req.scorer,
         "gm": "weighted geometric mean of formality (−3…3 → 0…1), meaning (chrF/100 to the input, with embedding similarity where measured), fluency 1 − ln(ppl)/ln(1000) and agreement (mean chrF/100 to the other candidates); a candidate with a content flag ranks after every one without",
@@ -341,7 +345,8 @@ fn start_run(st: &mut Store, req: &RewriteRequest, project: &str, scorer: &str) 
 pub(crate) fn output_of(i: usize, r: &SentenceResult) -> Output {
     let best = r.candidates.first();
     let mut o = Output::new(i as i64, best.map_or(r.input.as_str(), |c| c.candidate.text.as_str()));
-    o.candidates = serde_json::json!(r.candidates.iter().map(|c| &c.candidate).collect::<Vec<_>>());
+    // Everything the Rewrite view showed, so a reopened run shows the same whatever the rules or labels are by then.
+    o.candidates = history::stored_sentence(r);
     o.detected_register = Some("formal".into()).filter(|_| best.is_some_and(|c| c.candidate.scores.formality > 0.0));
     o.timings = serde_json::json!({ "total_ms": (r.seconds * 1000.0).round() });
     o

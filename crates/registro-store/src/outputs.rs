@@ -49,7 +49,7 @@ impl Store {
                  ON CONFLICT (run_id, segment_idx) DO UPDATE SET text = excluded.text,
                     candidates = excluded.candidates, detected_register = excluded.detected_register,
                     flagged = excluded.flagged, flag_reason = excluded.flag_reason, timings = excluded.timings,
-                    created_at = excluded.created_at, status = 'translated'",
+                    created_at = excluded.created_at, status = 'translated', choice = NULL",
             )?;
             for o in outputs {
                 stmt.execute(params![
@@ -97,6 +97,34 @@ impl Store {
             return Err(StoreError::NotFound { what: "output", id: format!("run {run}, segment {}", segment_index + 1) });
         }
         Ok(())
+    }
+
+    /// Keeps a writer's decisions on stored outputs of `run`, (segment, decisions) pairs, all or none. The store
+    /// does not read them: the core gives them their shape. A new output for the segment (a resume) drops them
+    /// with the text they were about.
+    pub fn set_output_choices(&mut self, run: RunId, choices: &[(i64, serde_json::Value)]) -> Result<()> {
+        self.run(run)?;
+        let tx = self.conn.transaction()?;
+        {
+            let mut stmt = tx.prepare("UPDATE outputs SET choice = ?3 WHERE run_id = ?1 AND segment_idx = ?2")?;
+            for (i, c) in choices {
+                if stmt.execute(params![run, i, serde_json::to_string(c)?])? == 0 {
+                    return Err(StoreError::NotFound { what: "output", id: format!("run {run}, segment {}", i + 1) });
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The stored decisions of every output of `run` that has some, by segment index.
+    pub fn output_choices(&self, run: RunId) -> Result<Vec<(i64, serde_json::Value)>> {
+        let mut stmt =
+            self.conn.prepare("SELECT segment_idx, choice FROM outputs WHERE run_id = ?1 AND choice IS NOT NULL ORDER BY segment_idx")?;
+        let rows = stmt
+            .query_map([run], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows.into_iter().map(|(i, s)| Ok((i, serde_json::from_str(&s)?))).collect()
     }
 
     /// The review status of every stored output of `run`, by segment index.

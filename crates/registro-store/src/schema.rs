@@ -153,6 +153,11 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX review_overrides_run ON review_overrides(run_id, segment_idx);
     "#,
+    // 6: a writer's decisions on a rewrite output (which candidate, which edits rejected, the original kept), as
+    // JSON the core owns; NULL is the machine's choice with every edit accepted, which is what older rows meant.
+    r#"
+    ALTER TABLE outputs ADD COLUMN choice TEXT;
+    "#,
 ];
 
 /// The schema version this build writes.

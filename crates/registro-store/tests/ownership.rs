@@ -167,7 +167,7 @@ fn a_store_from_before_the_application_id_keeps_opening() {
     Connection::open(&path)
         .unwrap()
         .execute_batch(
-            "DROP TABLE review_overrides; DROP TABLE segment_stats; DROP TABLE document_files; ALTER TABLE outputs DROP COLUMN status;
+            "ALTER TABLE outputs DROP COLUMN choice; DROP TABLE review_overrides; DROP TABLE segment_stats; DROP TABLE document_files; ALTER TABLE outputs DROP COLUMN status;
              DROP INDEX documents_content; ALTER TABLE documents DROP COLUMN content_hash;
              PRAGMA application_id = 0; PRAGMA user_version = 1;",
         )

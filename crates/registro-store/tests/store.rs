@@ -294,7 +294,7 @@ fn a_version_2_store_gains_the_statistics_cache_and_keeps_its_runs() {
     };
     // Turn it back into what version 2 wrote.
     rusqlite::Connection::open(&path).unwrap().execute_batch(
-        "DROP TABLE review_overrides; DROP TABLE segment_stats; ALTER TABLE outputs DROP COLUMN status; DROP TABLE document_files; PRAGMA user_version = 2;",
+        "ALTER TABLE outputs DROP COLUMN choice; DROP TABLE review_overrides; DROP TABLE segment_stats; ALTER TABLE outputs DROP COLUMN status; DROP TABLE document_files; PRAGMA user_version = 2;",
     ).unwrap();
 
     let mut s = Store::open(&path).unwrap();
@@ -311,5 +311,34 @@ fn a_version_2_store_gains_the_statistics_cache_and_keeps_its_runs() {
     assert_ne!(stored["bleu|tok:13a"].0, fingerprint(["Sie a"]), "other texts are a miss");
     s.delete_run(run).unwrap();
     assert_eq!(s.segment_table_count(None).unwrap(), 0, "deleting the run deletes its statistics");
+    assert_eq!(s.integrity_check().unwrap(), "ok");
+}
+
+/// A store written by schema version 5 (before a writer's rewrite decisions were kept) opens with its outputs, which
+/// have no decisions; decisions round-trip, and a new output for the segment (a resume) drops them.
+#[test]
+fn a_version_5_store_gains_rewrite_choices_and_keeps_its_outputs() {
+    let (_dir, path) = common::temp_db("v5.db");
+    let run = {
+        let mut s = Store::open(&path).unwrap();
+        let (_, _, run) = run_on_document(&mut s, 2, Task::Rewrite, "rules");
+        s.put_outputs(run, &[Output::new(0, "Hello."), Output::new(1, "I do not know.")]).unwrap();
+        run
+    };
+    rusqlite::Connection::open(&path).unwrap().execute_batch("ALTER TABLE outputs DROP COLUMN choice; PRAGMA user_version = 5;").unwrap();
+
+    let mut s = Store::open(&path).unwrap();
+    let v: i64 = s.connection().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(v, SCHEMA_VERSION);
+    assert_eq!(s.outputs(run).unwrap().len(), 2);
+    assert!(s.output_choices(run).unwrap().is_empty(), "old outputs carry no decisions");
+    let c = serde_json::json!({ "candidate": 1, "rejected_edits": [0] });
+    s.set_output_choices(run, &[(1, c.clone())]).unwrap();
+    assert_eq!(s.output_choices(run).unwrap(), vec![(1, c.clone())]);
+    let err = s.set_output_choices(run, &[(0, c.clone()), (5, c.clone())]).unwrap_err().to_string();
+    assert!(err.contains("segment 6"), "{err}");
+    assert_eq!(s.output_choices(run).unwrap(), vec![(1, c)], "a failed batch writes nothing");
+    s.put_output(run, &Output::new(1, "I don't know.")).unwrap();
+    assert!(s.output_choices(run).unwrap().is_empty(), "a new output drops the decisions about the old one");
     assert_eq!(s.integrity_check().unwrap(), "ok");
 }

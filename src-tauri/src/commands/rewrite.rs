@@ -1,10 +1,12 @@
 //! The Rewrite view: rewrite pasted text or a stored document (rules, round-trip MT, LLM) as a stored run, score
-//! the formality of the accepted sentences, and export the accepted document. Each command is one call into
-//! `registro_core::rewrite`.
+//! the formality of the accepted sentences, export the accepted document, and reopen a stored run with the writer's
+//! decisions, kept as they are made. Each command is one call into `registro_core::rewrite`.
 
 use registro_core::progress::Progress;
-use registro_core::rewrite::{self as core, Lang, Method, Options, RewriteOutcome, RewriteRequest, ScorerChoice, SentenceResult, Weights};
-use registro_store::{DocumentId, ProjectId};
+use registro_core::rewrite::{
+    self as core, Lang, Method, Options, RewriteChoice, RewriteOutcome, RewriteRequest, ScorerChoice, SentenceResult, StoredRewrite, Weights,
+};
+use registro_store::{DocumentId, ProjectId, RunId};
 use tauri::ipc::Channel;
 use tauri::AppHandle;
 
@@ -146,4 +148,16 @@ pub fn score_formality(sentences: Vec<String>, lang: String, scorer: Option<Stri
 #[tauri::command]
 pub async fn export_rewrite(app: AppHandle, file: String, text: String) -> CmdResult<String> {
     blocking(app, move |state| super::write_text(&state.files.redeem(&file, files::SAVE_TEXT)?, &text)).await
+}
+
+/// A stored rewrite run as the view showed it, with the writer's decisions on it.
+#[tauri::command]
+pub async fn open_rewrite_run(app: AppHandle, run_id: RunId) -> CmdResult<StoredRewrite> {
+    blocking(app, move |state| Ok(core::open_rewrite(&state.open_store()?, run_id)?)).await
+}
+
+/// Keeps the writer's decisions on sentences of a stored rewrite run: (segment index, decision) pairs.
+#[tauri::command]
+pub async fn save_rewrite_choices(app: AppHandle, run_id: RunId, choices: Vec<(i64, RewriteChoice)>) -> CmdResult<()> {
+    blocking(app, move |state| Ok(core::save_choices(&mut state.open_store()?, run_id, &choices)?)).await
 }
