@@ -47,6 +47,7 @@ pub const COMMANDS: &[&str] = &[
     "repair_segment",
     "export_translation",
     "review_run",
+    "review_run_rows",
     "set_segment_status",
     "split_segment",
     "join_segments",

@@ -158,6 +158,7 @@ pub fn run() -> anyhow::Result<()> {
             commands::translate::repair_segment,
             commands::translate::export_translation,
             commands::translate::review_run,
+            commands::translate::review_run_rows,
             commands::translate::set_segment_status,
             commands::translate::split_segment,
             commands::translate::join_segments,

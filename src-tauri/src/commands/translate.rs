@@ -180,6 +180,12 @@ pub async fn review_run(app: AppHandle, run_id: RunId) -> CmdResult<ReviewRun> {
     blocking(app, move |state| state.with_store(|s| core::review::open_review(s, run_id))).await
 }
 
+/// Rows `from..from + count` of [`review_run`], painted first while a long run loads whole.
+#[tauri::command]
+pub async fn review_run_rows(app: AppHandle, run_id: RunId, from: usize, count: usize) -> CmdResult<ReviewRun> {
+    blocking(app, move |state| state.with_store(|s| core::review::open_review_rows(s, run_id, from, count))).await
+}
+
 /// Splits segment `segment` of run `run_id`'s document before character `at` of its source; every run over the
 /// document is renumbered, and the two halves are left to translate (`resume_run`).
 #[tauri::command]

@@ -45,6 +45,8 @@ export const exportTranslation = (file: ChosenFile, text: string) => call<string
 
 /** A stored translate run as the review grid shows it. */
 export const reviewRun = (runId: Id) => call<ReviewRun>('review_run', { runId });
+/** Rows `from..from + count` of the run (no contrastive column): the grid paints these while the whole run loads. */
+export const reviewRunRows = (runId: Id, from: number, count: number) => call<ReviewRun>('review_run_rows', { runId, from, count });
 /** A segment with an open flag is signed off (reviewed/approved) only with `overrideReason`, stored with the user's
  * name and the time; returns the override in force. */
 export const setSegmentStatus = (runId: Id, segment: number, status: SegmentStatus, overrideReason: string | null = null) =>

@@ -9,8 +9,8 @@ import { h } from '../dom';
 
 /** Rows kept beyond each edge of the visible area, so a short scroll or ↑/↓ finds its row already there. */
 const MARGIN = 8;
-/** At least this many rows are in the DOM: a short document is shown whole, as before virtualisation. */
-const MIN_ROWS = 50;
+/** A document this short is shown whole, as before virtualisation (and whether or not the grid is laid out yet). */
+const WHOLE = 50;
 /** Height of a row not measured yet until some are (px): a one-line source with its badges. */
 const FIRST_ESTIMATE = 84;
 
@@ -34,6 +34,9 @@ export class VirtualGrid {
   /** Measured height by segment index. */
   private heights = new Map<number, number>();
   private measuredSum = 0;
+  /** The height assumed for rows not measured yet: the mean of the first rows measured, then kept, so that rows
+   * measured later do not move every row below them. */
+  private assumed = 0;
   /** `tops[k]`: top of the k-th shown row from the top of the first; `tops[order.length]` is the total. */
   private tops = new Float64Array(1);
   private topsStale = true;
@@ -70,6 +73,7 @@ export class VirtualGrid {
     this.rendered.clear();
     this.heights.clear();
     this.measuredSum = 0;
+    this.assumed = 0;
     this.o.scroller.scrollTop = 0;
     this.setOrder(order);
   }
@@ -140,7 +144,8 @@ export class VirtualGrid {
   }
 
   private estimate(): number {
-    return this.heights.size ? this.measuredSum / this.heights.size : FIRST_ESTIMATE;
+    if (!this.assumed && this.heights.size) this.assumed = this.measuredSum / this.heights.size;
+    return this.assumed || FIRST_ESTIMATE;
   }
 
   private ensureTops(): void {
@@ -184,10 +189,9 @@ export class VirtualGrid {
       anchorOffset = this.tops[anchor] - y0;
       first = Math.max(0, anchor - MARGIN);
       last = Math.min(n, this.at(y0 + Math.max(s.clientHeight, 1)) + 1 + MARGIN);
-      // A short document, or a grid not laid out yet, is shown whole up to MIN_ROWS.
-      if (last - first < MIN_ROWS) {
-        last = Math.min(n, first + MIN_ROWS);
-        first = Math.max(0, last - MIN_ROWS);
+      if (n <= WHOLE) {
+        first = 0;
+        last = n;
       }
     }
     const want = this.order.slice(first, last);
@@ -235,11 +239,14 @@ export class VirtualGrid {
     };
     spacerHeight(this.topSpacer, this.tops[first]);
     spacerHeight(this.bottomSpacer, this.tops[n] - this.tops[last]);
+    // A long document's box has a fixed height and contains its layout: rows coming and going then re-lay out the
+    // grid alone, not the whole view (a short one stays as tall as its rows).
+    s.classList.toggle('long', n > WHOLE);
     s.dataset.shown = String(n);
     s.dataset.rendered = String(want.length);
     // Keep the row that was at the top of the view where it was, whatever the measuring did above it.
     if (changed && anchor >= 0 && y0 > 0) {
-      const target = this.base() + this.tops[anchor] - anchorOffset;
+      const target = Math.min(this.base() + this.tops[anchor] - anchorOffset, s.scrollHeight - s.clientHeight);
       if (Math.abs(target - s.scrollTop) >= 1) s.scrollTop = target;
     }
   }

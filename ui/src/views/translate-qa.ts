@@ -11,6 +11,9 @@ import { errorMessage } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h } from '../dom';
 
+/** Findings listed at most: rendering every one of a long document's findings froze the window for a second. */
+const MAX_LISTED = 200;
+
 export const qaRun = (runId: Id, termbase: ChosenFile | null, fix: boolean) =>
   call<QaOutcome>('qa_run', { runId, termbase: termbase?.token ?? null, fix });
 
@@ -87,7 +90,8 @@ export function qaPanel(ctx: ViewContext): QaPanel {
     anyway.textContent = o.exported_anyway.map((x) => `Exported anyway by ${x.who} on ${x.created_at.slice(0, 16).replace('T', ' ')}: ${x.reason} (${x.what})`).join('\n');
     fixes.textContent = o.fixes.length ? `${o.fixed} segment${o.fixed === 1 ? '' : 's'} repaired (the old text is kept in the run) · ${o.unrepaired} could not be repaired and are flagged` : '';
     clear(body);
-    for (const i of r.issues) {
+    // A long document can have thousands of findings: the first ones are listed, the count says how many more.
+    for (const i of r.issues.slice(0, MAX_LISTED)) {
       const text = o.targets[i.segment] ?? '';
       body.append(
         h(
@@ -99,6 +103,8 @@ export function qaPanel(ctx: ViewContext): QaPanel {
         ),
       );
     }
+    if (r.issues.length > MAX_LISTED)
+      body.append(h('tr', { 'data-testid': 'qa-more' }, h('td', { colspan: 3, class: 'muted' }, `… and ${r.issues.length - MAX_LISTED} more findings (fix these, or use “Make consistent”, and check again)`)));
     if (r.issues.length === 0) body.append(h('tr', {}, h('td', { colspan: 3, class: 'muted' }, 'No findings.')));
   };
 

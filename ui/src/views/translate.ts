@@ -25,6 +25,7 @@ import {
   type Verdict,
   type ContrastRun,
   type ReviewOverride,
+  type ReviewRow,
   checkTranslation,
   exportDocument,
   exportTmx,
@@ -32,6 +33,7 @@ import {
   repairSegment,
   repairTranslation,
   reviewRun,
+  reviewRunRows,
   saveTranslationEdit,
   setSegmentStatus,
   splitSegment,
@@ -279,7 +281,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
 
   const renderCount = () => {
     const n = grid.count;
-    gridCount.textContent = !segments.length ? '' : filter.value === 'all' ? `${segments.length.toLocaleString('en')} segments` : `${n.toLocaleString('en')} of ${segments.length.toLocaleString('en')} shown`;
+    gridCount.textContent = !segments.length ? '' : loadingRest ? `${n.toLocaleString('en')} shown · loading…` : filter.value === 'all' ? `${segments.length.toLocaleString('en')} segments` : `${n.toLocaleString('en')} of ${segments.length.toLocaleString('en')} shown`;
     gridCount.dataset.shown = String(n);
   };
 
@@ -288,6 +290,10 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     const t0 = performance.now();
     const index = n - 1;
     if (!byIndex.has(index)) {
+      if (loadingRest) {
+        ctx.notify(`Segment ${n} is still loading: try again in a moment.`, 'error');
+        return;
+      }
       ctx.notify(segments.length ? `There is no segment ${n}: the run has segments 1 to ${(segments[segments.length - 1]?.index ?? 0) + 1}.` : 'Open a run first.', 'error');
       return;
     }
@@ -297,7 +303,14 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     }
     const row = grid.reveal(index, 'center');
     if (!row) return;
-    row.querySelector<HTMLElement>('[data-testid="translate-output"]')?.focus({ preventScroll: true });
+    const out = row.querySelector<HTMLElement>('[data-testid="translate-output"]');
+    if (out) {
+      // The caret at the end of the translation, ready to edit it or approve it with Ctrl+Enter.
+      out.focus({ preventScroll: true });
+      const sel = window.getSelection();
+      sel?.selectAllChildren(out);
+      sel?.collapseToEnd();
+    }
     row.classList.remove('jumped');
     void row.offsetWidth;
     row.classList.add('jumped');
@@ -575,37 +588,85 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     }
   };
 
-  /** Shows stored run `id` in the grid, with its review statuses and what Export will write. */
+  /** Rows painted before the whole run is there: a screenful and a margin. */
+  const FIRST_ROWS = 40;
+  /** Counts openRun calls: an answer for a run opened before the latest is dropped. */
+  let opening = 0;
+  /** The grid shows the first rows of a run whose other rows are still loading. */
+  let loadingRest = false;
+
+  /** Shows stored run `id` in the grid, with its review statuses and what Export will write. Re-analysing every
+   * row of a long run takes the backend about a second for 10,000 segments, so the first rows are asked for and
+   * painted first, then the whole run; rows already shown keep their elements and anything done in them meanwhile. */
   const openRun = async (id: number) => {
     const t0 = performance.now();
+    const ticket = ++opening;
     try {
-      const r = await reviewRun(id);
+      const first = await reviewRunRows(id, 0, FIRST_ROWS);
+      if (ticket !== opening) return;
       const loaded = performance.now();
-      runId = r.run_id;
-      runLang = r.lang;
-      segments = r.rows.map((row) => row.segment);
-      statuses = new Map(r.rows.map((row) => [row.segment.index, row.status]));
-      tmMatches = new Map(r.rows.filter((row) => row.tm).map((row) => [row.segment.index, row.tm!]));
-      flagOverrides = new Map(r.rows.filter((row) => row.flag_override).map((row) => [row.segment.index, row.flag_override!]));
-      exportInfo = { export_format: r.export_format, export_name: r.export_name };
-      contrast = r.contrast;
-      hasDocument = r.document_id !== null;
-      byIndex = new Map(segments.map((s) => [s.index, s]));
+      runId = first.run_id;
+      runLang = first.lang;
+      exportInfo = { export_format: first.export_format, export_name: first.export_name };
+      hasDocument = first.document_id !== null;
+      contrast = null;
+      segments = [];
+      byIndex = new Map();
+      statuses = new Map();
+      tmMatches = new Map();
+      flagOverrides = new Map();
+      addRows(first.rows);
+      loadingRest = true;
       renderHead();
       grid.reset(segments.filter(shownByFilter).map((s) => s.index));
       renderCount();
-      // What the window test reads: the answer's time, and the time to the grid's first paint (the frame after it).
-      gridScroll.dataset.run = String(r.run_id);
+      // What the window test reads: the first answer's time, the time to the grid's first paint (the frame after
+      // it) and the time until the whole run is in the grid.
+      gridScroll.dataset.run = String(first.run_id);
       gridScroll.dataset.loadMs = (loaded - t0).toFixed(1);
       delete gridScroll.dataset.paintMs;
+      delete gridScroll.dataset.fullMs;
+      gridScroll.dataset.loading = '1';
       requestAnimationFrame(() => setTimeout(() => (gridScroll.dataset.paintMs = (performance.now() - t0).toFixed(1))));
       runPicker.value = String(id);
+      renderSummary();
+
+      const r = await reviewRun(id);
+      if (ticket !== opening) return;
+      addRows(r.rows);
+      segments.sort((a, b) => a.index - b.index);
+      loadingRest = false;
+      exportInfo = { export_format: r.export_format, export_name: r.export_name };
+      contrast = r.contrast;
+      const order = segments.filter(shownByFilter).map((s) => s.index);
+      // A contrastive run adds a column: every row is drawn again; otherwise the rows shown stay as they are.
+      if (contrast) {
+        renderHead();
+        grid.reset(order);
+      } else grid.setOrder(order);
+      renderCount();
+      delete gridScroll.dataset.loading;
+      gridScroll.dataset.fullMs = (performance.now() - t0).toFixed(1);
       updateExport();
       renderSummary();
       // The quality check follows the run in the grid: its panel shows this run's result, never another's.
       void qa.show(r.run_id);
     } catch (e) {
+      if (ticket === opening) loadingRest = false;
       ctx.notify(errorMessage(e), 'error');
+    }
+  };
+
+  /** Adds the rows not shown yet (a row already there keeps its data, which may have changed since). */
+  const addRows = (rows: ReviewRow[]) => {
+    for (const row of rows) {
+      const i = row.segment.index;
+      if (byIndex.has(i)) continue;
+      segments.push(row.segment);
+      byIndex.set(i, row.segment);
+      statuses.set(i, row.status);
+      if (row.tm) tmMatches.set(i, row.tm);
+      if (row.flag_override) flagOverrides.set(i, row.flag_override);
     }
   };
 
@@ -623,7 +684,9 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     // A segment's `seconds` is when it was done, counted from the start of the run (segments are decoded together).
     const secs = segments.reduce((a, s) => Math.max(a, s.seconds), 0);
     const approved = segments.filter((s) => statuses.get(s.index) === 'approved').length;
-    summary.textContent = segments.length
+    summary.textContent = loadingRest
+      ? `the first ${segments.length} segments · loading the rest of run ${runId}…`
+      : segments.length
       ? `${segments.length} segments · ${ok} in the requested register · ${flagged} flagged · ${approved} approved${secs > 0 ? ` · ${(secs / Math.max(segments.length, 1)).toFixed(1)} s/segment` : ''}${runId !== null ? ` · run ${runId}` : ''}`
       : '';
     updateExport();
@@ -638,6 +701,8 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     runLang = lang.value;
     // A new action clears what the status bar said about the last one (an old error stayed under later runs).
     ctx.notify('');
+    opening++;
+    loadingRest = false;
     runId = null;
     segments = [];
     statuses = new Map();

@@ -67,12 +67,18 @@ fn run_lang_register(store: &Store, run: RunId) -> anyhow::Result<(registro_stor
 /// The run `run` as grid rows: stored outputs re-analysed for highlighting, with their stored flags, candidates
 /// and review status.
 pub fn open_review(store: &Store, run: RunId) -> anyhow::Result<ReviewRun> {
-    load_review(store, run, true)
+    load_review(store, run, true, None)
+}
+
+/// Only rows `from..from + count` of [`open_review`] (no contrastive column): what the grid paints first while the
+/// whole run loads, as re-analysing every row of a 10,000-segment run takes about a second.
+pub fn open_review_rows(store: &Store, run: RunId, from: usize, count: usize) -> anyhow::Result<ReviewRun> {
+    load_review(store, run, true, Some(from..from.saturating_add(count)))
 }
 
 /// The grid's rows. What only the grid shows — the translation-memory lookup (a fuzzy search per segment) and the
 /// contrastive partner's column — is built only `for_grid`; exports and the partner column itself skip it.
-fn load_review(store: &Store, run: RunId, for_grid: bool) -> anyhow::Result<ReviewRun> {
+fn load_review(store: &Store, run: RunId, for_grid: bool, only: Option<std::ops::Range<usize>>) -> anyhow::Result<ReviewRun> {
     let (r, lang, register) = run_lang_register(store, run)?;
     let overrides = r.params.get("register_overrides").and_then(|o| o.as_object()).cloned().unwrap_or_default();
     let register_of = |i: usize| -> Register {
@@ -87,8 +93,11 @@ fn load_review(store: &Store, run: RunId, for_grid: bool) -> anyhow::Result<Revi
     let mut outputs = store.outputs(run)?.into_iter().peekable();
     let overrides_stored = store.overrides(run)?;
     let mut rows = Vec::new();
-    for i in 0..r.total_segments.max(0) as usize {
+    let total = r.total_segments.max(0) as usize;
+    let range = only.clone().map_or(0..total, |o| o.start.min(total)..o.end.min(total));
+    for i in range {
         let reg = register_of(i);
+        while outputs.next_if(|o| o.segment_index < i as i64).is_some() {}
         let stored = outputs.next_if(|o| o.segment_index == i as i64);
         let Some(o) = stored else {
             // Pasted text keeps its sources in the outputs only: an unfinished segment has nothing to show.
@@ -173,7 +182,7 @@ fn load_review(store: &Store, run: RunId, for_grid: bool) -> anyhow::Result<Revi
         export_format: file_format.unwrap_or_else(|| "text".into()),
         export_name,
         rows,
-        contrast: if for_grid { contrast_of(store, &r)? } else { None },
+        contrast: if for_grid && only.is_none() { contrast_of(store, &r)? } else { None },
     })
 }
 
@@ -184,7 +193,7 @@ fn contrast_of(store: &Store, r: &registro_store::Run) -> anyhow::Result<Option<
     if o.document_id != r.document_id || o.total_segments != r.total_segments {
         return Ok(None);
     }
-    let review = load_review(store, other, false)?;
+    let review = load_review(store, other, false, None)?;
     Ok(Some(ContrastRun { run_id: other, register: review.register, rows: review.rows }))
 }
 
@@ -377,7 +386,7 @@ pub fn repair_segment(store: &mut Store, run: RunId, segment: usize, meaning: Op
 
 /// The approved segments of `run` as a TMX 1.4 translation memory (source → target).
 pub fn export_tmx(store: &Store, run: RunId) -> anyhow::Result<(String, usize)> {
-    let review = load_review(store, run, false)?;
+    let review = load_review(store, run, false, None)?;
     let units: Vec<registro_formats::TmxUnit> = review
         .rows
         .iter()
@@ -424,7 +433,7 @@ pub fn export_to(store: &mut Store, run: RunId, path: &std::path::Path, anyway: 
             }
         }
     }
-    let review = load_review(store, run, false)?;
+    let review = load_review(store, run, false, None)?;
     let (bytes, what) = if review.export_format == "text" {
         let mut text = String::new();
         for row in &review.rows {
