@@ -1,6 +1,6 @@
 // What the shell gives every view when it mounts it.
 
-import type { Document, Project } from './api';
+import type { Document, Project, Run } from './api';
 
 export type ViewChange = 'documents' | 'runs';
 
@@ -17,6 +17,12 @@ export interface ViewContext {
   subscribe(listener: (what: ViewChange) => void): () => void;
   /** Status-bar message. */
   notify(message: string, kind?: 'info' | 'error'): void;
+  /** Whether a view reopens runs of this run's task. */
+  canOpenRun(run: Run): boolean;
+  /** Shows a stored run in the view that reopens runs of its task (switching to it). */
+  openRun(run: Run): void;
+  /** A view says it reopens runs of `task`; returns the function that takes that back. */
+  opensRuns(task: Run['task'], open: (run: Run) => void): () => void;
   /** In-page confirmation; resolves true when confirmed. */
   confirm(message: string, confirmLabel?: string): Promise<boolean>;
 }

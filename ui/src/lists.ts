@@ -29,7 +29,12 @@ export function documentList(docs: Document[], opts: { selectedId?: number | nul
   );
 }
 
-export function runTable(runs: Run[], opts: { onOpen?: (r: Run) => void; onDelete?: (r: Run) => void; onResume?: (r: Run) => void } = {}): HTMLElement {
+/** `canOpen` narrows which rows `onOpen` takes (all when absent); `openId` marks the row shown now. */
+export function runTable(
+  runs: Run[],
+  opts: { onOpen?: (r: Run) => void; canOpen?: (r: Run) => boolean; openId?: number | null; onDelete?: (r: Run) => void; onResume?: (r: Run) => void } = {},
+): HTMLElement {
+  const opens = (r: Run) => !!opts.onOpen && (opts.canOpen?.(r) ?? true);
   if (runs.length === 0) return h('p', { class: 'empty', 'data-testid': 'no-runs' }, 'No runs yet.');
   return h(
     'table',
@@ -41,7 +46,22 @@ export function runTable(runs: Run[], opts: { onOpen?: (r: Run) => void; onDelet
       ...runs.map((r) =>
         h(
           'tr',
-          { 'data-testid': 'run-item', 'data-run-id': r.id, class: opts.onOpen ? 'clickable' : '', onclick: () => opts.onOpen?.(r) },
+          {
+            'data-testid': 'run-item',
+            'data-run-id': r.id,
+            class: `${opens(r) ? 'clickable' : ''}${r.id === opts.openId ? ' selected' : ''}`,
+            // A row that opens is reachable and opened from the keyboard too.
+            tabindex: opens(r) ? 0 : null,
+            title: opens(r) ? `Open run #${r.id}` : null,
+            onclick: () => opens(r) && opts.onOpen?.(r),
+            onkeydown: (e: Event) => {
+              const key = (e as KeyboardEvent).key;
+              if (opens(r) && (key === 'Enter' || key === ' ') && e.target === e.currentTarget) {
+                e.preventDefault();
+                opts.onOpen?.(r);
+              }
+            },
+          },
           h('td', {}, r.id),
           h('td', {}, r.task),
           h('td', {}, r.system),

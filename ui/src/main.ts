@@ -47,7 +47,7 @@ import './styles.css';
 
 import { listen } from '@tauri-apps/api/event';
 
-import { type ChosenFile, type Document, type Project, type StartupProblem, appInfo, createProject, deleteProject, importDocument, listDocuments, listProjects, startupFile, startupStatus } from './api';
+import { type ChosenFile, type Document, type Project, type Run, type StartupProblem, appInfo, createProject, deleteProject, importDocument, listDocuments, listProjects, startupFile, startupStatus } from './api';
 import { confirmDialog, errorMessage, notify } from './components';
 import type { MountFn, ViewChange, ViewContext } from './context';
 import { clear, h, plural } from './dom';
@@ -74,6 +74,8 @@ const state = {
   selectedDocumentId: null as number | null,
   tab: 'documents' as TabId,
   listeners: new Set<(what: ViewChange) => void>(),
+  /** The view that reopens stored runs of each task, by task. */
+  runOpeners: new Map<string, (run: Run) => void>(),
   cleanups: [] as Array<() => void>,
   /** localStorage key of the last open project; per database, since ids repeat across databases. */
   lastProjectKey: 'registro.project',
@@ -188,6 +190,7 @@ async function changed(what: ViewChange) {
 function unmountViews() {
   for (const c of state.cleanups.splice(0)) c();
   state.listeners.clear();
+  state.runOpeners.clear();
   clear(viewArea);
 }
 
@@ -220,6 +223,20 @@ async function openProject(id: number | null) {
     },
     notify,
     confirm: confirmDialog,
+    canOpenRun: (run) => state.runOpeners.has(run.task),
+    openRun: (run) => {
+      const open = state.runOpeners.get(run.task);
+      if (!open) return;
+      const tab = TABS.find((t) => t.id === run.task);
+      if (tab) showTab(tab.id);
+      open(run);
+    },
+    opensRuns: (task, open) => {
+      state.runOpeners.set(task, open);
+      return () => {
+        if (state.runOpeners.get(task) === open) state.runOpeners.delete(task);
+      };
+    },
   };
   const selectDocument = (docId: number | null) => {
     state.selectedDocumentId = docId;

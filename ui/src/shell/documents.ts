@@ -1,5 +1,6 @@
 // The Documents view of the open project (shell-owned): import a file or paired folder (picked in a dialog),
-// list documents, show a document's segments with their references, list runs, delete with confirmation.
+// list documents, show a document's segments with their references, list runs (a click reopens one in the view
+// that made it, where that view reopens runs), delete with confirmation.
 
 import { type ChosenFile, type Document, type ImportFormat, type SegmentRow, chooseFile, deleteDocument, deleteRun, documentSegments, importDocument, listRuns, resumeRun } from '../api';
 import { ProgressPanel, errorMessage } from '../components';
@@ -81,6 +82,8 @@ export function mountDocuments(el: HTMLElement, ctx: ViewContext, selectDocument
       runsCard.append(
         h('h3', {}, 'Runs'),
         runTable(runs, {
+          onOpen: (r) => ctx.openRun(r),
+          canOpen: (r) => ctx.canOpenRun(r),
           onResume: async (r) => {
             try {
               const op = resumeRun(r.id, () => {});

@@ -1,6 +1,7 @@
 // Rewrite view: paste an informal draft (or pick a stored document), rewrite it with rules, round-trip MT or an
 // LLM, and review it side by side — original left, rewrite right, every edit labelled with its type and
-// toggleable, candidates to switch between, formality before → after per sentence, undo, export.
+// toggleable, candidates to switch between, formality before → after per sentence, undo, export. Every decision is
+// kept in the run as it is made, and a click on a stored run reopens it as it was left.
 // Conventions: see the top of src/main.ts.
 
 import './rewrite.css';
@@ -11,7 +12,19 @@ import type { ViewContext } from '../context';
 import { clear, h, select } from '../dom';
 import { runTable } from '../lists';
 import { modelPicker } from './model-picker';
-import { type Method, type Piece, type RewriteOutcome, type SentenceResult, type Weights, exportRewrite, rewriteText, scoreFormality } from './rewrite-api';
+import {
+  type Method,
+  type Piece,
+  type RewriteChoice,
+  type RewriteOutcome,
+  type SentenceResult,
+  type Weights,
+  exportRewrite,
+  openRewriteRun,
+  rewriteText,
+  saveRewriteChoices,
+  scoreFormality,
+} from './rewrite-api';
 
 const LANGS = ['en', 'pt', 'fr', 'it', 'de', 'es', 'hi', 'ja'];
 
@@ -33,6 +46,25 @@ function freshState(outcome: RewriteOutcome, i: number, candidate = 0): Sentence
     rejected: false,
     formality: c ? c.scores.formality : outcome.sentences[i].formality_before,
   };
+}
+
+/** The state as the store keeps it (registro_core::rewrite::RewriteChoice). */
+function toChoice(st: SentenceState): RewriteChoice {
+  return {
+    candidate: st.candidate,
+    rejected_edits: st.accepted.flatMap((on, k) => (on ? [] : [k])),
+    kept_original: st.rejected,
+    formality: st.formality,
+  };
+}
+
+function fromChoice(outcome: RewriteOutcome, i: number, c: RewriteChoice | null): SentenceState {
+  if (!c || !outcome.sentences[i].candidates[c.candidate]) return freshState(outcome, i);
+  const st = freshState(outcome, i, c.candidate);
+  for (const k of c.rejected_edits) if (k < st.accepted.length) st.accepted[k] = false;
+  st.rejected = c.kept_original;
+  if (c.formality !== null) st.formality = c.formality;
+  return st;
 }
 
 function currentText(outcome: RewriteOutcome, i: number, st: SentenceState): string {
@@ -96,7 +128,21 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
 
   let outcome: RewriteOutcome | null = null;
   let states: SentenceState[] = [];
+  /** The segment index of each sentence in its run (a reopened run stopped early may have gaps). */
+  let segments: number[] = [];
   const undo: SentenceState[][] = [];
+  // Saves go one after another, so an older decision never lands after a newer one.
+  let saving: Promise<unknown> = Promise.resolve();
+
+  /** Keeps the decisions on sentences `which` in the run, as they are now. */
+  const persist = (which: number[]) => {
+    const o = outcome;
+    if (!o || o.run_id === null || which.length === 0) return;
+    const runId = o.run_id;
+    const choices = which.map((i): [number, RewriteChoice] => [segments[i] ?? i, toChoice(states[i])]);
+    saving = saving.then(() => saveRewriteChoices(runId, choices)).catch((e) => ctx.notify(`Your choice was not saved: ${errorMessage(e)}`, 'error'));
+  };
+  const all = () => states.map((_, i) => i);
 
   const snapshot = () => {
     undo.push(states.map((s) => ({ ...s, accepted: [...s.accepted] })));
@@ -111,6 +157,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       if (o === outcome) {
         states[i].formality = f;
         renderResults();
+        persist([i]);
       }
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
@@ -121,6 +168,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     snapshot();
     f(states[i]);
     renderResults();
+    persist([i]);
     void rescore(i);
   };
 
@@ -163,6 +211,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       if (prev) {
         states = prev;
         renderResults();
+        persist(all());
       }
     } }, 'Undo');
     const acceptAll = h('button', { class: 'btn small', 'data-testid': 'rewrite-accept-all', onclick: () => {
@@ -172,6 +221,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         s.accepted = s.accepted.map(() => true);
       });
       renderResults();
+      persist(all());
       o.sentences.forEach((_, i) => void rescore(i));
     } }, 'Accept all');
     const exportBtn = h('button', { class: 'btn small primary', 'data-testid': 'rewrite-export', onclick: async () => {
@@ -224,6 +274,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
                 snapshot();
                 states[i] = freshState(o, i, k);
                 renderResults();
+                persist([i]);
               },
             },
             `${k === 0 ? '★ ' : ''}${cv.verdict.method} · ${cv.verdict.score}/100`,
@@ -255,11 +306,39 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     results.append(list);
   };
 
+  /** Shows a stored run as it was left: its sentences, candidates and the writer's decisions. */
+  const openRun = async (id: number) => {
+    try {
+      const stored = await openRewriteRun(id);
+      const o = stored.outcome;
+      outcome = o;
+      segments = stored.segments;
+      states = o.sentences.map((_, i) => fromChoice(o, i, stored.choices[i] ?? null));
+      undo.length = 0;
+      formError.textContent = '';
+      // The form as the run was made, so Rewrite again starts from the same draft and settings.
+      lang.value = o.lang;
+      method.value = o.method;
+      [wF.value, wM.value, wL.value, wC.value] = [o.weights.formality, o.weights.meaning, o.weights.fluency, o.weights.consensus].map(String);
+      useDoc.checked = stored.run.document_id !== null;
+      if (stored.run.document_id === null) input.value = o.sentences.map((s) => s.input).join('\n');
+      renderResults();
+      void renderRuns();
+      results.scrollIntoView({ block: 'start' });
+    } catch (e) {
+      ctx.notify(errorMessage(e), 'error');
+    }
+  };
+
   const renderRuns = async () => {
     try {
       const list = await listRuns(ctx.project.id, { task: 'rewrite' });
       clear(runs);
-      runs.append(h('h3', {}, 'Rewrite runs'), runTable(list));
+      runs.append(
+        h('h3', {}, 'Rewrite runs'),
+        h('p', { class: 'muted small' }, 'Click a run to reopen it with your choices.'),
+        runTable(list, { onOpen: (r) => void openRun(r.id), openId: outcome?.run_id ?? null }),
+      );
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
     }
@@ -314,6 +393,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     try {
       outcome = await op.result;
       states = outcome.sentences.map((_, i) => freshState(outcome as RewriteOutcome, i));
+      segments = outcome.sentences.map((_, i) => i);
       undo.length = 0;
       renderResults();
       ctx.changed('runs');
@@ -328,7 +408,12 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   });
 
   void renderRuns();
-  return ctx.subscribe((what) => {
+  const stopOpening = ctx.opensRuns('rewrite', (r) => void openRun(r.id));
+  const unsubscribe = ctx.subscribe((what) => {
     if (what === 'runs') void renderRuns();
   });
+  return () => {
+    stopOpening();
+    unsubscribe();
+  };
 }
