@@ -124,7 +124,15 @@ export class VirtualGrid {
       row = this.rendered.get(index);
     }
     if (!row) return null;
-    row.scrollIntoView({ block });
+    // Scrolled inside the grid's own box only: scrollIntoView would scroll the page too and re-lay it all out.
+    const box = s.getBoundingClientRect();
+    const head = this.o.body.parentElement?.querySelector('thead')?.getBoundingClientRect().height ?? 0;
+    const r = row.getBoundingClientRect();
+    const top = r.top - box.top - head;
+    const room = s.clientHeight - head;
+    if (block === 'center') s.scrollTop += top - Math.max(0, (room - r.height) / 2);
+    else if (top < 0) s.scrollTop += top;
+    else if (top + r.height > room) s.scrollTop += top + r.height - room;
     // Rows that came into view with the last scroll are measured now, not on the next frame.
     this.render();
     return this.rendered.get(index) ?? null;
