@@ -443,102 +443,115 @@ impl<'g> Translator<'g> {
         let mut doc_shots: std::collections::HashMap<Register, Vec<Shot>> = Default::default();
         let started = Instant::now();
         let mut out: Vec<SegmentOut> = Vec::new();
-        // Every segment's request first, so the backend can schedule the whole document (batched rows, requests
-        // in flight); segments of one register together, as they share a prefix and constraints.
-        let mut order: Vec<usize> = (0..sources.len()).collect();
-        order.sort_by_key(|&i| registers[i].as_str());
-        let mut jobs: Vec<(usize, Options, GenRequest)> = Vec::new();
         let budget = budget::TokenBudget::for_document(&**gen, pool.as_ref(), opts.lang, opts.max_tokens);
-        // Each sentence's own examples are chosen by meaning where the pool has the encoder: all sentences
-        // embedded at once.
-        let source_vecs = match pool.as_ref() {
-            Some(p) if wants_own && opts.meaning_retrieval => p.embed_queries(sources)?,
-            _ => None,
-        };
-        for index in order {
-            let (source, register) = (&sources[index], registers[index]);
-            let o = Options { register, ..opts.clone() };
-            if source.trim().is_empty() {
-                let seg = finish_segment(index, source, vec![Generated { text: String::new(), logprob: 0.0, tokens: 0 }], None, &o, started)?;
-                on_segment(&seg)?;
-                out.push(seg);
-                continue;
+        // The document in windows of WINDOW segments, in document order: a window's requests all go to the backend
+        // at once (batched rows, requests in flight), but a 10,000-segment document never holds 10,000 prompts of
+        // a few KiB each (memory stays flat in document length), and segments arrive roughly in order.
+        for start in (0..sources.len()).step_by(WINDOW) {
+            if cancel.load(std::sync::atomic::Ordering::SeqCst) {
+                break;
             }
-            let shots = match (use_shots, opts.shots_per_sentence) {
-                (false, _) => Vec::new(),
-                (true, true) => pool.as_ref().map(|p| p.retrieve(source, o.shots, register, o.gender)).unwrap_or_default(),
-                (true, false) => doc_shots
-                    .entry(register)
-                    .or_insert_with(|| {
-                        pool.as_ref()
-                            .map(|p| if o.fixed_document_examples { p.fixed(o.shots, register, o.gender) } else { p.retrieve(&doc_query, o.shots, register, o.gender) })
-                            .unwrap_or_default()
-                    })
-                    .clone(),
+            let end = (start + WINDOW).min(sources.len());
+            // Segments of one register together, as they share a prefix and constraints.
+            let mut order: Vec<usize> = (start..end).collect();
+            order.sort_by_key(|&i| registers[i].as_str());
+            let mut jobs: Vec<(usize, Options, GenRequest)> = Vec::new();
+            // Each sentence's own examples are chosen by meaning where the pool has the encoder: a window's sentences
+            // embedded at once.
+            let source_vecs = match pool.as_ref() {
+                Some(p) if wants_own && opts.meaning_retrieval => p.embed_queries(&sources[start..end])?,
+                _ => None,
             };
-            let mut constraints =
-                if controlled && o.controls.has(Control::Constrain) { constrain::for_register(o.lang, register) } else { Constraints::default() };
-            if let Some(tb) = &o.termbase {
-                constraints = constraints.with_terms(&tb.generation_terms(source, Some(register)));
-            }
-            let spec = prompt::PromptSpec { lang: o.lang, register, instruct: controlled && o.controls.has(Control::Prompt), gender: o.gender, shots: &shots };
-            // The sentence's own nearest pool pairs, beyond the document's shots, as exchanges in its turn: the
-            // shared prefix stays shared, so the document is still decoded in batches.
-            let own: Vec<Shot> = match (wants_own, pool.as_ref()) {
-                (true, Some(p)) => p
-                    .retrieve_by_meaning(source, source_vecs.as_ref().map(|v| v[index].as_slice()), o.shots + o.sentence_examples, register, o.gender)
-                    .into_iter()
-                    .filter(|s| !shots.iter().any(|d| d.source == s.source))
-                    .take(o.sentence_examples)
-                    .collect(),
-                _ => Vec::new(),
-            };
-            let mut examples: Vec<prompt::MemoryExample> = own.iter().map(|s| prompt::MemoryExample { source: &s.source, target: &s.wanted }).collect();
-            let memory = o.memory.as_ref().filter(|_| o.uses_memory()).and_then(|m| m.get(register, source));
-            examples.extend(memory.map(|m| prompt::MemoryExample { source: &m.source, target: &m.target }));
-            let p = prompt::build_with(gen.chat_format(), &spec, &examples, source)?;
-            let n = o.effective_n();
-            jobs.push((index, o, GenRequest { prefix: p.prefix, turn: p.turn, n, max_tokens: budget.tokens_for(source), constraints }));
-        }
-        // Early exit: with reranking on, every segment is first decoded greedily; only a segment whose greedy
-        // candidate is not in the requested register, or drifts from the source's meaning, gets the n-best search
-        // the reranker chooses from.
-        let early_exit = opts.early_exit && jobs.iter().any(|j| j.2.n > 1);
-        let first: Vec<GenRequest> = jobs.iter().map(|j| if early_exit { GenRequest { n: 1, ..j.2.clone() } } else { j.2.clone() }).collect();
-        let mut second: Vec<usize> = Vec::new();
-        if !jobs.is_empty() {
-            gen.generate_many(&first, cancel, &mut |k, gens| {
-                let (index, o, req) = &jobs[k];
-                let gens = gens.with_context(|| format!("segment {}", index + 1))?;
-                let sims = similarities(meaning, &sources[*index], &gens)?;
-                let drifts = sims.as_ref().is_some_and(|s| s.first().is_some_and(|&x| x < qe::DRIFT_BELOW));
-                if early_exit && req.n > 1 && (drifts || gens.first().map_or(true, |g| analyze(o.lang, &g.text).verdict(o.register) != Verdict::Ok)) {
-                    second.push(k);
-                    return Ok(());
+            for index in order {
+                let (source, register) = (&sources[index], registers[index]);
+                let o = Options { register, ..opts.clone() };
+                if source.trim().is_empty() {
+                    let seg = finish_segment(index, source, vec![Generated { text: String::new(), logprob: 0.0, tokens: 0 }], None, &o, started)?;
+                    on_segment(&seg)?;
+                    out.push(seg);
+                    continue;
                 }
-                let seg = finish_segment(*index, &sources[*index], gens, sims, o, started)?;
-                on_segment(&seg)?;
-                out.push(seg);
-                Ok(())
-            })?;
-        }
-        if !second.is_empty() && !cancel.load(std::sync::atomic::Ordering::SeqCst) {
-            second.sort_unstable();
-            let reqs: Vec<GenRequest> = second.iter().map(|&k| jobs[k].2.clone()).collect();
-            gen.generate_many(&reqs, cancel, &mut |r, gens| {
-                let (index, o, _) = &jobs[second[r]];
-                let gens = gens.with_context(|| format!("segment {}", index + 1))?;
-                let sims = similarities(meaning, &sources[*index], &gens)?;
-                let seg = finish_segment(*index, &sources[*index], gens, sims, o, started)?;
-                on_segment(&seg)?;
-                out.push(seg);
-                Ok(())
-            })?;
+                let shots = match (use_shots, opts.shots_per_sentence) {
+                    (false, _) => Vec::new(),
+                    (true, true) => pool.as_ref().map(|p| p.retrieve(source, o.shots, register, o.gender)).unwrap_or_default(),
+                    (true, false) => doc_shots
+                        .entry(register)
+                        .or_insert_with(|| {
+                            pool.as_ref()
+                                .map(|p| if o.fixed_document_examples { p.fixed(o.shots, register, o.gender) } else { p.retrieve(&doc_query, o.shots, register, o.gender) })
+                                .unwrap_or_default()
+                        })
+                        .clone(),
+                };
+                let mut constraints =
+                    if controlled && o.controls.has(Control::Constrain) { constrain::for_register(o.lang, register) } else { Constraints::default() };
+                if let Some(tb) = &o.termbase {
+                    constraints = constraints.with_terms(&tb.generation_terms(source, Some(register)));
+                }
+                let spec = prompt::PromptSpec { lang: o.lang, register, instruct: controlled && o.controls.has(Control::Prompt), gender: o.gender, shots: &shots };
+                // The sentence's own nearest pool pairs, beyond the document's shots, as exchanges in its turn: the
+                // shared prefix stays shared, so the document is still decoded in batches.
+                let own: Vec<Shot> = match (wants_own, pool.as_ref()) {
+                    (true, Some(p)) => p
+                        .retrieve_by_meaning(source, source_vecs.as_ref().map(|v| v[index - start].as_slice()), o.shots + o.sentence_examples, register, o.gender)
+                        .into_iter()
+                        .filter(|s| !shots.iter().any(|d| d.source == s.source))
+                        .take(o.sentence_examples)
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                let mut examples: Vec<prompt::MemoryExample> = own.iter().map(|s| prompt::MemoryExample { source: &s.source, target: &s.wanted }).collect();
+                let memory = o.memory.as_ref().filter(|_| o.uses_memory()).and_then(|m| m.get(register, source));
+                examples.extend(memory.map(|m| prompt::MemoryExample { source: &m.source, target: &m.target }));
+                let p = prompt::build_with(gen.chat_format(), &spec, &examples, source)?;
+                let n = o.effective_n();
+                jobs.push((index, o, GenRequest { prefix: p.prefix, turn: p.turn, n, max_tokens: budget.tokens_for(source), constraints }));
+            }
+            // Early exit: with reranking on, every segment is first decoded greedily; only a segment whose greedy
+            // candidate is not in the requested register, or drifts from the source's meaning, gets the n-best search
+            // the reranker chooses from.
+            let early_exit = opts.early_exit && jobs.iter().any(|j| j.2.n > 1);
+            let first: Vec<GenRequest> = jobs.iter().map(|j| if early_exit { GenRequest { n: 1, ..j.2.clone() } } else { j.2.clone() }).collect();
+            let mut second: Vec<usize> = Vec::new();
+            if !jobs.is_empty() {
+                gen.generate_many(&first, cancel, &mut |k, gens| {
+                    let (index, o, req) = &jobs[k];
+                    let gens = gens.with_context(|| format!("segment {}", index + 1))?;
+                    let sims = similarities(meaning, &sources[*index], &gens)?;
+                    let drifts = sims.as_ref().is_some_and(|s| s.first().is_some_and(|&x| x < qe::DRIFT_BELOW));
+                    if early_exit && req.n > 1 && (drifts || gens.first().map_or(true, |g| analyze(o.lang, &g.text).verdict(o.register) != Verdict::Ok)) {
+                        second.push(k);
+                        return Ok(());
+                    }
+                    let seg = finish_segment(*index, &sources[*index], gens, sims, o, started)?;
+                    on_segment(&seg)?;
+                    out.push(seg);
+                    Ok(())
+                })?;
+            }
+            if !second.is_empty() && !cancel.load(std::sync::atomic::Ordering::SeqCst) {
+                second.sort_unstable();
+                let reqs: Vec<GenRequest> = second.iter().map(|&k| jobs[k].2.clone()).collect();
+                gen.generate_many(&reqs, cancel, &mut |r, gens| {
+                    let (index, o, _) = &jobs[second[r]];
+                    let gens = gens.with_context(|| format!("segment {}", index + 1))?;
+                    let sims = similarities(meaning, &sources[*index], &gens)?;
+                    let seg = finish_segment(*index, &sources[*index], gens, sims, o, started)?;
+                    on_segment(&seg)?;
+                    out.push(seg);
+                    Ok(())
+                })?;
+            }
         }
         out.sort_by_key(|s| s.index);
         Ok(out)
     }
 }
+
+/// Segments whose requests go to the backend together (see `Translator::translate_mixed`): enough to fill a GPU's
+/// batch of 64 rows several times over and keep a server's requests in flight, few enough that the prompts held at
+/// once are a few MiB whatever the document's length.
+pub const WINDOW: usize = 256;
 
 /// Each candidate's similarity to the source by the meaning check, when there is one.
 fn similarities(check: Option<&qe::MeaningCheck>, source: &str, gens: &[Generated]) -> anyhow::Result<Option<Vec<f64>>> {
