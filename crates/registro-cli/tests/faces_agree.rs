@@ -50,3 +50,45 @@ fn the_cli_and_the_app_score_a_submissions_folder_identically() {
         assert!(a["bleu"]["signature"].as_str().is_some_and(|s| s.contains("tok:13a")), "{a}");
     }
 }
+
+/// Issue 40: the CLI took any `--n-best` (`.max(1)`) where the window clamped to 1..8, and rewrite's `--n` was
+/// uncapped in the CLI. Both limits, and "respectful is Japanese only", now live in core: the CLI refuses before
+/// loading a model with core's own words, and the request the window builds (`request::prepare`) is refused the same.
+#[test]
+fn the_cli_and_the_app_refuse_the_same_translation_limits() {
+    use registro_core::translate::{request, Lang, Options, Register, MAX_N_BEST};
+    let db = std::env::temp_dir().join(format!("registro-faces-limits-{}.db", std::process::id()));
+    let store = registro_store::Store::open(&db).unwrap();
+    let input = std::env::temp_dir().join(format!("registro-faces-limits-{}.txt", std::process::id()));
+    std::fs::write(&input, "Hello there.\n").unwrap();
+    let cases = [
+        (Lang::De, Register::Formal, MAX_N_BEST + 1, vec!["--n-best".to_string(), (MAX_N_BEST + 1).to_string()]),
+        (Lang::De, Register::Formal, 0, vec!["--n-best".to_string(), "0".to_string()]),
+        (Lang::It, Register::Respectful, 4, vec!["--register".to_string(), "respectful".to_string()]),
+    ];
+    for (lang, register, n_best, flags) in cases {
+        let app_req = request::Request {
+            text: "Hello there.".into(),
+            document_id: None,
+            overrides: Default::default(),
+            contrastive: false,
+            opts: Options { n_best, ..Options::new(lang, register) },
+        };
+        let app_err = format!("{:#}", request::prepare(&store, &app_req).unwrap_err());
+        let out = Command::new(env!("CARGO_BIN_EXE_registro"))
+            .arg("--db")
+            .arg(&db)
+            .args(["translate", "--lang", lang.code(), "--no-store", "--model", "no-such-model-is-loaded", "--input"])
+            .arg(&input)
+            .args(&flags)
+            .output()
+            .unwrap();
+        let cli_err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{flags:?} must be refused");
+        assert!(cli_err.contains(&app_err), "{flags:?}: the CLI says {cli_err:?}, the window {app_err:?}");
+    }
+    let _ = std::fs::remove_file(&db);
+    let _ = std::fs::remove_file(&input);
+    // The window's own default is core's, and core's default passes its own check.
+    Options::new(Lang::De, Register::Formal).validate().unwrap();
+}

@@ -100,6 +100,22 @@ pub struct RewriteRequest {
     pub document_id: Option<i64>,
 }
 
+/// The most LLM paraphrases per sentence a rewrite may ask for (besides the minimal edit and a round trip): the
+/// CLI's `--n` and the window's field both stop here, as each one is another sampled generation per sentence.
+pub const MAX_PARAPHRASES: usize = 8;
+
+impl RewriteRequest {
+    /// The request's limits, checked once here for every face before anything is loaded or stored.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            self.options.n <= MAX_PARAPHRASES,
+            "{} paraphrases per sentence: choose 0 to {MAX_PARAPHRASES}",
+            self.options.n
+        );
+        Ok(())
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize, ts_rs::TS)]
 pub struct Summary {
     pub sentences: usize,
@@ -235,6 +251,7 @@ fn rewrite_each(
     progress: ProgressFn,
     on_sentence: &mut dyn FnMut(usize, &SentenceResult),
 ) -> anyhow::Result<RewriteOutcome> {
+    req.validate()?;
     let opts = &req.options;
     if opts.method != Method::Rules && neural.is_none() {
         bail!("--method {} needs a model; none was loaded", opts.method.name());

@@ -234,6 +234,11 @@ fn yes() -> bool {
     true
 }
 
+/// The most candidates per segment a translation may ask for: every face (CLI, window) takes its n-best from here,
+/// so one cannot decode 20 candidates where the other stops at 8. Beyond 8 the reranker's pick did not change on the
+/// development split while decoding time grows with every candidate.
+pub const MAX_N_BEST: usize = 8;
+
 impl Options {
     pub fn new(lang: Lang, register: Register) -> Self {
         Options {
@@ -253,6 +258,22 @@ impl Options {
             termbase: None,
             memory: None,
         }
+    }
+
+    /// The request's limits, checked once here for every face before a model is loaded or a run stored: 1 to
+    /// [`MAX_N_BEST`] candidates, and the respectful register only where a language has one (Japanese).
+    pub fn validate(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            (1..=MAX_N_BEST).contains(&self.n_best),
+            "n-best {}: choose 1 to {MAX_N_BEST} candidates per segment",
+            self.n_best
+        );
+        anyhow::ensure!(
+            self.register != Register::Respectful || self.lang == Lang::Ja,
+            "the respectful register exists for Japanese only; {} has formal and informal",
+            self.lang.name()
+        );
+        Ok(())
     }
 
     /// Name stored as the run's system.
@@ -419,6 +440,7 @@ impl<'g> Translator<'g> {
         on_segment: &mut dyn FnMut(&SegmentOut) -> anyhow::Result<()>,
     ) -> anyhow::Result<Vec<SegmentOut>> {
         anyhow::ensure!(registers.len() == sources.len(), "{} registers for {} segments", registers.len(), sources.len());
+        opts.validate()?;
         let controlled = opts.system == SystemKind::Controlled;
         let use_shots = controlled && opts.controls.has(Control::Fewshot) && self.has_pool();
         // Each sentence's own examples, beside the document's.
@@ -760,6 +782,7 @@ pub fn translate_and_store(
     progress: ProgressFn<'_>,
     cancel: &CancelToken,
 ) -> anyhow::Result<(RunId, Vec<SegmentOut>)> {
+    opts.validate()?;
     let default_regs = vec![opts.register; sources.len()];
     let registers = registers.unwrap_or(&default_regs);
     anyhow::ensure!(registers.len() == sources.len(), "{} registers for {} segments", registers.len(), sources.len());

@@ -95,7 +95,7 @@ pub async fn rewrite_text(
         let mut req = RewriteRequest {
             sentences,
             options: Options {
-                n: args.n.min(8),
+                n: args.n,
                 weights: args.weights.unwrap_or_default(),
                 fluency: args.fluency,
                 roundtrip: args.roundtrip,
@@ -107,6 +107,8 @@ pub async fn rewrite_text(
             project: Some(project_id.to_string()),
             document_id: args.document_id,
         };
+        // Refused before a model loads (core's rule; the run would refuse it too).
+        req.validate()?;
         let mut progress = |p: Progress| {
             let _ = on_progress.send(p);
         };

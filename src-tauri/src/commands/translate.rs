@@ -88,13 +88,14 @@ pub async fn translate_text(
     for (i, r) in &args.overrides {
         overrides.insert(*i, parse::<Register>(r)?);
     }
+    let defaults = Options::new(lang, register);
     let opts = Options {
         controls,
         system,
-        n_best: args.n_best.unwrap_or(4).clamp(1, 8),
+        n_best: args.n_best.unwrap_or(defaults.n_best),
         gender,
         fixed_document_examples: args.fixed_examples,
-        ..Options::new(lang, register)
+        ..defaults
     };
     let req = core::request::Request { text: args.text, document_id: args.document_id, overrides, contrastive: args.contrastive, opts };
     blocking(app, move |state| {

@@ -115,18 +115,20 @@ fn read_input(a: &Args) -> anyhow::Result<Vec<String>> {
 
 fn options(a: &Args) -> anyhow::Result<Options> {
     let system = a.system.clone();
-    anyhow::ensure!(a.register != Register::Respectful || a.lang == Lang::Ja, "the respectful register exists for Japanese only");
-    Ok(Options {
+    let opts = Options {
         controls: a.controls.clone(),
         system,
-        n_best: a.n_best.max(1),
+        n_best: a.n_best,
         gender: a.gender,
         shots_per_sentence: a.examples.shots_per_sentence,
         sentence_examples: a.examples.sentence_examples,
         fixed_document_examples: a.examples.document_examples == DocumentExamples::Fixed,
         termbase: a.termbase.as_deref().map(|p| registro_core::qa::load_termbase(p, a.lang)).transpose()?,
         ..Options::new(a.lang, a.register)
-    })
+    };
+    // Refused before the model loads, by the rule the window obeys too.
+    opts.validate()?;
+    Ok(opts)
 }
 
 fn print_segment(s: &tr::SegmentOut) {

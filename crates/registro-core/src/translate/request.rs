@@ -29,8 +29,10 @@ pub struct Prepared {
     pub registers: Vec<Register>,
 }
 
-/// The request's segments and registers; refuses empty text and an override for a segment that does not exist.
+/// The request's segments and registers; refuses options out of their limits ([`Options::validate`]), empty text
+/// and an override for a segment that does not exist.
 pub fn prepare(store: &Store, req: &Request) -> anyhow::Result<Prepared> {
+    req.opts.validate()?;
     let sources = match req.document_id {
         Some(doc) => store.segment_texts(doc)?,
         None => req.text.lines().map(str::to_string).collect(),
