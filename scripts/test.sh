@@ -9,6 +9,12 @@ cd "$(dirname "$0")/.."
 # REGISTRO_TEST_MIRROR=0 runs in place.
 if [ "${REGISTRO_TEST_IN_MIRROR:-0}" != 1 ] && [ "${REGISTRO_TEST_MIRROR:-1}" != 0 ]; then
   mirror="$HOME/.cache/registro/ci-tree"
+  # The test data sits beside the clone (../shared/data); the mirror has no such sibling, so its place is passed on
+  # (tests that need it would otherwise skip).
+  if [ -z "${REGISTRO_SHARED_DATA:-}" ] && [ -d ../shared/data ]; then
+    REGISTRO_SHARED_DATA="$(cd ../shared/data && pwd)"
+    export REGISTRO_SHARED_DATA
+  fi
   python3 scripts/mirror-tree.py . "$mirror"
   exec env REGISTRO_TEST_IN_MIRROR=1 bash "$mirror/scripts/test.sh" "$@"
 fi
