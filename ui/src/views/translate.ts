@@ -380,16 +380,28 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       const middle = box.value.indexOf(' ', Math.floor(box.value.length / 2));
       box.setSelectionRange(middle + 1, middle + 1);
     };
+    // A segment the run never produced (cancelled or failed before it): no text, no candidates, never edited. It is
+    // shown as such, without a register label an empty string would earn ("NEUTRAL"), so an unfinished run never
+    // looks finished.
+    const untranslated = () => !seg.text.trim() && seg.candidates.length === 0 && statuses.get(seg.index) === 'draft';
     const fillStatus = () => {
       const status = statuses.get(seg.index) ?? 'translated';
-      row.dataset.status = status;
+      row.dataset.status = untranslated() ? 'untranslated' : status;
       clear(statusCell);
+      if (untranslated()) {
+        statusCell.append(h('span', { class: 'badge status-untranslated', 'data-testid': 'translate-status' }, 'not translated'));
+        return;
+      }
       statusCell.append(h('span', { class: `badge status-${status}`, 'data-testid': 'translate-status' }, STATUS_LABELS[status]));
       if (status !== 'approved' && seg.text.trim())
         statusCell.append(h('button', { class: 'btn small', 'data-testid': 'translate-approve', title: 'Approve (Ctrl+Enter)', onclick: () => void approve(false) }, '✓ Approve'));
     };
     const fillMeta = () => {
       clear(meta);
+      if (untranslated()) {
+        meta.append(h('span', { class: `badge ${seg.register}` }, `asked: ${seg.register}`), h('span', { class: 'muted small', 'data-testid': 'translate-untranslated' }, 'not translated: the run stopped before this segment'));
+        return;
+      }
       meta.append(h('span', { class: `badge ${seg.register}` }, `asked: ${seg.register}`), labelBadge(seg.analysis.label, seg.verdict));
       if (seg.flagged) meta.append(h('span', { class: 'tr-flag', 'data-testid': 'translate-flag' }, `⚑ ${seg.flag_reason ?? 'wrong register'}`));
       const ov = flagOverrides.get(seg.index);
