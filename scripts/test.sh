@@ -3,6 +3,11 @@
 # cached outside the clone), the Rust test suite, and the end-to-end tests of the real window.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# System packages first (python3 among them, which the mirror below needs on a fresh machine); the mirror's run of
+# this script skips them.
+if [ "${REGISTRO_TEST_IN_MIRROR:-0}" != 1 ]; then
+  bash scripts/setup-system.sh
+fi
 # Everything below runs in one fixed mirror of this tree (outside the clone, in the cache), where an unchanged file
 # keeps its old modification time: from a fresh clone at a new path cargo would recompile every workspace crate in
 # every target dir (CPU, CUDA, fuzz, Windows), about 20 minutes of CI on 2 cores (scripts/mirror-tree.py says why).
@@ -18,7 +23,6 @@ if [ "${REGISTRO_TEST_IN_MIRROR:-0}" != 1 ] && [ "${REGISTRO_TEST_MIRROR:-1}" !=
   python3 scripts/mirror-tree.py . "$mirror"
   exec env REGISTRO_TEST_IN_MIRROR=1 bash "$mirror/scripts/test.sh" "$@"
 fi
-bash scripts/setup-system.sh
 source scripts/env.sh
 # The build caches outside the clone grow with every checkout path and feature change; below 30 GB free their stale
 # copies go, before a link step can fail on a full disk.

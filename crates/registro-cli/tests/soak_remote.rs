@@ -15,10 +15,9 @@
 #[path = "support/soak.rs"]
 mod soak;
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use registro_store::{RunStatus, Store};
+use registro_store::Store;
 use soak::{Kind, Proc, Rng};
 
 /// The bound on any one CLI process's peak resident memory for a document of `segments` segments, in MiB.
@@ -124,40 +123,14 @@ fn soak(kind: Kind, seed_offset: u64) {
     let seconds = started.elapsed().as_secs_f64();
     let run = run_id.unwrap();
 
-    // Every segment exactly once, in order, the server's answer; the run done; the store intact.
+    // Every segment exactly once, in order, the server's answer; the run done; the store intact; the run in its
+    // document's format valid, and the same when read back.
     drop(watch);
-    let store = Store::open(&db).unwrap();
-    assert_eq!(store.integrity_check().unwrap(), "ok");
-    let r = store.run(run).unwrap();
-    assert_eq!(r.status, RunStatus::Done, "{:?}", r.error);
-    assert_eq!(r.total_segments as usize, n);
-    let outputs = store.outputs(run).unwrap();
-    assert_eq!(outputs.len(), n, "every segment stored exactly once");
+    let (store, outputs) = soak::finished_run(&db, run, n);
     for (i, o) in outputs.iter().enumerate() {
-        assert_eq!(o.segment_index as usize, i, "segments in order, none twice");
         assert_eq!(o.text, soak::expected(kind, i), "segment {i}");
     }
-    assert!(store.missing_segments(run).unwrap().is_empty());
-
-    // The run in its document's format: valid, and the same when read back.
-    let export = registro_core::documents::export_run(&store, run).unwrap();
-    assert_eq!((export.translated, export.sentences), (n, n));
-    let exported = dir.join(format!("exported.{}", input.extension().unwrap().to_str().unwrap()));
-    std::fs::write(&exported, &export.bytes).unwrap();
-    check_valid(kind, &exported);
-    let format = match kind {
-        Kind::Xliff => registro_formats::Format::Xliff,
-        Kind::Po => registro_formats::Format::Po,
-    };
-    let back = registro_formats::import(&export.bytes, format).expect("the export parses");
-    let units: Vec<_> = back.segments.iter().filter(|s| !s.source.is_empty()).collect();
-    assert_eq!(units.len(), n, "one unit per segment");
-    for (i, u) in units.iter().enumerate() {
-        assert_eq!(u.source, soak::source(kind, i), "unit {i}'s source");
-        assert_eq!(u.existing_target.as_deref(), Some(soak::expected(kind, i).as_str()), "unit {i}'s target");
-    }
-    let targets: Vec<Option<String>> = back.segments.iter().map(|s| s.existing_target.clone()).collect();
-    assert!(back.export(&targets).unwrap() == export.bytes, "exporting what was read back gives the same bytes");
+    soak::check_export(&store, run, kind, dir, n, |i| soak::expected(kind, i));
 
     let peak = peaks.iter().copied().max().unwrap_or(0);
     // One line `scripts/bench-soak.sh` reads.
@@ -181,16 +154,4 @@ fn soak(kind: Kind, seed_offset: u64) {
         rss_bound_mib(n),
         peaks
     );
-}
-
-/// The exported file through the format's own tool, where it is installed.
-fn check_valid(kind: Kind, path: &Path) {
-    let (tool, args): (&str, Vec<&str>) = match kind {
-        Kind::Xliff => ("xmllint", vec!["--noout"]),
-        Kind::Po => ("msgfmt", vec!["--check", "-o", "/dev/null"]),
-    };
-    match std::process::Command::new(tool).args(&args).arg(path).output() {
-        Ok(out) => assert!(out.status.success(), "{tool} refuses the export: {}", String::from_utf8_lossy(&out.stderr)),
-        Err(_) => println!("{tool} is not installed: the export is checked by registro-formats only"),
-    }
 }

@@ -363,3 +363,47 @@ impl Drop for Scratch {
 pub fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
+
+/// Run `run` of the store at `db` after a soak: the store passes `PRAGMA integrity_check`, the run is done with `n`
+/// segments, each stored exactly once and in order, none missing. Returns the store and the outputs.
+pub fn finished_run(db: &Path, run: i64, n: usize) -> (registro_store::Store, Vec<registro_store::Output>) {
+    let store = registro_store::Store::open(db).unwrap();
+    assert_eq!(store.integrity_check().unwrap(), "ok");
+    let r = store.run(run).unwrap();
+    assert_eq!(r.status, registro_store::RunStatus::Done, "{:?}", r.error);
+    assert_eq!(r.total_segments as usize, n);
+    let outputs = store.outputs(run).unwrap();
+    assert_eq!(outputs.len(), n, "every segment stored exactly once");
+    for (i, o) in outputs.iter().enumerate() {
+        assert_eq!(o.segment_index as usize, i, "segments in order, none twice");
+    }
+    assert!(store.missing_segments(run).unwrap().is_empty());
+    (store, outputs)
+}
+
+/// The run exported in `kind`'s format (written to `dir`): valid by the format's own tool where it is installed
+/// (xmllint / msgfmt), one unit per segment with its source and `target(i)`, and the same bytes when what was read
+/// back is exported again.
+pub fn check_export(store: &registro_store::Store, run: i64, kind: Kind, dir: &Path, n: usize, target: impl Fn(usize) -> String) {
+    let export = registro_core::documents::export_run(store, run).unwrap();
+    assert_eq!((export.translated, export.sentences), (n, n));
+    let (format, ext, tool, args): (_, _, _, &[&str]) = match kind {
+        Kind::Xliff => (registro_formats::Format::Xliff, "xlf", "xmllint", &["--noout"]),
+        Kind::Po => (registro_formats::Format::Po, "po", "msgfmt", &["--check", "-o", "/dev/null"]),
+    };
+    let exported = dir.join(format!("exported.{ext}"));
+    std::fs::write(&exported, &export.bytes).unwrap();
+    match Command::new(tool).args(args).arg(&exported).output() {
+        Ok(out) => assert!(out.status.success(), "{tool} refuses the export: {}", String::from_utf8_lossy(&out.stderr)),
+        Err(_) => println!("{tool} is not installed: the export is checked by registro-formats only"),
+    }
+    let back = registro_formats::import(&export.bytes, format).expect("the export parses");
+    let units: Vec<_> = back.segments.iter().filter(|s| !s.source.is_empty()).collect();
+    assert_eq!(units.len(), n, "one unit per segment");
+    for (i, u) in units.iter().enumerate() {
+        assert_eq!(u.source, source(kind, i), "unit {i}'s source");
+        assert_eq!(u.existing_target.as_deref(), Some(target(i).as_str()), "unit {i}'s target");
+    }
+    let targets: Vec<Option<String>> = back.segments.iter().map(|s| s.existing_target.clone()).collect();
+    assert!(back.export(&targets).unwrap() == export.bytes, "exporting what was read back gives the same bytes");
+}
