@@ -41,7 +41,17 @@ fi
 [ -f "$HOME/.cargo/env" ] && source "$HOME/.cargo/env"
 if ! command -v cargo >/dev/null; then
   log "rust: installing the stable toolchain with rustup"
-  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
+  # rustup-init straight from static.rust-lang.org (where rustup fetches toolchains from anyway), checked against
+  # its published sha256: sh.rustup.rs, the usual installer script's host, is not reachable from every network.
+  rustup_url="https://static.rust-lang.org/rustup/dist/$(uname -m)-unknown-linux-gnu/rustup-init"
+  rustup_tmp="$(mktemp -d)"
+  curl --proto '=https' --tlsv1.2 -sSf -o "$rustup_tmp/rustup-init" "$rustup_url"
+  expected="$(curl --proto '=https' --tlsv1.2 -sSf "$rustup_url.sha256" | cut -d' ' -f1)"
+  echo "$expected  $rustup_tmp/rustup-init" | sha256sum -c --quiet - \
+    || { log "rust: rustup-init does not match its published sha256 ($rustup_url)"; exit 1; }
+  chmod +x "$rustup_tmp/rustup-init"
+  "$rustup_tmp/rustup-init" -y --profile minimal
+  rm -rf "$rustup_tmp"
   source "$HOME/.cargo/env"
 fi
 # The workspace's rust-version (sentencex needs 1.91): an older toolchain is updated where rustup manages it.
