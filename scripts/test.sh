@@ -3,11 +3,10 @@
 # cached outside the clone), the Rust test suite, and the end-to-end tests of the real window.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# System packages first (python3 among them, which the mirror below needs on a fresh machine); the mirror's run of
-# this script skips them.
-if [ "${REGISTRO_TEST_IN_MIRROR:-0}" != 1 ]; then
-  bash scripts/setup-system.sh
-fi
+# System packages, toolchains and the UI's node modules (python3 among them, which the mirror below needs on a fresh
+# machine). The mirror's run of this script calls it again for its own ui/node_modules; with everything present it
+# only checks.
+bash scripts/setup-system.sh
 # Everything below runs in one fixed mirror of this tree (outside the clone, in the cache), where an unchanged file
 # keeps its old modification time: from a fresh clone at a new path cargo would recompile every workspace crate in
 # every target dir (CPU, CUDA, fuzz, Windows), about 20 minutes of CI on 2 cores (scripts/mirror-tree.py says why).
