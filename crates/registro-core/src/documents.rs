@@ -349,6 +349,12 @@ pub fn stored_file(store: &Store, doc: i64) -> anyhow::Result<Option<Imported>> 
 /// Writes next to the destination first and renames, so a failure never leaves half a file where the user's
 /// file was; the source file itself is never overwritten.
 pub fn write_export(source: &Path, output: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    write_export_unless(source, output, bytes, &crate::progress::CancelToken::new())
+}
+
+/// [`write_export`], unless `cancel` is set before the file is complete: then the temporary file is removed, the
+/// destination is left as it was, and the error is a [`crate::qa::Cancelled`].
+pub fn write_export_unless(source: &Path, output: &Path, bytes: &[u8], cancel: &crate::progress::CancelToken) -> anyhow::Result<()> {
     refuse_overwrite(source, output)?;
     let dir = output
         .parent()
@@ -361,7 +367,14 @@ pub fn write_export(source: &Path, output: &Path, bytes: &[u8]) -> anyhow::Resul
             .map(|n| n.to_string_lossy())
             .unwrap_or_default()
     ));
+    if cancel.is_cancelled() {
+        return Err(crate::qa::Cancelled("the export").into());
+    }
     std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    if cancel.is_cancelled() {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(crate::qa::Cancelled("the export").into());
+    }
     std::fs::rename(&tmp, output).with_context(|| format!("writing {}", output.display()))
 }
 
@@ -379,12 +392,17 @@ fn refuse_overwrite(source: &Path, output: &Path) -> anyhow::Result<()> {
 pub struct FileTranslation {
     pub run_id: Option<RunId>,
     pub document_id: Option<i64>,
-    pub segments: Vec<SegmentOut>,
+    /// Segments finished (fewer than `sentences` after a cancel) and how many of them are flagged.
+    pub translated: usize,
+    pub flagged: usize,
     pub sentences: usize,
     pub output: PathBuf,
 }
 
 /// Import `input` → store it as a document → translate its sentences as a run → write `output` in the same format.
+/// `on_segment` sees each finished segment once (in the order they finish); nothing else keeps them, so a long
+/// document costs the memory of its text, not of every segment's candidates and analysis: the export reads the
+/// translations back from the store.
 #[allow(clippy::too_many_arguments)]
 pub fn translate_file(
     store: Option<(&mut Store, i64)>,
@@ -395,6 +413,7 @@ pub fn translate_file(
     opts: &Options,
     progress: ProgressFn<'_>,
     cancel: &CancelToken,
+    on_segment: &mut dyn FnMut(&SegmentOut),
 ) -> anyhow::Result<FileTranslation> {
     // Checked before the model runs, so a mistake costs no translation time.
     refuse_overwrite(input, output)?;
@@ -405,31 +424,47 @@ pub fn translate_file(
         "{}: no text to translate",
         input.display()
     );
-    let (run_id, document_id, segs) = match store {
+    let (mut translated, mut flagged) = (0usize, 0usize);
+    let mut count = |seg: &SegmentOut| {
+        translated += 1;
+        flagged += seg.flagged as usize;
+        on_segment(seg);
+    };
+    let (run_id, document_id, texts) = match store {
         Some((store, project)) => {
             let doc_id = store_imported(store, project, &imported, Some(opts.lang.code()))?;
             let target = tr::RunTarget {
                 project_id: project,
                 document_id: Some(doc_id),
             };
-            let (id, segs) = tr::translate_and_store(
-                store, &target, t, &sentences, None, opts, progress, cancel,
+            let id = tr::store_translation(
+                store, &target, t, &sentences, None, opts, progress, cancel, &mut count,
             )?;
-            (Some(id), Some(doc_id), segs)
+            (Some(id), Some(doc_id), store.output_texts(id)?)
         }
-        None => (
-            None,
-            None,
-            t.translate(&sentences, opts, cancel.flag(), &mut |_| Ok(()))?,
-        ),
+        None => {
+            let mut texts: Vec<Option<String>> = vec![None; sentences.len()];
+            t.translate_streamed(
+                &sentences,
+                &vec![opts.register; sentences.len()],
+                opts,
+                cancel.flag(),
+                &mut |seg| {
+                    texts[seg.index] = Some(seg.text.clone());
+                    count(seg);
+                    Ok(())
+                },
+            )?;
+            (None, None, texts)
+        }
     };
-    let texts: Vec<Option<String>> = segs.iter().map(|s| Some(s.text.clone())).collect();
     let bytes = imported.export(&texts)?;
     write_export(input, output, &bytes)?;
     Ok(FileTranslation {
         run_id,
         document_id,
-        segments: segs,
+        translated,
+        flagged,
         sentences: sentences.len(),
         output: output.to_path_buf(),
     })

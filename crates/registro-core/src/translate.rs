@@ -439,6 +439,27 @@ impl<'g> Translator<'g> {
         cancel: &AtomicBool,
         on_segment: &mut dyn FnMut(&SegmentOut) -> anyhow::Result<()>,
     ) -> anyhow::Result<Vec<SegmentOut>> {
+        let mut out: Vec<SegmentOut> = Vec::new();
+        self.translate_streamed(sources, registers, opts, cancel, &mut |seg| {
+            on_segment(seg)?;
+            out.push(seg.clone());
+            Ok(())
+        })?;
+        out.sort_by_key(|s| s.index);
+        Ok(out)
+    }
+
+    /// Like [`Translator::translate_mixed`], keeping nothing: each segment lives only until `on_segment` has seen
+    /// it (stored it, printed it), so a 10,000-segment document costs the memory of one window of segments, not
+    /// of every result. Returns how many segments were finished.
+    pub fn translate_streamed(
+        &mut self,
+        sources: &[String],
+        registers: &[Register],
+        opts: &Options,
+        cancel: &AtomicBool,
+        on_segment: &mut dyn FnMut(&SegmentOut) -> anyhow::Result<()>,
+    ) -> anyhow::Result<usize> {
         anyhow::ensure!(registers.len() == sources.len(), "{} registers for {} segments", registers.len(), sources.len());
         opts.validate()?;
         let controlled = opts.system == SystemKind::Controlled;
@@ -464,7 +485,7 @@ impl<'g> Translator<'g> {
         // Examples retrieved once per document and register, so every segment continues the same cached prefix.
         let mut doc_shots: std::collections::HashMap<Register, Vec<Shot>> = Default::default();
         let started = Instant::now();
-        let mut out: Vec<SegmentOut> = Vec::new();
+        let mut finished = 0usize;
         let budget = budget::TokenBudget::for_document(&**gen, pool.as_ref(), opts.lang, opts.max_tokens);
         // The document in windows of WINDOW segments, in document order: a window's requests all go to the backend
         // at once (batched rows, requests in flight), but a 10,000-segment document never holds 10,000 prompts of
@@ -490,7 +511,7 @@ impl<'g> Translator<'g> {
                 if source.trim().is_empty() {
                     let seg = finish_segment(index, source, vec![Generated { text: String::new(), logprob: 0.0, tokens: 0 }], None, &o, started)?;
                     on_segment(&seg)?;
-                    out.push(seg);
+                    finished += 1;
                     continue;
                 }
                 let shots = match (use_shots, opts.shots_per_sentence) {
@@ -547,7 +568,7 @@ impl<'g> Translator<'g> {
                     }
                     let seg = finish_segment(*index, &sources[*index], gens, sims, o, started)?;
                     on_segment(&seg)?;
-                    out.push(seg);
+                    finished += 1;
                     Ok(())
                 })?;
             }
@@ -560,13 +581,12 @@ impl<'g> Translator<'g> {
                     let sims = similarities(meaning, &sources[*index], &gens)?;
                     let seg = finish_segment(*index, &sources[*index], gens, sims, o, started)?;
                     on_segment(&seg)?;
-                    out.push(seg);
+                    finished += 1;
                     Ok(())
                 })?;
             }
         }
-        out.sort_by_key(|s| s.index);
-        Ok(out)
+        Ok(finished)
     }
 }
 
@@ -772,6 +792,7 @@ pub fn to_output(s: &SegmentOut) -> Output {
 
 /// Translates and stores the run (status, params, one output per segment as it is done). Returns the run id and
 /// the segments; a cancelled run keeps its finished segments and ends `cancelled`.
+#[allow(clippy::too_many_arguments)]
 pub fn translate_and_store(
     store: &mut Store,
     target: &RunTarget,
@@ -782,6 +803,26 @@ pub fn translate_and_store(
     progress: ProgressFn<'_>,
     cancel: &CancelToken,
 ) -> anyhow::Result<(RunId, Vec<SegmentOut>)> {
+    let mut segs: Vec<SegmentOut> = Vec::new();
+    let id = store_translation(store, target, tr, sources, registers, opts, progress, cancel, &mut |seg| segs.push(seg.clone()))?;
+    segs.sort_by_key(|s| s.index);
+    Ok((id, segs))
+}
+
+/// [`translate_and_store`] keeping nothing: each segment is stored, shown to `on_stored` and dropped, so memory
+/// does not grow with the document (the CLI's long documents; their export reads the texts back from the store).
+#[allow(clippy::too_many_arguments)]
+pub fn store_translation(
+    store: &mut Store,
+    target: &RunTarget,
+    tr: &mut Translator<'_>,
+    sources: &[String],
+    registers: Option<&[Register]>,
+    opts: &Options,
+    progress: ProgressFn<'_>,
+    cancel: &CancelToken,
+    on_stored: &mut dyn FnMut(&SegmentOut),
+) -> anyhow::Result<RunId> {
     opts.validate()?;
     let default_regs = vec![opts.register; sources.len()];
     let registers = registers.unwrap_or(&default_regs);
@@ -844,27 +885,30 @@ pub fn translate_and_store(
     store.start_run(id)?;
     let total = sources.len() as u64;
     let mut done = 0u64;
+    let mut early_exit = EarlyExit::default();
     // A panic must not leave the run `running`: it ends `failed` below like any error.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        tr.translate_mixed(sources, registers, opts, cancel.flag(), &mut |seg| {
+        tr.translate_streamed(sources, registers, opts, cancel.flag(), &mut |seg| {
             store.put_output(id, &to_output(seg))?;
             done += 1;
+            early_exit.add(seg);
             progress(Progress { done, total, message: if seg.flagged { format!("segment {} flagged", seg.index + 1) } else { format!("segment {}", seg.index + 1) } });
+            on_stored(seg);
             Ok(())
         })
     }))
     .unwrap_or_else(|p| Err(anyhow::anyhow!(crate::projects::crash_message(p.as_ref()))));
     match result {
-        Ok(segs) => {
+        Ok(finished) => {
             if opts.effective_n() > 1 && opts.early_exit {
-                run.params["early_exit"] = early_exit_stats(&segs);
+                run.params["early_exit"] = early_exit.to_json();
                 store.set_run_params(id, &run.params)?;
             }
-            let status = if cancel.is_cancelled() && segs.len() < sources.len() { RunStatus::Cancelled } else { RunStatus::Done };
+            let status = if cancel.is_cancelled() && finished < sources.len() { RunStatus::Cancelled } else { RunStatus::Done };
             store.finish_run(id, status, None)?;
             // Over a test set with references, the run is ready for the Dashboard (elsewhere this skips at once).
             crate::report::store_run_statistics(store, &[id], cancel, &mut |_| {});
-            Ok((id, segs))
+            Ok(id)
         }
         Err(e) => {
             store.finish_run(id, RunStatus::Failed, Some(&format!("{e:#}")))?;
@@ -876,15 +920,35 @@ pub fn translate_and_store(
 /// What early exit did in a run: how many segments the greedy candidate settled (already in the requested
 /// register), how many needed the n-best search, and how often the reranker then chose other than the first
 /// (most probable) candidate — the figure that says whether the extra candidates earn their decoding time.
-pub fn early_exit_stats(segs: &[SegmentOut]) -> serde_json::Value {
-    let searched: Vec<&SegmentOut> = segs.iter().filter(|s| s.candidates.len() > 1).collect();
-    let not_first = searched.iter().filter(|s| s.candidates.iter().position(|c| c.chosen).is_some_and(|p| p > 0)).count();
-    serde_json::json!({
-        "rule": "greedy first; n-best only for segments whose greedy candidate is not in the requested register",
-        "settled_by_greedy": segs.len() - searched.len(),
-        "searched": searched.len(),
-        "reranker_picked_not_first": not_first,
-    })
+/// Counted segment by segment, as they stream past.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EarlyExit {
+    pub settled_by_greedy: usize,
+    pub searched: usize,
+    pub reranker_picked_not_first: usize,
+}
+
+impl EarlyExit {
+    pub fn add(&mut self, s: &SegmentOut) {
+        if s.candidates.len() > 1 {
+            self.searched += 1;
+            if s.candidates.iter().position(|c| c.chosen).is_some_and(|p| p > 0) {
+                self.reranker_picked_not_first += 1;
+            }
+        } else {
+            self.settled_by_greedy += 1;
+        }
+    }
+
+    /// The run parameter `early_exit`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "rule": "greedy first; n-best only for segments whose greedy candidate is not in the requested register",
+            "settled_by_greedy": self.settled_by_greedy,
+            "searched": self.searched,
+            "reranker_picked_not_first": self.reranker_picked_not_first,
+        })
+    }
 }
 
 /// Keeps the lines of a plain-text translation (a file or standard input) as a document of the project, one

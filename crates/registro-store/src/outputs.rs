@@ -169,12 +169,24 @@ impl Store {
 
     /// Output texts aligned with the run's segments (`None` where missing): the hypothesis list for metrics.
     pub fn output_texts(&self, run: RunId) -> Result<Vec<Option<String>>> {
-        let total = self.run(run)?.total_segments;
-        let mut texts = vec![None; total as usize];
-        for o in self.outputs(run)? {
-            if let Some(slot) = texts.get_mut(o.segment_index as usize) {
-                *slot = Some(o.text);
+        let total = self.run(run)?.total_segments.max(0) as usize;
+        // Only the texts: a whole output row (candidates, markers, timings) is ~2 KiB, which an export of a
+        // 10,000-segment run used to hold all at once. The slots grow with the rows read, so a damaged
+        // `total_segments` cannot make this allocate more than the rows that exist.
+        let mut texts: Vec<Option<String>> = Vec::new();
+        let mut stmt = self.conn.prepare("SELECT segment_idx, text FROM outputs WHERE run_id = ?1 AND segment_idx >= 0 AND segment_idx < ?2 ORDER BY segment_idx")?;
+        let rows = stmt.query_map(params![run, total as i64], |r| Ok((r.get::<_, i64>(0)? as usize, r.get::<_, String>(1)?)))?;
+        for row in rows {
+            let (i, text) = row?;
+            if texts.len() <= i {
+                texts.resize(i + 1, None);
             }
+            texts[i] = Some(text);
+        }
+        // Unfinished segments at the end still count (the export keeps their source text), up to a million
+        // beyond the last stored one: a larger claim is a damaged file, and the caller's length check says so.
+        if total <= texts.len() + (1 << 20) {
+            texts.resize(total.max(texts.len()), None);
         }
         Ok(texts)
     }

@@ -251,19 +251,38 @@ fn translate_document(ctx: &Ctx, a: &Args, input: &std::path::Path, t: &mut tr::
         }
         None => None,
     };
-    let r = registro_core::documents::translate_file(store_arg, t, input, output, a.format.as_deref(), opts, &mut bar.sink(), cancel)?;
+    // JSON prints every segment at the end, so it keeps them; text prints each one as soon as the segments before
+    // it are printed (they finish out of order within a window), holding only those that arrived early.
+    let mut kept: Vec<tr::SegmentOut> = Vec::new();
+    let mut early: std::collections::BTreeMap<usize, tr::SegmentOut> = Default::default();
+    let mut next = 0usize;
+    let json = ctx.json;
+    let mut on_segment = |seg: &tr::SegmentOut| {
+        if json {
+            kept.push(seg.clone());
+            return;
+        }
+        early.insert(seg.index, seg.clone());
+        while let Some(s) = early.remove(&next) {
+            print_segment(&s);
+            next += 1;
+        }
+    };
+    let r = registro_core::documents::translate_file(store_arg, t, input, output, a.format.as_deref(), opts, &mut bar.sink(), cancel, &mut on_segment)?;
     drop(bar);
     if ctx.json {
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "run_id": r.run_id, "document_id": r.document_id, "output": r.output, "segments": r.segments }))?);
+        kept.sort_by_key(|s| s.index);
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "run_id": r.run_id, "document_id": r.document_id, "output": r.output, "segments": kept }))?);
     } else {
-        for s in &r.segments {
+        // After a cancel, the segments finished beyond the first gap.
+        for s in early.values() {
             print_segment(s);
         }
         eprintln!(
             "{} of {} sentences translated, {} flagged; wrote {}{}",
-            r.segments.len(),
+            r.translated,
             r.sentences,
-            r.segments.iter().filter(|s| s.flagged).count(),
+            r.flagged,
             output.display(),
             r.run_id.map_or(String::new(), |id| format!(" (run {id})"))
         );
