@@ -104,6 +104,8 @@ pub struct ModelReport {
     /// ready (present, sha256 verified), unverified, partial, missing or damaged.
     pub state: String,
     pub bytes: u64,
+    /// A language model's verdict per target language (`models::quality_for`); empty for other roles.
+    pub quality: Vec<crate::models::LangQuality>,
 }
 
 #[derive(Clone, Debug, Serialize, ts_rs::TS)]
@@ -153,6 +155,7 @@ pub fn gather(opts: &DoctorOptions) -> DoctorReport {
             role: format!("{:?}", m.manifest.role).to_lowercase(),
             state: m.state.to_string(),
             bytes: m.manifest.total_bytes(),
+            quality: crate::models::ModelSummary::quality_of(&m.manifest),
         })
         .collect();
     let sources = opts.check_sources.then(|| {
@@ -307,6 +310,9 @@ pub fn to_text(r: &DoctorReport) -> String {
     let _ = writeln!(s, "models:      {}", r.models_dir);
     for m in r.models.iter().filter(|m| m.state != "missing") {
         let _ = writeln!(s, "  {:<34} {:<10} {:>9}  {}", m.id, m.state, registro_models::human_bytes(m.bytes), m.role);
+        if !m.quality.is_empty() {
+            let _ = writeln!(s, "    quality: {}", crate::models::quality_line(&m.quality));
+        }
     }
     let missing = r.models.iter().filter(|m| m.state == "missing").count();
     if missing > 0 {

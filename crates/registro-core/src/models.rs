@@ -10,8 +10,9 @@ use serde::Serialize;
 use crate::progress::{CancelToken, Progress};
 pub use registro_models::{
     default_root, describe_network, failure_kind, human_bytes, FailureKind, FetchEvent, FileState, FileStatus, Manifest, ModelFormat,
-    ModelManager, ModelState, ModelStatus, Network, ResolvedModel, Role, Stage, Trust, VerifyOutcome, VerifyReport,
+    ModelManager, ModelState, ModelStatus, Network, Quality, ResolvedModel, Role, Stage, Trust, VerifyOutcome, VerifyReport,
 };
+use crate::translate::Lang;
 /// Tokenizers from GGUF metadata or tokenizer.json, and chat templates, for callers that only see core.
 pub use registro_engine::{chat, tokenizer};
 
@@ -128,6 +129,13 @@ pub struct ModelSummary {
     /// The model Translate and Rewrite use when none is picked ([`default_model`]).
     pub default: bool,
     pub dir: String,
+    /// Target languages the model's card names (codes); empty when it names none.
+    pub languages: Vec<String>,
+    /// For a language model: what it is worth for each of Registro's target languages ([`quality_for`]); empty
+    /// for the other roles.
+    pub quality: Vec<LangQuality>,
+    /// The verdicts in one line ([`quality_line`]); empty for the other roles.
+    pub quality_summary: String,
 }
 
 impl ModelSummary {
@@ -158,12 +166,164 @@ impl ModelSummary {
             imported: status.imported,
             default: m.id == default_model(),
             dir: status.dir.display().to_string(),
+            languages: m.languages.clone(),
+            quality_summary: quality_line(&Self::quality_of(m)),
+            quality: Self::quality_of(m),
+        }
+    }
+
+    /// A language model's verdict for each of Registro's target languages; nothing for the other roles.
+    pub fn quality_of(m: &Manifest) -> Vec<LangQuality> {
+        if m.role == Role::Llm {
+            Lang::ALL.iter().map(|&l| quality_for(m, l)).collect()
+        } else {
+            Vec::new()
         }
     }
 
     /// Usable as it is: verified, or complete and hashed before its first load.
     pub fn usable(&self) -> bool {
         self.state == "ready" || self.state == "unverified"
+    }
+}
+
+/// What a measured model is worth for one target language, as both faces say it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum QualityLevel {
+    Poor,
+    Usable,
+    Good,
+    /// Nothing was measured for this language: never presented as good.
+    NotMeasured,
+}
+
+impl QualityLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QualityLevel::Poor => "poor",
+            QualityLevel::Usable => "usable",
+            QualityLevel::Good => "good",
+            QualityLevel::NotMeasured => "not measured",
+        }
+    }
+}
+
+/// One model's verdict for one target language, with the numbers behind it.
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct LangQuality {
+    pub lang: String,
+    pub level: QualityLevel,
+    /// The sentence a user reads: "Hindi with this model: poor (BLEU 4.9 on the held-out development split,
+    /// formal; register right in 90% of the outputs that show one; 19 of 30 outputs flagged) — use a larger model or
+    /// a backend".
+    pub text: String,
+    /// The lowest BLEU of the registers measured; `None` when nothing was.
+    pub bleu: Option<f64>,
+    /// The lowest M-Acc of the registers measured (`None` also when no output showed a register).
+    pub macc: Option<f64>,
+    /// Outputs flagged, and translated, over the registers measured.
+    pub flagged: u32,
+    pub segments: u32,
+    /// The registers measured ("formal", "informal").
+    pub registers: Vec<String>,
+    /// "<date> <command>" of each measurement, for whoever wants to measure again.
+    pub measured: Vec<String>,
+}
+
+/// Below this BLEU most of a sentence differs from what a translator wrote: the output has to be redone.
+pub const POOR_BLEU: f64 = 10.0;
+/// From this BLEU on, with the register and checks right, the output needs a reviewer's eye rather than rework.
+pub const GOOD_BLEU: f64 = 25.0;
+/// More than this share of outputs flagged and the checks are doing the translating: poor.
+pub const POOR_FLAGGED: f64 = 1.0 / 3.0;
+/// At most this share flagged for good.
+pub const GOOD_FLAGGED: f64 = 0.1;
+/// Register right (M-Acc) in fewer than this share of outputs: the register, Registro's promise, is not kept.
+pub const POOR_MACC: f64 = 0.75;
+/// M-Acc for good.
+pub const GOOD_MACC: f64 = 0.95;
+
+/// The one rule from measured numbers to a verdict (both faces call it): each register measured is judged on
+/// BLEU, M-Acc and the share flagged, and the language gets the worst register's verdict — a user picks the
+/// language before the register, and a model that fails one register fails a document that mixes them.
+pub fn judge(cells: &[&Quality]) -> QualityLevel {
+    cells
+        .iter()
+        .map(|q| {
+            let flagged = q.flagged as f64 / q.segments.max(1) as f64;
+            // No output showing a register says nothing against it.
+            let macc = q.macc.unwrap_or(1.0);
+            if q.bleu < POOR_BLEU || flagged > POOR_FLAGGED || macc < POOR_MACC {
+                QualityLevel::Poor
+            } else if q.bleu >= GOOD_BLEU && flagged <= GOOD_FLAGGED && macc >= GOOD_MACC {
+                QualityLevel::Good
+            } else {
+                QualityLevel::Usable
+            }
+        })
+        .min()
+        .unwrap_or(QualityLevel::NotMeasured)
+}
+
+/// What `m` is worth for translating into `lang`, from the quality table of its manifest ([`judge`]).
+pub fn quality_for(m: &Manifest, lang: Lang) -> LangQuality {
+    let cells = m.quality_of(lang.code());
+    let level = judge(&cells);
+    let min = |f: fn(&Quality) -> f64| cells.iter().map(|q| f(q)).fold(None, |a: Option<f64>, x| Some(a.map_or(x, |a| a.min(x))));
+    let max = |f: fn(&Quality) -> f64| cells.iter().map(|q| f(q)).fold(None, |a: Option<f64>, x| Some(a.map_or(x, |a| a.max(x))));
+    let bleu = min(|q| q.bleu);
+    let macc = cells.iter().filter_map(|q| q.macc).fold(None, |a: Option<f64>, x| Some(a.map_or(x, |a| a.min(x))));
+    let flagged: u32 = cells.iter().map(|q| q.flagged).sum();
+    let segments: u32 = cells.iter().map(|q| q.segments).sum();
+    let name = lang.name();
+    let text = match (bleu, max(|q| q.bleu)) {
+        (Some(lo), Some(hi)) => {
+            let bleu = if (hi - lo).abs() < 0.05 { format!("BLEU {lo:.1}") } else { format!("BLEU {lo:.1}–{hi:.1}") };
+            let split = split_words(&cells[0].split);
+            let registers = cells.iter().map(|q| q.register.as_str()).collect::<Vec<_>>().join(" and ");
+            let advice = match level {
+                QualityLevel::Poor => " — use a larger model or a backend",
+                QualityLevel::Usable => " — review every sentence",
+                _ => "",
+            };
+            let register = match macc {
+                Some(m) => format!("register right in {:.0}% of the outputs that show one", m * 100.0),
+                None => "no output showed a register either way".to_string(),
+            };
+            format!("{name} with this model: {} ({bleu} on {split}, {registers}; {register}; {flagged} of {segments} outputs flagged){advice}", level.as_str())
+        }
+        _ => format!("{name} with this model: not measured — nothing is known of how well it translates into {name}; review every sentence"),
+    };
+    LangQuality {
+        lang: lang.code().to_string(),
+        level,
+        text,
+        bleu,
+        macc,
+        flagged,
+        segments,
+        registers: cells.iter().map(|q| q.register.clone()).collect(),
+        measured: cells.iter().map(|q| q.measured.clone()).collect(),
+    }
+}
+
+/// The verdicts in one line, grouped: "good: de es · usable: fr · poor: hi · not measured: ko nl".
+pub fn quality_line(all: &[LangQuality]) -> String {
+    [QualityLevel::Good, QualityLevel::Usable, QualityLevel::Poor, QualityLevel::NotMeasured]
+        .iter()
+        .filter_map(|&level| {
+            let langs: Vec<&str> = all.iter().filter(|q| q.level == level).map(|q| q.lang.as_str()).collect();
+            (!langs.is_empty()).then(|| format!("{}: {}", level.as_str(), langs.join(" ")))
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+fn split_words(split: &str) -> String {
+    match split {
+        "development" => "the held-out development split".to_string(),
+        other => format!("the {other} split"),
     }
 }
 

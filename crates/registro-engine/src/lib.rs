@@ -55,6 +55,7 @@ pub mod llm;
 pub mod logits;
 mod qmatmul;
 pub mod pool;
+pub mod sense;
 pub mod marian;
 pub mod text;
 pub mod tokenizer;

@@ -73,6 +73,10 @@ pub struct GenerateOptions {
     /// Never generate an n-gram of this many tokens twice (0 = off). A small model that starts repeating a
     /// phrase otherwise loops until `max_tokens`, which is both wrong output and the slowest possible call.
     pub no_repeat_ngram: usize,
+    /// End a row whose text has stopped making sense — a loop the n-gram guard lets through with small
+    /// variations, or a switch to another writing system part-way ([`crate::sense`]) — with
+    /// [`FinishReason::Senseless`] and the text as it stood, instead of decoding on to `max_tokens`.
+    pub stop_senseless: bool,
 }
 
 impl Default for GenerateOptions {
@@ -84,6 +88,7 @@ impl Default for GenerateOptions {
             stop_tokens: Vec::new(),
             ignore_eos: false,
             no_repeat_ngram: 0,
+            stop_senseless: false,
         }
     }
 }
@@ -95,6 +100,9 @@ pub enum FinishReason {
     Stop,
     Length,
     Cancelled,
+    /// Stopped because the text stopped making sense ([`GenerateOptions::stop_senseless`]); `crate::sense::senseless`
+    /// on the text says why.
+    Senseless,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]

@@ -28,7 +28,7 @@ use serde::Serialize;
 pub use events::{human_bytes, FetchEvent, Stage};
 pub use failure::{failure_kind, Failure, FailureKind};
 pub use lock::{Lock, LockEntry};
-pub use manifest::{builtin, check_id, FileSpec, Manifest, Role, Source};
+pub use manifest::{builtin, check_id, FileSpec, Manifest, Quality, Role, Source};
 pub use net::{describe_network, Network, Trust};
 pub use resolve::{ModelFormat, ResolvedModel};
 

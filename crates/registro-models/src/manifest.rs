@@ -43,7 +43,40 @@ pub struct Manifest {
     pub tokenizer: Option<String>,
     #[serde(default)]
     pub description: String,
+    /// Target languages (codes) the model's own card says it was trained for; empty when it names none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub languages: Vec<String>,
     pub files: Vec<FileSpec>,
+    /// Translation quality measured on this model, one entry per target language and register
+    /// (`scripts/measure-quality.sh` writes them); what a user is told before picking the model for a language.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quality: Vec<Quality>,
+}
+
+/// One measured cell: English into `lang` in `register`, on sources the model's prompts never saw.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Quality {
+    /// Target language code ("hi").
+    pub lang: String,
+    /// "formal" or "informal".
+    pub register: String,
+    /// Corpus BLEU against the references of `register` (sacrebleu's tokenizer for the language).
+    pub bleu: f64,
+    /// CoCoA-MT matched accuracy of the register (0–1): of the outputs that show a register, the share in this
+    /// one. Absent when none showed one either way (the measure is then undefined, not 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub macc: Option<f64>,
+    /// Outputs Registro's checks flagged (left for a person to look at).
+    pub flagged: u32,
+    /// Sources translated.
+    pub segments: u32,
+    /// Which data: "development" is the held-out part of the training folders (never a test set).
+    pub split: String,
+    /// Seconds per segment as measured (the build and machine are in `measured`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds_per_segment: Option<f64>,
+    /// "<date> <command>": when and how, so anyone can measure it again.
+    pub measured: String,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -178,7 +211,18 @@ impl Manifest {
                 }
             }
         }
+        for l in &self.languages {
+            check_lang(l).with_context(|| format!("languages: {l:?}"))?;
+        }
+        for q in &self.quality {
+            q.validate().with_context(|| format!("quality of {} {}", q.lang, q.register))?;
+        }
         Ok(())
+    }
+
+    /// The measured cells of one target language (both registers when both were measured).
+    pub fn quality_of(&self, lang: &str) -> Vec<&Quality> {
+        self.quality.iter().filter(|q| q.lang == lang).collect()
     }
 
     /// The file the model is loaded from: the first `.gguf` or `.safetensors`, else the first file.
@@ -198,6 +242,39 @@ impl Manifest {
     pub fn is_verified(&self) -> bool {
         self.verified.is_some() && self.files.iter().all(|f| !f.sha256.is_empty())
     }
+}
+
+impl Quality {
+    /// A number outside its range is a typo in a hand-edited manifest that would otherwise become a verdict.
+    fn validate(&self) -> Result<()> {
+        check_lang(&self.lang)?;
+        if !matches!(self.register.as_str(), "formal" | "informal") {
+            bail!("register {:?} must be \"formal\" or \"informal\"", self.register);
+        }
+        if !(0.0..=100.0).contains(&self.bleu) {
+            bail!("bleu {} is not between 0 and 100", self.bleu);
+        }
+        if let Some(m) = self.macc.filter(|m| !(0.0..=1.0).contains(m)) {
+            bail!("macc {m} is not between 0 and 1");
+        }
+        if self.segments == 0 {
+            bail!("segments must be at least 1");
+        }
+        if self.flagged > self.segments {
+            bail!("flagged {} is more than the {} segments", self.flagged, self.segments);
+        }
+        if self.split.trim().is_empty() || self.measured.trim().is_empty() {
+            bail!("split and measured (\"<date> <command>\") must say where the numbers come from");
+        }
+        Ok(())
+    }
+}
+
+fn check_lang(code: &str) -> Result<()> {
+    if code.len() < 2 || code.len() > 3 || !code.bytes().all(|b| b.is_ascii_lowercase()) {
+        bail!("{code:?} is not a lowercase language code such as \"de\"");
+    }
+    Ok(())
 }
 
 fn is_sha256(s: &str) -> bool {

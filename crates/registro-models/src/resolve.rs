@@ -291,6 +291,8 @@ pub(super) fn import(
                 verified: None,
                 tokenizer: None,
                 description: format!("imported from {}", path.display()),
+                languages: Vec::new(),
+                quality: Vec::new(),
                 files: staged
                     .iter()
                     .map(|(_, name, sha, bytes, src)| FileSpec {

@@ -4,7 +4,7 @@
 // gets a token, never a path it could name itself).
 //
 // Test ids: models-table, model-row (data-model-id, data-state), model-state, model-download, model-verify,
-// model-remove, model-progress (+ -label, -cancel), model-result, model-error, models-import, models-import-progress,
+// model-remove, model-quality, model-progress (+ -label, -cancel), model-result, model-error, models-import, models-import-progress,
 // models-import-result (holding models-import-done or models-import-error), models-cache-dir.
 
 import { chooseFile } from '../api';
@@ -164,7 +164,14 @@ export function renderModels(body: HTMLElement, onChanged: OnModelsChanged): voi
     // Partial and damaged models say what is there and what Download does; the badge says the rest.
     const detail = m.state === 'partial' || m.state === 'damaged' ? h('div', { class: 'small muted model-detail' }, stateText(m)) : null;
     tr.append(
-      h('td', {}, h('div', {}, m.name, m.default ? h('span', { class: 'badge default-badge' }, 'default') : null, m.imported ? h('span', { class: 'badge' }, 'imported') : null), h('div', { class: 'small muted' }, m.id)),
+      h(
+        'td',
+        {},
+        h('div', {}, m.name, m.default ? h('span', { class: 'badge default-badge' }, 'default') : null, m.imported ? h('span', { class: 'badge' }, 'imported') : null),
+        h('div', { class: 'small muted' }, m.id),
+        // What the model is worth per target language, measured into its manifest (core models::quality_for).
+        m.quality_summary ? h('div', { class: 'small muted', 'data-testid': 'model-quality', title: m.quality.map((q) => q.text).join('\n') }, `Translation quality: ${m.quality_summary}`) : null,
+      ),
       h('td', {}, m.role),
       h('td', { class: 'model-licence small', title: m.licence }, m.licence || '—'),
       h('td', { class: 'num' }, m.bytes > 0 ? bytes(m.bytes) : '—'),

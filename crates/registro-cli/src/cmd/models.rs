@@ -10,8 +10,13 @@ use super::Ctx;
 
 #[derive(clap::Subcommand)]
 pub enum Command {
-    /// Known models and what is in the cache ($REGISTRO_MODELS or ~/.cache/registro/models)
-    List,
+    /// Known models, what is in the cache ($REGISTRO_MODELS or ~/.cache/registro/models), and each language
+    /// model's measured quality per target language
+    List {
+        /// Say in full what each language model is worth for this target language
+        #[arg(long, value_enum)]
+        lang: Option<registro_core::translate::Lang>,
+    },
     /// Download (or assemble from local wheels/tarballs) a model's files, verifying sha256
     Fetch {
         /// Model ids (see `registro models list`)
@@ -53,7 +58,7 @@ pub enum Command {
 pub fn run(ctx: &Ctx, command: Command) -> Result<()> {
     let cancel = CancelToken::new();
     match command {
-        Command::List => list(ctx),
+        Command::List { lang } => list(ctx, lang),
         Command::Fetch { ids, all, from_dir, network_only } => {
             let ids = if all {
                 models::manager(&[]).manifests().filter(|m| m.is_verified()).map(|m| m.id.clone()).collect()
@@ -170,10 +175,19 @@ fn tokenize(ctx: &Ctx, model: &str, text: &str, json_tokenizer: bool) -> Result<
     Ok(())
 }
 
-fn list(ctx: &Ctx) -> Result<()> {
+fn list(ctx: &Ctx, lang: Option<registro_core::translate::Lang>) -> Result<()> {
     let all = models::list();
     if ctx.json {
-        println!("{}", serde_json::to_string_pretty(&all)?);
+        // The manifest's raw quality table plus the verdicts the window shows, per model.
+        let rows = all
+            .iter()
+            .map(|s| {
+                let mut v = serde_json::to_value(s)?;
+                v["verdicts"] = serde_json::to_value(models::ModelSummary::quality_of(&s.manifest))?;
+                Ok(v)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(());
     }
     println!("cache: {}", models::default_root().display());
@@ -192,6 +206,19 @@ fn list(ctx: &Ctx) -> Result<()> {
                 FileState::Unverified => println!("    {}: changed or never hashed here; hashed before it is loaded", f.name),
                 _ => {}
             }
+        }
+        let quality = models::ModelSummary::quality_of(m);
+        match lang {
+            _ if quality.is_empty() => {}
+            Some(l) => {
+                if let Some(q) = quality.iter().find(|q| q.lang == l.code()) {
+                    println!("    {}", q.text);
+                    for how in &q.measured {
+                        println!("      measured {how}");
+                    }
+                }
+            }
+            None => println!("    quality: {}", models::quality_line(&quality)),
         }
     }
     Ok(())

@@ -468,8 +468,10 @@ impl EngineGenerator {
     }
 
     fn options(&self, max_tokens: usize) -> GenerateOptions {
-        // A repeated 4-gram in one sentence is almost always a small model looping, never a translation.
-        GenerateOptions { max_tokens, stop_strings: self.stops.clone(), no_repeat_ngram: 4, ..Default::default() }
+        // A repeated 4-gram in one sentence is almost always a small model looping, never a translation; a loop
+        // with variations, or a switch of script part-way, is stopped where it shows rather than decoded to the
+        // budget (registro_engine::sense).
+        GenerateOptions { max_tokens, stop_strings: self.stops.clone(), no_repeat_ngram: 4, stop_senseless: true, ..Default::default() }
     }
 }
 

@@ -92,12 +92,18 @@ impl Model {
                     }
                     let mut nt = toks.clone();
                     nt.push(t);
-                    if self.codec.is_some() && !opts.stop_strings.is_empty() {
+                    if self.codec.is_some() && (!opts.stop_strings.is_empty() || opts.stop_senseless) {
                         let text = self.decode(&nt)?;
                         if let Some(cut) = find_stop(&text, &opts.stop_strings, 0) {
                             let mut h = self.hyp(nt, lp, FinishReason::Stop)?;
                             h.text = text[..cut].to_string();
                             s.done.push(h);
+                            continue;
+                        }
+                        // A beam that loops or left the script is finished as it stands: decoding it on only
+                        // costs time, and the caller's checks see why from its text.
+                        if opts.stop_senseless && crate::sense::senseless(&text).is_some() {
+                            s.done.push(self.hyp(nt, lp, FinishReason::Senseless)?);
                             continue;
                         }
                     }

@@ -347,6 +347,10 @@ impl Model {
             o.emitted = o.emitted.max(safe);
             on_token(&TokenEvent { row: i, token: tok, text: &delta });
             o.text = text;
+            if opts.stop_senseless && crate::sense::senseless(&o.text).is_some() {
+                o.finish = Some(FinishReason::Senseless);
+                return Ok(None);
+            }
         } else {
             on_token(&TokenEvent { row: i, token: tok, text: "" });
         }
