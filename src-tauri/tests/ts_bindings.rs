@@ -47,6 +47,8 @@ fn visit_roots(v: &mut Generator) {
     v.root::<Run>();
     v.root::<RunDetail>();
     v.root::<registro_core::resume::ResumeOutcome>();
+    v.root::<registro_core::run_state::RunState>();
+    v.root::<registro_core::run_state::RunRow>();
     v.root::<registro_app::commands::backends::BackendStatus>();
     // Dashboard.
     v.root::<RunQuery>();

@@ -12,7 +12,7 @@ import { Channel, invoke } from '@tauri-apps/api/core';
 // ---- data types: generated from the Rust types (ui/src/bindings/, `cargo test -p registro-app --test ts_bindings`;
 // CI fails when they are stale). Only names for the UI's convenience are written here. ----
 
-import type { AppInfo, Chosen, Document, ImportOptions, ImportSummary, Problem, Progress, Project, ProjectRunQuery, Purpose, Run, RunDetail, SegmentRow, ResumeOutcome } from './bindings';
+import type { AppInfo, Chosen, Document, ImportOptions, ImportSummary, Problem, Progress, Project, ProjectRunQuery, Purpose, RunDetail, RunRow, SegmentRow } from './bindings';
 // Every generated type is this module's too, so views import them from one place.
 export type * from './bindings';
 
@@ -118,9 +118,8 @@ export const importDocument = (
 
 /** src-tauri's `list_runs` query (camelCase fields). */
 export type RunQuery = ProjectRunQuery;
-export const listRuns = (projectId: Id, query: RunQuery = {}) => call<Run[]>('list_runs', { projectId, query });
+/** The project's runs, newest first, each with its state (core's `RunState`) and document name. */
+export const listRuns = (projectId: Id, query: RunQuery = {}) => call<RunRow[]>('list_runs', { projectId, query });
 export const getRun = (id: Id) => call<RunDetail>('get_run', { id });
 export const deleteRun = (id: Id) => call<void>('delete_run', { id });
-/** Finishes a failed/cancelled rewrite or translate run: only its missing segments are produced. */
-export const resumeRun = (id: Id, onProgress: (p: Progress) => void): Operation<ResumeOutcome> =>
-  startOperation<ResumeOutcome>('resume_run', { id }, onProgress);
+// Resuming a run (its state live in every list): run-state.ts `resumeRun`.

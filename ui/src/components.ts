@@ -49,6 +49,8 @@ export class ProgressPanel {
   private label: HTMLElement;
   private cancelBtn: HTMLButtonElement;
   private op: Operation<unknown> | null = null;
+  /** Whether the user pressed Cancel. */
+  cancelled = false;
 
   constructor(testid = 'progress') {
     this.bar = h('progress', { class: 'progress-bar', max: 1, value: 0 });
@@ -59,6 +61,7 @@ export class ProgressPanel {
         class: 'btn small',
         'data-testid': `${testid}-cancel`,
         onclick: () => {
+          this.cancelled = true;
           this.cancelBtn.disabled = true;
           this.label.textContent = 'cancelling…';
           void this.op?.cancel();

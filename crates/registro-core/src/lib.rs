@@ -12,6 +12,7 @@ pub mod qa;
 pub mod report;
 pub mod resegment;
 pub mod resume;
+pub mod run_state;
 pub mod rewrite;
 pub mod translate;
 

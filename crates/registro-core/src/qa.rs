@@ -16,6 +16,8 @@ use registro_register::{Lang, Register};
 use registro_store::{Output, RunId, Store};
 use serde::Serialize;
 
+use crate::progress::{CancelToken, Progress, ProgressFn};
+
 /// What `registro qa` / the QA panel shows.
 #[derive(Clone, Debug, Serialize, ts_rs::TS)]
 pub struct QaOutcome {
@@ -52,6 +54,37 @@ pub fn qa_run(
     run: RunId,
     termbase_path: Option<&Path>,
     fix: bool,
+) -> anyhow::Result<QaOutcome> {
+    qa_run_with(store, run, termbase_path, fix, &mut |_| {}, &CancelToken::new())
+}
+
+/// What a cancelled check or export fails with; faces tell it from other errors by [`is_cancelled`].
+#[derive(Debug)]
+pub struct Cancelled(pub &'static str);
+
+impl std::fmt::Display for Cancelled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} cancelled", self.0)
+    }
+}
+
+impl std::error::Error for Cancelled {}
+
+/// Whether `e` is a check or export the user cancelled.
+pub fn is_cancelled(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<Cancelled>().is_some()
+}
+
+/// [`qa_run`], reporting how far the check is to `progress` ("checking segments", done of total) and stopping
+/// with a [`Cancelled`] error, nothing written, as soon as `cancel` is set — a fix's repairs are written in one
+/// transaction after the check, so a cancel leaves the run as it was.
+pub fn qa_run_with(
+    store: &mut Store,
+    run: RunId,
+    termbase_path: Option<&Path>,
+    fix: bool,
+    progress: ProgressFn<'_>,
+    cancel: &CancelToken,
 ) -> anyhow::Result<QaOutcome> {
     let r = store.run(run)?;
     let code = r.target_lang.as_deref().with_context(|| {
@@ -107,7 +140,7 @@ pub fn qa_run(
                 .and_then(|v| serde_json::from_value(v.clone()).ok())
         })
         .collect();
-    let check = |outputs: &[Option<Output>]| {
+    let check = |outputs: &[Option<Output>], progress: ProgressFn<'_>, cancel: &CancelToken| -> anyhow::Result<(Report, Vec<Fix>)> {
         let segs: Vec<registro_qa::Segment<'_>> = (0..total)
             .map(|i| registro_qa::Segment {
                 source: sources.as_ref().map(|s| s[i].as_str()),
@@ -115,18 +148,22 @@ pub fn qa_run(
                 register: registers[i],
             })
             .collect();
-        let report = registro_qa::check(lang, register, &segs, tb.as_ref());
+        let mut step = |done: usize, of: usize| {
+            progress(Progress { done: done as u64, total: of as u64, message: format!("checking {total} segments") });
+            !cancel.is_cancelled()
+        };
+        let report = registro_qa::check_with(lang, register, &segs, tb.as_ref(), &mut step).ok_or(Cancelled("the quality check"))?;
         let fixes = if fix {
             registro_qa::consistency::fixes(lang, &report.consistency, &segs)
         } else {
             Vec::new()
         };
-        (report, fixes)
+        Ok((report, fixes))
     };
     let stored_overrides = store.overrides(run)?;
     let exported_anyway: Vec<registro_store::ReviewOverride> =
         stored_overrides.iter().filter(|o| o.kind == registro_store::OverrideKind::Export).cloned().collect();
-    let (mut report, fixes) = check(&outputs);
+    let (mut report, fixes) = check(&outputs, progress, cancel)?;
     if !fix || fixes.is_empty() {
         add_flags(&mut report, &outputs, &stored_overrides);
         let blocking = blocking(&report);
@@ -175,10 +212,14 @@ pub fn qa_run(
         changed.push(out.clone());
     }
     // One transaction: the document is consistent or untouched, never half-fixed.
+    if cancel.is_cancelled() {
+        return Err(Cancelled("the quality check").into());
+    }
     store
         .put_outputs(run, &changed)
         .with_context(|| format!("writing the repaired segments of run {run}"))?;
-    let (mut report, _) = check(&outputs);
+    // The repairs are written: the check of the result runs to its end.
+    let (mut report, _) = check(&outputs, &mut |_| {}, &CancelToken::new())?;
     add_flags(&mut report, &outputs, &stored_overrides);
     let fixed = fixes.iter().filter(|f| f.after.is_some()).count();
     Ok(QaOutcome {

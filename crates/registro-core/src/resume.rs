@@ -9,6 +9,8 @@ use serde::Serialize;
 
 use crate::progress::{CancelToken, Progress, ProgressFn};
 use crate::projects::catch_run_panic;
+use crate::run_state::RunState;
+use crate::translate::SegmentOut;
 
 /// Why `run` cannot be resumed, or `None` when it can (its missing segments may still be none).
 pub fn resume_blocker(run: &Run) -> Option<String> {
@@ -33,17 +35,42 @@ pub struct ResumeOutcome {
     pub run: Run,
     /// How many segments this resume produced.
     pub produced: usize,
+    /// How the run stands now.
+    pub state: RunState,
+}
+
+/// What a resume reports as it goes: the run's state (starting, saying what it is doing, then running n of m of
+/// the whole run) and, for a translation, each segment as it is stored (its index in the document).
+pub struct Watch<'a> {
+    pub state: &'a mut dyn FnMut(RunState),
+    pub segment: &'a mut dyn FnMut(&SegmentOut),
 }
 
 /// Produces the missing segments of run `id` and ends it `done` (or `cancelled` / `failed` like a fresh run).
+/// `progress` counts the segments this resume produces (done of the missing ones).
 pub fn resume_run(store: &mut Store, id: RunId, progress: ProgressFn, cancel: &CancelToken) -> Result<ResumeOutcome> {
+    let mut missing_total = None;
+    let mut before = 0;
+    let mut on_state = |s: RunState| {
+        let total = *missing_total.get_or_insert_with(|| {
+            before = s.done;
+            s.total - s.done
+        });
+        let message = s.doing.clone().unwrap_or_else(|| s.label.clone());
+        progress(Progress { done: s.done.saturating_sub(before), total, message })
+    };
+    resume_run_watched(store, id, Watch { state: &mut on_state, segment: &mut |_| {} }, cancel)
+}
+
+/// [`resume_run`], reporting the run's [`RunState`] as it changes and each translated segment as it is stored.
+pub fn resume_run_watched(store: &mut Store, id: RunId, watch: Watch<'_>, cancel: &CancelToken) -> Result<ResumeOutcome> {
     let run = store.run(id)?;
     if let Some(why) = resume_blocker(&run) {
         bail!("run {id} cannot be resumed: {why}");
     }
     let missing = store.missing_segments(id)?;
     if missing.is_empty() && run.status == RunStatus::Done {
-        return Ok(ResumeOutcome { run, produced: 0 });
+        return Ok(ResumeOutcome { state: RunState::of_run(&run), run, produced: 0 });
     }
     let doc = run.document_id.unwrap_or_default();
     let sources = store.segment_texts(doc)?;
@@ -55,11 +82,14 @@ pub fn resume_run(store: &mut Store, id: RunId, progress: ProgressFn, cancel: &C
     );
     // Refuses a run that is still executing here or in another process; marks it running in this one.
     store.resume_run(id)?;
+    let total = run.total_segments.max(0) as u64;
+    let before = total - missing.len() as u64;
+    (watch.state)(RunState::starting(id, before, total, "resuming"));
     let result = catch_run_panic(store, id, |store| {
-        let left = Left { run: &run, sources: &sources, missing: &missing };
+        let left = Left { run: &run, sources: &sources, missing: &missing, before, total };
         let produced = match run.task {
-            Task::Rewrite => rewrite(store, &left, progress, cancel),
-            _ => translate(store, &left, progress, cancel),
+            Task::Rewrite => rewrite(store, &left, watch.state, cancel),
+            _ => translate(store, &left, watch.state, watch.segment, cancel),
         };
         let (status, err) = match &produced {
             Err(e) => (RunStatus::Failed, Some(format!("{e:#}"))),
@@ -71,7 +101,10 @@ pub fn resume_run(store: &mut Store, id: RunId, progress: ProgressFn, cancel: &C
         produced
     });
     let produced = result?;
-    Ok(ResumeOutcome { run: store.run(id)?, produced })
+    let run = store.run(id)?;
+    let state = RunState::of_run(&run);
+    (watch.state)(state.clone());
+    Ok(ResumeOutcome { run, produced, state })
 }
 
 fn param<T: DeserializeOwned>(run: &Run, key: &str) -> Result<T> {
@@ -84,10 +117,13 @@ struct Left<'a> {
     run: &'a Run,
     sources: &'a [String],
     missing: &'a [i64],
+    /// Segments stored before this resume, of `total`.
+    before: u64,
+    total: u64,
 }
 
-fn rewrite(store: &mut Store, left: &Left, progress: ProgressFn, cancel: &CancelToken) -> Result<usize> {
-    let Left { run, sources, missing } = *left;
+fn rewrite(store: &mut Store, left: &Left, state: &mut dyn FnMut(RunState), cancel: &CancelToken) -> Result<usize> {
+    let Left { run, sources, missing, before, total } = *left;
     use crate::rewrite::{self as rw, Lang, Method, Options, RewriteRequest, ScorerChoice};
     let code = run.source_lang.as_deref().unwrap_or_default();
     let lang = Lang::ALL.into_iter().find(|l| l.code() == code).with_context(|| format!("run {}: unknown language {code:?}", run.id))?;
@@ -102,9 +138,16 @@ fn rewrite(store: &mut Store, left: &Left, progress: ProgressFn, cancel: &Cancel
         ..Options::new(lang, method)
     };
     let scorer: ScorerChoice = param(run, "scorer_choice")?;
+    state(RunState::starting(run.id, before, total, "loading the formality scorer"));
     let mut formality = rw::load_formality(&scorer)?;
+    if let Some(model) = run.model_id.as_deref() {
+        let loading = match crate::translate::remote::parse_id(model) {
+            Some((_, url)) => format!("connecting to the server {url}"),
+            None => format!("loading the model {model}"),
+        };
+        state(RunState::starting(run.id, before, total, loading));
+    }
     let mut neural = rw::neural_backend(method, run.model_id.as_deref())?;
-    let total = missing.len() as u64;
     let mut produced = 0;
     for &i in missing {
         if cancel.is_cancelled() {
@@ -129,7 +172,7 @@ fn rewrite(store: &mut Store, left: &Left, progress: ProgressFn, cancel: &Cancel
             .collect();
         store.put_metric_results(run.id, &rows)?;
         produced += 1;
-        progress(Progress { done: produced as u64, total, message: format!("rewrote sentence {}", i + 1) });
+        state(RunState::running(run.id, before + produced as u64, total, format!("rewrote sentence {}", i + 1)));
     }
     corpus_means(store, run)?;
     Ok(produced)
@@ -153,8 +196,14 @@ fn corpus_means(store: &mut Store, run: &Run) -> Result<()> {
     Ok(())
 }
 
-fn translate(store: &mut Store, left: &Left, progress: ProgressFn, cancel: &CancelToken) -> Result<usize> {
-    let Left { run, sources, missing } = *left;
+fn translate(
+    store: &mut Store,
+    left: &Left,
+    state: &mut dyn FnMut(RunState),
+    on_segment: &mut dyn FnMut(&SegmentOut),
+    cancel: &CancelToken,
+) -> Result<usize> {
+    let Left { run, sources, missing, before, total } = *left;
     use crate::translate::{self as tr, Lang, Options, Register, WORD_OVERLAP};
     let code = run.target_lang.as_deref().unwrap_or_default();
     let lang: Lang = code.parse().with_context(|| format!("run {}: unknown target language {code:?}", run.id))?;
@@ -195,20 +244,28 @@ fn translate(store: &mut Store, left: &Left, progress: ProgressFn, cancel: &Canc
         opts.memory = Some(std::sync::Arc::new(examples));
     }
     let model = run.model_id.clone().with_context(|| format!("run {} has no model recorded", run.id))?;
+    let loading = match tr::remote::parse_id(&model) {
+        Some((_, url)) => format!("connecting to the server {url}"),
+        None => format!("loading the model {model}"),
+    };
+    state(RunState::starting(run.id, before, total, loading));
     let mut gen = tr::open_for_run(&model)?;
     // The meaning check the run started with, if it had one and its model is still installed.
     let meaning = if run.params["meaning_check"].is_string() { tr::qe::MeaningCheck::installed()? } else { None };
     // The examples the run started with: none if it chose none, else the shipped pool (an error if it is gone).
     let examples = run.params["fewshot_pool"].as_str() != Some(tr::NO_EXAMPLES);
     let mut t = tr::Translator::new(gen.as_mut(), tr::Pool::for_run(lang, examples)?).with_meaning_check(meaning);
-    let total = subset.len() as u64;
+    // Until the first segment is stored the model reads its instructions and examples (the prompt prefix).
+    state(RunState::starting(run.id, before, total, "computing the prompt prefix"));
     let mut produced = 0u64;
-    t.translate_mixed(&subset, &registers, &opts, cancel.flag(), &mut |seg| {
+    t.translate_streamed(&subset, &registers, &opts, cancel.flag(), &mut |seg| {
         let mut o = tr::to_output(seg);
         o.segment_index = missing[seg.index];
         store.put_output(run.id, &o)?;
         produced += 1;
-        progress(Progress { done: produced, total, message: format!("segment {}", o.segment_index + 1) });
+        let in_document = SegmentOut { index: o.segment_index as usize, ..seg.clone() };
+        on_segment(&in_document);
+        state(RunState::running(run.id, before + produced, total, format!("segment {}", o.segment_index + 1)));
         Ok(())
     })?;
     Ok(produced as usize)

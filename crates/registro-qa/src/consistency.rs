@@ -90,9 +90,23 @@ pub fn form_name(lang: Lang, label: Label, markers: &[Marker], respectful: bool)
 
 /// Collects each segment's form and finds the deviating ones.
 pub fn analyze(lang: Lang, requested: Option<Register>, segments: &[Segment<'_>]) -> Consistency {
+    analyze_with(lang, requested, segments, &mut |_| true).expect("never stopped")
+}
+
+/// [`analyze`], telling `step` how many segments were analysed every 256 segments and stopping with `None` as soon
+/// as it returns false.
+pub fn analyze_with(
+    lang: Lang,
+    requested: Option<Register>,
+    segments: &[Segment<'_>],
+    step: &mut dyn FnMut(usize) -> bool,
+) -> Option<Consistency> {
     let mut segs = Vec::new();
     let mut forms: Vec<FormCount> = Vec::new();
     for (index, s) in segments.iter().enumerate() {
+        if index % 256 == 255 && !step(index + 1) {
+            return None;
+        }
         let Some(text) = s.target else { continue };
         let a = analyze_text(lang, text);
         if a.label == Label::Neutral {
@@ -167,14 +181,14 @@ pub fn analyze(lang: Lang, requested: Option<Register>, segments: &[Segment<'_>]
             s
         })
         .collect();
-    Consistency {
+    Some(Consistency {
         forms,
         dominant,
         target,
         mixed,
         segments,
         deviating,
-    }
+    })
 }
 
 /// One `register` error per deviating segment, pointing at the markers of the other form.

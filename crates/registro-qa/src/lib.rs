@@ -179,43 +179,76 @@ pub fn check(
     segments: &[Segment<'_>],
     termbase: Option<&Termbase>,
 ) -> Report {
-    let consistency = consistency::analyze(lang, register, segments);
+    check_with(lang, register, segments, termbase, &mut |_, _| true).expect("never stopped")
+}
+
+/// How often [`check_with`] reports: every this many segments of a pass.
+const STEP: usize = 256;
+
+/// [`check`], telling `step(done, total)` how far it is (the address forms of every segment, then each segment's
+/// checks, then the terms: `total` counts a segment once per pass) and stopping with `None` as soon as `step`
+/// returns false — a document of 10,000 segments shows progress and can be cancelled.
+pub fn check_with(
+    lang: Lang,
+    register: Option<Register>,
+    segments: &[Segment<'_>],
+    termbase: Option<&Termbase>,
+    step: &mut dyn FnMut(usize, usize) -> bool,
+) -> Option<Report> {
+    let n = segments.len();
+    let total = n * if termbase.is_some() { 3 } else { 2 };
+    if !step(0, total) {
+        return None;
+    }
+    let consistency = consistency::analyze_with(lang, register, segments, &mut |done| step(done, total))?;
     let mut issues = consistency::issues(&consistency, segments);
     for (i, s) in segments.iter().enumerate() {
+        if i % STEP == STEP - 1 && !step(n + i + 1, total) {
+            return None;
+        }
         issues.extend(match s.source {
             Some(source) => checks::segment(lang, i, source, s.target),
             None => checks::target_only(i, s.target),
         });
     }
-    let terms = termbase.map(|tb| {
-        let reg = consistency.target;
-        let mut summary = TermSummary {
-            entries: tb.entries.len(),
-            ..Default::default()
-        };
-        for (i, s) in segments.iter().enumerate() {
-            let (Some(source), Some(target)) = (s.source, s.target) else {
-                continue;
+    let terms = match termbase {
+        None => None,
+        Some(tb) => {
+            let reg = consistency.target;
+            let mut summary = TermSummary {
+                entries: tb.entries.len(),
+                ..Default::default()
             };
-            let found = tb.check_segment(i, source, target, s.register.or(reg));
-            summary.source_occurrences += found.source_occurrences;
-            for issue in found.issues {
-                match issue.kind {
-                    CheckKind::TermMissing => summary.missing += issue.count,
-                    CheckKind::TermForbidden => summary.forbidden += issue.count,
-                    _ => {}
+            for (i, s) in segments.iter().enumerate() {
+                if i % STEP == STEP - 1 && !step(2 * n + i + 1, total) {
+                    return None;
                 }
-                issues.push(issue);
+                let (Some(source), Some(target)) = (s.source, s.target) else {
+                    continue;
+                };
+                let found = tb.check_segment(i, source, target, s.register.or(reg));
+                summary.source_occurrences += found.source_occurrences;
+                for issue in found.issues {
+                    match issue.kind {
+                        CheckKind::TermMissing => summary.missing += issue.count,
+                        CheckKind::TermForbidden => summary.forbidden += issue.count,
+                        _ => {}
+                    }
+                    issues.push(issue);
+                }
             }
+            Some(summary)
         }
-        summary
-    });
+    };
+    if !step(total, total) {
+        return None;
+    }
     issues.sort_by(|a, b| (a.segment, a.severity, a.kind).cmp(&(b.segment, b.severity, b.kind)));
     let errors = issues
         .iter()
         .filter(|i| i.severity == Severity::Error)
         .count();
-    Report {
+    Some(Report {
         lang: lang.code().to_string(),
         register,
         segments: segments.len(),
@@ -225,7 +258,7 @@ pub fn check(
         errors,
         issues,
         terms,
-    }
+    })
 }
 
 impl Report {

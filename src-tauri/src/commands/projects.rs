@@ -2,9 +2,11 @@
 //! into `registro_core::projects`.
 
 use registro_core::progress::Progress;
-use registro_core::resume::ResumeOutcome;
+use registro_core::resume::{ResumeOutcome, Watch};
+use registro_core::run_state::{RunRow, RunState};
+use registro_core::translate::SegmentOut;
 use registro_core::projects::{self as core, ImportOptions, ImportSummary, RunDetail, SegmentRow};
-use registro_store::{Document, DocumentId, Project, ProjectId, Run, RunFilter, RunId};
+use registro_store::{Document, DocumentId, Project, ProjectId, RunFilter, RunId};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, State};
 
@@ -101,8 +103,9 @@ pub struct RunQuery {
     pub limit: Option<i64>,
 }
 
+/// The project's runs, newest first, each with its state (`registro_core::run_state`) and document name.
 #[tauri::command(async)]
-pub fn list_runs(state: State<'_, AppState>, project_id: ProjectId, query: Option<RunQuery>) -> CmdResult<Vec<Run>> {
+pub fn list_runs(state: State<'_, AppState>, project_id: ProjectId, query: Option<RunQuery>) -> CmdResult<Vec<RunRow>> {
     let query = query.unwrap_or_default();
     let task = query.task.as_deref().map(str::parse).transpose()?;
     let filter = RunFilter {
@@ -112,7 +115,7 @@ pub fn list_runs(state: State<'_, AppState>, project_id: ProjectId, query: Optio
         limit: query.limit,
         ..Default::default()
     };
-    state.with_store(|s| core::list_runs(s, &filter))
+    state.with_store(|s| registro_core::run_state::run_rows(s, &filter))
 }
 
 #[tauri::command(async)]
@@ -121,20 +124,31 @@ pub fn get_run(state: State<'_, AppState>, id: RunId) -> CmdResult<RunDetail> {
 }
 
 /// Finishes a failed, cancelled or interrupted rewrite/translate run over a stored document (what `registro runs
-/// resume ID` does): only the missing segments are produced, the finished ones are kept. The run's model is loaded
-/// by id only, like every model the app loads, whatever the database says.
+/// resume ID` does): only the missing segments are produced, the finished ones are kept. The run's state goes to
+/// `on_state` as it changes (starting: what it is doing; running n of m of the whole run; how it ended), each
+/// translated segment to `on_segment` as it is stored. The run's model is loaded by id only, like every model the
+/// app loads, whatever the database says.
 #[tauri::command]
-pub async fn resume_run(app: AppHandle, id: RunId, op_id: String, on_progress: Channel<Progress>) -> CmdResult<ResumeOutcome> {
+pub async fn resume_run(
+    app: AppHandle,
+    id: RunId,
+    op_id: String,
+    on_state: Channel<RunState>,
+    on_segment: Channel<SegmentOut>,
+) -> CmdResult<ResumeOutcome> {
     blocking(app, move |state| {
         let op = state.ops.start(&op_id);
         let mut store = state.open_store()?;
+        // A run made on an OpenAI-compatible server reconnects to the server it recorded; a local model is named by
+        // an id the model manager knows.
         if let Some(model) = store.run(id).map_err(CmdError::from)?.model_id.as_deref() {
-            files::model_id(model)?;
+            if registro_core::translate::remote::parse_id(model).is_none() {
+                files::model_id(model)?;
+            }
         }
-        let mut progress = |p: Progress| {
-            let _ = on_progress.send(p);
-        };
-        Ok(registro_core::resume::resume_run(&mut store, id, &mut progress, &op.token)?)
+        // A closed window drops the channels; the resume itself finishes or fails on its own.
+        let watch = Watch { state: &mut |s| drop(on_state.send(s)), segment: &mut |s| drop(on_segment.send(s.clone())) };
+        Ok(registro_core::resume::resume_run_watched(&mut store, id, watch, &op.token)?)
     })
     .await
 }

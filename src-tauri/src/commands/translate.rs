@@ -118,7 +118,14 @@ pub async fn translate_text(
             None => {
                 let loading = Progress { done: 0, total, message: format!("loading model {model}…") };
                 let notify = on_progress.clone();
-                state.with_llm(&model, move || drop(notify.send(loading)), |g| run(g))
+                // Until the first segment is done the model reads its instructions and examples: said, not a bare
+                // "starting…" for as long as that takes.
+                let prefix = Progress { done: 0, total, message: "computing the prompt prefix…".into() };
+                let notify_prefix = on_progress.clone();
+                state.with_llm(&model, move || drop(notify.send(loading)), |g| {
+                    let _ = notify_prefix.send(prefix);
+                    run(g)
+                })
             }
         }
     })
@@ -220,15 +227,28 @@ pub async fn set_segment_status(
 /// Markdown or HTML in its own format (only the text changes; the original file is never overwritten), anything
 /// else as text, one segment per line. QA errors refuse the export unless `force` (the user chose "export anyway",
 /// with `reason`).
+/// Each step goes to `on_progress`; `cancel_operation(op_id)` stops it and nothing is written.
 #[tauri::command]
-pub async fn export_document(app: AppHandle, run_id: RunId, file: String, force: Option<bool>, reason: Option<String>) -> CmdResult<String> {
+pub async fn export_document(
+    app: AppHandle,
+    run_id: RunId,
+    file: String,
+    force: Option<bool>,
+    reason: Option<String>,
+    op_id: String,
+    on_progress: Channel<Progress>,
+) -> CmdResult<String> {
     // "Export anyway" is recorded with the user's name, the time, the errors and the reason given.
     let anyway = force
         .unwrap_or(false)
         .then(|| core::review::OverrideBy::current_user(reason.filter(|r| !r.trim().is_empty()).unwrap_or_else(|| "Export anyway, chosen in the window".into())));
     blocking(app, move |state| {
         let path = state.files.redeem(&file, files::SAVE_TEXT)?;
-        state.with_store(|s| core::review::export_to(s, run_id, &path, anyway.as_ref()))
+        let op = state.ops.start(&op_id);
+        let mut progress = |p: Progress| drop(on_progress.send(p));
+        // Its own connection: a long export does not hold up the window's quick reads.
+        let mut store = state.open_store()?;
+        Ok(core::review::export_to_with(&mut store, run_id, &path, anyway.as_ref(), &mut progress, &op.token)?)
     })
     .await
 }

@@ -283,6 +283,19 @@ impl Session {
         request("POST", &self.url(&format!("/element/{}/value", e.0)), Some(json!({"text": keys}))).map(|_| ())
     }
 
+    /// Presses `keys` (WebDriver key codes such as [`keys::TAB`], or characters) one after another on whatever has
+    /// the focus, as a user's keyboard does: no element is named, so nothing is focused or scrolled first.
+    pub fn press_keys(&self, keys: &str) -> Result<()> {
+        let mut actions = Vec::new();
+        for k in keys.chars() {
+            actions.push(json!({"type": "keyDown", "value": k.to_string()}));
+            actions.push(json!({"type": "keyUp", "value": k.to_string()}));
+        }
+        let body = json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]});
+        request("POST", &self.url("/actions"), Some(body))?;
+        request("DELETE", &self.url("/actions"), None).map(|_| ())
+    }
+
     /// In the Translate view: the stored document named `document` as the source, local model `model`, `n_best`
     /// candidates per sentence.
     pub fn pick_translate_source(&self, document: &str, model: &str, n_best: usize) -> Result<()> {

@@ -2,9 +2,10 @@
 //! from the view's runs list as a user does, the grid keeps only the rows on screen in the DOM, "go to segment"
 //! scrolls row 9,000 into view with its text, scrolling to the end shows the last row, the flagged filter shows
 //! exactly the flagged segments, an edit and Ctrl+Enter approve a row and reach the store, and the document's QA and
-//! export run over all 10,000 segments. Prints the time to the grid's first paint, to the jump, to the filter, to
-//! the edit + approve, and QA and export times (the issue's goals, first paint < 1 s and jump < 200 ms, are printed
-//! beside them, not asserted). Screenshots: `tests/e2e/screenshots/grid-scale-*.png`.
+//! export run over all 10,000 segments with progress and cancel (a cancelled check says so; a cancelled export
+//! leaves no file, not even half of one, where the user chose). Prints the time to the grid's first paint, to the
+//! jump, to the filter, to the edit + approve, and QA and export times (the issue's goals, first paint < 1 s and jump
+//! < 200 ms, are printed beside them, not asserted). Screenshots: `tests/e2e/screenshots/grid-scale-*.png`.
 mod common;
 
 use std::time::{Duration, Instant};
@@ -60,6 +61,22 @@ fn timed_in_page(s: &Session, action: &str) -> f64 {
     s.execute_async(&script, vec![]).unwrap().as_f64().unwrap()
 }
 
+/// Waits for the progress panel `testid` to say something containing `what` (a step of the long operation) and
+/// returns what it said.
+fn progress_label(s: &Session, testid: &str, what: &str) -> String {
+    let mut label = String::new();
+    wait_until(&format!("{testid} to show {what:?}"), WAIT, || {
+        label = s
+            .execute(&format!(r#"const p = document.querySelector('[data-testid="{testid}"] .progress-label'); return p ? p.textContent : ''"#), vec![])
+            .unwrap()
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        label.contains(what)
+    });
+    label
+}
+
 fn store_fixture(db: &std::path::Path) -> ReviewFixture {
     let t = Instant::now();
     let mut store = Store::open(db).unwrap();
@@ -84,7 +101,9 @@ fn ten_thousand_segments_open_jump_filter_edit_approve_qa_and_export() {
     let fixture = store_fixture(&db);
     let run = fixture.run;
     let exported = dir.path().join("manual.de.txt");
-    let s = Session::in_project(&db, dir.path(), &[Some(exported.as_path())], "review-bench", Some("translate")).expect("the app opens the project");
+    let cancelled = dir.path().join("cancelled.de.txt");
+    let s = Session::in_project(&db, dir.path(), &[Some(cancelled.as_path()), Some(exported.as_path())], "review-bench", Some("translate"))
+        .expect("the app opens the project");
 
     // ---- open the run from the Translate view's runs list ----
     let item = format!(r#"[data-view="translate"] [data-testid="run-item"][data-run-id="{run}"]"#);
@@ -234,6 +253,38 @@ fn ten_thousand_segments_open_jump_filter_edit_approve_qa_and_export() {
     let issues = s.find_all(r#"[data-testid="qa-issue"]"#).unwrap().len();
     println!("grid_scale: QA of {SEGMENTS} segments: {qa_ms:.0} ms in the page from Check to the result shown ({issues} findings listed): {qa}");
     s.screenshot(&screenshot_path("grid-scale-qa.png")).unwrap();
+
+    // ---- QA with progress, cancelled ----
+    let t = Instant::now();
+    s.click_css(r#"[data-testid="qa-check"]"#, WAIT).unwrap();
+    let label = progress_label(&s, "qa-progress", "checking");
+    s.screenshot(&screenshot_path("grid-scale-qa-progress.png")).unwrap();
+    s.click_css(r#"[data-testid="qa-progress-cancel"]"#, WAIT).expect("the check can be cancelled");
+    wait_until("the check to say it was cancelled", WAIT, || {
+        s.execute(r#"return document.querySelector('[data-testid="qa-summary"]').dataset.cancelled === '1'"#, vec![]).unwrap() == json!(true)
+    });
+    println!("grid_scale: QA cancelled {} ms after Check (its progress said {label:?}): {}", t.elapsed().as_millis(), s.text_css(r#"[data-testid="qa-summary"]"#, WAIT).unwrap());
+    assert!(s.find_all(r#"[data-testid="qa-progress"]"#).unwrap().is_empty(), "the progress goes with the cancel");
+
+    // ---- export with progress, cancelled: nothing is written ----
+    s.click_css(r#"[data-testid="translate-export"]"#, WAIT).unwrap();
+    let reason = s.wait_for(r#"[data-testid="override-reason"]"#, WAIT).expect("the QA errors ask for a reason");
+    s.type_text(&reason, "a long draft for the client").unwrap();
+    s.click_css(r#"[data-testid="override-ok"]"#, WAIT).unwrap();
+    let label = progress_label(&s, "export-progress", "export:");
+    s.screenshot(&screenshot_path("grid-scale-export-progress.png")).unwrap();
+    let t = Instant::now();
+    s.click_css(r#"[data-testid="export-progress-cancel"]"#, WAIT).expect("the export can be cancelled");
+    wait_until("the export to say it was cancelled", WAIT, || notice(&s).starts_with("Export cancelled"));
+    println!("grid_scale: export cancelled {} ms after Cancel (its progress said {label:?})", t.elapsed().as_millis());
+    assert!(!cancelled.exists(), "a cancelled export writes no file where the user chose");
+    let left: Vec<String> = std::fs::read_dir(dir.path()).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.contains("registro-tmp")).collect();
+    assert!(left.is_empty(), "no half file is left beside it: {left:?}");
+    {
+        let store = Store::open(&db).unwrap();
+        let anyway = store.overrides(run).unwrap().into_iter().filter(|o| o.kind == registro_store::OverrideKind::Export).count();
+        assert_eq!(anyway, 0, "a cancelled export records no 'exported anyway'");
+    }
 
     // ---- export (QA first; its errors are exported anyway with a reason) ----
     let t = Instant::now();

@@ -59,9 +59,10 @@ fn a_cancelled_run_is_resumed_from_the_runs_table() {
     let listed = s.text(&s.wait_for(&row, WAIT).expect("the cancelled run is listed")).unwrap();
     assert!(listed.contains("cancelled") && listed.contains("2/4"), "the row shows the interrupted run: {listed}");
     s.click_css(&format!(r#"{row} [data-testid="resume-run"]"#), WAIT).expect("a cancelled run offers Resume");
-    let done = s.wait_for(&format!(r#"{row} .badge.done"#), WAIT).expect("the run turns done");
-    assert_eq!(s.text(&done).unwrap(), "done");
-    let row_text = s.text(&s.wait_for(&row, WAIT).unwrap()).unwrap();
+    // The row shows the resume's state live, then is drawn again from the store: read afresh each time.
+    s.wait_for(&format!(r#"{row} .badge.done"#), WAIT).expect("the run turns done");
+    assert_eq!(s.text_css(&format!(r#"{row} .badge.done"#), WAIT).unwrap(), "done");
+    let row_text = s.text_css(&row, WAIT).unwrap();
     assert!(row_text.contains("4/4"), "all four sentences are there: {row_text}");
     assert!(s.find_all(&format!(r#"{row} [data-testid="resume-run"]"#)).unwrap().is_empty(), "a done run offers no Resume");
     s.screenshot(&screenshot_path("resume.png")).unwrap();

@@ -2,11 +2,12 @@
 // list documents, show a document's segments with their references, list runs (a click reopens one in the view
 // that made it, where that view reopens runs), delete with confirmation.
 
-import { type ChosenFile, type Document, type ImportFormat, type SegmentRow, chooseFile, deleteDocument, deleteRun, documentSegments, importDocument, listRuns, resumeRun } from '../api';
+import { type ChosenFile, type Document, type ImportFormat, type SegmentRow, chooseFile, deleteDocument, deleteRun, documentSegments, importDocument, listRuns } from '../api';
 import { ProgressPanel, errorMessage } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h, plural } from '../dom';
 import { documentList, runTable } from '../lists';
+import { resumeRun } from '../run-state';
 
 const PAGE = 200;
 const FORMATS: Array<[ImportFormat | '', string]> = [
@@ -84,17 +85,18 @@ export function mountDocuments(el: HTMLElement, ctx: ViewContext, selectDocument
         runTable(runs, {
           onOpen: (r) => ctx.openRun(r),
           canOpen: (r) => ctx.canOpenRun(r),
+          // The row itself shows the resume's live state (starting: what it is doing, then running n/m).
           onResume: async (r) => {
             try {
-              const op = resumeRun(r.id, () => {});
-              ctx.notify(`Resuming run #${r.id}…`, 'info');
-              const out = await op.result;
-              ctx.notify(`Run #${r.id} ${out.run.status}: ${out.produced} missing segment(s) produced`, 'info');
-              ctx.changed('runs');
+              const out = await resumeRun(r.id).result;
+              ctx.notify(`Run #${r.id}: ${out.state.label} (${out.produced} missing segment${out.produced === 1 ? '' : 's'} produced)`, out.state.phase === 'failed' ? 'error' : 'info');
             } catch (e) {
               ctx.notify(errorMessage(e), 'error');
+            } finally {
+              ctx.changed('runs');
             }
           },
+          filterKey: 'documents',
           onDelete: async (r) => {
             if (!(await ctx.confirm(`Delete run #${r.id} (${r.task}, ${r.system}) with its outputs and scores?`))) return;
             try {

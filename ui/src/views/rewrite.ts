@@ -6,11 +6,12 @@
 
 import './rewrite.css';
 
-import { chooseFile, listRuns } from '../api';
+import { type RunRow, type RunState, chooseFile, listRuns } from '../api';
 import { ProgressPanel, errorMessage, rateProgress } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h, select } from '../dom';
 import { runTable } from '../lists';
+import { liveState, onRunState, resumeRun, runStateView } from '../run-state';
 import { modelPicker } from './model-picker';
 import {
   type Method,
@@ -127,7 +128,22 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   );
 
   let outcome: RewriteOutcome | null = null;
+  /** The open run's state (core's words), live while it is resumed. */
+  let openState: RunState | null = null;
+  const runStateLine = (): HTMLElement | null => {
+    const id = outcome?.run_id;
+    const st = id == null ? null : liveState(id) ?? openState;
+    if (!st || id == null) return null;
+    return h(
+      'div',
+      { class: 'row rw-runstate', 'data-testid': 'rewrite-run-state' },
+      runStateView(st),
+      st.resumable && !liveState(id) ? h('button', { class: 'btn small', 'data-testid': 'rewrite-resume', title: 'Rewrite the sentences this run did not reach, with its own settings', onclick: () => void resume(id) }, 'Resume') : null,
+    );
+  };
   let states: SentenceState[] = [];
+  /** The project's rewrite runs as last listed, with their states. */
+  let listed: RunRow[] = [];
   /** The segment index of each sentence in its run (a reopened run stopped early may have gaps). */
   let segments: number[] = [];
   const undo: SentenceState[][] = [];
@@ -235,6 +251,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     } }, 'Export accepted text…');
     results.append(
       h('h3', {}, `Rewrite (${o.method}${o.model ? `, ${o.model}` : ''})${o.run_id !== null ? ` — run ${o.run_id}` : ''}`),
+      runStateLine() ?? '',
       h(
         'p',
         { class: 'muted small', 'data-testid': 'rewrite-summary' },
@@ -312,6 +329,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       const stored = await openRewriteRun(id);
       const o = stored.outcome;
       outcome = o;
+      openState = listed.find((r) => r.id === id)?.state ?? null;
       segments = stored.segments;
       states = o.sentences.map((_, i) => fromChoice(o, i, stored.choices[i] ?? null));
       undo.length = 0;
@@ -333,12 +351,19 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const renderRuns = async () => {
     try {
       const list = await listRuns(ctx.project.id, { task: 'rewrite' });
+      listed = list;
       clear(runs);
       runs.append(
         h('h3', {}, 'Rewrite runs'),
         h('p', { class: 'muted small' }, 'Click a run to reopen it with your choices.'),
-        runTable(list, { onOpen: (r) => void openRun(r.id), openId: outcome?.run_id ?? null }),
+        runTable(list, { onOpen: (r) => void openRun(r.id), openId: outcome?.run_id ?? null, onResume: (r) => void resume(r.id), filterKey: 'rewrite' }),
       );
+      const open = outcome?.run_id;
+      const now = open == null ? undefined : list.find((r) => r.id === open)?.state;
+      if (now && JSON.stringify(now) !== JSON.stringify(openState)) {
+        openState = now;
+        renderResults();
+      }
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
     }
@@ -407,12 +432,30 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     }
   });
 
+  /** Rewrites the sentences run `id` did not reach (its state live in every list), then reopens it. */
+  const resume = async (id: number) => {
+    if (liveState(id)) return;
+    try {
+      const out = await resumeRun(id).result;
+      ctx.notify(`Run ${id}: ${out.state.label} (${out.produced} sentence${out.produced === 1 ? '' : 's'} rewritten now)`, out.state.phase === 'failed' ? 'error' : 'info');
+    } catch (e) {
+      ctx.notify(errorMessage(e), 'error');
+    } finally {
+      ctx.changed('runs');
+      if (outcome?.run_id === id) await openRun(id);
+    }
+  };
+  const stopStates = onRunState((st) => {
+    if (st.run_id === outcome?.run_id) renderResults();
+  });
+
   void renderRuns();
   const stopOpening = ctx.opensRuns('rewrite', (r) => void openRun(r.id));
   const unsubscribe = ctx.subscribe((what) => {
     if (what === 'runs') void renderRuns();
   });
   return () => {
+    stopStates();
     stopOpening();
     unsubscribe();
   };

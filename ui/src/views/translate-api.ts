@@ -58,8 +58,9 @@ export const splitSegment = (runId: Id, segment: number, at: number) => call<Res
 /** Joins segment `segment` of the run's document with the next one (never across paragraphs, cells or cues). */
 export const joinSegments = (runId: Id, segment: number) => call<Resegmented>('join_segments', { runId, segment });
 /** The run in its document's own format (DOCX, XLIFF, …) or as text; `file` from `chooseFile('save-text', …)`.
- * QA errors refuse it unless `force` ("export anyway", recorded with `reason`). */
-export const exportDocument = (runId: Id, file: ChosenFile, force: boolean, reason: string | null = null) =>
-  call<string>('export_document', { runId, file: file.token, force, reason });
+ * QA errors refuse it unless `force` ("export anyway", recorded with `reason`). Each step goes to `onProgress`; a
+ * cancelled export writes nothing. */
+export const exportDocument = (runId: Id, file: ChosenFile, force: boolean, reason: string | null, onProgress: (p: Progress) => void): Operation<string> =>
+  startOperation<string>('export_document', { runId, file: file.token, force, reason }, onProgress);
 /** The run's approved segments as a TMX translation memory. */
 export const exportTmx = (runId: Id, file: ChosenFile) => call<string>('export_tmx', { runId, file: file.token });

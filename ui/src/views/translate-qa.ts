@@ -5,17 +5,19 @@
 // the result of the run it names (the one open in the grid, or the one picked here) and is cleared when the run changes,
 // so a result never stays under another run.
 
-import { type ChosenFile, type Id, call, chooseFile, listRuns } from '../api';
+import { type ChosenFile, type Id, type Operation, type Progress, chooseFile, listRuns, startOperation } from '../api';
 import type { QaIssue, QaOutcome } from '../bindings';
-import { errorMessage } from '../components';
+import { ProgressPanel, errorMessage } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h } from '../dom';
 
 /** Findings listed at most: rendering every one of a long document's findings froze the window for a second. */
 const MAX_LISTED = 200;
 
-export const qaRun = (runId: Id, termbase: ChosenFile | null, fix: boolean) =>
-  call<QaOutcome>('qa_run', { runId, termbase: termbase?.token ?? null, fix });
+/** Checks run `runId` (with `fix`, makes it consistent first); how far it is goes to `onProgress`, and a cancelled
+ * check writes nothing. */
+export const qaRun = (runId: Id, termbase: ChosenFile | null, fix: boolean, onProgress: (p: Progress) => void = () => {}): Operation<QaOutcome> =>
+  startOperation<QaOutcome>('qa_run', { runId, termbase: termbase?.token ?? null, fix }, onProgress);
 
 /** `text` with the issue's spans wrapped in <mark>. */
 function marked(text: string, issue: QaIssue): Node[] {
@@ -55,12 +57,20 @@ export function qaPanel(ctx: ViewContext): QaPanel {
   const table = h('table', { class: 'tr-table', 'data-testid': 'qa-issues' }, body);
   /** The run the shown result belongs to (null: nothing shown). */
   let shownRun: number | null = null;
+  /** The check in flight, if any. */
+  let checking: Operation<QaOutcome> | null = null;
+  const progressSlot = h('div', { class: 'qa-progress-slot' });
 
   /** Empties the panel and names the run it now belongs to. */
   const reset = (id: number | null) => {
     shownRun = null;
     el.dataset.run = id === null ? '' : String(id);
     summary.textContent = id === null ? '' : `Run ${id}: checking…`;
+    delete summary.dataset.cancelled;
+    // A check of the run shown before is no longer wanted: on a long document it would keep the backend busy.
+    const before = checking;
+    checking = null;
+    void before?.cancel();
     summary.classList.remove('qa-blocking');
     register.textContent = '';
     delete register.dataset.mixed;
@@ -117,12 +127,25 @@ export function qaPanel(ctx: ViewContext): QaPanel {
     const tb = termbase;
     termbase = null;
     if (tb) tbName.textContent = `${tb.name} (checked; pick it again to check terms again)`;
+    // A long document's check shows how far it is and can be cancelled (a cancelled fix writes nothing).
+    const panel = new ProgressPanel('qa-progress');
+    progressSlot.replaceChildren(panel.el);
+    const op = qaRun(id, tb, fix, panel.update);
+    panel.attach(op);
+    checking = op;
     try {
-      render(await qaRun(id, tb, fix));
+      render(await op.result);
       if (fix) ctx.changed('runs');
     } catch (e) {
-      ctx.notify(errorMessage(e), 'error');
+      // Superseded by a check of another run (reset cancelled it): nothing to say.
+      if (checking !== op && !panel.cancelled) return;
+      if (panel.cancelled) {
+        summary.textContent = `Run ${id}: check cancelled${fix ? ' (nothing was changed)' : ''}`;
+        summary.dataset.cancelled = '1';
+      } else ctx.notify(errorMessage(e), 'error');
     } finally {
+      if (checking === op) checking = null;
+      panel.done();
       checkBtn.disabled = false;
     }
   };
@@ -173,6 +196,7 @@ export function qaPanel(ctx: ViewContext): QaPanel {
     { class: 'card', 'data-testid': 'qa-panel' },
     h('h3', {}, 'Quality check'),
     h('div', { class: 'row' }, h('label', {}, 'Run ', runSelect), tbBtn, tbName, checkBtn, fixBtn),
+    progressSlot,
     summary,
     register,
     fixes,

@@ -7,11 +7,12 @@
 
 import './translate.css';
 
-import { type Register, type Run, chooseFile, documentSegments, listRuns, resumeRun } from '../api';
+import { type Register, type RunRow, type RunState, chooseFile, documentSegments, listRuns } from '../api';
 import { ProgressPanel, errorMessage, rateProgress } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h, select } from '../dom';
 import { runTable } from '../lists';
+import { RunStatePanel, liveState, onRunState, resumeRun, runStateView } from '../run-state';
 import { modelPicker } from './model-picker';
 import { askOverrideReason } from './translate-override';
 import { VirtualGrid } from './translate-grid';
@@ -85,8 +86,48 @@ async function copyText(text: string): Promise<void> {
   if (!ok) throw new Error('the clipboard is not available');
 }
 
-/** The text with the analysis markers wrapped in <mark>, coloured by register; markers against `requested` red. */
+/** An inline placeholder a translator's file puts in a segment for its markup (registro_qa::tags): `<1>`, `</1>`, `<2/>`. */
+const TAG = /<(?:\/\d{1,6}|\d{1,6}\/?)>/g;
+
+/** What a placeholder stands for, in words. */
+function tagTitle(token: string): string {
+  const n = token.replace(/[^0-9]/g, '');
+  return token.startsWith('</') ? `end of formatting ${n}` : token.endsWith('/>') ? `inline element ${n}` : `start of formatting ${n}`;
+}
+
+/**
+ * `text` as nodes with each inline placeholder a chip that cannot be edited inside (it can be moved or deleted whole;
+ * an edit that drops or breaks one is refused when it is stored). The chip's text is the placeholder itself, so the
+ * cell's text is the segment's text.
+ */
+export function withTags(text: string): Node[] {
+  const out: Node[] = [];
+  let pos = 0;
+  for (const m of text.matchAll(TAG)) {
+    const at = m.index ?? 0;
+    if (at > pos) out.push(document.createTextNode(text.slice(pos, at)));
+    out.push(h('span', { class: `tr-tag${m[0].startsWith('</') ? ' close' : m[0].endsWith('/>') ? ' empty' : ' open'}`, contenteditable: 'false', 'data-testid': 'translate-tag', title: tagTitle(m[0]), 'aria-label': tagTitle(m[0]) }, m[0]));
+    pos = at + m[0].length;
+  }
+  if (pos < text.length) out.push(document.createTextNode(text.slice(pos)));
+  return out;
+}
+
+/** The text with the analysis markers wrapped in <mark>, coloured by register; markers against `requested` red;
+ * inline placeholders as chips. */
 export function highlight(text: string, analysis: Analysis, requested: Register): Node[] {
+  return highlightMarkers(text, analysis, requested).flatMap((n) => {
+    if (n instanceof Text) return withTags(n.data);
+    if (n instanceof HTMLElement && TAG.test(n.textContent ?? '')) {
+      TAG.lastIndex = 0;
+      n.replaceChildren(...withTags(n.textContent ?? ''));
+    }
+    TAG.lastIndex = 0;
+    return [n];
+  });
+}
+
+function highlightMarkers(text: string, analysis: Analysis, requested: Register): Node[] {
   const chars = Array.from(text);
   const wantFormal = requested !== 'informal';
   const out: Node[] = [];
@@ -128,7 +169,9 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     ['masculine', 'addressee: masculine'],
     ['feminine', 'addressee: feminine'],
   ]);
-  const { input: model, list: modelList } = modelPicker('translate', 'qwen2.5-coder-1.5b-instruct', true);
+  const { input: model, list: modelList, setLang: setModelLang } = modelPicker('translate', 'qwen2.5-coder-1.5b-instruct', true);
+  // The picker says what the chosen model is worth for the chosen language, and warns when it is poor.
+  lang.addEventListener('change', () => setModelLang(lang.value));
   const contrastive = h('input', { type: 'checkbox', 'data-testid': 'translate-contrastive' }) as HTMLInputElement;
   const nBest = h('input', { class: 'input', type: 'number', min: 1, max: 8, value: 4, 'data-testid': 'translate-nbest' });
   const fixedExamples = h('input', { type: 'checkbox', 'data-testid': 'translate-fixed-examples' }) as HTMLInputElement;
@@ -147,6 +190,11 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const exportBtn = h('button', { class: 'btn', 'data-testid': 'translate-export', disabled: true }, 'Export…');
   const copyAllBtn = h('button', { class: 'btn', 'data-testid': 'translate-copy-all', disabled: true }, 'Copy all');
   const progressSlot = h('div', {});
+  /** The open run's state (core's words, live while it is resumed) and, when it stopped early, Resume. */
+  const runStateSlot = h('span', { class: 'tr-runstate', 'data-testid': 'translate-run-state' });
+  const resumeBtn = h('button', { class: 'btn primary', 'data-testid': 'translate-resume', hidden: true, title: 'Translate the segments this run did not reach, with its own settings; the ones done are kept' }, 'Resume');
+  /** Progress of what the grid's run is doing: a resume, a long export. */
+  const gridProgress = h('div', { class: 'tr-gridprogress' });
   const summary = h('div', { class: 'tr-summary muted', 'data-testid': 'translate-summary' });
   const resultBody = h('tbody', {});
   const headRow = h('tr', {});
@@ -159,7 +207,9 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     clear(headRow);
     const main = contrast ? `Translation (${segments[0]?.register ?? 'formal'})` : 'Translation';
     // Fixed column widths: rows scrolled in and out of the DOM must not make the columns jump.
-    headRow.append(h('th', { class: 'tr-num-h' }, '#'), h('th', { class: contrast ? 'tr-src-h narrow' : 'tr-src-h' }, 'Source'), h('th', {}, main));
+    // Both registers side by side get columns of equal width.
+    results.classList.toggle('contrast', !!contrast);
+    headRow.append(h('th', { class: 'tr-num-h' }, '#'), h('th', { class: contrast ? 'tr-src-h narrow' : 'tr-src-h' }, 'Source'), h('th', { class: 'tr-main-h', 'data-testid': 'translate-main-head' }, main));
     if (contrast) headRow.append(h('th', { class: 'tr-contrast-h', 'data-testid': 'translate-contrast-head' }, `${contrast.register} (run ${contrast.run_id})`));
     headRow.append(h('th', { class: 'tr-status-h' }, 'Status'));
   };
@@ -185,6 +235,10 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   let contrast: ContrastRun | null = null;
   /** The run's document can be resegmented (a run over pasted text has none). */
   let hasDocument = false;
+  /** The project's translate runs as last listed, with their states. */
+  let runRows: RunRow[] = [];
+  /** The open run's state as the store had it when it was opened (a resume in this window reports it live). */
+  let openState: RunState | null = null;
 
   const sourceLines = async (): Promise<string[]> => {
     const doc = Number(docSelect.value);
@@ -220,18 +274,25 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     });
   };
 
+  /** The pasted-text box is for pasted text only: with a document as the source it is hidden, not left editable. */
+  const showSourceBox = () => {
+    source.hidden = !!docSelect.value;
+  };
+
   const renderDocs = () => {
     const current = docSelect.value || String(ctx.selectedDocumentId() ?? '');
     clear(docSelect);
     docSelect.append(h('option', { value: '' }, 'pasted text'), ...ctx.documents().map((d) => h('option', { value: d.id }, d.name)));
     docSelect.value = ctx.documents().some((d) => String(d.id) === current) ? current : '';
+    showSourceBox();
   };
 
   const renderRuns = async () => {
     try {
       const list = await listRuns(ctx.project.id, { task: 'translate' });
+      runRows = list;
       clear(runs);
-      // A click on a run opens it in the review grid above.
+      // A click on a run opens it in the review grid above; one that stopped early can be resumed from here too.
       runs.append(
         h('h3', {}, 'Translate runs'),
         runTable(list, {
@@ -239,20 +300,30 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
             if (!r.target_lang) return;
             void openRun(r.id).then(() => gridCard.scrollIntoView({ block: 'start' }));
           },
+          openId: runId,
+          onResume: (r) => void resume(r.id),
+          filterKey: 'translate',
         }),
       );
       fillRunPicker(list);
+      if (runId !== null) {
+        const row = list.find((r) => r.id === runId);
+        if (row) openState = row.state;
+        renderRunState();
+      }
     } catch (e) {
       ctx.notify(errorMessage(e), 'error');
     }
   };
 
-  const fillRunPicker = (list: Run[]) => {
+  const runOption = (r: RunRow) => `run ${r.id} · ${r.document_name ?? 'pasted text'} · ${r.target_lang} · ${r.register ?? ''} · ${r.state.label}`;
+
+  const fillRunPicker = (list: RunRow[]) => {
     const keep = runId;
     clear(runPicker);
     runPicker.append(
       h('option', { value: '' }, list.length ? 'open a stored run…' : 'no stored run yet'),
-      ...list.filter((r) => r.target_lang).map((r) => h('option', { value: r.id }, `run ${r.id} · ${r.target_lang} · ${r.register ?? ''} · ${r.completed_segments}/${r.total_segments} · ${r.status}`)),
+      ...list.filter((r) => r.target_lang).map((r) => h('option', { value: r.id }, runOption({ ...r, state: liveState(r.id) ?? r.state }))),
     );
     runPicker.value = keep !== null && list.some((r) => r.id === keep) ? String(keep) : '';
   };
@@ -335,7 +406,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     );
     const fillSource = () => {
       clear(srcCell);
-      srcCell.append(h('div', {}, seg.source));
+      srcCell.append(h('div', {}, ...withTags(seg.source)));
       if (runId === null || !hasDocument) return;
       const last = seg.index === segments.length - 1;
       srcCell.append(
@@ -468,7 +539,13 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         grid.update();
         return true;
       } catch (e) {
-        ctx.notify(errorMessage(e), 'error');
+        const why = errorMessage(e);
+        // An edit that broke the file's inline tags is refused: the cell shows the stored text again.
+        if (why.includes('inline tag') || why.includes('closing tag')) {
+          clear(out);
+          out.append(...highlight(seg.text, seg.analysis, seg.register));
+        }
+        ctx.notify(why, 'error');
         return false;
       }
     };
@@ -581,9 +658,11 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       if (done.untranslated.length) {
         // The other register's run lost the same translations: both columns are filled again.
         for (const run of [id, ...(contrast ? [contrast.run_id] : [])]) {
-          const panel = new ProgressPanel('translate-progress');
-          progressSlot.append(panel.el);
-          const op = resumeRun(run, rateProgress(panel, 'segments').update);
+          const panel = new RunStatePanel('translate-progress');
+          gridProgress.replaceChildren(panel.el);
+          const op = resumeRun(run, panel.update, (seg) => {
+            if (runId === run) fillSegment(seg);
+          });
           panel.attach(op);
           try {
             await op.result;
@@ -621,6 +700,10 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       runLang = first.lang;
       exportInfo = { export_format: first.export_format, export_name: first.export_name };
       hasDocument = first.document_id !== null;
+      openState = runRows.find((r) => r.id === id)?.state ?? null;
+      renderRunState();
+      // A run opened from elsewhere (Documents) may be newer than the list: its state comes with the list.
+      if (!openState) void renderRuns();
       contrast = null;
       segments = [];
       byIndex = new Map();
@@ -680,6 +763,71 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       if (row.tm) tmMatches.set(i, row.tm);
       if (row.flag_override) flagOverrides.set(i, row.flag_override);
     }
+  };
+
+  /** The open run's state: live while this window resumes it, else as the store said. */
+  const currentState = (): RunState | null => (runId === null ? null : liveState(runId) ?? openState);
+
+  const renderRunState = () => {
+    const s = currentState();
+    clear(runStateSlot);
+    if (s) runStateSlot.append(runStateView(s));
+    // Resume is offered where the stopped run is shown, unless it is being resumed already.
+    resumeBtn.hidden = !(s && s.resumable && runId !== null && liveState(runId) === undefined);
+  };
+
+  /** A segment a resume just stored takes its row's place (the grid keeps document order whatever order they come in). */
+  const fillSegment = (seg: SegmentOut) => {
+    const k = segments.findIndex((x) => x.index === seg.index);
+    if (k >= 0) segments[k] = seg;
+    else {
+      segments.push(seg);
+      segments.sort((a, b) => a.index - b.index);
+    }
+    byIndex.set(seg.index, seg);
+    statuses.set(seg.index, 'translated');
+    if (grid.row(seg.index)) grid.redraw(seg.index);
+    else applyFilter();
+    renderSummary();
+  };
+
+  /** Translates the segments run `id` did not reach, its rows filling in as they come, its state live everywhere. */
+  const resume = async (id: number) => {
+    if (liveState(id)) return;
+    if (runId !== id) await openRun(id);
+    if (runId !== id) return;
+    const panel = new RunStatePanel('translate-progress', currentState());
+    gridProgress.replaceChildren(panel.el);
+    resumeBtn.hidden = true;
+    const op = resumeRun(
+      id,
+      (s) => {
+        panel.update(s);
+        if (runId === id) renderRunState();
+      },
+      (seg) => {
+        if (runId === id) fillSegment(seg);
+      },
+    );
+    panel.attach(op);
+    try {
+      const out = await op.result;
+      ctx.notify(`Run ${id}: ${out.state.label} (${out.produced} segment${out.produced === 1 ? '' : 's'} translated now)`, out.state.phase === 'failed' ? 'error' : 'info');
+    } catch (e) {
+      ctx.notify(errorMessage(e), 'error');
+    } finally {
+      panel.done();
+      ctx.changed('runs');
+      // The stored run as it is now: statuses, flags and what Export writes.
+      if (runId === id) await openRun(id);
+    }
+  };
+
+  /** Segments of the open run with no translation: rows the run never reached and those not even listed. */
+  const notTranslated = (): { missing: number; total: number } => {
+    const empty = segments.filter((s) => !s.text.trim() && s.candidates.length === 0 && statuses.get(s.index) === 'draft').length;
+    const total = Math.max(currentState()?.total ?? 0, segments.length);
+    return { missing: Math.max(empty, total - (segments.length - empty)), total };
   };
 
   const updateExport = () => {
@@ -777,26 +925,51 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     }
   };
 
+  /** Kinds of QA error an untranslated segment raises: answered by the question about untranslated segments. */
+  const UNTRANSLATED_KINDS: readonly string[] = ['no-target', 'empty'];
+
   const onExport = async () => {
     if (runId === null) return;
+    const id = runId;
+    // An incomplete run is exported only when the translator says so (never silently).
+    const { missing, total } = notTranslated();
+    const incomplete = missing > 0 || currentState()?.phase === 'cancelled' || currentState()?.phase === 'failed';
+    if (incomplete && !(await ctx.confirm(`${missing} of ${total} segments are not translated — export anyway?`, 'Export anyway'))) return;
+    const panel = new ProgressPanel('export-progress');
+    gridProgress.replaceChildren(panel.el);
+    exportBtn.disabled = true;
     try {
       // Errors of the quality check stop an export until fixed, unless the translator decides otherwise.
-      const found = await qaRun(runId, null, false);
+      const check = qaRun(id, null, false, panel.update);
+      panel.attach(check);
+      const found = await check.result;
       let reason: string | null = null;
       if (found.blocking) {
-        const first = found.report.issues.find((i) => i.severity === 'error');
-        reason = await askOverrideReason(
-          `The quality check found ${found.report.errors} error${found.report.errors === 1 ? '' : 's'}${first ? ` (first: segment ${first.segment + 1}: ${first.message})` : ''}. Export anyway? It is recorded with your name, the time and the errors.`,
-          'Export anyway',
-        );
-        if (reason === null) return;
+        const errors = found.report.issues.filter((i) => i.severity === 'error');
+        const other = errors.filter((i) => !(incomplete && UNTRANSLATED_KINDS.includes(i.kind)));
+        if (other.length === 0) {
+          // Only the untranslated segments: the question above was the translator's decision.
+          reason = `${missing} of ${total} segments not translated: exported anyway`;
+        } else {
+          const first = other[0];
+          reason = await askOverrideReason(
+            `The quality check found ${other.length} error${other.length === 1 ? '' : 's'}${first ? ` (first: segment ${first.segment + 1}: ${first.message})` : ''}. Export anyway? It is recorded with your name, the time and the errors.`,
+            'Export anyway',
+          );
+          if (reason === null) return;
+        }
       }
       const file = await chooseFile('save-text', exportInfo?.export_name ?? `translation.${runLang}.txt`);
       if (!file) return;
-      ctx.notify(`Saved ${await exportDocument(runId, file, found.blocking, reason)}`);
-      if (found.blocking) void qa.show(runId);
+      const op = exportDocument(id, file, found.blocking, reason, panel.update);
+      panel.attach(op);
+      ctx.notify(`Saved ${await op.result}`);
+      if (found.blocking) void qa.show(id);
     } catch (e) {
-      ctx.notify(errorMessage(e), 'error');
+      ctx.notify(panel.cancelled ? 'Export cancelled: nothing was written.' : errorMessage(e), panel.cancelled ? 'info' : 'error');
+    } finally {
+      panel.done();
+      updateExport();
     }
   };
 
@@ -812,6 +985,9 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   };
 
   runBtn.addEventListener('click', () => void onTranslate());
+  resumeBtn.addEventListener('click', () => {
+    if (runId !== null) void resume(runId);
+  });
   exportBtn.addEventListener('click', () => void onExport());
   tmxBtn.addEventListener('click', () => void onExportTmx());
   copyAllBtn.addEventListener('click', async () => {
@@ -835,6 +1011,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   });
   docSelect.addEventListener('change', () => {
     overrides = {};
+    showSourceBox();
     void renderSegList();
   });
   source.addEventListener('change', () => {
@@ -852,8 +1029,10 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   const gridCard = h(
     'section',
     { class: 'card' },
-    h('div', { class: 'row tr-gridbar' }, h('h3', {}, 'Translation'), runPicker, filter, gridCount, gotoInput, exportBtn, tmxBtn, copyAllBtn),
+    // The bar stays in view while the grid scrolls, and so does the progress of what the run is doing in it.
+    h('div', { class: 'row tr-gridbar' }, h('h3', {}, 'Translation'), runPicker, filter, gridCount, gotoInput, exportBtn, tmxBtn, copyAllBtn, gridProgress),
     h('p', { class: 'muted small' }, '↑/↓ move between segments · Enter stores an edit · Ctrl+Enter approves and moves on · Ctrl+Shift+R repairs · go to # jumps to a segment'),
+    h('div', { class: 'row tr-runbar' }, runStateSlot, resumeBtn),
     summary,
     gridScroll,
   );
@@ -863,6 +1042,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   el.addEventListener('registro:open-document', (e) => {
     renderDocs();
     docSelect.value = String((e as CustomEvent<number>).detail);
+    showSourceBox();
     overrides = {};
     segDetails.open = true;
     void renderSegList().then(() => segDetails.scrollIntoView({ block: 'nearest' }));
@@ -919,9 +1099,28 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
   void renderSegList();
   void renderRuns();
   void qa.refresh();
-  return ctx.subscribe((what) => {
+  // A translate run clicked in Documents opens here, in the review grid.
+  const stopOpening = ctx.opensRuns('translate', (r) => {
+    if (r.target_lang) void openRun(r.id).then(() => gridCard.scrollIntoView({ block: 'start' }));
+  });
+  // A resume started anywhere (Documents, this view) shows in the open run's state line.
+  const stopStates = onRunState((st, ended) => {
+    // The run picker names each run's state too.
+    const row = runRows.find((r) => r.id === st.run_id);
+    const option = runPicker.querySelector<HTMLOptionElement>(`option[value="${st.run_id}"]`);
+    if (row && option) option.textContent = runOption({ ...row, state: st });
+    if (st.run_id !== runId) return;
+    if (ended) openState = st;
+    renderRunState();
+  });
+  const unsubscribe = ctx.subscribe((what) => {
     if (what === 'documents') renderDocs();
     void renderRuns();
     if (what === 'runs') void qa.refresh();
   });
+  return () => {
+    stopOpening();
+    stopStates();
+    unsubscribe();
+  };
 }

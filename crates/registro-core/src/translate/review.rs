@@ -317,6 +317,11 @@ pub(crate) fn recheck_and_store(
     by_person: bool,
 ) -> anyhow::Result<SegmentCheck> {
     let source = stored_source(store, run, &out)?;
+    if by_person {
+        if let Some(why) = source.as_deref().and_then(|src| broken_tags(src, &out.text, text)) {
+            anyhow::bail!("segment {}: the edit was not stored: {why}", out.segment_index + 1);
+        }
+    }
     let mut c = check_output(lang, register, source.as_deref(), text);
     let old_drift: Option<String> =
         out.flag_reason.as_deref().and_then(|r| r.split("; ").find(|p| p.starts_with(DRIFT)).map(str::to_string));
@@ -344,6 +349,35 @@ pub(crate) fn recheck_and_store(
     }
     c.status = Some(status);
     Ok(c)
+}
+
+/// Why an edit from `before` to `after` breaks the source's inline tags (`<1>`…`</1>`, `<2/>`: the markup the
+/// file's export puts back), or `None` when it keeps them. Only what the edit itself broke counts: a tag the text
+/// already lacked does not stop an edit that fixes something else. Moving a tag is fine; dropping, adding, or
+/// closing one before it opens is refused.
+pub fn broken_tags(source: &str, before: &str, after: &str) -> Option<String> {
+    use registro_qa::tags::compare;
+    let (was, now) = (compare(source, before), compare(source, after));
+    let dropped: Vec<&String> = now.missing.iter().filter(|t| !was.missing.contains(t)).collect();
+    let added: Vec<&str> = now.extra.iter().map(|t| t.token.as_str()).filter(|t| !was.extra.iter().any(|x| x.token == *t)).collect();
+    let inverted: Vec<&str> =
+        now.closes_before_open.iter().map(|t| t.token.as_str()).filter(|t| !was.closes_before_open.iter().any(|x| x.token == *t)).collect();
+    let list = |v: &[&str]| v.join(" ");
+    if !dropped.is_empty() {
+        let names: Vec<&str> = dropped.iter().map(|t| t.as_str()).collect();
+        return Some(format!(
+            "it drops the inline tag{} {} of the source; tags carry the file's formatting and must stay (move them, do not delete them)",
+            if names.len() == 1 { "" } else { "s" },
+            list(&names)
+        ));
+    }
+    if !added.is_empty() {
+        return Some(format!("it adds the inline tag{} {} that the source does not have", if added.len() == 1 { "" } else { "s" }, list(&added)));
+    }
+    if !inverted.is_empty() {
+        return Some(format!("it puts the closing tag{} {} before the opening one, so the formatting cannot be rebuilt", if inverted.len() == 1 { "" } else { "s" }, list(&inverted)));
+    }
+    None
 }
 
 /// What a Repair did to a stored segment.
@@ -406,8 +440,32 @@ pub fn export_tmx(store: &Store, run: RunId) -> anyhow::Result<(String, usize)> 
 /// mixed address, a flag not overridden…) block the export unless `anyway` says who exports anyway and why, which
 /// is stored with the errors it overrode; warnings never block. Returns what was written, for the status bar.
 pub fn export_to(store: &mut Store, run: RunId, path: &std::path::Path, anyway: Option<&OverrideBy>) -> anyhow::Result<String> {
-    let qa = crate::qa::qa_run(store, run, None, false)?;
+    export_to_with(store, run, path, anyway, &mut |_| {}, &crate::progress::CancelToken::new())
+}
+
+/// [`export_to`], reporting each step to `progress` (the quality check segment by segment, reading the
+/// translations, writing the file) and stopping with a [`crate::qa::Cancelled`] error as soon as `cancel` is set:
+/// a cancelled export writes nothing — no file at `path` (the bytes go to a temporary file beside it, renamed only
+/// when complete) and no "exported anyway" record.
+pub fn export_to_with(
+    store: &mut Store,
+    run: RunId,
+    path: &std::path::Path,
+    anyway: Option<&OverrideBy>,
+    progress: crate::progress::ProgressFn<'_>,
+    cancel: &crate::progress::CancelToken,
+) -> anyhow::Result<String> {
+    use crate::progress::Progress;
+    let stopped = || -> anyhow::Result<()> {
+        if cancel.is_cancelled() {
+            return Err(crate::qa::Cancelled("the export").into());
+        }
+        Ok(())
+    };
+    let qa = crate::qa::qa_run_with(store, run, None, false, &mut |p| progress(Progress { message: format!("export: {}", p.message), ..p }), cancel)
+        .map_err(|e| if crate::qa::is_cancelled(&e) { crate::qa::Cancelled("the export").into() } else { e })?;
     let mut overridden = String::new();
+    let mut record = None;
     if qa.blocking {
         let errors: Vec<&crate::qa::Issue> = qa.report.issues.iter().filter(|i| i.severity == crate::qa::Severity::Error).collect();
         let summary = format!("{} error{}", errors.len(), if errors.len() == 1 { "" } else { "s" });
@@ -418,22 +476,24 @@ pub fn export_to(store: &mut Store, run: RunId, path: &std::path::Path, anyway: 
             ),
             Some(by) => {
                 let listed: Vec<String> = errors.iter().take(20).map(|i| format!("segment {}: {} ({})", i.segment + 1, i.message, i.kind.as_str())).collect();
-                store.add_override(
-                    run,
-                    &NewOverride {
-                        segment_index: None,
-                        kind: OverrideKind::Export,
-                        what: format!("{summary}: {}{}", listed.join("; "), if errors.len() > 20 { "; …" } else { "" }),
-                        text: Some(path.display().to_string()),
-                        reason: by.reason.clone(),
-                        who: by.who.clone(),
-                    },
-                )?;
+                // Recorded once the file is written: a cancelled or failed export overrode nothing.
+                record = Some(NewOverride {
+                    segment_index: None,
+                    kind: OverrideKind::Export,
+                    what: format!("{summary}: {}{}", listed.join("; "), if errors.len() > 20 { "; …" } else { "" }),
+                    text: Some(path.display().to_string()),
+                    reason: by.reason.clone(),
+                    who: by.who.clone(),
+                });
                 overridden = format!(" — exported anyway with {summary} (recorded: {}, \"{}\")", by.who, by.reason.trim());
             }
         }
     }
+    stopped()?;
+    let total = store.run(run)?.total_segments.max(0) as u64;
+    progress(Progress { done: 0, total, message: "export: reading the translations".into() });
     let review = load_review(store, run, false, None)?;
+    stopped()?;
     let (bytes, what) = if review.export_format == "text" {
         let mut text = String::new();
         for row in &review.rows {
@@ -442,12 +502,19 @@ pub fn export_to(store: &mut Store, run: RunId, path: &std::path::Path, anyway: 
         }
         (text.into_bytes(), format!("{} segments as text", review.rows.len()))
     } else {
+        progress(Progress { done: 0, total, message: format!("export: writing the {}", review.export_format.to_uppercase()) });
         let out = crate::documents::export_run(store, run)?;
         let what = format!("{} ({} of {} sentences translated)", review.export_format.to_uppercase(), out.translated, out.sentences);
         (out.bytes, what)
     };
+    stopped()?;
+    progress(Progress { done: total, total, message: format!("export: writing {}", path.display()) });
     let origin = review.document_id.map(|d| store.document(d)).transpose()?.and_then(|d| d.origin);
-    crate::documents::write_export(std::path::Path::new(origin.as_deref().unwrap_or("")), path, &bytes)?;
+    crate::documents::write_export_unless(std::path::Path::new(origin.as_deref().unwrap_or("")), path, &bytes, cancel)
+        .map_err(|e| if crate::qa::is_cancelled(&e) { crate::qa::Cancelled("the export").into() } else { e })?;
+    if let Some(o) = record {
+        store.add_override(run, &o)?;
+    }
     Ok(format!("{} — {what}{overridden}", path.display()))
 }
 
@@ -456,4 +523,25 @@ pub fn export_tmx_to(store: &Store, run: RunId, path: &std::path::Path) -> anyho
     let (tmx, units) = export_tmx(store, run)?;
     crate::documents::write_export(std::path::Path::new(""), path, tmx.as_bytes())?;
     Ok(format!("{} — {units} approved segment{} as TMX", path.display(), if units == 1 { "" } else { "s" }))
+}
+
+#[cfg(test)]
+mod tag_tests {
+    use super::broken_tags;
+
+    #[test]
+    fn an_edit_may_move_tags_but_not_drop_add_or_invert_them() {
+        let src = "Click <1>Save</1> and <2/> then exit.";
+        let before = "Klicken Sie auf <1>Speichern</1> und <2/> dann beenden.";
+        assert_eq!(broken_tags(src, before, "Klicken Sie <2/> auf <1>Speichern</1> und dann beenden."), None, "moved");
+        let why = broken_tags(src, before, "Klicken Sie auf Speichern</1> und <2/> dann beenden.").unwrap();
+        assert!(why.contains("drops the inline tag <1>"), "{why}");
+        let why = broken_tags(src, before, "Klicken Sie auf <1>Speichern</1> und <2/> <3/> dann beenden.").unwrap();
+        assert!(why.contains("adds the inline tag <3/>"), "{why}");
+        let why = broken_tags(src, before, "Klicken Sie auf </1>Speichern<1> und <2/> dann beenden.").unwrap();
+        assert!(why.contains("closing tag </1> before"), "{why}");
+        // A tag the model already dropped does not stop an edit that fixes something else.
+        let lacking = "Klicken Sie auf Speichern und <2/> dann beenden.";
+        assert_eq!(broken_tags(src, lacking, "Klicken Sie auf Speichern und <2/> danach beenden."), None);
+    }
 }
