@@ -20,6 +20,14 @@ fn sources(s: &Session) -> Vec<String> {
 }
 
 /// Rows whose own and contrast translations are both filled, once no progress panel is left.
+/// Clicks a button in a row of the grid, the row scrolled to the middle of the window first (the grid scrolls inside
+/// the page, under the bar that stays at its top).
+fn click_in_row(s: &Session, css: &str) {
+    s.wait_for(css, WAIT).unwrap();
+    s.execute("document.querySelector(arguments[0]).scrollIntoView({ block: 'center' })", vec![serde_json::json!(css)]).unwrap();
+    s.click_css(css, WAIT).unwrap();
+}
+
 fn settled(s: &Session, rows: usize) -> bool {
     s.execute(
         r#"const rows = Array.from(document.querySelectorAll('[data-testid="translate-row"][data-status]'));
@@ -61,7 +69,7 @@ fn subtitles_in_both_registers_split_joined_and_exported_cue_for_cue() {
 
     // Split "Would you like some coffee?": the box opens with the caret before "some"; Enter splits there.
     let coffee = before.iter().position(|x| x == "Would you like some coffee?").expect("cue 1 is one sentence");
-    s.click_css(&format!(r#"[data-testid="translate-row"][data-index="{coffee}"] [data-testid="translate-split"]"#), WAIT).unwrap();
+    click_in_row(&s, &format!(r#"[data-testid="translate-row"][data-index="{coffee}"] [data-testid="translate-split"]"#));
     let box_ = s.wait_for(r#"[data-testid="translate-split-box"]"#, WAIT).unwrap();
     s.send_keys(&box_, keys::ENTER).unwrap();
     wait_until("the split halves in both registers", MODEL_WAIT, || settled(&s, before.len() + 1));
@@ -70,11 +78,11 @@ fn subtitles_in_both_registers_split_joined_and_exported_cue_for_cue() {
 
     // "Yes, please." and "Thank you!" are one cue: they join. The cue before is another cue: that join is refused.
     let yes = after_split.iter().position(|x| x == "Yes, please.").expect("cue 2's first sentence");
-    s.click_css(&format!(r#"[data-testid="translate-row"][data-index="{}"] [data-testid="translate-join"]"#, yes - 1), WAIT).unwrap();
+    click_in_row(&s, &format!(r#"[data-testid="translate-row"][data-index="{}"] [data-testid="translate-join"]"#, yes - 1));
     let notice = || s.text(&s.wait_for(r#"[data-testid="notice"]"#, WAIT).unwrap()).unwrap();
     wait_until("the refusal", WAIT, || notice().contains("different parts"));
     assert_eq!(sources(&s), after_split, "a refused join changes nothing");
-    s.click_css(&format!(r#"[data-testid="translate-row"][data-index="{yes}"] [data-testid="translate-join"]"#), WAIT).unwrap();
+    click_in_row(&s, &format!(r#"[data-testid="translate-row"][data-index="{yes}"] [data-testid="translate-join"]"#));
     wait_until("the joined row", WAIT, || sources(&s).len() == after_split.len() - 1);
     assert_eq!(sources(&s)[yes], "Yes, please. Thank you!");
     assert!(settled(&s, after_split.len() - 1), "both translations of the joined sentences are kept");
