@@ -22,17 +22,19 @@ use soak::{Kind, Proc, Rng};
 
 /// The bound on any one CLI process's peak resident memory for a document of `segments` segments, in MiB.
 ///
-/// Measured in the dev build (x86-64 Linux, `KILLS=0 scripts/bench-soak.sh`): 34 MiB at 2,000 segments and 49 MiB
-/// at 10,000 for one uninterrupted run, i.e. about 30 MiB fixed (binary, SQLite cache, the example pool, threads)
-/// and 1.9 KiB per segment; with 20 kills the last resume peaks at 65 MiB (it exports the whole run at the end).
-/// `Translator::translate_mixed` prepares one window of 256 requests at a time (`translate::WINDOW`), so the
-/// prompts (~3 KiB each, held three times over: jobs, greedy copies, the backend's request list) no longer grow
-/// with the document (13.5 KiB per segment and 162 MiB at 10,000 before); what still grows is every segment's
-/// result, kept for the output file and the CLI's summary, and the document itself. The bound: 64 MiB + 4 KiB per
-/// segment (twice the measured slope, 30 MiB over the fixed part), so a return of per-segment prompts or a leak
-/// across resumes fails the test.
+/// Measured in the dev build (x86-64 Linux, `KILLS=0 scripts/bench-soak.sh`, XLIFF of ~110 bytes a unit), as the
+/// process's own high-water mark (`VmHWM`; see `soak::Proc`): 32 MiB at 2,000 segments and 44 MiB at 10,000 for one
+/// uninterrupted run, i.e. 22 MiB of mapped binary and libraries, ~8 MiB of fixed heap (SQLite cache, the example
+/// pool, threads) and 1.5 KiB of heap per segment; with 20 kills the largest process (the first, which imports the
+/// document) peaked at 38–40 MiB, the resumes at ~29 MiB. Nothing of a segment's result outlives its storing
+/// (`translate::store_translation`, `Translator::translate_streamed`; the export reads the texts back from the
+/// store), and prompts are prepared one window of 256 at a time (`translate::WINDOW`). What still grows is the
+/// document itself, held as the file, its parsed units, the sentence list and, at the end, the exported file (~13
+/// bytes of memory per byte of this XLIFF). Before windows, every prompt was prepared at once: 13.5 KiB per
+/// segment. The bound: 40 MiB + 2 KiB per segment (8 MiB over the fixed part, 1.3× the measured slope), so a
+/// return of per-segment prompts or results, or a leak across resumes, fails the test.
 fn rss_bound_mib(segments: usize) -> u64 {
-    64 + (segments as u64 * 4).div_ceil(1024)
+    40 + (segments as u64 * 2).div_ceil(1024)
 }
 
 #[test]
@@ -75,6 +77,7 @@ fn soak(kind: Kind, seed_offset: u64) {
     let mut run_id: Option<i64> = None;
     let mut kills = 0;
     let mut peaks: Vec<u64> = Vec::new();
+    let mut parts: Vec<[u64; 3]> = Vec::new();
     let mut phase = 0;
     // Each phase: the translation (phase 0) or a resume, killed at its point unless it is the last.
     loop {
@@ -107,6 +110,7 @@ fn soak(kind: Kind, seed_offset: u64) {
             std::thread::sleep(Duration::from_millis(5));
         };
         peaks.push(ended.peak_rss_kib);
+        parts.push(p.parts_kib);
         if ended.killed() {
             kills += 1;
             phase += 1;
@@ -133,10 +137,12 @@ fn soak(kind: Kind, seed_offset: u64) {
     soak::check_export(&store, run, kind, dir, n, |i| soak::expected(kind, i));
 
     let peak = peaks.iter().copied().max().unwrap_or(0);
+    let worst = peaks.iter().position(|&p| p == peak).unwrap_or(0);
     // One line `scripts/bench-soak.sh` reads.
     println!(
         "soak {kind:?}: {n} segments, {kills} kills, {} processes, {seconds:.1} s, {:.1} segments/s; {} requests; faults \
-         injected: {}; peak RSS {} MiB (first process {} MiB, last {} MiB; bound {} MiB); seed {seed}",
+         injected: {}; peak RSS {} MiB (first process {} MiB, last {} MiB; bound {} MiB; the largest process's peaks \
+         sampled: heap {} MiB, files {} MiB, shared {} MiB); seed {seed}",
         peaks.len(),
         n as f64 / seconds,
         server.requests(),
@@ -145,6 +151,9 @@ fn soak(kind: Kind, seed_offset: u64) {
         peaks[0] / 1024,
         peaks.last().unwrap() / 1024,
         rss_bound_mib(n),
+        parts[worst][0] / 1024,
+        parts[worst][1] / 1024,
+        parts[worst][2] / 1024,
     );
     assert_eq!(kills, kills_wanted);
     assert!(

@@ -2,7 +2,8 @@
 //! scripted OpenAI-compatible server whose answer to a segment is a fixed function of the segment's source text and
 //! which misbehaves on a fixed, seeded share of first requests (429/503 with Retry-After, 500, a dropped connection,
 //! an HTTP body cut short, truncated JSON, slow answers), and the CLI run as a child process whose peak resident
-//! memory is read from the kernel (`wait4`'s `ru_maxrss`), killed with SIGKILL or bounded in time.
+//! memory is read from the kernel (its `VmHWM` high-water mark, read at every poll until it ends), killed with SIGKILL
+//! or bounded in time.
 #![allow(dead_code)]
 
 use std::collections::HashMap;
@@ -251,6 +252,12 @@ pub struct Proc {
     pub pid: libc::pid_t,
     started: Instant,
     done: Option<(i32, u64)>,
+    /// The child's own peak resident memory (`VmHWM`, KiB) and the largest RssAnon, RssFile and RssShmem seen in
+    /// /proc while it ran, read at each poll: its peak, and what it is made of (heap, mapped files, shared memory).
+    /// `wait4`'s `ru_maxrss` is not used: Linux carries the spawning process's memory into it at exec (a child of
+    /// this test process read 68 MiB there while its own high-water mark never passed 30 MiB).
+    hwm_kib: u64,
+    pub parts_kib: [u64; 3],
 }
 
 /// How a child ended: its raw wait status, and its peak resident memory in KiB.
@@ -273,10 +280,10 @@ impl Ended {
 impl Proc {
     pub fn spawn(mut cmd: Command) -> Proc {
         let child = cmd.spawn().expect("the registro binary starts");
-        // The child is reaped with wait4 below, not through std's handle (which would lose its rusage).
+        // The child is reaped with wait4 below, not through std's handle (whose wait would race the /proc reads).
         let pid = child.id() as libc::pid_t;
         std::mem::forget(child);
-        Proc { pid, started: Instant::now(), done: None }
+        Proc { pid, started: Instant::now(), done: None, hwm_kib: 0, parts_kib: [0; 3] }
     }
 
     pub fn elapsed(&self) -> Duration {
@@ -286,12 +293,23 @@ impl Proc {
     /// The child's end, if it has ended (reaped once; later calls return the same).
     pub fn poll(&mut self) -> Option<Ended> {
         if self.done.is_none() {
+            if let Ok(status) = std::fs::read_to_string(format!("/proc/{}/status", self.pid)) {
+                let kib = |key: &str| -> u64 {
+                    status.lines().find_map(|l| l.strip_prefix(key)).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()).unwrap_or(0)
+                };
+                // Before its exec the child is a copy of this process: only the registro image counts.
+                if status.lines().any(|l| l.starts_with("Name:") && l.contains("registro")) {
+                    self.hwm_kib = self.hwm_kib.max(kib("VmHWM:"));
+                    for (k, key) in ["RssAnon:", "RssFile:", "RssShmem:"].iter().enumerate() {
+                        self.parts_kib[k] = self.parts_kib[k].max(kib(key));
+                    }
+                }
+            }
             let mut status = 0;
             let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
             let r = unsafe { libc::wait4(self.pid, &mut status, libc::WNOHANG, &mut usage) };
             if r == self.pid {
-                // Linux reports ru_maxrss in KiB.
-                self.done = Some((status, usage.ru_maxrss as u64));
+                self.done = Some((status, self.hwm_kib));
             }
         }
         self.done.map(|(status, peak_rss_kib)| Ended { status, peak_rss_kib })
