@@ -47,7 +47,7 @@ pub struct Watch<'a> {
 }
 
 /// Produces the missing segments of run `id` and ends it `done` (or `cancelled` / `failed` like a fresh run).
-/// `progress` counts the segments this resume produces (done of the missing ones).
+/// `progress` counts the segments this resume produces (done of the missing ones), one event per segment.
 pub fn resume_run(store: &mut Store, id: RunId, progress: ProgressFn, cancel: &CancelToken) -> Result<ResumeOutcome> {
     let mut missing_total = None;
     let mut before = 0;
@@ -56,8 +56,10 @@ pub fn resume_run(store: &mut Store, id: RunId, progress: ProgressFn, cancel: &C
             before = s.done;
             s.total - s.done
         });
-        let message = s.doing.clone().unwrap_or_else(|| s.label.clone());
-        progress(Progress { done: s.done.saturating_sub(before), total, message })
+        if s.phase == crate::run_state::RunPhase::Running {
+            let message = s.doing.clone().unwrap_or_else(|| s.label.clone());
+            progress(Progress { done: s.done.saturating_sub(before), total, message })
+        }
     };
     resume_run_watched(store, id, Watch { state: &mut on_state, segment: &mut |_| {} }, cancel)
 }
