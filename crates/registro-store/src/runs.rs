@@ -318,6 +318,8 @@ impl Store {
 
     /// Segment indices (0-based, ascending) of a run that have no stored output yet.
     pub fn missing_segments(&self, id: RunId) -> Result<Vec<i64>> {
+        /// More missing segments than any document Registro imports could have (its importers stop far earlier).
+        const MAX_MISSING: i64 = 1 << 24;
         let total: i64 = self
             .conn
             .query_row("SELECT total_segments FROM runs WHERE id = ?1", [id], |r| r.get(0))
@@ -325,6 +327,13 @@ impl Store {
             .ok_or_else(|| StoreError::NotFound { what: "run", id: id.to_string() })?;
         let mut stmt = self.conn.prepare("SELECT segment_idx FROM outputs WHERE run_id = ?1 ORDER BY segment_idx")?;
         let done: std::collections::HashSet<i64> = stmt.query_map([id], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        // A damaged or hostile file may claim any count: listing 10^12 missing segments would exhaust memory.
+        if total > done.len() as i64 + MAX_MISSING {
+            return Err(StoreError::Invalid(format!(
+                "run {id} claims {total} segments with {} stored: the store file is damaged (restore it from a backup)",
+                done.len()
+            )));
+        }
         Ok((0..total).filter(|i| !done.contains(i)).collect())
     }
 

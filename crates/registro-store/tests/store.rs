@@ -342,3 +342,21 @@ fn a_version_5_store_gains_rewrite_choices_and_keeps_its_outputs() {
     assert!(s.output_choices(run).unwrap().is_empty(), "a new output drops the decisions about the old one");
     assert_eq!(s.integrity_check().unwrap(), "ok");
 }
+
+/// A file that claims a run of 10^12 segments (damaged, or written to hurt) gets a clear error from the resume's
+/// list of missing segments, and the export's list of texts stays the size of what is stored: neither allocates
+/// for the claim.
+#[test]
+fn a_damaged_segment_count_is_refused_not_allocated() {
+    let mut s = Store::open_in_memory().unwrap();
+    let (_, _, run) = run_on_document(&mut s, 3, Task::Translate, "sys");
+    s.put_outputs(run, &[Output::new(0, "Sie a"), Output::new(1, "Sie b")]).unwrap();
+    s.connection().execute("UPDATE runs SET total_segments = 1000000000000 WHERE id = ?1", [run]).unwrap();
+    let err = s.missing_segments(run).unwrap_err().to_string();
+    assert!(err.contains("claims 1000000000000 segments with 2 stored") && err.contains("damaged"), "{err}");
+    assert_eq!(s.output_texts(run).unwrap(), [Some("Sie a".to_string()), Some("Sie b".to_string())]);
+    // An honest count still lists the gaps and pads the texts to the document's length.
+    s.connection().execute("UPDATE runs SET total_segments = 3 WHERE id = ?1", [run]).unwrap();
+    assert_eq!(s.missing_segments(run).unwrap(), vec![2]);
+    assert_eq!(s.output_texts(run).unwrap().len(), 3);
+}
