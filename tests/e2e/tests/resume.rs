@@ -74,3 +74,36 @@ fn a_cancelled_run_is_resumed_from_the_runs_table() {
     assert_eq!(&outputs[..2], &before[..], "the sentences finished before are kept as they were");
     assert_eq!(store.run(run).unwrap().status, RunStatus::Done);
 }
+
+/// The same run reopened in the Rewrite view: its state above the sentences ("cancelled 2/4") with Resume there;
+/// Resume finishes it and the view shows all four sentences, "done 4/4" and no Resume.
+#[test]
+fn a_cancelled_rewrite_is_resumed_from_the_rewrite_view() {
+    let Some((dir, db)) = common::ready_temp_store("a_cancelled_rewrite_is_resumed_from_the_rewrite_view") else { return };
+    let run = interrupted_run(&db);
+    let s = Session::in_project(&db, dir.path(), &[], "Drafts", Some("rewrite")).expect("the app opens the project");
+    let row = format!(r#"[data-testid="view-rewrite"] [data-testid="run-item"][data-run-id="{run}"]"#);
+    s.wait_for(&row, WAIT).expect("the run is listed in the Rewrite view");
+    s.click_css(&format!("{row} td:nth-child(3)"), WAIT).unwrap();
+    let state = r#"[data-testid="rewrite-run-state"] [data-testid="run-state"]"#;
+    wait_until_text(&s, state, "cancelled 2/4");
+    s.wait_for_count(r#"[data-testid="rewrite-sentence"]"#, 2, WAIT).expect("the two sentences it kept");
+    s.click_css(r#"[data-testid="rewrite-resume"]"#, WAIT).expect("Resume is offered in the Rewrite view");
+    wait_until_text(&s, state, "done 4/4");
+    s.wait_for_count(r#"[data-testid="rewrite-sentence"]"#, 4, WAIT).expect("all four sentences once it is done");
+    assert!(s.find_all(r#"[data-testid="rewrite-resume"]"#).unwrap().is_empty(), "a done run offers no Resume");
+    wait_until_text(&s, &format!(r#"{row} [data-testid="run-state"]"#), "done 4/4");
+    std::thread::sleep(Duration::from_millis(300));
+    s.screenshot(&screenshot_path("resume-rewrite-view.png")).unwrap();
+    s.close().unwrap();
+    assert_eq!(Store::open(&db).unwrap().run(run).unwrap().status, RunStatus::Done);
+}
+
+fn wait_until_text(s: &Session, css: &str, want: &str) {
+    registro_e2e::wait_until(&format!("{css} to say {want:?}"), WAIT, || {
+        s.execute("const e = document.querySelector(arguments[0]); return e ? e.textContent : ''", vec![serde_json::json!(css)])
+            .unwrap()
+            .as_str()
+            .is_some_and(|t| t.contains(want))
+    });
+}
