@@ -60,6 +60,33 @@ fn italian_tu_vs_lei() {
     ]);
 }
 
+/// Person from morphology (issue 43): 2sg presents of -ere/-ire verbs, 2sg imperatives with an enclitic and Lei
+/// imperatives after a clitic, generated from verb lists rather than seen in training data. Sentences written for
+/// this test in the style of the CoCoA-MT references (never taken from its test set), with the words that look like
+/// such forms but are not (nouns, months, adjectives).
+#[test]
+fn italian_person_comes_from_morphology() {
+    assert_labels(Lang::It, &[
+        ("Prendi il treno delle otto e scendi a Firenze.", Label::Informal),
+        ("Se vinci la partita, offri la cena.", Label::Informal),
+        ("Scrivimi quando arrivi, e mandami le foto.", Label::Informal),
+        ("Rispondimi appena possibile.", Label::Informal),
+        ("Finiscilo entro venerdì, per favore.", Label::Informal),
+        ("Apri la finestra e accendi la luce.", Label::Informal),
+        ("Chiedigli se conosce un buon ristorante.", Label::Informal),
+        ("Mi risponda appena possibile, per favore.", Label::Formal),
+        ("Mi scriva una e-mail con i dettagli.", Label::Formal),
+        ("Ci spedisca il modulo firmato entro lunedì.", Label::Formal),
+        // Look-alikes that are not 2sg verbs: months, plural nouns, adjectives, a portal.
+        ("Il corso inizia ad aprile e dura tre mesi.", Label::Neutral),
+        ("Le parti del contratto hanno firmato ieri.", Label::Neutral),
+        ("I premi e i temi del concorso sono cambiati.", Label::Neutral),
+        ("Il portale è aperto a tutti gli utenti.", Label::Neutral),
+        ("I legami tra le due aziende sono forti.", Label::Neutral),
+        ("Nelle leggi italiane i diritti sono chiari.", Label::Neutral),
+    ]);
+}
+
 #[test]
 fn hindi_tum_vs_aap() {
     assert_labels(Lang::Hi, &[

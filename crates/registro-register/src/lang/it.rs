@@ -24,7 +24,9 @@ const AMBIGUOUS_TU: &[&str] = &[
 const PLURAL_DETERMINERS: &[&str] = &[
     "i", "gli", "dei", "degli", "nei", "negli", "ai", "agli", "sui", "sugli", "coi", "questi", "quei", "quegli", "miei",
     "tuoi", "suoi", "nostri", "vostri", "loro", "pochi", "molti", "tanti", "alcuni", "altri", "certi", "tutti", "due",
-    "tre", "bei", "nuovi", "vecchi", "vari", "diversi", "tali", "quali", "dai",
+    "tre", "bei", "nuovi", "vecchi", "vari", "diversi", "tali", "quali", "dai", "delle", "nelle", "alle", "sulle",
+    "dalle", "queste", "quelle", "mie", "tue", "sue", "nostre", "vostre", "poche", "molte", "tante", "alcune", "altre",
+    "tutte", "nuove", "varie", "diverse",
 ];
 /// Present subjunctives that cannot be a 2sg indicative (those end in -i): after a clitic in a main clause they are
 /// the Lei imperative ("si goda la giornata", "se lo tolga dalla testa", "mi dica").
@@ -49,7 +51,7 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
         let prev = i.checked_sub(1).map(|j| toks[j].norm.as_str()).filter(|_| !t.sent_start);
         let after_preposition = prev.is_some_and(|p| matches!(p, "di" | "de" | "in" | "a" | "da" | "su" | "con" | "per" | "e"));
         let noun_position = prev.is_some_and(|p| any(PLURAL_DETERMINERS, p));
-        if noun_position && w.ends_with('i') && (any(AMBIGUOUS_TU, w) || any(TU_VERBS, w)) {
+        if noun_position && w.ends_with('i') && (any(AMBIGUOUS_TU, w) || any(TU_VERBS, w) || is_generated_tu(w)) {
             continue;
         }
         if w == "dai" {
@@ -68,7 +70,7 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
             continue;
         }
         // "la faccia" is "the face": with an article-like clitic only the unambiguous verbs count.
-        if any(LEI_SUBJUNCTIVES, w) && prev.is_some_and(|p| any(CLITICS, p) && !(matches!(p, "la" | "le" | "lo" | "li" | "gli") && w == "faccia")) && !(i >= 2 && any(SUBORDINATORS, &toks[i - 2].norm) && !toks[i - 1].sent_start) {
+        if (any(LEI_SUBJUNCTIVES, w) || is_generated_lei_subjunctive(w)) && prev.is_some_and(|p| any(CLITICS, p) && !(matches!(p, "la" | "le" | "lo" | "li" | "gli") && w == "faccia")) && !(i >= 2 && any(SUBORDINATORS, &toks[i - 2].norm) && !toks[i - 1].sent_start) {
             push(&mut out, text, t, Formal, Imperative, true);
             continue;
         }
@@ -104,7 +106,7 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
             push(&mut out, text, t, Informal, Pronoun, true);
         } else if any(TU_POSSESSIVES, w) {
             push(&mut out, text, t, Informal, Possessive, true);
-        } else if (any(TU_VERBS, w) && !any(NOT_TU_VERB, w)) || is_tu_verb_form(w) || is_imperfect_2sg(w) || is_future_2sg(w) {
+        } else if (any(TU_VERBS, w) && !any(NOT_TU_VERB, w)) || is_tu_verb_form(w) || is_imperfect_2sg(w) || is_future_2sg(w) || is_generated_tu(w) {
             push(&mut out, text, t, Informal, Verb, true);
         } else if t.text == "Lei" && !t.sent_start || matches!(t.text, "La" | "Le" | "Suo" | "Sua" | "Suoi" | "Sue" | "Glielo") && !t.sent_start && next_lower && !after_preposition {
             push(&mut out, text, t, Formal, Pronoun, true);
@@ -198,4 +200,103 @@ fn in_subordinate(toks: &[Tok<'_>], i: usize) -> bool {
         let w = toks[j].norm.as_str();
         any(SUBORDINATORS, w) || matches!(w, "se" | "quando" | "mentre" | "come" | "dove" | "finché" | "appena")
     }) && !toks[i].sent_start
+}
+
+/// Common verbs whose 2sg forms and Lei imperatives are generated below (regular conjugation; the irregular ones
+/// are in the word lists above). Person comes from morphology: a list of forms seen in training data cannot hold
+/// every verb a model may use ("prendi", "scrivimi", "mi risponda").
+const ARE_VERBS: &[&str] = &[
+    "mandare", "inviare", "chiamare", "aiutare", "aspettare", "ascoltare", "guardare", "portare", "lasciare", "mostrare",
+    "spiegare", "contattare", "avvisare", "informare", "ricordare", "scusare", "perdonare", "prenotare", "pagare",
+    "comprare", "cercare", "trovare", "provare", "usare", "controllare", "confermare", "compilare", "firmare",
+    "raccontare", "passare", "girare", "inoltrare", "allegare", "scaricare",
+    "caricare", "salvare", "cancellare", "annullare", "cambiare", "lavare", "preparare", "accompagnare", "ringraziare",
+    "seguire", "telefonare", "parlare", "lavorare", "studiare", "mangiare", "giocare", "viaggiare", "visitare",
+    "tornare", "arrivare", "entrare", "restare", "pensare", "sperare", "amare", "abitare", "imparare", "insegnare",
+    "ordinare", "consigliare", "immaginare", "considerare", "notare", "segnalare", "indicare",
+    "toccare", "tagliare", "spostare", "fermare", "continuare", "iniziare", "cominciare", "terminare", "completare",
+    "aggiornare", "registrare", "verificare", "modificare", "organizzare", "sistemare", "riparare", "dimenticare",
+    "invitare", "incontrare", "salutare", "baciare", "abbracciare", "accettare", "rifiutare", "evitare",
+];
+const ERE_VERBS: &[&str] = &[
+    "prendere", "mettere", "scrivere", "leggere", "chiedere", "rispondere", "ricevere", "vendere", "credere", "vedere",
+    "perdere", "spendere", "decidere", "vincere", "chiudere", "correre", "ridere", "piangere", "scendere", "accendere",
+    "spegnere", "attendere", "rendere", "conoscere", "riconoscere", "crescere", "nascondere", "descrivere",
+    "iscrivere", "permettere", "promettere", "ripetere", "risolvere", "succedere", "discutere", "condividere",
+    "dividere", "difendere", "offendere", "dipendere", "comprendere", "sorprendere", "riprendere", "trasmettere",
+    "godere", "battere", "combattere", "cedere", "concedere", "procedere", "esprimere",
+    "stringere", "raggiungere", "aggiungere", "giungere", "dirigere", "correggere", "proteggere",
+];
+/// -ire verbs with the -isc- infix in the 2sg present (finisci) and the Lei subjunctive (finisca).
+const ISC_VERBS: &[&str] = &[
+    "capire", "finire", "preferire", "pulire", "spedire", "gestire", "costruire", "suggerire", "restituire", "inserire",
+    "trasferire", "garantire", "fornire", "definire", "contribuire", "distribuire", "sostituire", "impedire",
+    "proibire", "reagire", "agire", "colpire", "stupire", "tradire", "chiarire", "condire", "favorire", "ferire",
+    "guarire", "obbedire", "riunire", "unire", "sparire", "approfondire", "arricchire", "ingrandire", "abolire",
+];
+const IRE_VERBS: &[&str] = &[
+    "aprire", "offrire", "soffrire", "coprire", "scoprire", "dormire", "partire", "sentire", "seguire", "servire",
+    "vestire", "fuggire", "divertire", "avvertire", "convertire", "investire", "consentire", "acconsentire",
+];
+/// Clitics a 2sg imperative takes at its end (mandami, scrivigli, prendilo). Not "ti"/"vi": "-ati"/"-iti" forms are
+/// mostly participles ("risultati", "vestiti").
+const ENCLITICS: &[&str] = &[
+    "mi", "ci", "lo", "la", "li", "le", "ne", "gli", "melo", "mela", "meli", "mele", "mene", "celo", "cela", "cene",
+    "glielo", "gliela", "glieli", "gliele", "gliene",
+];
+/// Generated forms that are also common words of another kind ("i legami", "il portale", "aprile", "le parti", "la
+/// stringa"), and "senti", which the word lists leave out on purpose.
+const NOT_VERB_FORMS: &[&str] = &[
+    "legami", "salami", "velami", "calami", "pelami", "portale", "portali", "ordinali", "cambiali", "cambiale", "aprile",
+    "servili", "vesti", "servi", "parti", "partili", "stringa", "serva", "senti",
+];
+
+/// The generated 2sg and Lei forms, built once.
+struct Forms {
+    /// 2sg present of -ere/-ire verbs (prendi, finisci: never a Lei form) and every 2sg imperative with a clitic.
+    tu: std::collections::HashSet<String>,
+    /// Lei present subjunctive of -ere/-ire verbs (prenda, finisca), the Lei imperative after a clitic.
+    lei_subjunctive: std::collections::HashSet<String>,
+}
+
+fn forms() -> &'static Forms {
+    static FORMS: std::sync::OnceLock<Forms> = std::sync::OnceLock::new();
+    FORMS.get_or_init(|| {
+        let mut tu = std::collections::HashSet::new();
+        let mut lei_subjunctive = std::collections::HashSet::new();
+        let mut imperative = |stem_form: String, tu: &mut std::collections::HashSet<String>| {
+            for c in ENCLITICS {
+                tu.insert(format!("{stem_form}{c}"));
+            }
+        };
+        for v in ARE_VERBS.iter().filter(|v| v.ends_with("are")) {
+            let stem = &v[..v.len() - 3];
+            // "mandami", "chiamalo", "scusami"; the bare -a imperative is also the 3sg, so it is not listed.
+            imperative(format!("{stem}a"), &mut tu);
+        }
+        for (v, isc) in ERE_VERBS.iter().map(|v| (v, false)).chain(IRE_VERBS.iter().map(|v| (v, false))).chain(ISC_VERBS.iter().map(|v| (v, true))) {
+            let stem = &v[..v.len() - 3];
+            let stem = if isc { format!("{stem}isc") } else { stem.to_string() };
+            let second = format!("{stem}i");
+            tu.insert(second.clone());
+            imperative(second, &mut tu);
+            // The -isc- subjunctive is spelled -isca ("finisca"), like the regular "prenda", "apra".
+            lei_subjunctive.insert(format!("{stem}a"));
+        }
+        for f in NOT_VERB_FORMS {
+            tu.remove(*f);
+            lei_subjunctive.remove(*f);
+        }
+        Forms { tu, lei_subjunctive }
+    })
+}
+
+/// A generated 2sg form: the present of an -ere/-ire verb or an imperative with an enclitic.
+fn is_generated_tu(w: &str) -> bool {
+    w.chars().count() > 4 && forms().tu.contains(w)
+}
+
+/// A generated Lei present subjunctive ("risponda", "finisca"): the Lei imperative after a clitic.
+fn is_generated_lei_subjunctive(w: &str) -> bool {
+    forms().lei_subjunctive.contains(w)
 }
