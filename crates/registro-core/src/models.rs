@@ -304,7 +304,13 @@ pub fn quality_for(m: &Manifest, lang: Lang) -> LangQuality {
         flagged,
         segments,
         registers: cells.iter().map(|q| q.register.clone()).collect(),
-        measured: cells.iter().map(|q| q.measured.clone()).collect(),
+        // Both registers come from one run as a rule: say its command once.
+        measured: cells.iter().map(|q| q.measured.clone()).fold(Vec::new(), |mut v, m| {
+            if !v.contains(&m) {
+                v.push(m);
+            }
+            v
+        }),
     }
 }
 

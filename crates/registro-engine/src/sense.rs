@@ -76,7 +76,11 @@ pub fn looping(text: &str) -> Option<String> {
         *counts.entry(g).or_default() += 1;
     }
     let (top, _) = counts.into_iter().max_by_key(|&(g, n)| (n, std::cmp::Reverse(g.to_vec())))?;
-    let at = window.windows(4).position(|g| g == top).unwrap_or(0);
+    let mut at = window.windows(4).position(|g| g == top).unwrap_or(0);
+    // From the start of its word, so the quote reads as words.
+    while at > 0 && !window[at - 1].is_whitespace() {
+        at -= 1;
+    }
     let unit: String = window[at..].iter().take(24).collect();
     Some(format!("the output repeats itself (\"{}…\") instead of ending", unit.trim()))
 }

@@ -153,3 +153,32 @@ fn batched_rows_and_beam_search_stop_a_senseless_row_only() {
         }
     }
 }
+
+/// The real 0.5B model (skipped when it is not in the model cache) continuing a list it will loop on: without the
+/// option it decodes its whole budget; with it, it stops a few words into the loop and the text says so.
+#[test]
+fn a_real_model_looping_on_a_list_is_stopped_early() {
+    let root = std::env::var_os("REGISTRO_MODELS")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/registro/models")));
+    let Some(path) = root
+        .map(|r| r.join("qwen2.5-coder-0.5b-instruct/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"))
+        .filter(|p| p.exists())
+    else {
+        eprintln!("skipped: qwen2.5-coder-0.5b-instruct is not in the model cache (registro models fetch qwen2.5-coder-0.5b-instruct)");
+        return;
+    };
+    let m = Model::load(&path, &LoadOptions::default()).unwrap();
+    let prompt = m.encode("Monday, Tuesday, Monday, Tuesday, Monday, Tuesday, Monday, Tuesday,").unwrap();
+    let no = AtomicBool::new(false);
+    let o = |stop| GenerateOptions { max_tokens: 120, stop_senseless: stop, ..Default::default() };
+    let on = m.generate(None, &prompt, &o(true), &mut registro_engine::NoProcessor, &mut |_| {}, &no).unwrap();
+    assert_eq!(on.finish, FinishReason::Senseless, "{:?}", on.text);
+    assert!(on.tokens.len() <= 30, "{} tokens: {:?}", on.tokens.len(), on.text);
+    let why = registro_engine::sense::senseless(&on.text).unwrap();
+    assert!(why.starts_with("the output repeats itself (\"") && (why.contains("Monday") || why.contains("Tuesday")), "{why}");
+    let off = m.generate(None, &prompt, &o(false), &mut registro_engine::NoProcessor, &mut |_| {}, &no).unwrap();
+    assert_eq!((off.finish, off.tokens.len()), (FinishReason::Length, 120), "{:?}", off.text);
+    assert!(off.text.starts_with(&on.text), "the stop changes where the text ends, not what it says");
+    println!("stopped after {} tokens ({:.2} s, {why}); without the stop {} tokens ({:.2} s)", on.tokens.len(), on.decode_secs, off.tokens.len(), off.decode_secs);
+}

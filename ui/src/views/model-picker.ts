@@ -94,15 +94,17 @@ export function modelPicker(prefix: string, value: string, preselect: boolean, p
       else if (!v && placeholder) info.append('No model: the rules need none; round trip and LLM use the default model.');
       return;
     }
-    const langs = m.languages.length > 0 ? `languages on its card: ${m.languages.join(' ')}` : 'its card names no languages';
+    const langs = m.languages.length > 0 ? `languages its card names: ${m.languages.join(' ')}` : 'languages: its card names none';
     info.append(`${m.bytes > 0 ? bytes(m.bytes) : 'size unknown'} · ${langs}`);
     const q = lang ? quality(m) : undefined;
     if (!q) return;
-    info.append(h('br'), h('span', { class: `model-quality q-${q.level}`, 'data-testid': `${prefix}-model-quality`, 'data-level': q.level }, q.text));
     if (q.level === 'poor') {
+      // Said once, where it cannot be missed.
       warning.dataset.lang = lang;
       warning.append(h('strong', {}, 'Before you run it: '), q.text);
       warning.hidden = false;
+    } else {
+      info.append(h('br'), h('span', { class: `model-quality q-${q.level}`, 'data-testid': `${prefix}-model-quality`, 'data-level': q.level }, q.text));
     }
   };
 
