@@ -96,6 +96,13 @@ pub fn segment(lang: Lang, i: usize, source: &str, target: Option<&str>) -> Vec<
                 format!("cut off: {}", f.detail),
                 Vec::new(),
             )),
+            MeaningIssue::Honorific => out.push(issue(
+                i,
+                CheckKind::Register,
+                Warning,
+                format!("honorific for the wrong person: {}", f.detail),
+                Vec::new(),
+            )),
             // Names and weekdays are the reranker's hints; as QA findings they misfire on names translated on purpose.
             MeaningIssue::Date | MeaningIssue::Name => {}
         }

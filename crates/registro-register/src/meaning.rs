@@ -17,6 +17,9 @@ pub enum MeaningIssue {
     /// The output stops short: no final punctuation where the source has it, and a last word of one letter or under
     /// half the expected length (a model that ran out of tokens: "…तो क्या उन्होंने क").
     Truncated,
+    /// Japanese honorifics for the wrong person: sonkeigo (raising the one who acts) on the speaker's own action,
+    /// or kenjōgo (lowering the one who acts) on the listener's ("私が召し上がります", "お客様が参ります").
+    Honorific,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -396,6 +399,11 @@ pub fn check(lang: Lang, source: &str, candidate: &str) -> Vec<MeaningFlag> {
     if let Some(d) = truncated(lang, source, candidate) {
         out.push(flag(MeaningIssue::Truncated, d));
     }
+    if lang == Lang::Ja {
+        if let Some(d) = honorific_for_the_wrong_person(candidate) {
+            out.push(flag(MeaningIssue::Honorific, d));
+        }
+    }
     if latin_script(lang) {
         for name in names(source) {
             if !candidate.contains(name) {
@@ -431,6 +439,7 @@ impl MeaningIssue {
             MeaningIssue::Date => "date changed",
             MeaningIssue::Name => "name dropped",
             MeaningIssue::Truncated => "cut off",
+            MeaningIssue::Honorific => "honorific for the wrong person",
         }
     }
 }
@@ -781,4 +790,80 @@ mod tests {
             "the verb may is no month"
         );
     }
+}
+
+/// Sonkeigo verbs: they raise whoever does the action, so never the speaker ("いらっしゃる", "召し上がる").
+const SONKEIGO: &[&str] = &["いらっしゃ", "召し上が", "おっしゃ", "ご覧にな", "なさいま", "なさる", "なさった", "お越しにな", "ご存知", "ご存じ", "お見えにな"];
+/// Kenjōgo verbs: they lower whoever does the action, so never the listener or a customer ("参ります", "申します").
+const KENJOGO: &[&str] = &["参り", "参る", "申し上げ", "申しま", "申す", "伺", "拝見", "拝読", "いたしま", "致しま", "いたす", "差し上げ", "存じま", "お目にかか", "おります"];
+/// Not kenjōgo although they start like it: 申し込む (apply), 申し訳 (apology), 参加/参考 never match 参り/参る.
+const KENJOGO_LOOKALIKES: &[&str] = &["申し込", "申し訳", "申し出", "申請"];
+/// Subjects that are the speaker (or the speaker's side) and the listener (or a customer, a teacher: someone the
+/// text raises), each followed by は or が.
+const SPEAKER: &[&str] = &["私", "わたし", "わたくし", "僕", "ぼく", "俺", "弊社", "当社", "我々", "私たち", "私ども", "わたしたち"];
+const LISTENER: &[&str] = &["あなた", "お客様", "お客さま", "皆様", "皆さま", "皆さん", "先生", "貴社", "御社", "貴方", "社長"];
+
+/// The honorific of a Japanese sentence used for the wrong person: per sentence, the subject nearest before each
+/// sonkeigo or kenjōgo verb (a word of [`SPEAKER`] or [`LISTENER`] followed by は/が) decides who acts.
+fn honorific_for_the_wrong_person(candidate: &str) -> Option<String> {
+    for sentence in candidate.split_inclusive(['。', '！', '？', '!', '?', '\n']) {
+        // (byte position, the subject's text, whether it is the speaker's side), each followed by は or が.
+        let mut subjects: Vec<(usize, &str, bool)> = Vec::new();
+        for (list, speaker) in [(SPEAKER, true), (LISTENER, false)] {
+            for w in list {
+                for p in ["は", "が"] {
+                    for (i, _) in sentence.match_indices(&format!("{w}{p}")) {
+                        subjects.push((i, &sentence[i..i + w.len()], speaker));
+                    }
+                }
+            }
+        }
+        // The speaker's side too: "弊社の担当者が", "私の母は" (a short noun after の, then は/が).
+        for w in SPEAKER {
+            let pat = format!("{w}の");
+            for (i, _) in sentence.match_indices(&pat) {
+                let rest = &sentence[i + pat.len()..];
+                for (k, c) in rest.char_indices().take(8) {
+                    match c {
+                        'が' | 'は' if k > 0 => {
+                            subjects.push((i, &sentence[i..i + pat.len() + k], true));
+                            break;
+                        }
+                        'を' | 'に' | 'で' | 'と' | 'も' | 'の' | '、' | '。' => break,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let nearest = |at: usize| -> Option<(&str, bool)> {
+            subjects
+                .iter()
+                .filter(|(i, w, _)| i + w.len() <= at)
+                .max_by_key(|(i, w, _)| (*i + w.len(), w.len()))
+                .map(|&(_, w, speaker)| (w, speaker))
+        };
+        for verb in SONKEIGO {
+            for (at, _) in sentence.match_indices(verb) {
+                // "ご存知の通り" (as you know) is about the listener whoever the sentence's subject is.
+                let after = &sentence[at + verb.len()..];
+                if verb.starts_with('ご') && ["の通り", "のとおり", "のように", "の方"].iter().any(|p| after.starts_with(p)) {
+                    continue;
+                }
+                if let Some((who, true)) = nearest(at) {
+                    return Some(format!("sonkeigo {verb:?} raises the speaker's own action (subject {who:?}): use a humble (kenjōgo) or plain polite verb"));
+                }
+            }
+        }
+        for verb in KENJOGO {
+            for (at, _) in sentence.match_indices(verb) {
+                if KENJOGO_LOOKALIKES.iter().any(|l| sentence[at..].starts_with(l)) || (*verb == "存じま" && sentence[..at].ends_with('ご')) {
+                    continue;
+                }
+                if let Some((who, false)) = nearest(at) {
+                    return Some(format!("kenjōgo {verb:?} lowers the listener's action (subject {who:?}): use a respectful (sonkeigo) verb"));
+                }
+            }
+        }
+    }
+    None
 }
