@@ -391,7 +391,7 @@ pub fn check(lang: Lang, source: &str, candidate: &str) -> Vec<MeaningFlag> {
             if present && !cand.contains(stems[i]) {
                 out.push(flag(
                     MeaningIssue::Date,
-                    format!("{en:?} not translated (expected {:?})", stems[i]),
+                    format!("\"{en}\" not translated (expected \"{}\")", stems[i]),
                 ));
             }
         }
