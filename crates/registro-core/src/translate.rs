@@ -1036,6 +1036,11 @@ fn output_flags(a: &Analysis, v: Verdict, register: Register, lang: Lang, source
         let shown: Vec<&str> = raw.iter().map(|s| s.text.as_str()).collect();
         reasons.push(format!("raw markup would show as text: {}", shown.join(", ")));
     }
+    // The engine stops a candidate that loops or leaves its script (registro_engine::sense) and keeps its text as it
+    // stood: the same check says why here, after an edit or repair too.
+    if let Some(why) = registro_engine::sense::senseless(text) {
+        reasons.push(why);
+    }
     if reasons.is_empty() {
         (found.0, None)
     } else {

@@ -77,9 +77,13 @@ pub fn looping(text: &str) -> Option<String> {
     }
     let (top, _) = counts.into_iter().max_by_key(|&(g, n)| (n, std::cmp::Reverse(g.to_vec())))?;
     let mut at = window.windows(4).position(|g| g == top).unwrap_or(0);
-    // From the start of its word, so the quote reads as words.
+    // From the start of its word, so the quote reads as words; a window that begins mid-word starts at its second.
     while at > 0 && !window[at - 1].is_whitespace() {
         at -= 1;
+    }
+    let cut_word = chars.len() > LOOP_WINDOW && !chars[chars.len() - LOOP_WINDOW - 1].is_whitespace();
+    if at == 0 && cut_word {
+        at = window.iter().position(|c| c.is_whitespace()).map_or(0, |w| w + 1);
     }
     let unit: String = window[at..].iter().take(24).collect();
     Some(format!("the output repeats itself (\"{}…\") instead of ending", unit.trim()))
