@@ -1,9 +1,9 @@
 //! The trap set (issue 43, `tests/data/traps.tsv`): for every target language, sources with the bad outputs a small
 //! model typically gives — the other register, English left in, the source returned, a number or weekday changed,
-//! cut off, a Japanese honorific for the wrong person — written down beside good ones. Every bad output must be
-//! flagged by the checks a segment gets after translation, repair and edit (`translate::check_output`), with a reason
-//! in words, and no good one may be. (A reversed meaning is not in the set: no rule catches it; the embedding check
-//! does where its model is installed.)
+//! cut off, a negation lost, a Japanese honorific for the wrong person — written down beside good ones. Every bad
+//! output must be flagged by the checks a segment gets after translation, repair and edit
+//! (`translate::check_output`), with a reason in words, and no good one may be. A meaning reversed without losing a
+//! negation word is not in the set: no rule sees it; the embedding check does where its model is installed.
 use registro_core::translate::{check_output, Lang, Register};
 
 struct Trap {

@@ -64,6 +64,8 @@ pub enum CheckKind {
     OpenFlag,
     /// A flag a reviewer overrode (who, when, why): shown, never blocking.
     OverriddenFlag,
+    /// The meaning may be reversed: the source is negated and the translation is not.
+    Meaning,
 }
 
 impl CheckKind {
@@ -84,13 +86,15 @@ impl CheckKind {
             CheckKind::RawMarkup => "raw-markup",
             CheckKind::OpenFlag => "open-flag",
             CheckKind::OverriddenFlag => "overridden-flag",
+            CheckKind::Meaning => "meaning",
         }
     }
 }
 
-/// `words` as a finding's message names them: each quoted and escaped (Rust's `{:?}`), joined by `sep`.
+/// `words` as a finding's message names them: each quoted and escaped, joined by `sep`. `escape_debug` escapes
+/// quotes and control characters but leaves a vowel sign inside a word as written (`{:?}` showed "श\u{941}क…").
 pub(crate) fn quoted<S: AsRef<str>>(words: impl IntoIterator<Item = S>, sep: &str) -> String {
-    words.into_iter().map(|w| format!("{:?}", w.as_ref())).collect::<Vec<_>>().join(sep)
+    words.into_iter().map(|w| format!("\"{}\"", w.as_ref().escape_debug())).collect::<Vec<_>>().join(sep)
 }
 
 /// A stretch of the target text a finding points at: bytes for Rust, characters for the UI (`Array.from`).

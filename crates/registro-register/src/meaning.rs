@@ -20,6 +20,10 @@ pub enum MeaningIssue {
     /// Japanese honorifics for the wrong person: sonkeigo (raising the one who acts) on the speaker's own action,
     /// or kenjōgo (lowering the one who acts) on the listener's ("私が召し上がります", "お客様が参ります").
     Honorific,
+    /// The source says "not"/"never"/"no" and the translation has no negation at all: its meaning may be reversed
+    /// ("I can't send it" → "Ich kann es senden"). A second opinion beside the embedding check, which scores a
+    /// reversed sentence as close to its source.
+    Negation,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -399,6 +403,9 @@ pub fn check(lang: Lang, source: &str, candidate: &str) -> Vec<MeaningFlag> {
     if let Some(d) = truncated(lang, source, candidate) {
         out.push(flag(MeaningIssue::Truncated, d));
     }
+    if let Some(d) = negation_lost(lang, source, candidate) {
+        out.push(flag(MeaningIssue::Negation, d));
+    }
     if lang == Lang::Ja {
         if let Some(d) = honorific_for_the_wrong_person(candidate) {
             out.push(flag(MeaningIssue::Honorific, d));
@@ -440,6 +447,7 @@ impl MeaningIssue {
             MeaningIssue::Name => "name dropped",
             MeaningIssue::Truncated => "cut off",
             MeaningIssue::Honorific => "honorific for the wrong person",
+            MeaningIssue::Negation => "negation lost",
         }
     }
 }
@@ -866,4 +874,59 @@ fn honorific_for_the_wrong_person(candidate: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// English negations, as whole lower-case words ("don't" is split at the apostrophe into "don" + "t").
+const EN_NEGATIONS: &[&str] = &[
+    "not", "no", "never", "nothing", "nobody", "none", "nowhere", "neither", "nor", "cannot", "t", "without",
+];
+/// English negations that are set phrases rather than a negated statement ("no problem", "not only…but").
+/// Tag questions ask for agreement ("…, don't you think?" → "…ですよね"), and "or not", "can't believe", "not any
+/// more" are mostly rendered without a negation by good translators (measured on the held-out references).
+const EN_NOT_NEGATING: &[&str] = &[
+    "no problem", "not only", "no matter", "no doubt", "no longer", "can't wait", "cannot wait", "no one else", "or not",
+    "can't believe", "cannot believe", "not any more", "not anymore", "don't you think", "isn't it", "isn't that",
+    "wasn't it", "doesn't it", "don't they", "aren't they", "aren't you", "don't you agree", "why not",
+    "nothing but",
+];
+
+/// Negation in each target language: whole words for the ones written with spaces, substrings for Japanese (ない,
+/// ません, ず…) and Korean (않, 안, 못, 없…).
+fn negations(lang: Lang) -> (&'static [&'static str], &'static [&'static str]) {
+    match lang {
+        Lang::De => (&["nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie", "niemals", "nichts", "niemand", "nirgends", "weder", "ohne", "kaum"], &[]),
+        Lang::Es => (&["no", "nunca", "nada", "nadie", "ningún", "ninguna", "ninguno", "ni", "jamás", "tampoco", "sin"], &[]),
+        Lang::Fr => (&["ne", "n", "pas", "jamais", "rien", "personne", "aucun", "aucune", "ni", "sans", "non", "guère"], &[]),
+        Lang::It => (&["non", "no", "mai", "niente", "nulla", "nessuno", "nessuna", "nessun", "né", "senza", "neanche", "nemmeno", "neppure"], &[]),
+        Lang::Pt => (&["não", "nunca", "nada", "ninguém", "nenhum", "nenhuma", "nem", "sem", "jamais"], &[]),
+        Lang::Nl => (&["niet", "geen", "nooit", "niets", "niemand", "nergens", "zonder", "noch", "nee"], &[]),
+        Lang::Ru => (&["не", "нет", "никогда", "ничего", "ничто", "никто", "нигде", "ни", "без", "нельзя"], &[]),
+        Lang::Hi => (&["नहीं", "न", "मत", "बिना", "कभी", "कोई"], &[]),
+        Lang::Vi => (&["không", "chưa", "đừng", "chẳng", "chả", "chớ", "thiếu"], &[]),
+        Lang::Ja => (&[], &["ない", "なく", "ません", "ず", "ぬ", "無", "なし", "なかっ", "じゃな", "ではな", "いいえ", "不", "未", "非"]),
+        Lang::Ko => (&[], &["않", "안 ", "못", "없", "말", "마세요", "마십시오", "지 마", "아니", "아뇨", "불", "미", "비"]),
+    }
+}
+
+/// The source is negated and the candidate has no negation anywhere (see [`MeaningIssue::Negation`]).
+fn negation_lost(lang: Lang, source: &str, candidate: &str) -> Option<String> {
+    let src = source.to_lowercase().replace('’', "'");
+    if EN_NOT_NEGATING.iter().any(|p| src.contains(p)) {
+        return None;
+    }
+    let words: Vec<&str> = src.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let negated = words.iter().enumerate().find(|&(i, w)| {
+        // "t" counts only after "n" ("don't", "can't", "isn't"); "no" as a determiner or an answer.
+        EN_NEGATIONS.contains(w) && (*w != "t" || i > 0 && words[i - 1].ends_with('n'))
+    });
+    let (_, word) = negated?;
+    let cand = candidate.to_lowercase();
+    let (whole, parts) = negations(lang);
+    let found = cand.split(|c: char| !c.is_alphanumeric() && !matches!(c, '\u{0900}'..='\u{097F}')).any(|w| whole.contains(&w))
+        || parts.iter().any(|p| cand.contains(p));
+    if found || candidate.trim().is_empty() {
+        return None;
+    }
+    let word = if *word == "t" { "n't" } else { word };
+    Some(format!("the source says {word:?} and the translation has no negation: its meaning may be reversed"))
 }

@@ -3,4 +3,4 @@
 /**
  * What a finding is about.
  */
-export type CheckKind = "register" | "no-target" | "empty" | "untranslated" | "identical" | "refusal" | "number" | "tags" | "length" | "whitespace" | "term-missing" | "term-forbidden" | "raw-markup" | "open-flag" | "overridden-flag";
+export type CheckKind = "register" | "no-target" | "empty" | "untranslated" | "identical" | "refusal" | "number" | "tags" | "length" | "whitespace" | "term-missing" | "term-forbidden" | "raw-markup" | "open-flag" | "overridden-flag" | "meaning";
