@@ -79,7 +79,8 @@ export class ProgressPanel {
   update = (p: Progress): void => {
     this.bar.max = Math.max(p.total, 1);
     this.bar.value = Math.min(p.done, this.bar.max);
-    this.label.textContent = p.total > 0 ? `${p.message} (${p.done}/${p.total})` : p.message;
+    // After Cancel, the steps still reported until the backend stops say so too.
+    this.label.textContent = (p.total > 0 ? `${p.message} (${p.done}/${p.total})` : p.message) + (this.cancelled ? ' · cancelling…' : '');
   };
 
   done(): void {

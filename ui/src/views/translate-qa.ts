@@ -34,6 +34,13 @@ function marked(text: string, issue: QaIssue): Node[] {
   return out;
 }
 
+/** The deviating segments' numbers: the first 30, then how many more (a long document lists hundreds). */
+function deviating(segments: number[]): string {
+  if (segments.length === 0) return 'none';
+  const shown = segments.slice(0, 30).map((i) => i + 1).join(', ');
+  return segments.length > 30 ? `${shown} … and ${segments.length - 30} more` : shown;
+}
+
 export interface QaPanel {
   el: HTMLElement;
   /** Re-lists the project's translate runs; a run that appeared since the last listing is selected (and checked). */
@@ -93,7 +100,7 @@ export function qaPanel(ctx: ViewContext): QaPanel {
     register.textContent = !c.dominant
       ? 'Register: no address form in any segment'
       : c.mixed
-        ? `Register: MIXED — ${forms}; the document is ${c.target ?? '?'}; deviating: ${c.deviating.map((i) => i + 1).join(', ') || 'none'}`
+        ? `Register: MIXED — ${forms}; the document is ${c.target ?? '?'}; deviating: ${deviating(c.deviating)}`
         : `Register: consistent — ${forms}`;
     register.dataset.mixed = c.mixed ? '1' : '0';
     fixBtn.disabled = c.deviating.length === 0;
