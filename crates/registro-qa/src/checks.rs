@@ -96,6 +96,13 @@ pub fn segment(lang: Lang, i: usize, source: &str, target: Option<&str>) -> Vec<
                 format!("cut off: {}", f.detail),
                 Vec::new(),
             )),
+            MeaningIssue::Negation => out.push(issue(
+                i,
+                CheckKind::Meaning,
+                Warning,
+                format!("meaning may be reversed: {}", f.detail),
+                Vec::new(),
+            )),
             MeaningIssue::Honorific => out.push(issue(
                 i,
                 CheckKind::Register,
