@@ -3,8 +3,10 @@
 //! place, an English word glued to Japanese) and good outputs that must stay unflagged (names, brands, loanwords,
 //! web addresses). Then the false-flag rate on the held-out references of the shipped example data, which the
 //! vocabulary (`src/vocab/`, pool part only) has never seen.
+mod common;
+
 use registro_register::meaning::{check, MeaningIssue};
-use registro_register::{data, Lang};
+use registro_register::Lang;
 
 fn english_flag(lang: Lang, source: &str, output: &str) -> Option<String> {
     check(lang, source, output)
@@ -63,27 +65,6 @@ fn names_brands_loanwords_and_addresses_are_not_english_left() {
 /// rate per language (run with --nocapture).
 #[test]
 fn held_out_references_are_rarely_flagged() {
-    let mut worst = (0.0f64, Lang::De);
-    for lang in Lang::ALL {
-        let Ok(dir) = data::examples_dir(lang) else { continue };
-        let (_pool, held_out) = data::split(data::load_dir(&dir, lang).expect("the shipped pool loads"));
-        let (mut n, mut flagged, mut examples) = (0usize, 0usize, Vec::new());
-        for p in &held_out {
-            for reference in [&p.formal, &p.informal] {
-                n += 1;
-                if let Some(d) = english_flag(lang, &p.source, reference) {
-                    flagged += 1;
-                    if examples.len() < 3 {
-                        examples.push(format!("{reference:?} ({d})"));
-                    }
-                }
-            }
-        }
-        let rate = flagged as f64 / n.max(1) as f64;
-        println!("{}: {flagged} of {n} held-out references flagged ({:.1}%) {}", lang.code(), rate * 100.0, examples.join(" | "));
-        if rate > worst.0 {
-            worst = (rate, lang);
-        }
-    }
+    let worst = common::worst_held_out_flag_rate("untranslated or holding English", english_flag);
     assert!(worst.0 < 0.05, "{:?}: {:.1}% of good references flagged as untranslated or holding English", worst.1, worst.0 * 100.0);
 }

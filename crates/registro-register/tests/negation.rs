@@ -1,7 +1,8 @@
 //! A second opinion on reversed meaning (issue 43): the source says "not", "never" or "no" and the translation has no
 //! negation at all. The embedding check scores "Ich kann es heute senden" as close to "I can't send it today" as
 //! the right translation; this rule does not.
-use registro_register::data;
+mod common;
+
 use registro_register::meaning::{check, MeaningIssue};
 use registro_register::Lang;
 
@@ -39,27 +40,6 @@ fn a_lost_negation_is_flagged_and_a_kept_one_is_not() {
 /// per language (run with --nocapture).
 #[test]
 fn held_out_references_rarely_lose_a_negation() {
-    let mut worst = (0.0f64, Lang::De);
-    for lang in Lang::ALL {
-        let Ok(dir) = data::examples_dir(lang) else { continue };
-        let (_pool, held_out) = data::split(data::load_dir(&dir, lang).expect("the shipped pool loads"));
-        let (mut n, mut flagged, mut examples) = (0usize, 0usize, Vec::new());
-        for p in &held_out {
-            for reference in [&p.formal, &p.informal] {
-                n += 1;
-                if negation(lang, &p.source, reference).is_some() {
-                    flagged += 1;
-                    if examples.len() < 3 {
-                        examples.push(format!("{:?} → {reference:?}", p.source));
-                    }
-                }
-            }
-        }
-        let rate = flagged as f64 / n.max(1) as f64;
-        println!("{}: {flagged} of {n} held-out references flagged ({:.1}%) {}", lang.code(), rate * 100.0, examples.join(" | "));
-        if rate > worst.0 {
-            worst = (rate, lang);
-        }
-    }
+    let worst = common::worst_held_out_flag_rate("a lost negation", negation);
     assert!(worst.0 < 0.03, "{:?}: {:.1}% of good references flagged as a lost negation", worst.1, worst.0 * 100.0);
 }

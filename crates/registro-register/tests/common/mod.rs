@@ -71,3 +71,32 @@ pub fn training_pairs(lang: Lang) -> Option<Vec<data::Pair>> {
     };
     Some(data::load_dir(&dir, lang).unwrap())
 }
+
+/// The share of the held-out references of every shipped pool (good translations, both registers) that `flag`
+/// flags, per language, printed with up to three examples; returns the worst rate and its language. The rules
+/// that judge outputs are held to it (`english_left.rs`, `negation.rs`).
+pub fn worst_held_out_flag_rate(what: &str, flag: impl Fn(Lang, &str, &str) -> Option<String>) -> (f64, Lang) {
+    let mut worst = (0.0f64, Lang::De);
+    for lang in Lang::ALL {
+        let Ok(dir) = data::examples_dir(lang) else { continue };
+        let (_pool, held_out) = data::split(data::load_dir(&dir, lang).expect("the shipped pool loads"));
+        let (mut n, mut flagged, mut examples) = (0usize, 0usize, Vec::new());
+        for p in &held_out {
+            for reference in [&p.formal, &p.informal] {
+                n += 1;
+                if let Some(d) = flag(lang, &p.source, reference) {
+                    flagged += 1;
+                    if examples.len() < 3 {
+                        examples.push(format!("{:?} → {reference:?} ({d})", p.source));
+                    }
+                }
+            }
+        }
+        let rate = flagged as f64 / n.max(1) as f64;
+        println!("{}: {flagged} of {n} held-out references flagged as {what} ({:.1}%) {}", lang.code(), rate * 100.0, examples.join(" | "));
+        if rate > worst.0 {
+            worst = (rate, lang);
+        }
+    }
+    worst
+}
