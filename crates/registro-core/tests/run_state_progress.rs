@@ -25,20 +25,13 @@ const SOURCES: [&str; 5] = [
 
 /// Answers each completion with a formal German sentence naming the source's number.
 fn respond(path: &str, body: &str) -> Act {
-    if path.ends_with("/models") {
-        return Act::json(200, r#"{"data":[{"id":"Qwen/Qwen2.5-7B-Instruct"}]}"#);
-    }
-    if !path.ends_with("/completions") {
-        return Act::json(404, "{}");
-    }
-    let v: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
-    let prompt = v["prompt"].as_str().unwrap_or_default();
-    let turn = prompt.rfind("<|im_start|>user\n").map(|i| &prompt[i..]).unwrap_or_default();
-    let text = match SOURCES.iter().position(|s| turn.contains(s)) {
-        Some(i) => format!("Könnten Sie bitte Nummer {} erledigen?", i + 1),
-        None => " Paris".into(),
-    };
-    Act::json(200, &serde_json::json!({"choices": [{"text": text, "finish_reason": "stop"}]}).to_string()).delay(Duration::from_millis(20))
+    fake::vllm_qwen(path, body, |turn| {
+        match turn.and_then(|t| SOURCES.iter().position(|s| t.contains(s))) {
+            Some(i) => fake::completion(&format!("Könnten Sie bitte Nummer {} erledigen?", i + 1)),
+            None => fake::completion(" Paris"),
+        }
+        .delay(Duration::from_millis(20))
+    })
 }
 
 #[test]

@@ -62,6 +62,32 @@ impl Act {
 /// Answers a request the script does not cover, from its path and body.
 pub type Responder = fn(&str, &str) -> Act;
 
+/// Routes like a vLLM server serving one Qwen model (no tokenize endpoint): `/models` lists it, a completion is
+/// answered by `complete` from its ChatML prompt's last user turn (`None` for the connect-time probes), anything
+/// else is a 404.
+pub fn vllm_qwen(path: &str, body: &str, complete: impl FnOnce(Option<&str>) -> Act) -> Act {
+    if path.ends_with("/models") {
+        return Act::json(200, r#"{"data":[{"id":"Qwen/Qwen2.5-7B-Instruct"}]}"#);
+    }
+    if !path.ends_with("/completions") {
+        return Act::json(404, "{}");
+    }
+    let v: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
+    complete(last_user_turn(v["prompt"].as_str().unwrap_or_default()))
+}
+
+/// The source text of the last user turn of a ChatML prompt (what Registro renders for a Qwen model).
+pub fn last_user_turn(prompt: &str) -> Option<&str> {
+    let start = prompt.rfind("<|im_start|>user\n")? + "<|im_start|>user\n".len();
+    let len = prompt[start..].find("<|im_end|>")?;
+    Some(&prompt[start..start + len])
+}
+
+/// A completion whose text is `text`.
+pub fn completion(text: &str) -> Act {
+    Act::json(200, &serde_json::json!({"choices": [{"text": text, "finish_reason": "stop"}]}).to_string())
+}
+
 #[derive(Default)]
 struct State {
     script: Mutex<Vec<Act>>,

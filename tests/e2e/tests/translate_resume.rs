@@ -50,23 +50,15 @@ fn answer(n: &str) -> String {
 
 /// Answers like a vLLM server serving one Qwen model: each completion by the number in its prompt's last user turn.
 fn respond(path: &str, body: &str) -> Act {
-    if path.ends_with("/models") {
-        return Act::json(200, r#"{"data":[{"id":"Qwen/Qwen2.5-7B-Instruct"}]}"#);
-    }
-    if !path.ends_with("/completions") {
-        return Act::json(404, "{}");
-    }
-    let v: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
-    let prompt = v["prompt"].as_str().unwrap_or_default();
-    let turn = prompt.rfind("<|im_start|>user\n").map(|i| &prompt[i + "<|im_start|>user\n".len()..]).and_then(|t| t.split("<|im_end|>").next());
-    let number = turn.and_then(|t| SOURCES.iter().position(|s| t.contains(s))).map(|i| (i + 1).to_string());
-    let (text, times) = match number {
-        Some(n) => (answer(&n), n.parse::<u64>().unwrap_or(1)),
-        // The connect-time probes.
-        None => (" Paris".to_string(), 1),
-    };
-    let delay = Duration::from_millis(DELAY_MS.load(Ordering::SeqCst) * times);
-    Act::json(200, &json!({"choices": [{"text": text, "finish_reason": "stop"}]}).to_string()).delay(delay)
+    fake::vllm_qwen(path, body, |turn| {
+        let number = turn.and_then(|t| SOURCES.iter().position(|s| t.contains(s))).map(|i| (i + 1).to_string());
+        let (text, times) = match number {
+            Some(n) => (answer(&n), n.parse::<u64>().unwrap_or(1)),
+            // The connect-time probes.
+            None => (" Paris".to_string(), 1),
+        };
+        fake::completion(&text).delay(Duration::from_millis(DELAY_MS.load(Ordering::SeqCst) * times))
+    })
 }
 
 /// Project "Letters" with the letter as a document and its formal German translation through the server at `url`,
@@ -259,7 +251,7 @@ fn exporting_a_cancelled_run_asks_first() {
     assert_eq!(lines.len(), 9, "{text}");
     assert_eq!(lines[0], answer("1"));
     assert!(lines[3..].iter().all(|l| l.is_empty()), "{text}");
-    let notice = text_of(&s, r#"[data-testid="notice"]"#);
-    assert!(notice.starts_with("Saved"), "{notice}");
+    // The file lands before the view says so: wait for the notice rather than read it at once.
+    wait_until("the export's notice", WAIT, || text_of(&s, r#"[data-testid="notice"]"#).starts_with("Saved"));
     s.close().unwrap();
 }

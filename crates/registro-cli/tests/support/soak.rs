@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 #[path = "../../../registro-remote/testsupport/fake.rs"]
 pub mod fake;
-use fake::{Act, FakeServer};
+use fake::{completion, Act, FakeServer};
 
 /// A document kind of the soak: its English source lines and the formal German the server answers them with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,17 +123,6 @@ pub fn fnv(s: &str) -> u64 {
     s.bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3))
 }
 
-fn completion(text: &str) -> Act {
-    Act::json(200, &serde_json::json!({"choices": [{"text": text, "finish_reason": "stop"}]}).to_string())
-}
-
-/// The source text of the last user turn of a ChatML prompt (what Registro renders for a Qwen model).
-fn last_user_turn(prompt: &str) -> Option<&str> {
-    let start = prompt.rfind("<|im_start|>user\n")? + "<|im_start|>user\n".len();
-    let len = prompt[start..].find("<|im_end|>")?;
-    Some(&prompt[start..start + len])
-}
-
 /// The fault (if any) for the `attempt`-th request of a text hashed to `h`: about 4% of texts get a quick one
 /// (429/503 with Retry-After 0), 4% one the client backs off from (500, dropped, cut, truncated JSON), 0.5% two in
 /// a row, 3% a slow answer (0.1–0.4 s).
@@ -154,16 +143,14 @@ fn fault(h: u64, attempt: u32) -> Option<(usize, Act)> {
 
 /// Answers like vLLM serving one Qwen model (no tokenize endpoint), each completion by its prompt's last user turn.
 pub fn respond(path: &str, body: &str) -> Act {
-    if path.ends_with("/models") {
-        return Act::json(200, r#"{"data":[{"id":"Qwen/Qwen2.5-7B-Instruct"}]}"#);
-    }
-    if !path.ends_with("/completions") {
-        return Act::json(404, "{}");
-    }
-    let v: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
-    let prompt = v["prompt"].as_str().unwrap_or_default();
+    fake::vllm_qwen(path, body, answer_turn)
+}
+
+/// A completion for the last user turn `turn`: the server's deterministic answer, after the fault (if any) this
+/// attempt at the text gets.
+fn answer_turn(turn: Option<&str>) -> Act {
     // The connect-time probes ("The capital of France is") and anything else unknown.
-    let Some((source, (kind, answer))) = last_user_turn(prompt).and_then(|s| Some((s, answer_of(s)?))) else {
+    let Some((source, (kind, answer))) = turn.and_then(|s| Some((s, answer_of(s)?))) else {
         return completion(" Paris");
     };
     let attempt = {
