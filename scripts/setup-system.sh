@@ -22,8 +22,9 @@ APT_PACKAGES=(
   python3 python3-pip python3-venv
   # Packages: rpm inspects the .rpm the bundler writes and desktop-file-validate its desktop entry
   # (scripts/package.sh); the Windows CLI and app are cross-built with MinGW and the CLI is tested under wine;
-  # nsis's makensis builds the Windows installer
-  rpm desktop-file-utils gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 nsis
+  # nsis's makensis builds the Windows installer. `wine` is named as well as `wine64`: wine64 alone has no
+  # /usr/bin/wine or winepath (only /usr/lib/wine/wine64), and with --no-install-recommends nothing pulls `wine` in
+  rpm desktop-file-utils gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 wine nsis
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

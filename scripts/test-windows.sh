@@ -21,8 +21,8 @@ log() { echo "test-windows: $*" >&2; }
 now() { date +%s.%N; }
 secs() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$1" "$(now)"; }
 
-command -v wine >/dev/null || fail "wine not found: apt-get install -y wine64"
-command -v winepath >/dev/null || fail "winepath not found: apt-get install -y wine64"
+command -v wine >/dev/null || fail "wine not found: apt-get install -y wine wine64 (or run scripts/setup-system.sh)"
+command -v winepath >/dev/null || fail "winepath not found: apt-get install -y wine wine64 (or run scripts/setup-system.sh)"
 
 # ---- the Windows CLI (incremental) ----
 # (WINDOWS_NO_BUILD=1: test the registro.exe already built, e.g. while the app's cross build holds the target dir.)

@@ -264,7 +264,7 @@ fn forms() -> &'static Forms {
     FORMS.get_or_init(|| {
         let mut tu = std::collections::HashSet::new();
         let mut lei_subjunctive = std::collections::HashSet::new();
-        let mut imperative = |stem_form: String, tu: &mut std::collections::HashSet<String>| {
+        let imperative = |stem_form: String, tu: &mut std::collections::HashSet<String>| {
             for c in ENCLITICS {
                 tu.insert(format!("{stem_form}{c}"));
             }
