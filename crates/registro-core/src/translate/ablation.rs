@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use registro_metrics::macc::{Counts, MatchedAccuracy, Register as MRegister};
+use registro_metrics::macc::{Counts, Label, MatchedAccuracy, Register as MRegister};
 use registro_metrics::{corpus_stats, prepare_refs, Bleu, Chrf, Metric, Tokenizer};
 use registro_register::data::{self, Pair};
 use serde::Serialize;
@@ -133,6 +133,17 @@ pub struct SystemResult {
     pub process_seconds_per_segment: f64,
     /// Outputs: (formal, informal) per source.
     pub outputs: Vec<(String, String)>,
+    /// Per source, (formal, informal): the CoCoA-MT scorer's label of the output and the flag Registro put on it.
+    /// Lets a held-out check count what matters to a user: an output in the wrong register, or one the check
+    /// missed, that carries no flag.
+    pub details: Vec<(OutputDetail, OutputDetail)>,
+}
+
+/// How one output fared: the reference scorer's label and Registro's own flag (None: not flagged).
+#[derive(Clone, Debug, Serialize)]
+pub struct OutputDetail {
+    pub label: Label,
+    pub flag: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -309,15 +320,24 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
         let (tok1, secs1) = decoded.get();
         let decoded_tokens_per_s = if secs1 > secs0 { (tok1 - tok0) as f64 / (secs1 - secs0) } else { 0.0 };
         let mut scores = Vec::new();
+        let mut details: Vec<Vec<OutputDetail>> = Vec::new();
         for (register, segs) in &per_reg {
             let hyps: Vec<String> = segs.iter().map(|s| s.text.clone()).collect();
-            let mut sc = score_register(o.lang, &pairs, *register, &hyps)?;
+            let (mut sc, labels) = score_register(o.lang, &pairs, *register, &hyps)?;
+            details.push(
+                segs.iter()
+                    .zip(labels)
+                    .map(|(s, label)| OutputDetail { label, flag: s.flagged.then(|| s.flag_reason.clone().unwrap_or_else(|| "flagged".into())) })
+                    .collect(),
+            );
             sc.analyzer_ok = segs.iter().filter(|s| matches!(s.verdict, Verdict::Ok | Verdict::Neutral)).count() as f64 / segs.len() as f64;
             sc.flagged = segs.iter().filter(|s| s.flagged).count();
             sc.repaired = segs.iter().filter(|s| s.before_repair.is_some()).count();
             scores.push(sc);
         }
         let outputs = per_reg[0].1.iter().zip(&per_reg[1].1).map(|(f, i)| (f.text.clone(), i.text.clone())).collect();
+        let informal_details = details.pop().expect("two registers");
+        let details = details.pop().expect("two registers").into_iter().zip(informal_details).collect();
         let informal = scores.pop().expect("two registers");
         let formal = scores.pop().expect("two registers");
         results.push(SystemResult {
@@ -329,6 +349,7 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
             decoded_tokens_per_s,
             process_seconds_per_segment: (o.load_secs + meaning_load_secs + secs) / (2 * sources.len()) as f64,
             outputs,
+            details,
         });
     }
     drop(tr);
@@ -343,14 +364,14 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
 }
 
 /// M-Acc, BLEU and chrF of one register's outputs; the analyzer's counts are the caller's.
-fn score_register(lang: Lang, pairs: &[Pair], register: Register, hyps: &[String]) -> anyhow::Result<RegisterScores> {
+fn score_register(lang: Lang, pairs: &[Pair], register: Register, hyps: &[String]) -> anyhow::Result<(RegisterScores, Vec<Label>)> {
     let f_ann: Vec<String> = pairs.iter().map(|p| p.formal_annotated.clone().unwrap_or_default()).collect();
     let i_ann: Vec<String> = pairs.iter().map(|p| p.informal_annotated.clone().unwrap_or_default()).collect();
     let mreg = if register.is_formal_side() { MRegister::Formal } else { MRegister::Informal };
-    let (m, _) = MatchedAccuracy::new(mreg, lang.code()).evaluate(hyps, &f_ann, &i_ann)?;
+    let (m, labels) = MatchedAccuracy::new(mreg, lang.code()).evaluate(hyps, &f_ann, &i_ann)?;
     let refs: Vec<String> = pairs.iter().map(|p| if register.is_formal_side() { p.formal.clone() } else { p.informal.clone() }).collect();
     let bleu = Bleu { tokenizer: bleu_tokenizer(lang), ..Default::default() };
-    Ok(RegisterScores {
+    let scores = RegisterScores {
         macc: if register.is_formal_side() { m.formal } else { m.informal },
         counts: m.counts.into(),
         analyzer_ok: 0.0,
@@ -358,7 +379,8 @@ fn score_register(lang: Lang, pairs: &[Pair], register: Register, hyps: &[String
         repaired: 0,
         bleu: corpus_score(&bleu, hyps, &refs)?,
         chrf: corpus_score(&Chrf::default(), hyps, &refs)?,
-    })
+    };
+    Ok((scores, labels))
 }
 
 /// The plain loop the control layer is measured against (issue 14): llama.cpp, the same model file, each source
@@ -376,13 +398,18 @@ fn llama_cpp_baseline(path: &Path, o: &AblationOptions, pairs: &[Pair], formal: 
         .collect();
     let run = registro_engine::bench::llama_cpp_chat(path, &jobs, o.max_tokens)?;
     let mut scores = Vec::new();
+    let mut details: Vec<Vec<OutputDetail>> = Vec::new();
     for (&register, outs) in registers.iter().zip(&run.outputs) {
         let hyps: Vec<String> = outs.iter().map(|t| t.trim().to_string()).collect();
-        let mut sc = score_register(o.lang, pairs, register, &hyps)?;
+        let (mut sc, labels) = score_register(o.lang, pairs, register, &hyps)?;
         let ok = hyps.iter().filter(|h| matches!(analyze(o.lang, h).verdict(register), Verdict::Ok | Verdict::Neutral)).count();
         sc.analyzer_ok = ok as f64 / hyps.len().max(1) as f64;
         scores.push(sc);
+        // Nothing checks the plain loop's outputs, so nothing is flagged.
+        details.push(labels.into_iter().map(|label| OutputDetail { label, flag: None }).collect());
     }
+    let informal_details = details.pop().expect("two registers");
+    let details = details.pop().expect("two registers").into_iter().zip(informal_details).collect();
     let n = (2 * sources.len()) as f64;
     let outputs = run.outputs[0].iter().zip(&run.outputs[1]).map(|(f, i)| (f.trim().to_string(), i.trim().to_string())).collect();
     let informal = scores.pop().expect("two registers");
@@ -396,6 +423,7 @@ fn llama_cpp_baseline(path: &Path, o: &AblationOptions, pairs: &[Pair], formal: 
         decoded_tokens_per_s: f64::NAN,
         process_seconds_per_segment: run.process_secs / n,
         outputs,
+        details,
     })
 }
 
