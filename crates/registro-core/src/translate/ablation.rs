@@ -152,6 +152,9 @@ pub struct AblationReport {
     pub model: String,
     pub dir: String,
     pub sources: usize,
+    /// The sources themselves, in the order of each system's outputs (so a reader can tell an output that is the
+    /// source from a translation).
+    pub source_texts: Vec<String>,
     pub systems: Vec<SystemResult>,
     /// Why a comparison was left out (the llama.cpp baseline without llama-cpp-python, say).
     pub notes: Vec<String>,
@@ -360,7 +363,7 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
             Err(e) => notes.push(format!("llama.cpp baseline not measured: {e:#}")),
         }
     }
-    Ok(AblationReport { lang: o.lang, model, dir: o.dir.display().to_string(), sources: sources.len(), systems: results, notes })
+    Ok(AblationReport { lang: o.lang, model, dir: o.dir.display().to_string(), sources: sources.len(), source_texts: sources, systems: results, notes })
 }
 
 /// M-Acc, BLEU and chrF of one register's outputs; the analyzer's counts are the caller's.
