@@ -555,6 +555,14 @@ fn clearly_english(lang: Lang) -> Option<&'static std::collections::HashSet<&'st
     .get(&lang)
 }
 
+/// A common English word: one of the generated "clearly English" lists of any Latin-script language (each holds
+/// frequent English words minus that language's own), for targets in another script where any of them is English.
+fn common_english(w: &str) -> bool {
+    [Lang::De, Lang::Es, Lang::Fr, Lang::It, Lang::Nl, Lang::Pt, Lang::Vi]
+        .into_iter()
+        .any(|l| clearly_english(l).is_some_and(|e| e.contains(w)))
+}
+
 /// English words the Latin-script target languages use as their own (a copied "file" or "weekend" is a translation).
 const LOANWORDS: &[&str] = &[
     "app", "apps", "bar", "blog", "box", "budget", "burger", "business", "chat", "check", "club", "computer",
@@ -597,29 +605,63 @@ fn english_left(lang: Lang, source: &str, candidate: &str) -> Option<String> {
         .filter(|w| !source_names.contains(w))
         .map(str::to_lowercase)
         .collect();
+    let source_words_as_written: std::collections::HashSet<&str> = words(source).into_iter().collect();
     let latin = |c: char| c.is_ascii_alphabetic() || matches!(c, '\'' | '’' | '-');
-    for tok in candidate.split_whitespace().filter(|t| !address(t)) {
-        // In another script the Latin part of a word counts on its own: "crazyです" holds "crazy".
-        let runs: Vec<&str> = if latin_script(lang) {
-            words(tok)
-        } else {
-            words(tok).into_iter().flat_map(|w| w.split(|c: char| !latin(c))).filter(|r| !r.is_empty()).collect()
-        };
-        for w in runs {
-            if w.chars().count() < 3 || !lower(w) || left.contains(&w) {
-                continue;
-            }
-            let english = if latin_script(lang) {
-                source_words.contains(w)
-                    && clearly_english(lang).is_some_and(|e| e.contains(w))
-                    && !vocabulary(lang).is_some_and(|v| v.contains(w))
-                    && !LOANWORDS.contains(&w)
+    // The candidate's words in order, each with whether it opens a sentence (a capitalised word elsewhere is part
+    // of a name or a title).
+    let mut seq: Vec<(&str, bool)> = Vec::new();
+    let mut sent_start = true;
+    for tok in candidate.split_whitespace() {
+        if !address(tok) {
+            // In another script the Latin part of a word counts on its own: "crazyです" holds "crazy" (the rest
+            // stays in the sequence, so "Aunt や Uncle" are not neighbours).
+            let runs: Vec<&str> = if latin_script(lang) {
+                words(tok)
             } else {
-                w.chars().all(latin) && !LATIN_IN_OTHER_SCRIPTS.contains(&w)
+                words(tok).into_iter().flat_map(|w| script_runs(w, latin)).collect()
             };
-            if english {
-                left.push(w);
+            for (k, w) in runs.into_iter().enumerate() {
+                seq.push((w, sent_start && k == 0));
             }
+        }
+        sent_start = tok.ends_with(['.', '!', '?', ':', '。', '！', '？', '…']);
+    }
+    let in_title = |k: usize| {
+        let capitalised_inside = |j: usize| seq.get(j).is_some_and(|&(w, start)| !start && w.chars().next().is_some_and(char::is_uppercase));
+        k.checked_sub(1).is_some_and(capitalised_inside) || capitalised_inside(k + 1)
+    };
+    // Two-letter English function words are Vietnamese syllables too ("do" because, "to" big).
+    let two_letter_words = lang != Lang::Vi;
+    for (k, &(w, _)) in seq.iter().enumerate() {
+        let lw = w.to_lowercase();
+        // English function words are never names and some have two letters: "Do vous ?" is English left — unless
+        // they sit in a title copied from the source ("Parks and Recreation", "Send me to Heaven").
+        let function_word = ENGLISH.contains(&lw.as_str()) && !in_title(k);
+        let short = w.chars().count() < if function_word && two_letter_words { 2 } else { 3 };
+        if short || left.contains(&w) {
+            continue;
+        }
+        let english = if latin_script(lang) {
+            !in_title(k)
+                && (lower(w) || function_word)
+                && source_words.contains(&lw)
+                && (function_word || clearly_english(lang).is_some_and(|e| e.contains(lw.as_str())))
+                && !vocabulary(lang).is_some_and(|v| v.contains(lw.as_str()))
+                && !LOANWORDS.contains(&lw.as_str())
+        } else if !w.chars().all(latin) || LATIN_IN_OTHER_SCRIPTS.contains(&lw.as_str()) {
+            false
+        } else if lower(w) {
+            // Lower-case words inside a title copied from the source ("Fireplace for your Home") are part of it.
+            !in_title(k)
+        } else {
+            // Capitalised: a name or a brand ("Netflix", "Kylo Ren") when the source writes it so, even first in a
+            // sentence ("Apple makes…"), or an acronym; otherwise a common English word is English
+            // ("何か Aunt、Uncle、 Cousin？" for "what about all aunts, uncles, cousins?").
+            let acronym = w.chars().filter(|c| c.is_alphabetic()).all(char::is_uppercase);
+            !acronym && !in_title(k) && !source_words_as_written.contains(w) && (function_word || common_english(&lw))
+        };
+        if english {
+            left.push(w);
         }
     }
     (!left.is_empty()).then(|| {
@@ -627,6 +669,25 @@ fn english_left(lang: Lang, source: &str, candidate: &str) -> Option<String> {
         let more = if left.len() > 5 { format!(" and {} more", left.len() - 5) } else { String::new() };
         format!("English left in the translation: {}{more}", shown.join(", "))
     })
+}
+
+/// `w` cut where it changes between `latin` characters and others: "crazyです" → "crazy", "です".
+fn script_runs(w: &str, latin: impl Fn(char) -> bool) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut prev: Option<bool> = None;
+    for (i, c) in w.char_indices() {
+        let l = latin(c);
+        if prev.is_some_and(|p| p != l) {
+            out.push(&w[start..i]);
+            start = i;
+        }
+        prev = Some(l);
+    }
+    if start < w.len() {
+        out.push(&w[start..]);
+    }
+    out
 }
 
 /// Whether `candidate` is still (mostly) English, with the evidence.

@@ -87,6 +87,30 @@ fn italian_person_comes_from_morphology() {
     ]);
 }
 
+/// French names its subject except in the imperative: there the hyphen-joined pronoun shows the verb is an
+/// imperative and the ending its person. Sentences written for this test, never taken from a test set.
+#[test]
+fn french_imperatives_with_an_enclitic_carry_the_person() {
+    assert_labels(Lang::Fr, &[
+        ("Envoie-moi le fichier avant vendredi.", Label::Informal),
+        ("Merci, rappelle-moi demain matin.", Label::Informal),
+        ("Prends-le avec toi.", Label::Informal),
+        ("Vas-y, je te suis.", Label::Informal),
+        ("Donne-le-moi quand il sera prêt.", Label::Informal),
+        ("Envoyez-moi le fichier avant vendredi.", Label::Formal),
+        ("Merci, rappelez-moi demain matin.", Label::Formal),
+        ("Dites-moi quand le colis arrivera.", Label::Formal),
+        ("Faites-le dès que possible, s'il vous plaît.", Label::Formal),
+        // Look-alikes: 1pl imperatives and inversions, 3rd-person questions, compounds.
+        ("Allons-y tous ensemble demain.", Label::Neutral),
+        ("Sommes-nous en retard pour la réunion ?", Label::Neutral),
+        ("Que fait-il ce week-end ?", Label::Neutral),
+        ("Il est parti sur-le-champ.", Label::Neutral),
+        ("Un arc-en-ciel est apparu après la pluie.", Label::Neutral),
+        ("Y a-t-il un train pour Lyon ?", Label::Neutral),
+    ]);
+}
+
 #[test]
 fn hindi_tum_vs_aap() {
     assert_labels(Lang::Hi, &[

@@ -32,6 +32,12 @@ fn english_left_in_place_is_flagged_and_named() {
         (Lang::Hi, "Do you like cooking?", "क्या आपको cooking पसंद है?", "cooking"),
         (Lang::Ko, "Do you like movies?", "movies를 좋아하세요?", "movies"),
         (Lang::Ru, "Do you like reading books?", "Вы любите reading книги?", "reading"),
+        // A two-letter English auxiliary, capitalised at the head of a question (seen with the 0.5B model on the
+        // development split: "Do vous ?", "do tu utiliser").
+        (Lang::Fr, "I don't have a favourite team. Do you?", "Je n'ai pas d'équipe préférée. Do vous ?", "Do"),
+        (Lang::Fr, "Do you use your own car?", "Super, do tu utiliser ta propre voiture ?", "do"),
+        // Capitalised English words in another script that the source does not write as names.
+        (Lang::Ja, "Do you have aunts and uncles nearby?", "近くに Aunt や Uncle がいますか？", "Aunt"),
     ];
     for (lang, source, output, word) in bad {
         let detail = english_flag(lang, source, output)
@@ -54,6 +60,11 @@ fn names_brands_loanwords_and_addresses_are_not_english_left() {
         (Lang::Ja, "It weighs 5 kg.", "重さは5kgです。"),
         (Lang::Hi, "Do you have a NASA app?", "क्या आपके पास NASA का app है?"),
         (Lang::Ru, "Did you read it on Wikipedia?", "Вы читали это в Wikipedia?"),
+        (Lang::Ja, "Apple makes good phones.", "Appleは良い電話を作ります。"),
+        (Lang::Ja, "I watched it on Netflix with Tom.", "トムとNetflixで見ました。"),
+        (Lang::Ja, "Did you see The Force Awakens?", "Force Awakensを見ましたか？"),
+        (Lang::Pt, "Do you like chocolate?", "Você gosta do chocolate?"),
+        (Lang::Nl, "Is it far?", "Is het ver?"),
         (Lang::Pt, "Did you see the match?", "Você viu o jogo?"),
     ];
     for (lang, source, output) in good {
