@@ -376,12 +376,10 @@ pub fn eval_config(lang: &str, loaded: &LoadedEval, settings: &EvalSettings) -> 
             m
         }
     };
-    let tokenizer: Tokenizer = match (&settings.tokenize, lang) {
-        (Some(t), _) => t.parse().map_err(anyhow::Error::msg)?,
-        (None, "ja") => "ja-mecab"
-            .parse()
-            .map_err(|e: String| anyhow::anyhow!("{e}; pass --tokenize char (or intl) to score Japanese without it"))?,
-        (None, _) => Tokenizer::V13a,
+    // The one per-language rule, which the Dashboard applies too.
+    let tokenizer: Tokenizer = match &settings.tokenize {
+        Some(t) => t.parse().map_err(anyhow::Error::msg)?,
+        None => registro_metrics::bleu_tokenizer(lang).map_err(anyhow::Error::msg)?,
     };
     let smooth = match &settings.smooth {
         Some(s) => Smooth::parse(s).map_err(anyhow::Error::msg)?,
@@ -594,7 +592,7 @@ fn corpus_rows(rep: &SystemReport) -> Vec<NewMetric> {
                    "precisions": b.precisions, "bp": b.bp, "significance": sig_detail(&b.significance)}),
         ));
     }
-    for s in [&rep.chrf, &rep.chrf_pp, &rep.ter].into_iter().flatten() {
+    for s in [&rep.chrf, &rep.chrf_pp, &rep.ter].into_iter().flatten().chain(rep.metrics.values()) {
         rows.push(corpus(
             &s.name,
             s.score,
@@ -706,6 +704,11 @@ fn segment_rows(rep: &SystemReport) -> impl Iterator<Item = NewMetric> + '_ {
         }
         if let Some(v) = &s.char_levenshtein {
             columns.push(("char-levenshtein".into(), Column::Distances(v)));
+        }
+        for (key, v) in &s.metrics {
+            if let Some(c) = rep.metrics.get(key) {
+                columns.push((c.name.clone(), Column::Scores(v)));
+            }
         }
         if let (Some(labels), Some(m)) = (&s.m_acc, &rep.m_acc) {
             let hit = if m.register == Register::Formal { Label::Formal } else { Label::Informal };

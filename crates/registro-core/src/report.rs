@@ -26,9 +26,9 @@ mod significance;
 mod stats;
 
 pub use bench::{bench_fixture, review_fixture, time_dashboard, DashboardTimings, ReviewFixture};
-pub use compare::{compare, compare_with, complete_table, complete_tables, ChartLabel, CompareOptions, Comparison, NamedChart, PendingTable, SystemInfo, CI_METHOD};
+pub use compare::{compare, compare_with, complete_table, complete_tables, ChartLabel, CompareOptions, Comparison, MetricChoice, NamedChart, PendingTable, SystemInfo, CI_METHOD};
 pub use data::{load, CompareRequest, ComparisonData, SystemData};
-pub use direction::{formality_direction, register_side, stored_metric_direction, Direction};
+pub use direction::{formality_direction, metric_direction, register_side, stored_metric_direction, Direction};
 pub use drilldown::{drilldown, DrillOptions, DrillPage, DrillSegment, DrillSort, OutputView, Token, TokenClass};
 pub use export::{write_report, ReportFiles};
 pub use human::{

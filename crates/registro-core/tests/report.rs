@@ -169,7 +169,7 @@ fn drilldown_sorts_by_sentence_difference() {
     let prep = prepared(&store, &ids, None);
     let page = report::drilldown(
         &prep,
-        &DrillOptions { a: ids[0], b: ids[2], metric: SentenceMetric::Bleu, sort: DrillSort::Worsened, offset: 0, limit: 50 },
+        &DrillOptions { a: ids[0], b: ids[2], metric: SentenceMetric::BLEU, sort: DrillSort::Worsened, offset: 0, limit: 50 },
     )
     .unwrap();
     assert_eq!(page.segments.len(), 50);

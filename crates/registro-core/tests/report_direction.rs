@@ -109,7 +109,7 @@ fn informal_runs_rank_lower_formality_as_better() {
     // The drill-down's "improved" is the better side's: a more formal answer from an informal system is worse.
     let page = report::drilldown(
         &prep,
-        &DrillOptions { a: ids[0], b: ids[2], metric: SentenceMetric::Formality, sort: DrillSort::Improved, offset: 0, limit: 10 },
+        &DrillOptions { a: ids[0], b: ids[2], metric: SentenceMetric::FORMALITY, sort: DrillSort::Improved, offset: 0, limit: 10 },
     )
     .unwrap();
     assert_eq!((page.improved, page.worsened), (0, 99), "every formal answer of system 3 is a worsening");

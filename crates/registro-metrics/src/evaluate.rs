@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::bleu::Bleu;
 use crate::chrf::Chrf;
+use crate::descriptor::Scope;
 use crate::edits::{edit_type_counts, EditType};
 use crate::macc::{classify, label_stats, phrases, Counts, Label, MaccResult, MatchedAccuracy, Register};
 use crate::metric::{par_map, signature, Metric, NRefs, SegmentStats, SigResampling};
@@ -18,9 +19,9 @@ use crate::style::{self, Bucket, Distribution};
 use crate::ter::Ter;
 use crate::MetricError;
 
-/// Metrics `registro eval --metrics` understands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// Metrics `registro eval --metrics` understands. What each one is (direction, needs, scope, label) is its row in
+/// the metric table ([`crate::descriptor`]), never decided here by the variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum MetricName {
     Bleu,
     Chrf,
@@ -42,39 +43,43 @@ pub enum MetricName {
     Pp,
     /// Pang & Gimpel's GM of Acc, Sim and PP, t = (63, 71, 97, −37).
     Gm,
+    /// The outputs' mean formality, which the Dashboard measures (eval scores Acc instead).
+    Formality,
+    /// A metric added to the table at run time ([`crate::descriptor::register`]), by its key.
+    Registered(&'static str),
+}
+
+impl Serialize for MetricName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.key())
+    }
 }
 
 impl FromStr for MetricName {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        Ok(match s.trim().to_lowercase().as_str() {
-            "bleu" => Self::Bleu,
-            "chrf" => Self::Chrf,
-            "chrf++" | "chrfpp" | "chrf-pp" => Self::ChrfPlusPlus,
-            "ter" => Self::Ter,
-            "m-acc" | "macc" | "m_acc" => Self::MAcc,
-            "self-bleu" | "self_bleu" => Self::SelfBleu,
-            "led" => Self::Led,
-            "levenshtein" | "lev" => Self::Levenshtein,
-            "distinct" => Self::Distinct,
-            "length-ratio" | "length_ratio" => Self::LengthRatio,
-            "length-buckets" | "length_buckets" | "bucketed-bleu" => Self::LengthBuckets,
-            "edit-types" | "edit_types" | "edits" => Self::EditTypes,
-            "acc" => Self::Acc,
-            "sim" => Self::Sim,
-            "pp" | "perplexity" => Self::Pp,
-            "gm" => Self::Gm,
-            o => {
-                return Err(format!(
-                    "unknown metric {o:?}; expected bleu, chrf, chrf++, ter, m-acc, self-bleu, led, levenshtein, distinct, \
-                     length-ratio, length-buckets, edit-types, acc, sim, pp, gm"
-                ))
-            }
-        })
+        match crate::descriptor::find(s) {
+            Some(d) if d.scope == crate::descriptor::Scope::Dashboard => Err(format!(
+                "{} is measured by the Dashboard, not by eval (for eval, acc scores the outputs' register)",
+                d.key
+            )),
+            Some(d) => Ok(d.name()),
+            None => Err(format!("unknown metric {:?}; expected {}", s.trim().to_lowercase(), crate::descriptor::known_names())),
+        }
     }
 }
 
 impl MetricName {
+    /// This metric's row of the metric table.
+    pub fn descriptor(self) -> &'static crate::descriptor::MetricDescriptor {
+        crate::descriptor::of(self)
+    }
+
+    /// The key `--metrics`, eval's JSON and stored parameters use (`bleu`, `chrf_plus_plus`, `m_acc`).
+    pub fn key(self) -> &'static str {
+        self.descriptor().key
+    }
+
     pub fn parse_list(s: &str) -> Result<Vec<Self>, String> {
         let mut v: Vec<Self> = s
             .split(',')
@@ -229,6 +234,9 @@ pub struct Sentences {
     pub m_acc: Option<Vec<Label>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub char_levenshtein: Option<Vec<usize>>,
+    /// Sentence scores of the metrics added to the table at run time, by key.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, Vec<f64>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -251,6 +259,9 @@ pub struct SystemReport {
     pub m_acc: Option<MaccReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub style: Option<StyleReport>,
+    /// Corpus scores of the metrics added to the table at run time ([`crate::descriptor::register`]), by key.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, ScoreReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sentences: Option<Sentences>,
 }
@@ -275,10 +286,7 @@ fn sig_resampling(cfg: &EvalConfig) -> SigResampling {
 /// so that it can be scored while the files are read, a chunk at a time. The style and model-based metrics need
 /// every line at once.
 pub fn is_segmentwise(m: MetricName) -> bool {
-    matches!(
-        m,
-        MetricName::Bleu | MetricName::Chrf | MetricName::ChrfPlusPlus | MetricName::Ter | MetricName::MAcc
-    )
+    m.descriptor().scope == Scope::Segmentwise
 }
 
 /// How many segments a [`GroupScorer`] is given at a time by [`evaluate_with`] (and by `registro eval`, which reads
@@ -290,6 +298,8 @@ enum CorpusMetric {
     Bleu { corpus: Bleu, sentence: Bleu },
     Chrf { name: MetricName, chrf: Chrf },
     Ter(Ter),
+    /// A metric added to the table at run time: its key, label and scorer.
+    Registered { key: &'static str, label: &'static str, metric: Box<dyn Metric> },
 }
 
 impl CorpusMetric {
@@ -298,6 +308,7 @@ impl CorpusMetric {
             Self::Bleu { corpus, .. } => corpus,
             Self::Chrf { chrf, .. } => chrf,
             Self::Ter(t) => t,
+            Self::Registered { metric, .. } => metric.as_ref(),
         }
     }
 
@@ -307,6 +318,7 @@ impl CorpusMetric {
             Self::Bleu { sentence, .. } => sentence.compute(row).score,
             Self::Chrf { chrf, .. } => chrf.score(row),
             Self::Ter(t) => t.score(row),
+            Self::Registered { metric, .. } => metric.score(row),
         }
     }
 }
@@ -407,6 +419,13 @@ impl GroupScorer {
         }
         if wants(MetricName::Ter) {
             corpus.push((CorpusMetric::Ter(cfg.ter.clone()), tallies()));
+        }
+        for &m in &cfg.metrics {
+            let d = m.descriptor();
+            if let (MetricName::Registered(_), Some(make)) = (m, &d.make) {
+                let metric = make(&cfg.lang).map_err(|e| MetricError::Input(format!("metric {}: {e}", d.key)))?;
+                corpus.push((CorpusMetric::Registered { key: d.key, label: d.label, metric }, tallies()));
+            }
         }
         // The paired test compares accuracy for the baseline's register across the group.
         let macc = wants(MetricName::MAcc).then(|| {
@@ -600,6 +619,18 @@ impl GroupScorer {
                         });
                         sentences.ter = Some(t.sentences);
                     }
+                    CorpusMetric::Registered { key, label, metric } => {
+                        r.metrics.insert(
+                            key.to_string(),
+                            ScoreReport {
+                                name: label.to_string(),
+                                score: metric.score(&t.sum),
+                                signature: signature.clone(),
+                                significance: sig(&tests, i),
+                            },
+                        );
+                        sentences.metrics.insert(key.to_string(), t.sentences);
+                    }
                 }
             }
         }
@@ -638,6 +669,7 @@ fn blank_report(
         ter: None,
         m_acc: None,
         style: None,
+        metrics: BTreeMap::new(),
         sentences: Some(Sentences::default()),
     }
 }
@@ -653,33 +685,16 @@ fn significance(tests: &Option<Vec<TestResult>>, i: usize, baseline: &str) -> Op
 }
 
 fn needs_refs(m: MetricName) -> bool {
-    matches!(
-        m,
-        MetricName::Bleu
-            | MetricName::Chrf
-            | MetricName::ChrfPlusPlus
-            | MetricName::Ter
-            | MetricName::LengthRatio
-            | MetricName::LengthBuckets
-    )
+    m.descriptor().needs_references
 }
 
 fn needs_source(m: MetricName) -> bool {
-    matches!(
-        m,
-        MetricName::SelfBleu
-            | MetricName::Led
-            | MetricName::Levenshtein
-            | MetricName::LengthBuckets
-            | MetricName::EditTypes
-            | MetricName::Sim
-            | MetricName::Gm
-    )
+    m.descriptor().needs_source
 }
 
 /// Whether `m` is scored by a model the caller provides ([`style::Providers`]): Pang & Gimpel's Acc, Sim, PP, GM.
 pub fn is_model_based(m: MetricName) -> bool {
-    matches!(m, MetricName::Acc | MetricName::Sim | MetricName::Pp | MetricName::Gm)
+    m.descriptor().scope == Scope::Model
 }
 
 /// Which model scorers a list of metrics needs (GM needs all three): the one place both the metric engine and
@@ -821,7 +836,7 @@ pub fn evaluate_with(
             }
             scorer.finish()?
         };
-        let style_wanted = cfg.metrics.iter().any(|&m| !is_segmentwise(m) && !is_model_based(m));
+        let style_wanted = cfg.metrics.iter().any(|&m| m.descriptor().scope == Scope::Corpus);
         if style_wanted {
             let streams: Vec<Vec<String>> = ts.refs.iter().map(|(_, l)| l.clone()).collect();
             for (r, s) in reps.iter_mut().zip(&members) {

@@ -9,6 +9,7 @@
 pub mod bleu;
 pub mod chrf;
 pub mod correlation;
+pub mod descriptor;
 pub mod distance;
 pub mod edits;
 pub mod evaluate;
@@ -26,6 +27,7 @@ pub mod tokenize;
 
 pub use bleu::{Bleu, BleuScore, Smooth};
 pub use chrf::Chrf;
+pub use descriptor::{bleu_tokenizer, Better, MetricDescriptor, Scope, TokenizerRule};
 pub use metric::{
     clip_interval, corpus_stats, prepare_refs, signature, Metric, NRefs, PreparedRefs, SegmentStats, SigResampling,
 };

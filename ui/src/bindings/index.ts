@@ -53,6 +53,7 @@ export type { Level } from './Level';
 export type { Marker } from './Marker';
 export type { MarkerKind } from './MarkerKind';
 export type { Method } from './Method';
+export type { MetricChoice } from './MetricChoice';
 export type { MetricResult } from './MetricResult';
 export type { ModelReport } from './ModelReport';
 export type { ModelSummary } from './ModelSummary';

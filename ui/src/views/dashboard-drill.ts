@@ -38,12 +38,12 @@ export function drillView(cmp: Comparison, notify: (m: string, k?: 'info' | 'err
   a.value = String(cmp.baseline_run);
   const other = cmp.systems.find((s) => !s.baseline);
   if (other) b.value = String(other.run_id);
-  const metric = select({ 'data-testid': 'dash-drill-metric' }, [
-    ['bleu', 'sentence BLEU'],
-    ['chrf', 'sentence chrF2'],
-    ['ter', 'sentence TER'],
-    ['formality', 'formality'],
-  ]);
+  // The sentence scores the comparison holds, from core's metric table (BLEU, chrF, TER, formality, and any
+  // metric added to the table).
+  const metric = select(
+    { 'data-testid': 'dash-drill-metric' },
+    cmp.sentence_metrics.map((m): [string, string] => [m.key, m.label]),
+  );
   const sort = select({ 'data-testid': 'dash-drill-sort' }, [
     ['improved', 'B better first'],
     ['worsened', 'B worse first'],

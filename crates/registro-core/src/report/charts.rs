@@ -18,25 +18,19 @@ const MAX_OVERLAID: usize = 5;
 const MAX_HEATMAP: usize = 20;
 
 /// `alpha`: significance level of the bar markers (the same markers and levels as the corpus table).
-pub(super) fn build(prep: &Prepared, rows: &[MetricRow], extra: &[String], alpha: f64) -> Result<Vec<(&'static str, Chart)>> {
+pub(super) fn build(prep: &Prepared, rows: &[MetricRow], extra: &[String], alpha: f64) -> Result<Vec<(String, Chart)>> {
     let data = &prep.data;
     let base = data.baseline;
     let labels: Vec<String> = data.systems.iter().map(|s| s.label.clone()).collect();
-    let mut charts: Vec<(&'static str, Chart)> = Vec::new();
+    let mut charts: Vec<(String, Chart)> = Vec::new();
 
     let value = |key: &str, i: usize| rows.iter().find(|r| r.key == key).and_then(|r| r.values[i].as_ref()).map(|v| v.0);
     let formality_axis = prep.systems.first().map_or("PT16 scale −3 informal … 3 formal", |s| s.formality_source.as_str());
 
+    // One bar chart per row of the corpus table (every metric the table puts on the Dashboard): `bars_<key>`.
     for row in rows {
         let (key, label, values) = (row.key, row.label.as_str(), &row.values);
-        let chart_key = match key {
-            "bleu" => "bars_bleu",
-            "chrf" => "bars_chrf",
-            "ter" => "bars_ter",
-            "macc" => "bars_macc",
-            "formality" => "bars_formality",
-            _ => continue,
-        };
+        let chart_key = format!("bars_{key}");
         let bars: Vec<Bar> = values
             .iter()
             .enumerate()
@@ -84,7 +78,7 @@ pub(super) fn build(prep: &Prepared, rows: &[MetricRow], extra: &[String], alpha
         .collect();
     if !points.is_empty() {
         charts.push((
-            "scatter_bleu_formality",
+            "scatter_bleu_formality".to_string(),
             Chart::Scatter(ScatterChart {
                 title: "BLEU × formality".into(),
                 x_label: match rows.iter().find(|r| r.key == "formality").and_then(|r| r.direction.higher_is_better) {
@@ -122,7 +116,7 @@ pub(super) fn build(prep: &Prepared, rows: &[MetricRow], extra: &[String], alpha
         .collect();
     if !points.is_empty() {
         charts.push((
-            "scatter_acc_sim",
+            "scatter_acc_sim".to_string(),
             Chart::Scatter(ScatterChart {
                 title: "Accuracy × similarity".into(),
                 x_label: match sim_key {
@@ -145,7 +139,7 @@ pub(super) fn build(prep: &Prepared, rows: &[MetricRow], extra: &[String], alpha
         .collect();
     if !stacked.is_empty() {
         charts.push((
-            "stacked_macc",
+            "stacked_macc".to_string(),
             Chart::Stacked(StackedBarChart {
                 title: "M-Acc labels per system".into(),
                 x_label: "System".into(),
@@ -162,7 +156,7 @@ pub(super) fn build(prep: &Prepared, rows: &[MetricRow], extra: &[String], alpha
     let max_lev = shown.iter().flat_map(|&i| prep.systems[i].levenshtein.iter().copied()).fold(0.0, f64::max);
     let hi = (max_lev.min(200.0) / 10.0).ceil().max(1.0) * 10.0;
     charts.push((
-        "hist_levenshtein",
+        "hist_levenshtein".to_string(),
         Chart::Histogram(HistogramChart {
             title: if prep.levenshtein_from_input {
                 "Character edit distance input → output".into()
@@ -195,7 +189,7 @@ pub(super) fn build(prep: &Prepared, rows: &[MetricRow], extra: &[String], alpha
             _ => (HistogramChart::uniform_edges(-3.5, 3.5, 14), "−3 informal … 3 formal".to_string()),
         };
         charts.push((
-            "hist_formality",
+            "hist_formality".to_string(),
             Chart::Histogram(HistogramChart {
                 title: if same_scale { "Formality of inputs and outputs".into() } else { "Formality of outputs".into() },
                 x_label: format!("Formality score ({axis})"),
@@ -218,7 +212,7 @@ pub(super) fn build(prep: &Prepared, rows: &[MetricRow], extra: &[String], alpha
             "Lexical difference between systems".into()
         };
         charts.push((
-            "heatmap_led",
+            "heatmap_led".to_string(),
             Chart::Heatmap(HeatmapChart {
                 title,
                 row_labels: shown_labels.clone(),
@@ -258,7 +252,7 @@ pub(super) fn build(prep: &Prepared, rows: &[MetricRow], extra: &[String], alpha
             })
             .collect();
         charts.push((
-            "grouped_length_bleu",
+            "grouped_length_bleu".to_string(),
             Chart::Grouped(GroupedBarChart {
                 title: "BLEU by source length".into(),
                 x_label: "Source length (words)".into(),

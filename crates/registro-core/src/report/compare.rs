@@ -7,12 +7,13 @@ use std::time::Instant;
 
 use anyhow::Result;
 use registro_metrics::edits::{edit_type_counts, EditType};
+use registro_metrics::evaluate::MetricName;
 use registro_metrics::Metric;
 use registro_report::{Cell, Chart, Column, Table};
 use serde::{Deserialize, Serialize};
 
-use super::direction::{formality_direction, stored_metric_direction, Direction};
-use super::prepare::{stop_if_cancelled, Prepared};
+use super::direction::{formality_direction, metric_direction, stored_metric_direction, Direction};
+use super::prepare::{stop_if_cancelled, Prepared, SentenceMetric};
 use super::resampled::{resampled, Stat};
 use crate::progress::{Progress, ProgressFn};
 
@@ -97,6 +98,9 @@ pub struct Comparison {
     /// Tables not built yet (see [`CompareOptions::lazy_tables`]), in the order they belong after `tables`.
     pub pending_tables: Vec<PendingTable>,
     pub charts: Vec<NamedChart>,
+    /// The sentence scores the drill-down can sort by, in the metric table's order.
+    #[serde(default)]
+    pub sentence_metrics: Vec<MetricChoice>,
     /// Where the time went, in milliseconds (prepare steps and this aggregation).
     pub timings_ms: BTreeMap<String, f64>,
 }
@@ -108,6 +112,13 @@ impl Comparison {
     pub fn chart(&self, key: &str) -> Option<&NamedChart> {
         self.charts.iter().find(|c| c.key == key)
     }
+}
+
+/// A sentence score the drill-down offers: its key and what the menu calls it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ts_rs::TS)]
+pub struct MetricChoice {
+    pub key: SentenceMetric,
+    pub label: String,
 }
 
 /// A table of the comparison that [`complete_table`] builds on request.
@@ -223,61 +234,57 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
     stop_if_cancelled(cancel)?;
     let mut take = |at: Option<usize>| at.and_then(|j| boot[j].take());
 
-    // BLEU, chrF and TER: the engine's paired test over all systems at once.
+    // Every metric the table puts on the Dashboard, in the table's order: BLEU, chrF and TER (the engine's paired
+    // test over all systems at once), M-Acc, formality, then the metrics registered at run time.
     let nrefs = data.systems[base].refs.len();
+    let registers = || data.systems.iter().map(|s| s.run.register.as_deref());
     let mut rows: Vec<MetricRow> = Vec::with_capacity(5);
-    for (m, (key, label)) in [("bleu", "BLEU"), ("chrf", "chrF2"), ("ter", "TER")].into_iter().enumerate() {
-        let scores: Option<Vec<Vec<f64>>> = (!corpus_at[m].is_empty()).then(|| corpus_at[m].iter().map(|&j| take(Some(j)).expect("resampled")).collect());
-        rows.push(corpus_row(key, label, corpus_metrics[m], &corpus_stats[m], base, opts, nrefs, scores.as_deref())?);
-    }
-    // M-Acc: each run is scored for its own register; the metric object only differs in that.
-    if let Some(first) = prep.macc_metrics.iter().flatten().next() {
-        let values: Vec<Option<(f64, Option<PairedResult>)>> = {
-            let real: Vec<Option<f64>> = (0..k)
-                .map(|i| match (&prep.macc_metrics[i], &prep.systems[i].macc) {
-                    (Some(m), Some((s, _))) => Some(m.score(&s.stats.sum())),
-                    _ => None,
-                })
-                .collect();
-            let boots: Vec<Option<Vec<f64>>> = (0..k).map(|i| take(macc_at[i])).collect();
-            against_baseline(&real, &boots, base)
+    for d in registro_metrics::descriptor::all().into_iter().filter(|d| d.on_dashboard) {
+        let builtin = match d.name() {
+            MetricName::Bleu => Some(0),
+            MetricName::Chrf => Some(1),
+            MetricName::Ter => Some(2),
+            _ => None,
         };
-        let signature = prep.systems.iter().find_map(|s| s.macc.as_ref().map(|m| m.0.signature.clone()));
-        rows.push(MetricRow {
-            key: "macc",
-            label: "M-Acc".into(),
-            direction: Direction::fixed(first.higher_is_better()),
-            range: first.range(),
-            decimals: 1,
-            values,
-            signature,
-        });
+        if let Some(m) = builtin {
+            let scores: Option<Vec<Vec<f64>>> = (!corpus_at[m].is_empty()).then(|| corpus_at[m].iter().map(|&j| take(Some(j)).expect("resampled")).collect());
+            let dir = metric_direction(d.better, registers());
+            rows.push(corpus_row(d.key, &corpus_metrics[m].name(), dir, d.decimals, corpus_metrics[m], &corpus_stats[m], base, opts, nrefs, scores.as_deref())?);
+        } else if let Some(at) = prep.registered.iter().position(|(r, _)| r.key == d.key) {
+            let metric = prep.registered[at].1.as_ref();
+            let stats: Vec<&registro_metrics::SegmentStats> = prep.systems.iter().map(|s| &s.registered[at].stats).collect();
+            let dir = metric_direction(d.better, registers());
+            rows.push(corpus_row(d.key, d.label, dir, d.decimals, metric, &stats, base, opts, nrefs, None)?);
+        } else if d.name() == MetricName::MAcc {
+            if let Some(row) = macc_row(prep, d, &mut take, &macc_at) {
+                rows.push(row);
+            }
+        } else if d.name() == MetricName::Formality {
+            let real = formality_real.clone();
+            let boots: Vec<Option<Vec<f64>>> = (0..k).map(|i| take(formality_at[i])).collect();
+            let values = against_baseline(&real, &boots, base);
+            let dir = metric_direction(d.better, registers());
+            rows.push(MetricRow {
+                key: "formality",
+                label: d.label.into(),
+                range: prep.systems.first().and_then(|s| s.formality_range).unwrap_or((f64::NEG_INFINITY, f64::INFINITY)),
+                decimals: d.decimals,
+                values,
+                signature: prep.systems.first().map(|s| format!("formality: {}; {}", s.formality_source, dir.label())),
+                direction: dir,
+            });
+        }
     }
-    // Mean formality of the outputs (PT16 scale in English, the register analyzer's −1…1 elsewhere). Which side is
-    // better is the runs' requested register's: for informal runs, lower.
-    let formality_dir = formality_direction(data.systems.iter().map(|s| s.run.register.as_deref()));
-    {
-        let real = formality_real;
-        let boots: Vec<Option<Vec<f64>>> = (0..k).map(|i| take(formality_at[i])).collect();
-        let values = against_baseline(&real, &boots, base);
-        rows.push(MetricRow {
-            key: "formality",
-            label: "Formality".into(),
-            range: prep.systems.first().and_then(|s| s.formality_range).unwrap_or((f64::NEG_INFINITY, f64::INFINITY)),
-            decimals: 2,
-            values,
-            signature: prep.systems.first().map(|s| format!("formality: {}; {}", s.formality_source, formality_dir.label())),
-            direction: formality_dir.clone(),
-        });
-    }
+    let formality_dir = formality_direction(registers());
     let rows: Vec<MetricRow> = rows.into_iter().map(MetricRow::clip_intervals).collect();
-    // Corpus metrics other tools stored for these runs (perplexity, similarity, COMET…), shown as they are.
-    let computed = ["bleu", "chrf", "ter", "m-acc", "macc", "formality"];
+    // Corpus metrics other tools stored for these runs (perplexity, similarity, COMET…), shown as they are; the
+    // ones the Dashboard computes itself (and chrF/BLEU variants) are not repeated.
+    let computed = |k: &str| registro_metrics::descriptor::find(k).is_some_and(|d| d.on_dashboard);
     let mut extra: Vec<String> = data
         .systems
         .iter()
         .flat_map(|s| s.stored.iter().filter(|(_, m)| m.corpus.is_some()).map(|(k, _)| k.clone()))
-        .filter(|k| !computed.contains(&k.to_lowercase().as_str()) && !k.to_lowercase().starts_with("chrf") && !k.to_lowercase().starts_with("bleu"))
+        .filter(|k| !computed(k) && !k.to_lowercase().starts_with("chrf") && !k.to_lowercase().starts_with("bleu"))
         .collect();
     extra.sort();
     extra.dedup();
@@ -399,7 +406,7 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
     for (key, chart) in charts {
         let svg = if opts.render_svg { Some(chart.to_svg(opts.chart_size)?) } else { None };
         let labels = chart.label_key().into_iter().map(|(short, full)| ChartLabel { short, full }).collect();
-        named.push(NamedChart { key: key.to_string(), title: chart.title().to_string(), chart, labels, svg });
+        named.push(NamedChart { key, title: chart.title().to_string(), chart, labels, svg });
     }
     let ct = t2.elapsed().as_secs_f64() * 1e3;
 
@@ -434,6 +441,7 @@ pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool)
         tables,
         pending_tables,
         charts: named,
+        sentence_metrics: prep.sentence_metrics().into_iter().map(|m| MetricChoice { label: m.label(), key: m }).collect(),
         timings_ms: timings,
     })
 }
@@ -537,6 +545,8 @@ pub fn complete_tables(prep: &Prepared, cmp: &mut Comparison, cancel: &AtomicBoo
 fn corpus_row(
     key: &'static str,
     label: &str,
+    direction: Direction,
+    decimals: usize,
     metric: &dyn Metric,
     stats: &[&registro_metrics::SegmentStats],
     base: usize,
@@ -554,9 +564,9 @@ fn corpus_row(
     Ok(MetricRow {
         key,
         label: label.to_string(),
-        direction: Direction::fixed(metric.higher_is_better()),
+        direction,
         range: metric.range(),
-        decimals: 1,
+        decimals,
         values,
         signature: Some(registro_metrics::signature(metric, &registro_metrics::NRefs::Fixed(nrefs), &sig_resampling(opts))),
     })
@@ -589,6 +599,36 @@ pub(super) fn label_counts(labels: &[registro_metrics::macc::Label]) -> [f64; 4]
         }] += 1.0;
     }
     c
+}
+
+/// M-Acc's row: each run is scored for its own register (the metric object only differs in that); `None` when no
+/// run has one.
+fn macc_row(
+    prep: &Prepared,
+    d: &registro_metrics::MetricDescriptor,
+    take: &mut impl FnMut(Option<usize>) -> Option<Vec<f64>>,
+    macc_at: &[Option<usize>],
+) -> Option<MetricRow> {
+    let first = prep.macc_metrics.iter().flatten().next()?;
+    let k = prep.systems.len();
+    let real: Vec<Option<f64>> = (0..k)
+        .map(|i| match (&prep.macc_metrics[i], &prep.systems[i].macc) {
+            (Some(m), Some((s, _))) => Some(m.score(&s.stats.sum())),
+            _ => None,
+        })
+        .collect();
+    let boots: Vec<Option<Vec<f64>>> = (0..k).map(|i| take(macc_at[i])).collect();
+    let values = against_baseline(&real, &boots, prep.data.baseline);
+    let signature = prep.systems.iter().find_map(|s| s.macc.as_ref().map(|m| m.0.signature.clone()));
+    Some(MetricRow {
+        key: "macc",
+        label: d.label.into(),
+        direction: metric_direction(d.better, prep.data.systems.iter().map(|s| s.run.register.as_deref())),
+        range: first.range(),
+        decimals: d.decimals,
+        values,
+        signature,
+    })
 }
 
 /// Each system's real score with its CI, and a p-value against the baseline's resamples where both exist.

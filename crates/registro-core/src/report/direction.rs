@@ -3,6 +3,7 @@
 //! the register the runs were asked to produce (an informal target is met by *lower* formality). The rule lives
 //! here once; tables, charts, markers and the drill-down's "improved" order all ask it.
 
+use registro_metrics::Better;
 use registro_register::Register;
 
 /// Which way is better for one metric in one comparison, and why (shown beside the arrow).
@@ -65,17 +66,28 @@ pub fn formality_direction<'a>(registers: impl IntoIterator<Item = Option<&'a st
     Direction { higher_is_better: first, reason: format!("the runs ask for {}", names.join(" and ")) }
 }
 
-/// The direction of a corpus metric another tool stored for the runs (eval's style and Pang & Gimpel metrics, a
-/// rewrite's scores), from what each of them measures; one Registro does not know has no direction rather than a
-/// guessed one. Formality-like scores follow the runs' registers.
+/// The direction of a metric from its row of the metric table ([`registro_metrics::descriptor`]): higher or lower
+/// whatever the runs asked, the runs' register side for formality, none for a descriptive number.
+pub fn metric_direction<'a>(better: Better, registers: impl IntoIterator<Item = Option<&'a str>>) -> Direction {
+    match better {
+        Better::Higher => Direction::fixed(true),
+        Better::Lower => Direction::fixed(false),
+        Better::Register => formality_direction(registers),
+        Better::Neither => Direction { higher_is_better: None, reason: "descriptive: no better side".into() },
+    }
+}
+
+/// The direction of a corpus metric stored for the runs (eval's style and Pang & Gimpel metrics, a rewrite's
+/// scores), from its row of the metric table by the name it is stored under; a few numbers other tools store
+/// have no row (COMET, a rewrite's chrF to its input, its speed). One Registro does not know has no direction
+/// rather than a guessed one.
 pub fn stored_metric_direction<'a>(name: &str, registers: impl IntoIterator<Item = Option<&'a str>>) -> Direction {
-    let lower = name.to_lowercase();
-    match lower.as_str() {
-        "formality" => formality_direction(registers),
-        "perplexity" | "ppl" | "pp" | "ter" | "seconds_per_sentence" => Direction::fixed(false),
-        "acc" | "sim" | "sim-chrf" | "gm" | "chrf.input" | "distinct-1" | "distinct-2" | "length-bucketed-bleu" | "comet" => {
-            Direction::fixed(true)
-        }
+    if let Some(d) = registro_metrics::descriptor::find(name) {
+        return metric_direction(d.better, registers);
+    }
+    match name.to_lowercase().as_str() {
+        "seconds_per_sentence" => Direction::fixed(false),
+        "chrf.input" | "comet" => Direction::fixed(true),
         _ => Direction { higher_is_better: None, reason: "descriptive: no better side".into() },
     }
 }

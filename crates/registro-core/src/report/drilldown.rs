@@ -44,7 +44,7 @@ pub struct DrillOptions {
 }
 
 fn default_metric() -> SentenceMetric {
-    SentenceMetric::Bleu
+    SentenceMetric::BLEU
 }
 fn default_limit() -> usize {
     20
@@ -177,8 +177,9 @@ pub fn drilldown(prep: &Prepared, opts: &DrillOptions) -> Result<DrillPage> {
     if a == b {
         bail!("pick two different runs to drill down (got {} twice)", opts.a);
     }
-    let sa = prep.systems[a].sentence.get(&opts.metric).context("sentence metric not prepared")?;
-    let sb = prep.systems[b].sentence.get(&opts.metric).context("sentence metric not prepared")?;
+    let missing = || format!("this comparison has no sentence scores of {:?}", opts.metric.key());
+    let sa = prep.systems[a].sentence.get(&opts.metric).with_context(missing)?;
+    let sb = prep.systems[b].sentence.get(&opts.metric).with_context(missing)?;
     // "Improved" is the better side's: for formality between informal runs, a lower score.
     let direction = opts.metric.direction([a, b].map(|i| data.systems[i].run.register.as_deref()));
     let sign = if direction.higher_is_better == Some(false) { -1.0 } else { 1.0 };
@@ -237,13 +238,15 @@ pub fn drilldown(prep: &Prepared, opts: &DrillOptions) -> Result<DrillPage> {
             }
         })
         .collect();
+    let follows_register = opts.metric.descriptor().is_some_and(|d| d.better == registro_metrics::Better::Register);
     Ok(DrillPage {
-        metric: opts.metric,
+        metric: opts.metric.clone(),
         metric_label: match direction.higher_is_better {
             // Without a better side, "improved" only means "higher".
             None => format!("{} (higher first: {})", opts.metric.label(), direction.reason),
-            Some(_) if opts.metric == SentenceMetric::Formality => format!("{} ({})", opts.metric.label(), direction.label()),
-            Some(_) => opts.metric.label().to_string(),
+            Some(_) if follows_register => format!("{} ({})", opts.metric.label(), direction.label()),
+            Some(false) => format!("{} (lower is better)", opts.metric.label()),
+            Some(true) => opts.metric.label(),
         },
         total: n,
         improved: diff.iter().filter(|d| **d > 0.0).count(),

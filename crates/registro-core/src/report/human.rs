@@ -11,7 +11,7 @@ use registro_report::{Cell, Column, Table};
 use registro_store::{JudgmentFilter, NewJudgment, RunId, Scale, Store};
 use serde::{Deserialize, Serialize};
 
-use super::prepare::{Prepared, SentenceMetric};
+use super::prepare::Prepared;
 
 /// XFORMAL's formality scale: −3 very informal … 3 very formal.
 pub const FORMALITY_SCALE: (i32, i32) = (-3, 3);
@@ -290,7 +290,8 @@ pub fn human_summary(store: &Store, prep: &Prepared) -> Result<HumanSummary> {
     }
 
     // ---- automatic metrics vs humans (segment level, mean over raters)
-    let metrics = [SentenceMetric::Bleu, SentenceMetric::Chrf, SentenceMetric::Ter, SentenceMetric::Formality];
+    // Every sentence score the comparison holds, from the metric table.
+    let metrics = prep.sentence_metrics();
     let mut corr = Table::new(
         "human_correlation",
         "Spearman ρ between automatic metrics and human ratings (segment level)",

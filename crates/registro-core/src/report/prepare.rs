@@ -2,12 +2,13 @@
 //! scores and resampling only re-sum), sentence-level scores for the drill-down, M-Acc labels, formality scores,
 //! edit distances and the lexical difference between every pair of systems.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use registro_metrics::macc::{Label, MatchedAccuracy, Register as MaccRegister};
-use registro_metrics::{corpus_stats, prepare_refs, Bleu, Chrf, Metric, NRefs, SegmentStats, Ter, Tokenizer};
+use registro_metrics::{corpus_stats, prepare_refs, Bleu, Chrf, Metric, MetricDescriptor, NRefs, SegmentStats, Ter};
 use registro_store::{fingerprint, RunId, SegmentTable, Store};
 use serde::{Deserialize, Serialize};
 
@@ -15,32 +16,40 @@ use super::data::ComparisonData;
 use super::resampled::{ResampledCache, TableRef};
 use crate::progress::{Progress, ProgressFn};
 
-/// Sentence-level scores the drill-down can sort by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "lowercase")]
-pub enum SentenceMetric {
-    Bleu,
-    Chrf,
-    Ter,
-    Formality,
-}
+/// A sentence-level score the drill-down can sort by and human ratings are correlated with: the key of a metric
+/// in the table ([`registro_metrics::descriptor`]) that the Dashboard computes per sentence — `bleu`, `chrf`,
+/// `ter`, `formality`, and any metric registered with `on_dashboard`.
+/// Serialized as the bare key (a newtype).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
+pub struct SentenceMetric(#[ts(as = "String")] pub Cow<'static, str>);
 
 impl SentenceMetric {
-    /// Which way is better between systems asking for these registers: TER down, BLEU and chrF up, formality the
-    /// registers' side ([`super::direction::formality_direction`]).
-    pub fn direction<'a>(self, registers: impl IntoIterator<Item = Option<&'a str>>) -> super::direction::Direction {
-        match self {
-            SentenceMetric::Ter => super::direction::Direction::fixed(false),
-            SentenceMetric::Formality => super::direction::formality_direction(registers),
-            SentenceMetric::Bleu | SentenceMetric::Chrf => super::direction::Direction::fixed(true),
-        }
+    pub const BLEU: SentenceMetric = SentenceMetric(Cow::Borrowed("bleu"));
+    pub const CHRF: SentenceMetric = SentenceMetric(Cow::Borrowed("chrf"));
+    pub const TER: SentenceMetric = SentenceMetric(Cow::Borrowed("ter"));
+    pub const FORMALITY: SentenceMetric = SentenceMetric(Cow::Borrowed("formality"));
+
+    pub fn key(&self) -> &str {
+        &self.0
     }
-    pub fn label(self) -> &'static str {
-        match self {
-            SentenceMetric::Bleu => "sentence BLEU",
-            SentenceMetric::Chrf => "sentence chrF2",
-            SentenceMetric::Ter => "sentence TER",
-            SentenceMetric::Formality => "formality",
+
+    /// The metric's row of the table, if it has one.
+    pub fn descriptor(&self) -> Option<&'static MetricDescriptor> {
+        registro_metrics::descriptor::find(&self.0)
+    }
+
+    /// Which way is better between systems asking for these registers: the table's direction (TER down, BLEU and
+    /// chrF up, formality the registers' side, [`super::direction::metric_direction`]).
+    pub fn direction<'a>(&self, registers: impl IntoIterator<Item = Option<&'a str>>) -> super::direction::Direction {
+        let better = self.descriptor().map_or(registro_metrics::Better::Neither, |d| d.better);
+        super::direction::metric_direction(better, registers)
+    }
+
+    pub fn label(&self) -> String {
+        match self.descriptor() {
+            Some(d) if d.better == registro_metrics::Better::Register => d.label.to_lowercase(),
+            Some(d) => format!("sentence {}", d.label),
+            None => self.0.to_string(),
         }
     }
 }
@@ -55,6 +64,8 @@ pub struct PreparedSystem {
     pub bleu: MetricStats,
     pub chrf: MetricStats,
     pub ter: MetricStats,
+    /// The statistics of each metric registered for the Dashboard ([`Prepared::registered`]), in that order.
+    pub registered: Vec<MetricStats>,
     /// M-Acc for the run's register, when the document has annotated references and the run a register.
     pub macc: Option<(MetricStats, Vec<Label>)>,
     pub sentence: HashMap<SentenceMetric, Vec<f64>>,
@@ -82,6 +93,9 @@ pub struct Prepared {
     pub bleu_metric: Bleu,
     pub chrf_metric: Chrf,
     pub ter_metric: Ter,
+    /// The metrics added to the table at run time that the Dashboard shows (`on_dashboard`), with their scorers
+    /// for the target language.
+    pub registered: Vec<(&'static MetricDescriptor, Box<dyn Metric>)>,
     pub macc_metrics: Vec<Option<MatchedAccuracy>>,
     pub timings_ms: BTreeMap<String, f64>,
     /// Edit-type counts already computed by [`compare`](super::compare), keyed by (from: the baseline's index for
@@ -135,6 +149,18 @@ impl Prepared {
         self.led.clear_computed();
     }
 
+    /// The sentence scores this comparison holds, in the metric table's order: what the drill-down can sort by and
+    /// human ratings are correlated with.
+    pub fn sentence_metrics(&self) -> Vec<SentenceMetric> {
+        let Some(first) = self.systems.first() else { return Vec::new() };
+        registro_metrics::descriptor::all()
+            .into_iter()
+            .filter(|d| d.on_dashboard)
+            .map(|d| SentenceMetric(Cow::Borrowed(d.key)))
+            .filter(|m| first.sentence.contains_key(m))
+            .collect()
+    }
+
     /// Mean LeD (percent) between every two of `systems` (indices; `None` on the diagonal), computing the pairs no
     /// earlier comparison or chart did.
     pub fn led_matrix(&self, systems: &[usize]) -> Vec<Vec<Option<f64>>> {
@@ -143,13 +169,11 @@ impl Prepared {
     }
 }
 
-fn bleu_for(lang: &str) -> Bleu {
-    let tokenizer = match lang {
-        "ja" => registro_metrics::ja::tokenizer().unwrap_or(Tokenizer::Char),
-        "zh" => Tokenizer::Char,
-        _ => Tokenizer::V13a,
-    };
-    Bleu { tokenizer, ..Bleu::default() }
+/// BLEU as `registro eval` scores language `lang` by default: the same tokenizer rule
+/// ([`registro_metrics::bleu_tokenizer`]), so the Dashboard and eval print the same BLEU for a run.
+fn bleu_for(lang: &str) -> Result<Bleu> {
+    let tokenizer = registro_metrics::bleu_tokenizer(lang).map_err(anyhow::Error::msg)?;
+    Ok(Bleu { tokenizer, ..Bleu::default() })
 }
 
 fn rewrite_lang(code: &str) -> Option<registro_rewrite::Lang> {
@@ -294,14 +318,22 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool
     let mut timings = BTreeMap::new();
     let t0 = std::time::Instant::now();
     let lang = data.target_lang.clone();
-    let bleu = bleu_for(&lang);
+    let bleu = bleu_for(&lang)?;
     let sentence_bleu = Bleu { effective_order: true, ..bleu.clone() };
     let chrf = Chrf::default();
     let ter = Ter::default();
 
     // References are prepared once per distinct reference set (formal runs share the formal refs, …).
     let mut ref_cache: HashMap<(String, Vec<String>), registro_metrics::PreparedRefs> = HashMap::new();
-    let metrics: [(&str, &dyn Metric); 3] = [("bleu", &bleu), ("chrf", &chrf), ("ter", &ter)];
+    let registered: Vec<(&'static MetricDescriptor, Box<dyn Metric>)> = registro_metrics::descriptor::all()
+        .into_iter()
+        .filter(|d| d.on_dashboard)
+        .filter_map(|d| d.make.as_ref().map(|make| make(&lang).map(|m| (d, m)).map_err(|e| anyhow::anyhow!("metric {}: {e}", d.key))))
+        .collect::<Result<_>>()?;
+    let metrics: Vec<(&str, &dyn Metric)> = [("bleu", &bleu as &dyn Metric), ("chrf", &chrf), ("ter", &ter)]
+        .into_iter()
+        .chain(registered.iter().map(|(d, m)| (d.key, m.as_ref())))
+        .collect();
     let mut systems = Vec::with_capacity(data.systems.len());
     let mut macc_metrics = Vec::with_capacity(data.systems.len());
     let scorer = registro_rewrite::scorer::Scorer::builtin(registro_rewrite::scorer::Variant::Lexical).ok();
@@ -335,7 +367,7 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool
             .clone();
         let texts_fp = fingerprint([out_fp.as_str(), ref_fp.as_str()]);
         let mut stats: Vec<MetricStats> = Vec::with_capacity(3);
-        for (key, metric) in metrics {
+        for &(key, metric) in &metrics {
             let cache_key = (key.to_string(), sys.ref_names.clone());
             if !ref_cache.contains_key(&cache_key) {
                 let prepared = prepare_refs(metric, &sys.refs)
@@ -350,14 +382,17 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool
             })?;
             stats.push(MetricStats { stats: SegmentStats { width: table.width, data: table.values }, signature });
         }
-        let ter_s = stats.pop().expect("three metrics");
-        let chrf_s = stats.pop().expect("three metrics");
-        let bleu_s = stats.pop().expect("three metrics");
+        let mut stats = stats.into_iter();
+        let (bleu_s, chrf_s, ter_s) = (stats.next().expect("BLEU"), stats.next().expect("chrF"), stats.next().expect("TER"));
+        let registered_s: Vec<MetricStats> = stats.collect();
 
         let mut sentence = HashMap::new();
-        sentence.insert(SentenceMetric::Bleu, (0..n).map(|i| sentence_bleu.compute(bleu_s.stats.row(i)).score).collect());
-        sentence.insert(SentenceMetric::Chrf, (0..n).map(|i| chrf.score(chrf_s.stats.row(i))).collect());
-        sentence.insert(SentenceMetric::Ter, (0..n).map(|i| ter.score(ter_s.stats.row(i))).collect());
+        sentence.insert(SentenceMetric::BLEU, (0..n).map(|i| sentence_bleu.compute(bleu_s.stats.row(i)).score).collect());
+        sentence.insert(SentenceMetric::CHRF, (0..n).map(|i| chrf.score(chrf_s.stats.row(i))).collect());
+        sentence.insert(SentenceMetric::TER, (0..n).map(|i| ter.score(ter_s.stats.row(i))).collect());
+        for ((d, m), st) in registered.iter().zip(&registered_s) {
+            sentence.insert(SentenceMetric(Cow::Borrowed(d.key)), (0..n).map(|i| m.score(st.stats.row(i))).collect());
+        }
 
         let register = sys.run.register.as_deref().and_then(|r| r.parse::<MaccRegister>().ok());
         let macc = match (&sys.annotated, register) {
@@ -403,7 +438,7 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool
                 (table.values, scale.describe(), scale.range())
             }
         };
-        sentence.insert(SentenceMetric::Formality, formality.clone());
+        sentence.insert(SentenceMetric::FORMALITY, formality.clone());
 
         let (from, from_fp) = if same_lang { ("input", sources_fp.clone()) } else { ("reference", ref_fp.clone()) };
         let fp = fingerprint([out_fp.as_str(), from_fp.as_str()]);
@@ -422,6 +457,7 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool
             bleu: bleu_s,
             chrf: chrf_s,
             ter: ter_s,
+            registered: registered_s,
             macc,
             sentence,
             formality,
@@ -472,6 +508,7 @@ fn prepare_with(data: ComparisonData, mut cache: StatsCache, cancel: &AtomicBool
         bleu_metric: bleu,
         chrf_metric: chrf,
         ter_metric: ter,
+        registered,
         macc_metrics,
         timings_ms: timings,
         edit_types: Default::default(),
