@@ -53,6 +53,53 @@ def norm(s):
     return re.sub(r"\W+", " ", s.lower()).strip()
 
 
+def check(rep, system, show_all, totals):
+    lang = rep["lang"]
+    sources = None
+    for s in rep["systems"]:
+        if system and s["name"] != system:
+            continue
+        if "details" not in s:
+            print(f"{path}: {s['name']}: no per-output details (an older registro); M-Acc only")
+        for side, reg in ((0, "formal"), (1, "informal")):
+            sc = s[reg]
+            c = sc["counts"]
+            print(
+                f"\n== {lang} {reg} · {s['name']} · {rep['model']} · {s['segments']} sources: M-Acc {sc['macc']:.3f} "
+                f"(FORMAL {c['formal']}, INFORMAL {c['informal']}, NEUTRAL {c['neutral']}, OTHER {c['other']}) · "
+                f"flagged {sc['flagged']} · BLEU {sc['bleu']:.1f}"
+            )
+            if "details" not in s:
+                continue
+            wrong_label = "INFORMAL" if reg == "formal" else "FORMAL"
+            for k, (outs, det) in enumerate(zip(s["outputs"], s["details"])):
+                out, d = outs[side], det[side]
+                flag = d["flag"]
+                eng = english_words(lang, out)
+                src = rep.get("source_texts", [None] * len(s["outputs"]))[k] if "source_texts" in rep else None
+                is_source = src is not None and norm(src) == norm(out)
+                wrong = d["label"] == wrong_label
+                totals["outputs"] += 1
+                bad = wrong or eng or is_source
+                if wrong and not flag:
+                    totals["wrong_unflagged"] += 1
+                if (eng or is_source) and not flag:
+                    totals["english_unflagged"] += 1
+                if not bad:
+                    totals["good"] += 1
+                    totals["good_flagged"] += bool(flag)
+                if bad or flag or show_all:
+                    marks = []
+                    if wrong:
+                        marks.append(f"scorer: {d['label']}")
+                    if eng:
+                        marks.append("English? " + ", ".join(eng[:6]))
+                    if is_source:
+                        marks.append("the source")
+                    print(f"  {k + 1:>3}. {out}")
+                    print(f"       {' · '.join(marks) or 'looks fine to the screen'} | flag: {flag or 'none'}")
+
+
 def main(argv):
     system = None
     show_all = False
@@ -71,51 +118,11 @@ def main(argv):
     totals = {"outputs": 0, "wrong_unflagged": 0, "english_unflagged": 0, "good": 0, "good_flagged": 0}
     for path in files:
         with open(path) as f:
-            rep = json.load(f)
-        lang = rep["lang"]
-        sources = None
-        for s in rep["systems"]:
-            if system and s["name"] != system:
-                continue
-            if "details" not in s:
-                print(f"{path}: {s['name']}: no per-output details (an older registro); M-Acc only")
-            for side, reg in ((0, "formal"), (1, "informal")):
-                sc = s[reg]
-                c = sc["counts"]
-                print(
-                    f"\n== {lang} {reg} · {s['name']} · {rep['model']} · {s['segments']} sources: M-Acc {sc['macc']:.3f} "
-                    f"(FORMAL {c['formal']}, INFORMAL {c['informal']}, NEUTRAL {c['neutral']}, OTHER {c['other']}) · "
-                    f"flagged {sc['flagged']} · BLEU {sc['bleu']:.1f}"
-                )
-                if "details" not in s:
-                    continue
-                wrong_label = "INFORMAL" if reg == "formal" else "FORMAL"
-                for k, (outs, det) in enumerate(zip(s["outputs"], s["details"])):
-                    out, d = outs[side], det[side]
-                    flag = d["flag"]
-                    eng = english_words(lang, out)
-                    src = rep.get("source_texts", [None] * len(s["outputs"]))[k] if "source_texts" in rep else None
-                    is_source = src is not None and norm(src) == norm(out)
-                    wrong = d["label"] == wrong_label
-                    totals["outputs"] += 1
-                    bad = wrong or eng or is_source
-                    if wrong and not flag:
-                        totals["wrong_unflagged"] += 1
-                    if (eng or is_source) and not flag:
-                        totals["english_unflagged"] += 1
-                    if not bad:
-                        totals["good"] += 1
-                        totals["good_flagged"] += bool(flag)
-                    if bad or flag or show_all:
-                        marks = []
-                        if wrong:
-                            marks.append(f"scorer: {d['label']}")
-                        if eng:
-                            marks.append("English? " + ", ".join(eng[:6]))
-                        if is_source:
-                            marks.append("the source")
-                        print(f"  {k + 1:>3}. {out}")
-                        print(f"       {' · '.join(marks) or 'looks fine to the screen'} | flag: {flag or 'none'}")
+            reports = json.load(f)
+        # One report per language (`--lang it,fr` prints a list).
+        for rep in reports if isinstance(reports, list) else [reports]:
+            check(rep, system, show_all, totals)
+    g = totals["good"]
     g = totals["good"]
     print(
         f"\nTOTAL {totals['outputs']} outputs: wrong register unflagged {totals['wrong_unflagged']}; "
