@@ -65,6 +65,7 @@ fn visit_roots(v: &mut Generator) {
     v.root::<Rating>();
     v.root::<HumanSummary>();
     v.root::<ReportFiles>();
+    v.root::<registro_core::eval::EvalRequest>();
     // Rewrite.
     v.root::<rewrite::RewriteArgs>();
     v.root::<Weights>();

@@ -91,3 +91,70 @@ fn the_cli_and_the_dashboard_print_the_same_bleu_for_a_japanese_run() {
 fn registro_metrics_ja_signature() -> &'static str {
     registro_core::eval::registro_metrics::ja::SIGNATURE
 }
+
+/// One `EvalRequest` from either face: the CLI's flags and the JSON the window sends (`dashboard_import_submissions`'
+/// `request`, fields left out taking core's defaults) score the same files to the same report and store the same run
+/// parameters, and a request over the limits is refused by both with core's words.
+#[test]
+fn the_cli_flags_and_the_window_request_are_one_eval_request() {
+    use registro_core::eval::{eval_config, load_files, run_eval, EvalFiles, EvalRequest};
+    use registro_core::progress::CancelToken;
+    let dir = std::env::temp_dir().join(format!("registro-faces-request-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (reference, a, b) = (dir.join("ref.de"), dir.join("a.de"), dir.join("b.de"));
+    let refs = ["Kannst du mir helfen?", "Wo ist der Bahnhof?", "Vielen Dank für alles.", "Bis morgen früh.", "Das Wetter ist schön."];
+    write_lines(&reference, &refs);
+    write_lines(&a, &["Kannst du mir helfen?", "Wo ist der Bahnhof?", "Vielen Dank.", "Bis morgen.", "Das Wetter ist gut."]);
+    write_lines(&b, &["Können Sie mir helfen?", "Wo ist der Bahnhof bitte?", "Danke für alles.", "Bis morgen früh.", "Es ist schön."]);
+    let cli_db = dir.join("cli.db");
+    let cli = |flags: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_registro"))
+            .arg("--db")
+            .arg(&cli_db)
+            .args(["--json", "eval", "--lang", "de", "--hyp"])
+            .args([&a, &b])
+            .arg("--ref")
+            .arg(&reference)
+            .args(flags)
+            .output()
+            .unwrap()
+    };
+    let out = cli(&["--metrics", "bleu,chrf++", "--paired-bs", "--seed", "7", "--smooth", "floor"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut cli_reports: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let cli_runs: Vec<i64> = cli_reports.iter_mut().map(|r| r.as_object_mut().unwrap().remove("run_id").unwrap().as_i64().unwrap()).collect();
+
+    // The window's form: what it leaves out (the tokenizer, the sample count's unit…) is core's default.
+    let window: EvalRequest =
+        serde_json::from_str(r#"{"metrics": ["bleu", "chrf++"], "paired_bs": 1000, "seed": 7, "smooth": "floor"}"#).unwrap();
+    let loaded = load_files(&EvalFiles { hyps: vec![a.clone(), b.clone()], refs: vec![reference.clone()], ..Default::default() }).unwrap();
+    let cfg = eval_config("de", &loaded, &window).unwrap();
+    let mut store = registro_store::Store::open(dir.join("app.db")).unwrap();
+    let app = run_eval(Some(&mut store), "default", &loaded, &cfg, &CancelToken::new(), &mut |_| {}).unwrap();
+    let app_reports: Vec<serde_json::Value> = app
+        .reports
+        .into_iter()
+        .map(|mut r| {
+            r.sentences = None;
+            serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap()
+        })
+        .collect();
+    assert_eq!(cli_reports, app_reports, "the same request scores the same");
+    assert!(app_reports[1]["chrf_pp"]["signature"].as_str().unwrap().contains("bs:1000|seed:7"), "{}", app_reports[1]);
+    assert!(app_reports[1]["bleu"]["signature"].as_str().unwrap().contains("smooth:floor"), "{}", app_reports[1]);
+    assert!(app_reports[1]["bleu"]["significance"]["p_value"].as_f64().is_some(), "a paired test ran");
+
+    let cli_store = registro_store::Store::open(&cli_db).unwrap();
+    for (c, w) in cli_runs.iter().zip(&app.run_ids) {
+        assert_eq!(cli_store.run(*c).unwrap().params, store.run(*w).unwrap().params, "the same stored parameters");
+    }
+
+    // Over the limits: both faces refuse before scoring, in core's words.
+    let too_few: EvalRequest = serde_json::from_str(r#"{"paired_bs": 5}"#).unwrap();
+    let app_err = format!("{:#}", eval_config("de", &loaded, &too_few).unwrap_err());
+    let out = cli(&["--paired-bs", "5"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&app_err), "the CLI says {:?}, core {app_err:?}", String::from_utf8_lossy(&out.stderr));
+    assert!(app_err.contains("between 10 and 1000000"), "{app_err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

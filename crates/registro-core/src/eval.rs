@@ -14,6 +14,7 @@ use registro_metrics::style::Providers;
 use registro_store::{
     NewDocument, NewMetric, NewRun, NewSegment, Output, RunId, RunStatus, Store, StoreError, Task,
 };
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::progress::{CancelToken, Progress, ProgressFn};
@@ -346,29 +347,95 @@ pub fn validate_config(cfg: &EvalConfig) -> Result<()> {
     Ok(())
 }
 
-/// What a face lets the user choose for an evaluation; every unset field takes the default both faces share.
-#[derive(Clone, Debug, Default)]
-pub struct EvalSettings {
-    /// Comma-separated metric names; default BLEU, chrF, TER, plus M-Acc when annotated references are there.
-    pub metrics: Option<String>,
-    /// BLEU tokenizer; default `13a`, and `ja-mecab` for Japanese (an error naming the fix when its dictionary is
-    /// missing — never a silent fallback to another tokenizer, which would change the score).
+/// Bootstrap samples of `registro eval --paired-bs` given without a number (sacrebleu's default).
+pub const DEFAULT_PAIRED_BS: usize = 1000;
+/// Randomization trials of `--paired-ar` given without a number (sacrebleu's default).
+pub const DEFAULT_PAIRED_AR: usize = 10_000;
+
+/// What an evaluation is asked to do, whichever face asks: `registro eval`'s flags and the window's "Import a
+/// folder…" both build one. Every default is [`Default`]'s, every limit is [`EvalRequest::validate`]'s, and
+/// [`eval_config`] turns it into the metric engine's configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(default)]
+pub struct EvalRequest {
+    /// Metric keys or aliases from the metric table (`registro_metrics::descriptor`); empty: BLEU, chrF and TER,
+    /// plus M-Acc when annotated references are there.
+    #[ts(optional = nullable)]
+    pub metrics: Vec<String>,
+    /// BLEU tokenizer; none: the per-language rule (`registro_metrics::bleu_tokenizer`: 13a, ja-mecab for
+    /// Japanese — an error naming the fix when its dictionary is missing, never a silent fallback —, char for
+    /// Chinese).
+    #[ts(optional = nullable)]
     pub tokenize: Option<String>,
+    /// Case-insensitive BLEU and chrF.
+    #[ts(optional = nullable)]
     pub lowercase: bool,
-    /// BLEU smoothing (`exp`, `floor[:v]`, `add-k[:v]`, `none`); default `exp`.
-    pub smooth: Option<String>,
-    /// Seed of the significance tests; default sacrebleu's 12345.
-    pub seed: Option<u64>,
-    pub significance: Option<SigTest>,
+    /// BLEU smoothing: `exp`, `floor[:v]`, `add-k[:v]`, `none`.
+    #[ts(optional = nullable)]
+    pub smooth: String,
+    /// Seed of the significance tests (sacrebleu's 12345).
+    #[ts(optional = nullable)]
+    pub seed: u64,
+    /// Paired bootstrap resampling against the first system, with this many samples.
+    #[ts(optional = nullable)]
+    pub paired_bs: Option<usize>,
+    /// Paired approximate randomization against the first system, with this many trials.
+    #[ts(optional = nullable)]
+    pub paired_ar: Option<usize>,
+}
+
+impl Default for EvalRequest {
+    fn default() -> Self {
+        EvalRequest {
+            metrics: Vec::new(),
+            tokenize: None,
+            lowercase: false,
+            smooth: "exp".into(),
+            seed: registro_metrics::significance::DEFAULT_SEED,
+            paired_bs: None,
+            paired_ar: None,
+        }
+    }
+}
+
+/// The name the faces used before the request moved into core.
+pub type EvalSettings = EvalRequest;
+
+impl EvalRequest {
+    /// The request's own limits, checked before any file is read: known metric names, a smoothing that parses, one
+    /// significance test at most, with [`MIN_SIG_SAMPLES`]..=[`MAX_SIG_SAMPLES`] samples. [`eval_config`] checks
+    /// the rest (the language, the tokenizer) with the configuration it makes.
+    pub fn validate(&self) -> Result<()> {
+        self.metric_names()?;
+        registro_metrics::Smooth::parse(&self.smooth).map_err(anyhow::Error::msg)?;
+        if self.paired_bs.is_some() && self.paired_ar.is_some() {
+            bail!("--paired-bs and --paired-ar: choose one significance test");
+        }
+        Ok(())
+    }
+
+    /// The metrics asked for (none: the default set).
+    pub fn metric_names(&self) -> Result<Vec<MetricName>> {
+        MetricName::parse_list(&self.metrics.join(",")).map_err(anyhow::Error::msg)
+    }
+
+    pub fn significance(&self) -> Option<SigTest> {
+        match (self.paired_bs, self.paired_ar) {
+            (Some(n), _) => Some(SigTest::Bootstrap(n)),
+            (_, Some(n)) => Some(SigTest::Randomization(n)),
+            _ => None,
+        }
+    }
 }
 
 /// The evaluation configuration for `loaded` in language `lang`: one function, so the CLI and the app score the
 /// same files the same way. Validated before any file is scored.
-pub fn eval_config(lang: &str, loaded: &LoadedEval, settings: &EvalSettings) -> Result<EvalConfig> {
+pub fn eval_config(lang: &str, loaded: &LoadedEval, request: &EvalRequest) -> Result<EvalConfig> {
     use registro_metrics::{Bleu, Smooth, Tokenizer};
-    let metrics = match &settings.metrics {
-        Some(m) => MetricName::parse_list(m).map_err(anyhow::Error::msg)?,
-        None => {
+    request.validate()?;
+    let metrics = match request.metric_names()? {
+        m if !m.is_empty() => m,
+        _ => {
             let mut m = vec![MetricName::Bleu, MetricName::Chrf, MetricName::Ter];
             if loaded.systems.iter().any(|s| s.test_set.formal_annotated.is_some()) {
                 m.push(MetricName::MAcc);
@@ -377,25 +444,20 @@ pub fn eval_config(lang: &str, loaded: &LoadedEval, settings: &EvalSettings) -> 
         }
     };
     // The one per-language rule, which the Dashboard applies too.
-    let tokenizer: Tokenizer = match &settings.tokenize {
+    let tokenizer: Tokenizer = match &request.tokenize {
         Some(t) => t.parse().map_err(anyhow::Error::msg)?,
         None => registro_metrics::bleu_tokenizer(lang).map_err(anyhow::Error::msg)?,
     };
-    let smooth = match &settings.smooth {
-        Some(s) => Smooth::parse(s).map_err(anyhow::Error::msg)?,
-        None => Smooth::Exp,
-    };
+    let smooth = Smooth::parse(&request.smooth).map_err(anyhow::Error::msg)?;
     let mut cfg = EvalConfig {
         metrics,
-        bleu: Bleu { tokenizer, lowercase: settings.lowercase, smooth, ..Bleu::default() },
+        bleu: Bleu { tokenizer, lowercase: request.lowercase, smooth, ..Bleu::default() },
         lang: lang.to_string(),
-        significance: settings.significance,
+        significance: request.significance(),
+        seed: request.seed,
         ..EvalConfig::default()
     };
-    if let Some(seed) = settings.seed {
-        cfg.seed = seed;
-    }
-    cfg.chrf.lowercase = settings.lowercase;
+    cfg.chrf.lowercase = request.lowercase;
     validate_config(&cfg)?;
     Ok(cfg)
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use registro_core::eval::registro_metrics::descriptor::{self, Better, MetricDescriptor, Scope, TokenizerRule};
 use registro_core::eval::registro_metrics::metric::{Metric, RefPrep};
-use registro_core::eval::{eval_config, load_files, run_eval, EvalFiles, EvalSettings};
+use registro_core::eval::{eval_config, load_files, run_eval, EvalFiles, EvalRequest};
 use registro_core::progress::CancelToken;
 use registro_core::report::{self, CompareOptions, CompareRequest, DrillOptions, DrillSort, SentenceMetric};
 
@@ -84,7 +84,7 @@ fn a_metric_registered_in_the_table_appears_in_eval_the_dashboard_its_charts_and
         ..Default::default()
     })
     .unwrap();
-    let cfg = eval_config("de", &loaded, &EvalSettings { metrics: Some("bleu,len-gap".into()), ..Default::default() }).unwrap();
+    let cfg = eval_config("de", &loaded, &EvalRequest { metrics: vec!["bleu".into(), "len-gap".into()], ..Default::default() }).unwrap();
     let mut store = registro_store::Store::open_in_memory().unwrap();
     let out = run_eval(Some(&mut store), "metric-table", &loaded, &cfg, &CancelToken::new(), &mut |_| {}).unwrap();
     let json = serde_json::to_value(&out.reports).unwrap();

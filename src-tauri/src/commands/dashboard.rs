@@ -7,7 +7,7 @@
 
 use std::sync::Mutex;
 
-use registro_core::eval::{discover_submissions, eval_config, run_eval, EvalSettings};
+use registro_core::eval::{discover_submissions, eval_config, run_eval, EvalRequest};
 use registro_core::progress::Progress;
 use registro_core::report::{
     self, CompareOptions, CompareRequest, Comparison, DrillOptions, DrillPage, HumanSummary, ImageFormat, Prepared, Rating,
@@ -50,6 +50,8 @@ pub async fn dashboard_list_runs(app: AppHandle, query: Option<RunQuery>) -> Cmd
 pub struct ImportOutcome {
     pub run_ids: Vec<RunId>,
     pub systems: Vec<String>,
+    /// What the folder was scored with: the request as given, core's defaults where it left a field out.
+    pub request: EvalRequest,
 }
 
 /// Imports every submission of the IWSLT/CoCoA-style folder the user picked (`folder`: its token) as scored runs
@@ -59,9 +61,11 @@ pub async fn dashboard_import_submissions(
     app: AppHandle,
     folder: String,
     project: String,
+    request: Option<EvalRequest>,
     op_id: String,
     on_progress: Channel<Progress>,
 ) -> CmdResult<ImportOutcome> {
+    let request = request.unwrap_or_default();
     blocking(app, move |state| {
         let dir = state.files.redeem(&folder, files::SUBMISSIONS)?;
         let op = state.ops.start(&op_id);
@@ -70,16 +74,16 @@ pub async fn dashboard_import_submissions(
         }
         let loaded = discover_submissions(&dir, None)?;
         let lang = loaded.lang.clone().unwrap_or_default();
-        // The same defaults as `registro eval --submissions DIR` (Japanese without its dictionary is an error that
-        // names the fix, never a silent switch to another tokenizer).
-        let cfg = eval_config(&lang, &loaded, &EvalSettings::default())?;
+        // Core's request and defaults, as `registro eval --submissions DIR` (Japanese without its dictionary is an
+        // error that names the fix, never a silent switch to another tokenizer).
+        let cfg = eval_config(&lang, &loaded, &request)?;
         let mut store = state.open_store()?;
         let project = if project.trim().is_empty() { "submissions".to_string() } else { project.trim().to_string() };
         let mut progress = |p: Progress| {
             let _ = on_progress.send(p);
         };
         let outcome = run_eval(Some(&mut store), &project, &loaded, &cfg, &op.token, &mut progress)?;
-        Ok(ImportOutcome { run_ids: outcome.run_ids, systems: loaded.systems.iter().map(|s| s.name.clone()).collect() })
+        Ok(ImportOutcome { run_ids: outcome.run_ids, systems: loaded.systems.iter().map(|s| s.name.clone()).collect(), request })
     })
     .await
 }

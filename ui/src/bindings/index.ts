@@ -32,6 +32,7 @@ export type { DrillPage } from './DrillPage';
 export type { DrillSegment } from './DrillSegment';
 export type { DrillSort } from './DrillSort';
 export type { EditKind } from './EditKind';
+export type { EvalRequest } from './EvalRequest';
 export type { ExamplesReport } from './ExamplesReport';
 export type { FirstStart } from './FirstStart';
 export type { FormCount } from './FormCount';

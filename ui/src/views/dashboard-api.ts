@@ -3,7 +3,7 @@
 
 import { type ChosenFile, type Id, type Operation, type Progress, call, startOperation } from '../api';
 
-import type { CompareOptions, Comparison, DrillPage, DrillSort, HumanSummary, ImportOutcome, Rating, RatingItem, ReportFiles, RunPage, RunQuery, SentenceMetric, Table } from '../bindings';
+import type { CompareOptions, Comparison, DrillPage, EvalRequest, DrillSort, HumanSummary, ImportOutcome, Rating, RatingItem, ReportFiles, RunPage, RunQuery, SentenceMetric, Table } from '../bindings';
 // Every generated type is this module's too, so views import them from one place.
 export type * from '../bindings';
 
@@ -11,7 +11,8 @@ export type * from '../bindings';
 export const dashboardListRuns = (query: RunQuery) => call<RunPage>('dashboard_list_runs', { query });
 /** `folder` from `chooseFile('submissions')`. */
 export const importSubmissions = (folder: ChosenFile, project: string, onProgress: (p: Progress) => void): Operation<ImportOutcome> =>
-  startOperation<ImportOutcome>('dashboard_import_submissions', { folder: folder.token, project }, onProgress);
+  // An empty request: core's defaults, the ones `registro eval --submissions DIR` uses.
+  startOperation<ImportOutcome>('dashboard_import_submissions', { folder: folder.token, project, request: {} as EvalRequest }, onProgress);
 /** A comparison reports each run it prepares through `onProgress`; `cancel()` stops it between runs. */
 export const compareRuns = (runs: Id[], baseline: Id | null, options: CompareOptions, onProgress: (p: Progress) => void): Operation<Comparison> =>
   startOperation<Comparison>('dashboard_compare', { request: { runs, baseline, reference: null }, options }, onProgress);

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use registro_core::eval::registro_metrics::evaluate::{Significance, SystemReport};
-use registro_core::eval::{discover_submissions_capped, load_files, run_eval, EvalFiles, EvalSettings, SigTest};
+use registro_core::eval::{
+    discover_submissions_capped, load_files, run_eval, EvalFiles, EvalRequest, DEFAULT_PAIRED_AR, DEFAULT_PAIRED_BS,
+};
 
 use super::Ctx;
 
@@ -43,13 +45,13 @@ pub struct Args {
     #[arg(long)]
     register: Option<String>,
     /// Paired bootstrap resampling against the first system [default samples: 1000]
-    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "1000", conflicts_with = "paired_ar")]
-    paired_bs: Option<usize>,
+    #[arg(long, value_name = "N", num_args = 0..=1, conflicts_with = "paired_ar")]
+    paired_bs: Option<Option<usize>>,
     /// Paired approximate randomization against the first system [default trials: 10000]
-    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10000")]
-    paired_ar: Option<usize>,
+    #[arg(long, value_name = "N", num_args = 0..=1)]
+    paired_ar: Option<Option<usize>>,
     /// Random seed of the significance tests (sacrebleu's default)
-    #[arg(long, env = "SACREBLEU_SEED", default_value_t = 12345)]
+    #[arg(long, env = "SACREBLEU_SEED", default_value_t = EvalRequest::default().seed)]
     seed: u64,
     /// Include per-sentence scores in the output
     #[arg(long)]
@@ -69,9 +71,9 @@ pub struct Args {
     /// Case-insensitive BLEU and chrF
     #[arg(long, short = 'c')]
     lowercase: bool,
-    /// BLEU smoothing: exp, floor[:v], add-k[:v], none
-    #[arg(long, short = 's', default_value = "exp")]
-    smooth: String,
+    /// BLEU smoothing: exp, floor[:v], add-k[:v], none [default: exp]
+    #[arg(long, short = 's')]
+    smooth: Option<String>,
     /// Decimals printed
     #[arg(long, short = 'w', default_value_t = 4)]
     width: usize,
@@ -80,18 +82,17 @@ pub struct Args {
     max_input_mb: Option<u64>,
 }
 
-fn settings(a: &Args) -> EvalSettings {
-    EvalSettings {
-        metrics: a.metrics.clone(),
+/// The request the flags make; what a flag leaves unset is core's default, as in the window.
+fn request(a: &Args) -> EvalRequest {
+    let d = EvalRequest::default();
+    EvalRequest {
+        metrics: a.metrics.iter().flat_map(|m| m.split(',')).map(|m| m.trim().to_string()).filter(|m| !m.is_empty()).collect(),
         tokenize: a.tokenize.clone(),
         lowercase: a.lowercase,
-        smooth: Some(a.smooth.clone()),
-        seed: Some(a.seed),
-        significance: match (a.paired_bs, a.paired_ar) {
-            (Some(n), _) => Some(SigTest::Bootstrap(n)),
-            (_, Some(n)) => Some(SigTest::Randomization(n)),
-            _ => None,
-        },
+        smooth: a.smooth.clone().unwrap_or(d.smooth),
+        seed: a.seed,
+        paired_bs: a.paired_bs.map(|n| n.unwrap_or(DEFAULT_PAIRED_BS)),
+        paired_ar: a.paired_ar.map(|n| n.unwrap_or(DEFAULT_PAIRED_AR)),
     }
 }
 
@@ -120,7 +121,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         })?
     };
     let lang = a.lang.clone().or(loaded.lang.clone()).unwrap_or_default();
-    let cfg = registro_core::eval::eval_config(&lang, &loaded, &settings(&a))?;
+    let cfg = registro_core::eval::eval_config(&lang, &loaded, &request(&a))?;
     let mut store = if a.no_store {
         None
     } else {
@@ -208,7 +209,8 @@ pub fn table(reports: &[SystemReport], w: usize) -> String {
         if let Some(b) = &r.bleu {
             out += &format!("BLEU|{} = {:.w$} {}\n", b.signature, b.score, b.verbose);
         }
-        for s in [&r.chrf, &r.chrf_pp, &r.ter].into_iter().flatten() {
+        // Metrics added to the metric table at run time print like the built-in ones.
+        for s in [&r.chrf, &r.chrf_pp, &r.ter].into_iter().flatten().chain(r.metrics.values()) {
             out += &format!("{}|{} = {:.w$}\n", s.name, s.signature, s.score);
         }
         out += &extras(r, w);
@@ -242,6 +244,11 @@ pub fn table(reports: &[SystemReport], w: usize) -> String {
             );
         }
     }
+    // Metrics added to the metric table at run time, each a column under its label.
+    let registered: Vec<String> = reports.iter().flat_map(|r| r.metrics.keys().cloned()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    for k in &registered {
+        header.push(reports.iter().find_map(|r| r.metrics.get(k)).map_or(k.clone(), |s| s.name.clone()));
+    }
     if has(&|r| r.m_acc.is_some()) {
         header.push("M-Acc (F/I/N/O)".into());
     }
@@ -271,6 +278,15 @@ pub fn table(reports: &[SystemReport], w: usize) -> String {
         for s in [&r.chrf, &r.chrf_pp, &r.ter].into_iter().flatten() {
             row.push(sig_cell(format!("{:.w$}", s.score), &s.significance, w));
             push_sig(&mut sigs, &s.name, &s.signature);
+        }
+        for k in &registered {
+            match r.metrics.get(k) {
+                Some(s) => {
+                    row.push(sig_cell(format!("{:.w$}", s.score), &s.significance, w));
+                    push_sig(&mut sigs, &s.name, &s.signature);
+                }
+                None => row.push(String::new()),
+            }
         }
         if let Some(m) = &r.m_acc {
             let c = &m.result.counts;

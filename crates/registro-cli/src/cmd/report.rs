@@ -23,12 +23,12 @@ pub struct Args {
     #[arg(long)]
     out: PathBuf,
     /// Bootstrap resamples for CIs and significance (0 = none)
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = CompareOptions::default().bootstrap)]
     bootstrap: usize,
     /// Significance test for BLEU/chrF/TER (bs = paired bootstrap, ar = approximate randomization)
-    #[arg(long, value_enum, default_value_t = PairedTest::Bootstrap)]
+    #[arg(long, value_enum, default_value_t = CompareOptions::default().test)]
     test: PairedTest,
-    #[arg(long, default_value_t = 12345)]
+    #[arg(long, default_value_t = CompareOptions::default().seed)]
     seed: u64,
     /// Chart formats, comma-separated: svg, png
     #[arg(long, value_delimiter = ',', default_value = "svg,png")]

@@ -7,9 +7,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use registro_metrics::evaluate::SigTest;
 
-use super::{discover_submissions, eval_config, run_eval, EvalSettings};
+use super::{discover_submissions, eval_config, run_eval, EvalRequest};
 use crate::progress::CancelToken;
 
 /// What the comparison found.
@@ -36,11 +35,7 @@ pub fn compare_with_sacrebleu(dir: &Path, python: &str, samples: usize) -> Resul
     let t = Instant::now();
     let mut store = registro_store::Store::open(tmp.join("bench.db"))?;
     let loaded = discover_submissions(dir, Some("de"))?;
-    let settings = EvalSettings {
-        metrics: Some("bleu,chrf,ter".into()),
-        significance: Some(SigTest::Bootstrap(samples)),
-        ..Default::default()
-    };
+    let settings = EvalRequest { metrics: vec!["bleu".into(), "chrf".into(), "ter".into()], paired_bs: Some(samples), ..Default::default() };
     let cfg = eval_config("de", &loaded, &settings)?;
     let outcome = run_eval(Some(&mut store), "bench", &loaded, &cfg, &CancelToken::new(), &mut |_| {})?;
     let registro_seconds = t.elapsed().as_secs_f64();

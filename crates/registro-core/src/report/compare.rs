@@ -45,6 +45,20 @@ pub struct CompareOptions {
     pub lazy_tables: bool,
 }
 
+impl CompareOptions {
+    /// The limits both faces' options are held to (`registro report`'s flags, the Dashboard's form): a resample
+    /// count the bootstrap can hold, a significance level strictly between 0 and 1.
+    pub fn validate(&self) -> Result<()> {
+        if self.bootstrap > crate::eval::MAX_SIG_SAMPLES {
+            anyhow::bail!("{} bootstrap resamples: at most {} (0 = no CIs)", self.bootstrap, crate::eval::MAX_SIG_SAMPLES);
+        }
+        if !(self.alpha > 0.0 && self.alpha < 1.0) {
+            anyhow::bail!("significance level {}: give a number between 0 and 1 (e.g. 0.05)", self.alpha);
+        }
+        Ok(())
+    }
+}
+
 impl Default for CompareOptions {
     fn default() -> Self {
         CompareOptions { bootstrap: 1000, seed: 12345, test: PairedTest::Bootstrap, alpha: 0.05, render_svg: true, chart_size: registro_report::charts::DEFAULT_SIZE, lazy_tables: false }
@@ -181,6 +195,7 @@ pub fn compare(prep: &Prepared, opts: &CompareOptions) -> Result<Comparison> {
 /// [`compare`] that stops with an error between its steps (resampling, each system's edit types, charts) once
 /// `cancel` is set.
 pub fn compare_with(prep: &Prepared, opts: &CompareOptions, cancel: &AtomicBool) -> Result<Comparison> {
+    opts.validate()?;
     stop_if_cancelled(cancel)?;
     let t0 = Instant::now();
     let data = &prep.data;
