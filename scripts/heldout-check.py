@@ -11,11 +11,45 @@ language, register and system:
 - how many good outputs (scorer label = requested register or neutral, no English, not the source) were flagged
   anyway (the false-flag rate).
 
-Usage: scripts/heldout-check.py REPORT.json [REPORT.json ...] [--system NAME] [--show-all]
+Usage: scripts/heldout-check.py REPORT.json [REPORT.json ...] [--system NAME] [--show-all] [--recheck]
+
+--recheck: the meaning-check part of each flag is computed again by the current code (cargo run --example
+meaning_check), so a change to the check can be measured on stored outputs; the register flags and the embedding
+check's "meaning drift" stay as stored. (The reranker also reads the check, so a new run may pick other outputs.)
 """
 import json
+import os
 import re
+import subprocess
 import sys
+
+# The labels meaning::check words its flags with (MeaningIssue::as_str).
+MEANING_LABELS = ("refusal", "untranslated", "number changed", "date changed", "name dropped", "cut off",
+                  "honorific for the wrong person", "negation lost")
+
+
+def recheck(reports):
+    """Replaces the meaning-check part of every stored flag with what the current check says."""
+    rows = []
+    for rep in reports:
+        for s in rep["systems"]:
+            for k, outs in enumerate(s["outputs"]):
+                for side in (0, 1):
+                    src = rep["source_texts"][k].replace("\t", " ").replace("\n", " ")
+                    out = outs[side].replace("\t", " ").replace("\n", " ")
+                    rows.append(f"{rep['lang']}\t{src}\t{out}")
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    res = subprocess.run(["cargo", "run", "-q", "--example", "meaning_check"], cwd=root, input="\n".join(rows) + "\n",
+                         capture_output=True, text=True, check=True)
+    new = iter(res.stdout.split("\n"))
+    for rep in reports:
+        for s in rep["systems"]:
+            for det in s["details"]:
+                for d in det:
+                    kept = [p for p in (d["flag"] or "").split("; ") if p and not p.startswith(MEANING_LABELS)]
+                    fresh = next(new)
+                    parts = kept + ([fresh] if fresh else [])
+                    d["flag"] = "; ".join(parts) or None
 
 # English words that are not words of the Latin-script targets (de, es, fr, it, nl, pt, vi): articles, pronouns,
 # auxiliaries, prepositions and a few everyday words the development sources use. Short, so a hit is worth reading.
@@ -110,7 +144,9 @@ def main(argv):
             system = argv[i + 1]
             i += 2
             continue
-        if argv[i] == "--show-all":
+        if argv[i] == "--recheck":
+            os.environ["HELDOUT_RECHECK"] = "1"
+        elif argv[i] == "--show-all":
             show_all = True
         else:
             files.append(argv[i])
@@ -120,7 +156,10 @@ def main(argv):
         with open(path) as f:
             reports = json.load(f)
         # One report per language (`--lang it,fr` prints a list).
-        for rep in reports if isinstance(reports, list) else [reports]:
+        reports = reports if isinstance(reports, list) else [reports]
+        if os.environ.get("HELDOUT_RECHECK"):
+            recheck(reports)
+        for rep in reports:
             check(rep, system, show_all, totals)
     g = totals["good"]
     g = totals["good"]

@@ -367,7 +367,7 @@ pub fn check(lang: Lang, source: &str, candidate: &str) -> Vec<MeaningFlag> {
         out.push(flag(MeaningIssue::Untranslated, d));
     }
     let (sn, cn) = (numbers(source), numbers(candidate));
-    let missing: Vec<&String> = sn.iter().filter(|n| !cn.contains(n)).collect();
+    let missing: Vec<&String> = sn.iter().filter(|n| !cn.contains(n) && !small_number_in_words(lang, n, candidate)).collect();
     let added: Vec<&String> = cn.iter().filter(|n| !sn.contains(n)).collect();
     if !missing.is_empty() || !added.is_empty() && !sn.is_empty() {
         let mut d = Vec::new();
@@ -447,14 +447,17 @@ fn name_kept(name: &str, candidate: &str) -> bool {
     name.chars().count() >= 5 && words(&candidate).iter().any(|w| w.chars().count() >= 4 && w.starts_with(&head))
 }
 
-/// The source's names ([`names`]) grouped into multi-word names: neighbours, or joined by "of" or "the" (not "and":
-/// "Peter and Mary" are two people).
+/// The source's names ([`names`]) grouped into multi-word names: neighbours, or joined by "of", "the" or "and the"
+/// (not "and" alone: "Peter and Mary" are two people).
 fn name_groups(source: &str) -> Vec<Vec<&str>> {
     let names = names(source);
     let mut groups: Vec<Vec<&str>> = Vec::new();
     let mut open = false;
-    for w in source.split_whitespace() {
+    let ws: Vec<&str> = source.split_whitespace().collect();
+    for (k, &w) in ws.iter().enumerate() {
         let word = w.trim_matches(|c: char| !c.is_alphanumeric());
+        // "Beauty and the Beast" is one title; "Peter and Mary" two people.
+        let next_is_the = ws.get(k + 1).is_some_and(|n| n.eq_ignore_ascii_case("the"));
         if names.contains(&word) {
             if !groups.iter().any(|g| g.contains(&word)) {
                 match groups.last_mut() {
@@ -463,7 +466,7 @@ fn name_groups(source: &str) -> Vec<Vec<&str>> {
                 }
             }
             open = true;
-        } else if !(open && matches!(word, "of" | "the" | "de")) {
+        } else if !(open && (matches!(word, "of" | "the" | "de") || word == "and" && next_is_the)) {
             open = false;
         }
         // Punctuation after a word ends the name ("Syria, Crimea").
@@ -779,6 +782,15 @@ fn untranslated(lang: Lang, source: &str, candidate: &str) -> Option<String> {
         .then(|| format!("{english} of {} words are English function words", words.len()))
 }
 
+/// Whether the number `n` (as [`numbers`] writes it) is in `candidate` as a Japanese word: small numbers are often
+/// written in kanji (三冊) or, in titles, in katakana ("Big Hero 6" → ビッグ・ヒーロー・シックス).
+fn small_number_in_words(lang: Lang, n: &str, candidate: &str) -> bool {
+    const KANJI: [&str; 11] = ["〇", "一", "二", "三", "四", "五", "六", "七", "八", "九", "十"];
+    const KATAKANA: [&str; 11] = ["ゼロ", "ワン", "ツー", "スリー", "フォー", "ファイブ", "シックス", "セブン", "エイト", "ナイン", "テン"];
+    lang == Lang::Ja
+        && n.parse::<usize>().ok().filter(|&i| i <= 10).is_some_and(|i| candidate.contains(KANJI[i]) || candidate.contains(KATAKANA[i]))
+}
+
 /// The numbers written with digits (ASCII, full-width or Devanagari), thousands and decimal separators removed so
 /// "1,000" and "1.000" compare equal.
 pub fn numbers(s: &str) -> Vec<String> {
@@ -907,6 +919,14 @@ mod tests {
             let flags = check(Lang::Fr, source, output);
             assert!(flags.iter().any(|f| f.issue == MeaningIssue::Name && f.detail.contains(name)), "{output:?}: {flags:?}");
         }
+    }
+
+    #[test]
+    fn small_numbers_written_as_japanese_words_are_kept() {
+        assert!(!issues(Lang::Ja, "Have you ever seen Big Hero 6?", "ビッグ・ヒーロー・シックスを見たことはありますか？").contains(&MeaningIssue::Number));
+        assert!(!issues(Lang::Ja, "I bought 3 books.", "本を三冊買いました。").contains(&MeaningIssue::Number));
+        assert!(issues(Lang::Ja, "I bought 3 books.", "本を四冊買いました。").contains(&MeaningIssue::Number));
+        assert!(issues(Lang::Ja, "I bought 12 books.", "本を十冊買いました。").contains(&MeaningIssue::Number));
     }
 
     #[test]
