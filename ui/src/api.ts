@@ -12,9 +12,11 @@ import { Channel, invoke } from '@tauri-apps/api/core';
 // ---- data types: generated from the Rust types (ui/src/bindings/, `cargo test -p registro-app --test ts_bindings`;
 // CI fails when they are stale). Only names for the UI's convenience are written here. ----
 
-import type { AppInfo, Chosen, Document, ImportOptions, ImportSummary, Problem, Progress, Project, ProjectRunQuery, Purpose, RunDetail, RunRow, SegmentRow } from './bindings';
-// Every generated type is this module's too, so views import them from one place.
+import type { AppInfo, Chosen, Document, ImportOptions, ImportSummary, Problem, Progress, Project, ProjectRunQuery, Purpose, RunRow, SegmentRow } from './bindings';
+// Every generated type is this module's too, so views import them from one place; and the one generated value, every
+// language with its registers and capabilities (registro_core::languages).
 export type * from './bindings';
+export { LANGUAGES } from './bindings';
 
 /** Row ids (i64 in Rust) cross the IPC as JSON numbers. */
 export type Id = number;
@@ -99,11 +101,9 @@ export const chooseFile = (purpose: FilePurpose, defaultName?: string) =>
 
 export const listProjects = () => call<Project[]>('list_projects');
 export const createProject = (name: string) => call<Project>('create_project', { name });
-export const renameProject = (id: Id, name: string) => call<Project>('rename_project', { id, name });
 export const deleteProject = (id: Id) => call<void>('delete_project', { id });
 
 export const listDocuments = (projectId: Id) => call<Document[]>('list_documents', { projectId });
-export const getDocument = (id: Id) => call<Document>('get_document', { id });
 export const documentSegments = (id: Id, offset = 0, limit = 200) =>
   call<SegmentRow[]>('document_segments', { id, offset, limit });
 export const deleteDocument = (id: Id) => call<void>('delete_document', { id });
@@ -120,6 +120,5 @@ export const importDocument = (
 export type RunQuery = ProjectRunQuery;
 /** The project's runs, newest first, each with its state (core's `RunState`) and document name. */
 export const listRuns = (projectId: Id, query: RunQuery = {}) => call<RunRow[]>('list_runs', { projectId, query });
-export const getRun = (id: Id) => call<RunDetail>('get_run', { id });
 export const deleteRun = (id: Id) => call<void>('delete_run', { id });
 // Resuming a run (its state live in every list): run-state.ts `resumeRun`.

@@ -1,7 +1,8 @@
 // Registro's web UI: the shell (project sidebar, view tabs, status bar) and the views mounted into it.
 //
 // UI CONVENTIONS (read before touching a view)
-// - Views: `src/views/<name>.ts` exports `mount(el: HTMLElement, ctx: ViewContext)` (see src/context.ts). The shell
+// - Views: `src/views/<name>.ts` (or `src/views/<name>/view.ts` for a view in parts, as Translate) exports
+//   `mount(el: HTMLElement, ctx: ViewContext)` (see src/context.ts). The shell
 //   mounts each view once per open project into its own container and only hides/shows it when tabs change, so a
 //   running operation survives a tab switch. `mount` may return a cleanup function, called when the project
 //   closes or changes. Re-render on `ctx.subscribe(what => …)` ('documents' | 'runs'); after creating or deleting
@@ -12,7 +13,11 @@
 // - Long operations: `startOperation<T>(command, args, onProgress)` returns `{ id, result, cancel }`; the command
 //   takes `op_id: String` + `on_progress: Channel<Progress>` (see src-tauri/src/lib.rs). Show them with
 //   `new ProgressPanel(testid)` from src/components.ts: `panel.update` as onProgress, `panel.attach(op)` wires its
-//   Cancel button to the backend, `panel.done()` removes it.
+//   Cancel button to the backend, `panel.done()` removes it; a view's main action (Translate, Rewrite) goes through
+//   `runWithProgress` (src/run-progress.ts), which does all of that around the button.
+// - Defaults and languages: a form starts from core's request (`defaultTranslateRequest()` / `defaultRewriteRequest()`
+//   in src/defaults.ts, read once at start) and lists languages from `LANGUAGES` (generated from core): no view
+//   writes a default value or a language list of its own.
 // - Files: never a path from the page. `chooseFile(purpose, defaultName?)` asks the backend to open the native dialog
 //   and returns a one-time token (plus the path to show); file commands take the token. The web view has no dialog,
 //   fs or http permission, and only the commands in src-tauri/src/command_list.rs are granted.
@@ -50,13 +55,14 @@ import { listen } from '@tauri-apps/api/event';
 import { type ChosenFile, type Document, type Project, type Run, type StartupProblem, appInfo, createProject, deleteProject, importDocument, listDocuments, listProjects, startupFile, startupStatus } from './api';
 import { confirmDialog, errorMessage, notify } from './components';
 import type { MountFn, ViewChange, ViewContext } from './context';
+import { loadDefaults } from './defaults';
 import { clear, h, plural } from './dom';
 import { mountDocuments } from './shell/documents';
 import { mount as mountDashboard } from './views/dashboard';
 import { mount as mountRewrite } from './views/rewrite';
 import { MODELS_CHANGED, openSettings } from './views/settings';
 import { showSetupIfNeeded } from './views/setup';
-import { mount as mountTranslate } from './views/translate';
+import { mount as mountTranslate } from './views/translate/view';
 
 type TabId = 'documents' | 'rewrite' | 'translate' | 'dashboard';
 
@@ -331,6 +337,8 @@ async function start() {
       document.body.dataset.ready = '1';
       return;
     }
+    // The forms start from core's defaults: read before any view mounts.
+    await loadDefaults();
     await refreshProjects();
     const last = Number(localStorage.getItem(state.lastProjectKey));
     await openProject(state.projects.some((p) => p.id === last) ? last : null);
@@ -377,7 +385,7 @@ async function openStartupFile() {
     if (doc && state.project?.id === projectId) {
       state.selectedDocumentId = doc.id;
       showTab('translate');
-      // The Translate view picks it as its source (views/translate.ts listens for this).
+      // The Translate view picks it as its source (views/translate/view.ts listens for this).
       viewArea.querySelector('[data-view="translate"]')?.dispatchEvent(new CustomEvent('registro:open-document', { detail: doc.id }));
     }
     notify(`Opened ${file.name}: ${plural(summary.segments, 'segment')}, in the project “${state.project?.name ?? ''}”`);

@@ -5,6 +5,7 @@
 pub mod doctor;
 pub mod documents;
 pub mod eval;
+pub mod languages;
 pub mod models;
 pub mod progress;
 pub mod projects;

@@ -2,9 +2,8 @@
 //! with: only the segments without an output are produced, so no segment ends with two outputs and the ones done
 //! stay as they were. Rewrite and translate runs over a stored document can be resumed; the rest say why not.
 
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{bail, ensure, Result};
 use registro_store::{NewMetric, Run, RunId, RunStatus, Store, Task};
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::progress::{CancelToken, Progress, ProgressFn};
@@ -23,7 +22,7 @@ pub fn resume_blocker(run: &Run) -> Option<String> {
     if run.document_id.is_none() {
         return Some("its input was not a stored document, so its source text was not kept: run it again".into());
     }
-    if run.task == Task::Rewrite && run.params.get("scorer_choice").is_none() {
+    if run.task == Task::Rewrite && run.params.get("request").is_none() && run.params.get("scorer_choice").is_none() {
         return Some("it was stored before Registro recorded its formality scorer: run it again".into());
     }
     None
@@ -109,11 +108,6 @@ pub fn resume_run_watched(store: &mut Store, id: RunId, watch: Watch<'_>, cancel
     Ok(ResumeOutcome { run, produced, state })
 }
 
-fn param<T: DeserializeOwned>(run: &Run, key: &str) -> Result<T> {
-    let v = run.params.get(key).cloned().with_context(|| format!("run {} has no {key:?} parameter to resume with", run.id))?;
-    serde_json::from_value(v).with_context(|| format!("run {}: parameter {key:?}", run.id))
-}
-
 /// What is left of a run to produce: the segments `missing` of its document's `sources`.
 struct Left<'a> {
     run: &'a Run,
@@ -126,43 +120,26 @@ struct Left<'a> {
 
 fn rewrite(store: &mut Store, left: &Left, state: &mut dyn FnMut(RunState), cancel: &CancelToken) -> Result<usize> {
     let Left { run, sources, missing, before, total } = *left;
-    use crate::rewrite::{self as rw, Lang, Method, Options, RewriteRequest, ScorerChoice};
-    let code = run.source_lang.as_deref().unwrap_or_default();
-    let lang = Lang::ALL.into_iter().find(|l| l.code() == code).with_context(|| format!("run {}: unknown language {code:?}", run.id))?;
-    let method: Method = param(run, "method")?;
-    let options = Options {
-        n: param(run, "n")?,
-        weights: param(run, "weights")?,
-        fluency: param(run, "fluency")?,
-        // Runs stored before these options existed had neither.
-        roundtrip: param(run, "roundtrip").unwrap_or(false),
-        keep: param(run, "keep").unwrap_or_default(),
-        ..Options::new(lang, method)
-    };
-    let scorer: ScorerChoice = param(run, "scorer_choice")?;
+    use crate::rewrite::{self as rw, RewriteRequest};
+    // The request the run was started with (rebuilt from the keys of a run stored before requests were).
+    let stored = RewriteRequest::of_run(run)?;
+    stored.validate()?;
     state(RunState::starting(run.id, before, total, "loading the formality scorer"));
-    let mut formality = rw::load_formality(&scorer)?;
-    if let Some(model) = run.model_id.as_deref() {
+    let mut formality = rw::load_formality(&stored.scorer)?;
+    if let Some(model) = stored.model.as_deref() {
         let loading = match crate::translate::remote::parse_id(model) {
             Some((_, url)) => format!("connecting to the server {url}"),
             None => format!("loading the model {model}"),
         };
         state(RunState::starting(run.id, before, total, loading));
     }
-    let mut neural = rw::neural_backend(method, run.model_id.as_deref())?;
+    let mut neural = rw::neural_backend(stored.options.method, stored.model.as_deref())?;
     let mut produced = 0;
     for &i in missing {
         if cancel.is_cancelled() {
             break;
         }
-        let req = RewriteRequest {
-            sentences: vec![sources[i as usize].clone()],
-            options: options.clone(),
-            model: run.model_id.clone(),
-            scorer: scorer.clone(),
-            project: None,
-            document_id: None,
-        };
+        let req = RewriteRequest { sentences: vec![sources[i as usize].clone()], ..stored.clone() };
         let n = neural.as_mut().map(|n| &mut **n as &mut dyn rw::Neural);
         let out = rw::rewrite_with(None, &req, formality.as_mut(), n, cancel, &mut |_| {})?;
         let Some(r) = out.sentences.first() else { break };
@@ -206,35 +183,18 @@ fn translate(
     cancel: &CancelToken,
 ) -> Result<usize> {
     let Left { run, sources, missing, before, total } = *left;
-    use crate::translate::{self as tr, Lang, Options, Register, WORD_OVERLAP};
-    let code = run.target_lang.as_deref().unwrap_or_default();
-    let lang: Lang = code.parse().with_context(|| format!("run {}: unknown target language {code:?}", run.id))?;
-    let register: Register = run.register.as_deref().unwrap_or("formal").parse()?;
-    let defaults = Options::new(lang, register);
-    let shots: usize = param(run, "shots")?;
-    let opts = Options {
-        controls: tr::Controls(param(run, "controls")?),
-        system: param(run, "system")?,
-        n_best: param(run, "n_best")?,
-        gender: param(run, "gender")?,
-        // 0 records that no example pool was found then; one may be there now.
-        shots: if shots == 0 { defaults.shots } else { shots },
-        shots_per_sentence: param(run, "shots_per_sentence")?,
-        // Runs stored before sentence examples existed had none.
-        sentence_examples: param(run, "sentence_examples").unwrap_or(0),
-        // Chosen by meaning only where the run's were (the encoder may have been installed since).
-        meaning_retrieval: run.params["sentence_retrieval"].as_str().is_some_and(|r| r != WORD_OVERLAP),
-        // Runs stored before fixed examples existed retrieved theirs.
-        fixed_document_examples: run.params["document_examples"].as_str() == Some("fixed"),
-        max_tokens: param(run, "max_tokens")?,
-        ..defaults
-    };
-    let overrides: std::collections::BTreeMap<String, Register> = param(run, "register_overrides").unwrap_or_default();
+    use crate::translate::{self as tr, Register, TranslateRequest};
+    // The request the run was started with (rebuilt from the keys of a run stored before requests were).
+    let req = TranslateRequest::of_run(run)?;
+    req.validate()?;
+    let (lang, register) = (req.options.lang, req.options.register);
+    let overrides: std::collections::BTreeMap<String, Register> =
+        run.params.get("register_overrides").map(|v| serde_json::from_value(v.clone())).transpose()?.unwrap_or_default();
     let registers: Vec<Register> =
         missing.iter().map(|i| overrides.get(&i.to_string()).copied().unwrap_or(register)).collect();
     let subset: Vec<String> = missing.iter().map(|&i| sources[i as usize].clone()).collect();
     // The project's approved segments now, as a fresh run would see them (this run's own are left out).
-    let mut opts = opts;
+    let mut opts = req.options.clone();
     if opts.uses_memory() {
         let examples = tr::memory::Examples::lookup(store, run.project_id, lang, &subset, &registers, Some(run.id))?;
         let shown = examples.count(&subset, &registers);
@@ -245,18 +205,16 @@ fn translate(
         }
         opts.memory = Some(std::sync::Arc::new(examples));
     }
-    let model = run.model_id.clone().with_context(|| format!("run {} has no model recorded", run.id))?;
+    let model = req.model.clone();
     let loading = match tr::remote::parse_id(&model) {
         Some((_, url)) => format!("connecting to the server {url}"),
         None => format!("loading the model {model}"),
     };
     state(RunState::starting(run.id, before, total, loading));
     let mut gen = tr::open_for_run(&model)?;
-    // The meaning check the run started with, if it had one and its model is still installed.
-    let meaning = if run.params["meaning_check"].is_string() { tr::qe::MeaningCheck::installed()? } else { None };
-    // The examples the run started with: none if it chose none, else the shipped pool (an error if it is gone).
-    let examples = run.params["fewshot_pool"].as_str() != Some(tr::NO_EXAMPLES);
-    let mut t = tr::Translator::new(gen.as_mut(), tr::Pool::for_run(lang, examples)?).with_meaning_check(meaning);
+    // The meaning check the run started with, if it had one and its model is still installed; the examples it
+    // started with: none if it chose none, else the shipped pool (an error if it is gone).
+    let mut t = tr::Translator::new(gen.as_mut(), req.pool()?).with_meaning_check(req.meaning()?);
     // Until the first segment is stored the model reads its instructions and examples (the prompt prefix).
     state(RunState::starting(run.id, before, total, "computing the prompt prefix"));
     let mut produced = 0u64;

@@ -24,7 +24,7 @@ pub use neural::{LlmBackend, Resident};
 pub use remote::RemoteNeural;
 
 /// Which formality scorer judges candidates.
-#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase", tag = "kind", content = "value")]
 pub enum ScorerChoice {
     /// The shipped surface regressor (zero-shot for every language).
@@ -35,7 +35,7 @@ pub enum ScorerChoice {
     /// The shipped surface + all-MiniLM-L6-v2 embedding regressor (English; the best on PT16 tune; loads MiniLM).
     Embedding,
     /// A weights file written by `registro rewrite train-scorer` (the embedding variant loads MiniLM too).
-    File(PathBuf),
+    File(#[ts(type = "string")] PathBuf),
     /// A downloaded XLM-R formality classifier, by model id or folder (`xlmr:<id>`).
     Xlmr(String),
 }
@@ -85,19 +85,70 @@ pub fn load_formality(choice: &ScorerChoice) -> anyhow::Result<Box<dyn Formality
 
 pub use crate::models::DEFAULT_MODEL;
 
-#[derive(Clone, Debug, serde::Deserialize)]
+/// A rewrite as both faces ask for it: what to rewrite (the sentences, where to store the run) and how — every
+/// option with its default ([`Default`]: the rules, one paraphrase, the tuned weights 1/0.5/0.5/6, the surface
+/// scorer), its limits ([`RewriteRequest::validate`]) and, as serialised, the run's stored parameters
+/// (`params.request`), which `runs resume` reads back ([`RewriteRequest::of_run`]). The sentences, project and
+/// document are not part of that form: a stored run has them as its outputs' inputs and its document. The CLI fills
+/// one from its flags, the window from its form, which starts from these defaults (the `rewrite_defaults` command).
+/// Adding an option is one field here or in the pipeline's [`Options`] (flattened into it).
+#[derive(Clone, Debug, Serialize, serde::Deserialize, ts_rs::TS)]
+#[serde(default)]
 pub struct RewriteRequest {
+    /// One sentence per entry (not stored with the request: the run's outputs keep each input).
+    #[serde(skip)]
+    #[ts(skip)]
     pub sentences: Vec<String>,
+    /// Language, method, paraphrases, the joint score's weights, fluency, round trip, locked words.
+    #[serde(flatten)]
     pub options: Options,
-    /// Model id for round trip / LLM (the engine's model manager resolves it).
+    /// Model id for round trip / LLM (the engine's model manager resolves it); none: the default model where the
+    /// method needs one (`REGISTRO_DEFAULT_MODEL`), none at all for the rules. A stored run records the model that
+    /// ran (a server's `remote:<model>@<API base>`).
     pub model: Option<String>,
-    #[serde(default)]
     pub scorer: ScorerChoice,
     /// Project to store the run in (created when missing); `None` = do not store.
+    #[serde(skip)]
+    #[ts(skip)]
     pub project: Option<String>,
     /// The stored document these sentences are the segments of, if any (links the run to it).
-    #[serde(default)]
+    #[serde(skip)]
+    #[ts(skip)]
     pub document_id: Option<i64>,
+}
+
+impl Default for RewriteRequest {
+    fn default() -> Self {
+        RewriteRequest {
+            sentences: Vec::new(),
+            options: Options::new(Lang::En, Method::Rules),
+            model: None,
+            scorer: ScorerChoice::default(),
+            project: None,
+            document_id: None,
+        }
+    }
+}
+
+/// What a rewrite in the window rewrites: pasted text, one sentence per line, or a stored document's segments.
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, ts_rs::TS)]
+#[serde(default)]
+pub struct RewriteSource {
+    /// Pasted text, one sentence per line (ignored when `document_id` is set).
+    pub text: String,
+    pub document_id: Option<i64>,
+}
+
+impl RewriteSource {
+    /// The sentences to rewrite; refuses nothing to rewrite before anything loads.
+    pub fn sentences(&self, store: &Store) -> anyhow::Result<Vec<String>> {
+        let sentences: Vec<String> = match self.document_id {
+            Some(doc) => store.segment_texts(doc)?,
+            None => self.text.lines().map(|l| l.trim_end_matches('\r').to_string()).collect(),
+        };
+        anyhow::ensure!(!sentences.iter().all(|s| s.trim().is_empty()), "nothing to rewrite: paste some text or pick a document");
+        Ok(sentences)
+    }
 }
 
 /// The most LLM paraphrases per sentence a rewrite may ask for (besides the minimal edit and a round trip): the
@@ -105,14 +156,56 @@ pub struct RewriteRequest {
 pub const MAX_PARAPHRASES: usize = 8;
 
 impl RewriteRequest {
-    /// The request's limits, checked once here for every face before anything is loaded or stored.
+    /// The defaults for `lang` by `method`.
+    pub fn new(lang: Lang, method: Method) -> Self {
+        RewriteRequest { options: Options::new(lang, method), ..Default::default() }
+    }
+
+    /// The request's limits, checked once here for every face before anything is loaded or stored: the paraphrases
+    /// per sentence, weights a joint score can use (finite, not negative, not all zero: the window's fields are
+    /// numbers anyone can type), and no empty locked word.
     pub fn validate(&self) -> anyhow::Result<()> {
+        let o = &self.options;
+        anyhow::ensure!(o.n <= MAX_PARAPHRASES, "{} paraphrases per sentence: choose 0 to {MAX_PARAPHRASES}", o.n);
+        let w = [o.weights.formality, o.weights.meaning, o.weights.fluency, o.weights.consensus];
         anyhow::ensure!(
-            self.options.n <= MAX_PARAPHRASES,
-            "{} paraphrases per sentence: choose 0 to {MAX_PARAPHRASES}",
-            self.options.n
+            w.iter().all(|x| x.is_finite() && *x >= 0.0) && w.iter().sum::<f64>() > 0.0,
+            "weights formality {}, meaning {}, fluency {}, agreement {}: each must be a number of 0 or more, and not all 0",
+            w[0],
+            w[1],
+            w[2],
+            w[3]
         );
+        anyhow::ensure!(o.keep.iter().all(|k| !k.trim().is_empty()), "an empty word to keep: name each word, or none");
         Ok(())
+    }
+
+    /// The request run `run` was started with: its stored `params.request`, or, for a run stored before runs kept
+    /// their request, rebuilt from the parameters it stored then (`scorer_choice` and one key per option).
+    pub fn of_run(run: &registro_store::Run) -> anyhow::Result<RewriteRequest> {
+        let req: RewriteRequest = match run.params.get("request") {
+            Some(v) => serde_json::from_value(v.clone()).with_context(|| format!("run {}: its stored request", run.id))?,
+            None => {
+                let p = &run.params;
+                let key = |k: &str| p.get(k).cloned().with_context(|| format!("run {} has no {k:?} parameter to resume with", run.id));
+                let code = run.source_lang.as_deref().unwrap_or_default();
+                let lang = Lang::ALL.into_iter().find(|l| l.code() == code).with_context(|| format!("run {}: unknown language {code:?}", run.id))?;
+                let method: Method = serde_json::from_value(key("method")?).with_context(|| format!("run {}: parameter \"method\"", run.id))?;
+                let options = Options {
+                    n: serde_json::from_value(key("n")?)?,
+                    weights: serde_json::from_value(key("weights")?)?,
+                    fluency: serde_json::from_value(key("fluency")?)?,
+                    // Runs stored before these options existed had neither.
+                    roundtrip: p.get("roundtrip").and_then(|v| v.as_bool()).unwrap_or(false),
+                    keep: p.get("keep").map(|v| serde_json::from_value(v.clone())).transpose()?.unwrap_or_default(),
+                    ..Options::new(lang, method)
+                };
+                let scorer = serde_json::from_value(key("scorer_choice")?).with_context(|| format!("run {}: parameter \"scorer_choice\"", run.id))?;
+                // The model the run recorded (none for the rules, which then resume without a fluency model).
+                RewriteRequest { options, model: run.model_id.clone(), scorer, ..Default::default() }
+            }
+        };
+        Ok(req)
     }
 }
 
@@ -340,13 +433,18 @@ fn start_run(st: &mut Store, req: &RewriteRequest, project: &str, scorer: &str) 
     let mut run = NewRun::new(p.id, Task::Rewrite, system);
     // The model that ran, also when the user named none (the default chat model), so the run says what made it.
     run.model_id = local_model(o.method, req.model.as_deref()).filter(|_| o.method != Method::Rules);
+    // The request as it ran, every option in it (what `registro runs resume` reads back): its model the one that
+    // ran, also a rules run's fluency model, which `model_id` leaves out, and the default one when none was named.
+    let stored = RewriteRequest {
+        options: o.clone(),
+        model: local_model(o.method, req.model.as_deref()),
+        scorer: req.scorer.clone(),
+        ..Default::default()
+    };
     run.params = serde_json::json!({
-        "method": o.method, "n": o.n, "weights": o.weights, "fluency": o.fluency, "roundtrip": o.roundtrip, "keep": o.keep,
+        "request": stored,
+        // The formality judge's name, as the outcome shows it.
         "scorer": scorer,
-        // The model as the outcome names it, also a rules run's fluency model, which `model_id` leaves out.
-        "model": req.model,
-        // What `registro runs resume` reloads; `scorer` is only its display name.
-        "scorer_choice": req.scorer,
         "gm": "weighted geometric mean of formality (−3…3 → 0…1), meaning (chrF/100 to the input, with embedding similarity where measured), fluency 1 − ln(ppl)/ln(1000) and agreement (mean chrF/100 to the other candidates); a candidate with a content flag ranks after every one without",
     });
     run.source_lang = Some(o.lang.code().into());

@@ -40,6 +40,7 @@ pub use backend::{EngineGenerator, GenRequest, Generated, Generator};
 pub use constrain::Constraints;
 pub use fewshot::{Pool, Shot};
 pub use remote::{open_for_run, open_generator, RemoteGenerator};
+pub use request::{TranslateRequest, TranslateSource};
 
 use crate::progress::{CancelToken, Progress, ProgressFn};
 
@@ -54,7 +55,7 @@ pub const WORD_OVERLAP: &str = "word overlap";
 /// that choice.
 pub const NO_EXAMPLES: &str = "none: translated without examples (--no-examples)";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Control {
     Prompt,
@@ -82,7 +83,7 @@ impl Control {
 }
 
 /// A set of controls; empty = the uncontrolled (generic) system.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Controls(pub Vec<Control>);
 
 impl Controls {
@@ -137,7 +138,7 @@ impl std::str::FromStr for Controls {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Gender {
@@ -157,7 +158,7 @@ impl std::str::FromStr for Gender {
 }
 
 /// The system that produces the translation.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase", tag = "kind")]
 pub enum SystemKind {
@@ -187,7 +188,10 @@ impl std::str::FromStr for SystemKind {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// The control layer's settings for one translation (what [`Translator`] runs with); the options part of a
+/// [`TranslateRequest`], which a run stores. A stored one that lacks an option added since gets its default.
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+#[serde(default)]
 pub struct Options {
     pub lang: Lang,
     pub register: Register,
@@ -207,31 +211,34 @@ pub struct Options {
     pub sentence_examples: usize,
     /// With reranking: decode the n-best candidates only for segments whose greedy candidate is not in the
     /// requested register (off = every segment gets the full search, the old path).
-    #[serde(default = "yes")]
     pub early_exit: bool,
     /// Each sentence's own examples chosen by meaning (EmbeddingGemma, when the translator has it: see
     /// [`Translator::with_meaning_check`]) rather than by word overlap. Off by default: on the development split
     /// (24 held-out sources of DE/ES/FR/IT/JA, both registers, all controls) it lowered BLEU by 2.5 on average
     /// (DE −3.0/−4.3, ES −4.6/−3.5, FR −4.4/−2.9, IT 0.0/−0.3, JA −3.1/+0.3) at the same M-Acc: examples that share
     /// the sentence's words show the model how to translate those words; paraphrases do not.
-    #[serde(default)]
     pub meaning_retrieval: bool,
     /// The document's shared examples are the same for every document of the language and register
     /// ([`fewshot::Pool::fixed`]) instead of retrieved by the document's words, so their prefix's cache serves
     /// every later document too.
-    #[serde(default)]
     pub fixed_document_examples: bool,
-    /// Terms each segment must use or avoid (`--termbase`), enforced through the decoding constraints.
+    /// Terms each segment must use or avoid (`--termbase`), enforced through the decoding constraints. Not part of
+    /// the stored request: the run's `termbase` parameter names the file.
     #[serde(skip)]
+    #[ts(skip)]
     pub termbase: Option<std::sync::Arc<registro_qa::Termbase>>,
     /// Approved translation-memory pairs shown before the segments they match (with the `fewshot` control).
     /// [`translate_and_store`] looks them up in the run's project when this is `None`.
     #[serde(skip)]
+    #[ts(skip)]
     pub memory: Option<std::sync::Arc<memory::Examples>>,
 }
 
-fn yes() -> bool {
-    true
+impl Default for Options {
+    /// German, formal: [`Options::new`]'s defaults for a language chosen later.
+    fn default() -> Self {
+        Options::new(Lang::De, Register::Formal)
+    }
 }
 
 /// The most candidates per segment a translation may ask for: every face (CLI, window) takes its n-best from here,
@@ -268,11 +275,10 @@ impl Options {
             "n-best {}: choose 1 to {MAX_N_BEST} candidates per segment",
             self.n_best
         );
-        anyhow::ensure!(
-            self.register != Register::Respectful || self.lang == Lang::Ja,
-            "the respectful register exists for Japanese only; {} has formal and informal",
-            self.lang.name()
-        );
+        if self.register == Register::Respectful && !self.lang.has_respectful() {
+            let with: Vec<&str> = Lang::ALL.into_iter().filter(|l| l.has_respectful()).map(|l| l.name()).collect();
+            anyhow::bail!("the respectful register exists for {} only; {} has formal and informal", with.join(" and "), self.lang.name());
+        }
         Ok(())
     }
 
@@ -409,7 +415,7 @@ impl<'g> Translator<'g> {
             // A translator gets no pool only when the run chose it (`--no-examples`): a missing shipped pool is
             // an error before the run starts (`Pool::default_for`).
             (None, ..) => NO_EXAMPLES.to_string(),
-            (Some(p), Lang::Ja, Register::Respectful) if p.has_respectful() => {
+            (Some(p), lang, Register::Respectful) if lang.has_respectful() && p.has_respectful() => {
                 format!("registro hand-written JA respectful pairs (compiled in), then {}", p.origin())
             }
             (Some(p), ..) => p.origin().to_string(),
@@ -712,7 +718,7 @@ fn flag(a: &Analysis, v: Verdict, requested: Register) -> (bool, Option<String>)
 }
 
 fn rewrite_lang(l: Lang) -> Option<registro_rewrite::Lang> {
-    registro_rewrite::Lang::ALL.into_iter().find(|x| x.code() == l.code())
+    crate::languages::rewrite_lang(l.code())
 }
 
 /// Both registers side by side (contrastive mode).
@@ -757,6 +763,7 @@ pub fn translate_contrastive_and_store(
     for (run, other) in [(formal_run, informal_run), (informal_run, formal_run)] {
         let mut params = store.run(run)?.params;
         params["contrastive_with"] = serde_json::json!(other);
+        params["request"]["contrastive"] = serde_json::json!(true);
         store.set_run_params(run, &params)?;
     }
     let pairs = formal.into_iter().zip(informal).map(|(formal, informal)| ContrastivePair { formal, informal }).collect();
@@ -853,16 +860,10 @@ pub fn store_translation(
     let budget = tr.token_budget(opts.lang, opts.max_tokens);
     let token_budget = serde_json::json!({ "per_source_char": budget.per_source_char, "measured_by": budget.measured_by });
     run.params = serde_json::json!({
-        "controls": opts.controls.0,
-        "system": opts.system,
-        "n_best": opts.effective_n(),
-        "gender": opts.gender,
-        "shots": if tr.has_pool() { opts.shots } else { 0 },
+        // The request as it ran, every option in it: what `runs resume` reads back (`TranslateRequest::of_run`).
+        "request": TranslateRequest::as_ran(opts, tr, false),
+        // The rest says what the run found and did.
         "fewshot_pool": tr.pool_description(opts.lang, opts.register),
-        "shots_per_sentence": opts.shots_per_sentence,
-        "document_examples": if opts.fixed_document_examples { "fixed" } else { "retrieved" },
-        "sentence_examples": if tr.has_pool() && !opts.shots_per_sentence { opts.sentence_examples } else { 0 },
-        "max_tokens": opts.max_tokens,
         "token_budget": token_budget,
         // The cross-lingual meaning check's model (null: not installed or switched off).
         "meaning_check": tr.meaning_check(),

@@ -20,7 +20,10 @@ mod tokens;
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// A target language: every language a translation can go into, with what it can do (its registers and the
+/// capability methods below). Faces list languages from [`Lang::ALL`] (the window through core's generated
+/// `LANGUAGES`), never from a list of their own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Lang {
@@ -68,7 +71,7 @@ impl Lang {
             Lang::Ja => "Japanese",
             Lang::Ko => "Korean",
             Lang::Nl => "Dutch",
-            Lang::Pt => "Portuguese",
+            Lang::Pt => "Portuguese (European)",
             Lang::Ru => "Russian",
             Lang::Vi => "Vietnamese",
         }
@@ -89,6 +92,27 @@ impl Lang {
 
     /// Languages whose register lives in sentence endings rather than in T-V pronouns.
     pub fn marks_endings(self) -> bool {
+        matches!(self, Lang::Ja | Lang::Ko)
+    }
+
+    /// Whether the language has a respectful register beside the formal one (Japanese sonkeigo/kenjōgo): the only
+    /// place a request for `respectful` is accepted.
+    pub fn has_respectful(self) -> bool {
+        matches!(self, Lang::Ja)
+    }
+
+    /// The registers a translation into the language can ask for, formal first.
+    pub fn registers(self) -> Vec<Register> {
+        let mut r = vec![Register::Formal, Register::Informal];
+        if self.has_respectful() {
+            r.push(Register::Respectful);
+        }
+        r
+    }
+
+    /// Scripts that pack many letters into a word or write no spaces (kana/kanji, Hangul blocks): length checks
+    /// count letters, not words.
+    pub fn dense_script(self) -> bool {
         matches!(self, Lang::Ja | Lang::Ko)
     }
 }

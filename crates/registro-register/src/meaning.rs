@@ -532,7 +532,7 @@ fn truncated(lang: Lang, source: &str, candidate: &str) -> Option<String> {
         return None;
     }
     let letters = |t: &str| t.chars().filter(|ch| ch.is_alphabetic()).count();
-    let dense = matches!(lang, Lang::Ja | Lang::Ko);
+    let dense = lang.dense_script();
     let last = words(c).last().map(|w| w.chars().filter(|ch| ch.is_alphabetic()).count()).unwrap_or(0);
     if !dense && last == 1 && letters(s) >= 12 {
         let w = words(c).last().copied().unwrap_or_default();
@@ -666,7 +666,11 @@ fn english_left(lang: Lang, source: &str, candidate: &str) -> Option<String> {
     // The candidate's words in order, each with whether it opens a sentence (a capitalised word elsewhere is part
     // of a name or a title).
     let mut seq: Vec<(&str, bool)> = Vec::new();
+    // Whether each word follows the one before with only a space between ("Parks and Recreation", not
+    // "Aunt、Uncle" or "Shakespeare... since"): only such neighbours make a title.
+    let mut joined: Vec<bool> = Vec::new();
     let mut sent_start = true;
+    let mut prev_open = false;
     for tok in candidate.split_whitespace() {
         if !address(tok) {
             // In another script the Latin part of a word counts on its own: "crazyです" holds "crazy" (the rest
@@ -678,13 +682,15 @@ fn english_left(lang: Lang, source: &str, candidate: &str) -> Option<String> {
             };
             for (k, w) in runs.into_iter().enumerate() {
                 seq.push((w, sent_start && k == 0));
+                joined.push(k == 0 && prev_open && tok.starts_with(w));
             }
         }
         sent_start = tok.ends_with(['.', '!', '?', ':', '。', '！', '？', '…']);
+        prev_open = tok.ends_with(char::is_alphanumeric);
     }
     let in_title = |k: usize| {
         let capitalised_inside = |j: usize| seq.get(j).is_some_and(|&(w, start)| !start && w.chars().next().is_some_and(char::is_uppercase));
-        k.checked_sub(1).is_some_and(capitalised_inside) || capitalised_inside(k + 1)
+        (joined[k] && k.checked_sub(1).is_some_and(capitalised_inside)) || (joined.get(k + 1) == Some(&true) && capitalised_inside(k + 1))
     };
     // Two-letter English function words are Vietnamese syllables too ("do" because, "to" big).
     let two_letter_words = lang != Lang::Vi;

@@ -59,6 +59,12 @@ impl Lang {
     pub fn has_case(self) -> bool {
         !matches!(self, Lang::Hi | Lang::Ja)
     }
+
+    /// Whether spacing around punctuation is the writer's, never a rule's to tidy: French sets a space before
+    /// ! ? ; : by typographic rule, Japanese writes no spaces.
+    pub fn keeps_punctuation_spacing(self) -> bool {
+        matches!(self, Lang::Fr | Lang::Ja)
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -78,7 +78,10 @@ impl Formality for Scorer {
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// How a rewrite runs (the how of core's `RewriteRequest`, which a run stores). A stored one that lacks an option
+/// added since gets its default.
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS)]
+#[serde(default)]
 pub struct Options {
     pub lang: Lang,
     pub method: Method,
@@ -88,11 +91,16 @@ pub struct Options {
     /// Score perplexity when a neural backend is there (costs one forward pass per candidate).
     pub fluency: bool,
     /// With the LLM method, also offer a round trip through another language (two more generations).
-    #[serde(default)]
     pub roundtrip: bool,
     /// Words the writer locked: a candidate without one of them (when the input has it) is flagged and demoted.
-    #[serde(default)]
     pub keep: Vec<String>,
+}
+
+impl Default for Options {
+    /// English by the rules: [`Options::new`]'s defaults for a language and method chosen later.
+    fn default() -> Self {
+        Options::new(Lang::En, Method::Rules)
+    }
 }
 
 impl Options {

@@ -527,8 +527,7 @@ fn spacing(p: &mut [Piece], lang: Lang) {
             }
         }
     }
-    // French sets a space before ! ? ; : by typographic rule; Japanese has no spaces.
-    if matches!(lang, Lang::Fr | Lang::Ja) {
+    if lang.keeps_punctuation_spacing() {
         return;
     }
     for i in 1..p.len() {

@@ -52,6 +52,16 @@ pub fn scorer(s: Option<&str>) -> CmdResult<registro_core::rewrite::ScorerChoice
     s.parse().map_err(CmdError::msg)
 }
 
+/// A scorer the page sent as core's type: the same choices as [`scorer`], never a file.
+pub fn scorer_choice(c: registro_core::rewrite::ScorerChoice) -> CmdResult<registro_core::rewrite::ScorerChoice> {
+    use registro_core::rewrite::ScorerChoice;
+    match c {
+        ScorerChoice::File(p) => scorer(Some(&p.display().to_string())),
+        ScorerChoice::Xlmr(id) => scorer(Some(&format!("xlmr:{id}"))),
+        other => Ok(other),
+    }
+}
+
 /// The accepted purposes of each file command, in one place for the commands and their tests.
 pub const IMPORT: &[Purpose] = &[Purpose::Import, Purpose::ImportFolder];
 pub const SUBMISSIONS: &[Purpose] = &[Purpose::Submissions];

@@ -3,52 +3,15 @@
 //! decisions, kept as they are made. Each command is one call into `registro_core::rewrite`.
 
 use registro_core::progress::Progress;
-use registro_core::rewrite::{
-    self as core, Lang, Method, Options, RewriteChoice, RewriteOutcome, RewriteRequest, ScorerChoice, SentenceResult, StoredRewrite, Weights,
-};
-use registro_store::{DocumentId, ProjectId, RunId};
+use registro_core::rewrite::{self as core, Lang, RewriteChoice, RewriteOutcome, RewriteRequest, RewriteSource, ScorerChoice, SentenceResult, StoredRewrite};
+use registro_core::translate::remote::BackendConfig;
+use registro_store::{ProjectId, RunId};
 use tauri::ipc::Channel;
 use tauri::AppHandle;
 
 use super::files;
 use crate::error::{CmdError, CmdResult};
 use crate::state::blocking;
-
-#[derive(serde::Deserialize, ts_rs::TS)]
-#[ts(optional_fields = nullable)]
-pub struct RewriteArgs {
-    /// Pasted text, one sentence per line (ignored when `document_id` is set).
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub text: String,
-    pub document_id: Option<DocumentId>,
-    pub lang: String,
-    pub method: String,
-    #[serde(default = "default_n")]
-    #[ts(optional = nullable)]
-    pub n: usize,
-    pub model: Option<String>,
-    pub weights: Option<Weights>,
-    pub scorer: Option<String>,
-    #[serde(default = "yes")]
-    #[ts(optional = nullable)]
-    pub fluency: bool,
-    /// With the LLM method, also offer a round trip through another language.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub roundtrip: bool,
-    /// Words every rewrite must keep.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub keep: Vec<String>,
-}
-
-fn default_n() -> usize {
-    1
-}
-fn yes() -> bool {
-    true
-}
 
 fn lang(s: &str) -> CmdResult<Lang> {
     s.parse::<Lang>().map_err(|e| CmdError::msg(e.to_string()))
@@ -58,57 +21,56 @@ fn scorer(s: Option<&str>) -> CmdResult<ScorerChoice> {
     files::scorer(s)
 }
 
-/// Rewrites and stores the run in `project_id`. Progress per sentence, and each sentence on `on_sentence` as it is
-/// done (in order); `cancel_operation(op_id)` stops between batches of sentences and keeps the sentences done so far
-/// in a `cancelled` run. A local model is the app's resident LLM (loaded on the first click, kept for the next),
-/// with the rewrite's prompt caches and sentence encoder kept beside it.
+/// What the Rewrite form starts from: every option's default from core (the tuned weights among them), so the
+/// window writes none of its own.
+#[tauri::command(async)]
+pub fn rewrite_defaults() -> RewriteRequest {
+    RewriteRequest::default()
+}
+
+/// The request the form sends, ready to run: the model it picked checked as the window allows (none: the default
+/// where the method needs one; a known model id; or the backend connected in Settings → Backends by its `remote:`
+/// id, whose settings come back with it), a scorer the page may name, then core's own check. Loads nothing.
+pub fn request_from_form(mut request: RewriteRequest) -> CmdResult<(RewriteRequest, Option<BackendConfig>)> {
+    let picked = request.model.as_deref().map(str::trim).filter(|m| !m.is_empty()).map(str::to_string);
+    let remote = picked.as_deref().and_then(super::backends::backend_for).transpose()?;
+    request.model = match picked {
+        Some(m) if remote.is_none() => Some(files::model_id(&m)?),
+        _ => None,
+    };
+    request.scorer = files::scorer_choice(request.scorer)?;
+    request.validate()?;
+    Ok((request, remote))
+}
+
+/// Rewrites `source` as `request` asks and stores the run in `project_id`. Progress per sentence, and each sentence
+/// on `on_sentence` as it is done (in order); `cancel_operation(op_id)` stops between batches of sentences and keeps
+/// the sentences done so far in a `cancelled` run. A local model is the app's resident LLM (loaded on the first
+/// click, kept for the next), with the rewrite's prompt caches and sentence encoder kept beside it.
 #[tauri::command]
 pub async fn rewrite_text(
     app: AppHandle,
     project_id: ProjectId,
-    args: RewriteArgs,
+    source: RewriteSource,
+    request: RewriteRequest,
     op_id: String,
     on_progress: Channel<Progress>,
     on_sentence: Channel<SentenceResult>,
 ) -> CmdResult<RewriteOutcome> {
-    let lang = lang(&args.lang)?;
-    let method: Method = args.method.parse().map_err(CmdError::msg)?;
-    let scorer = scorer(args.scorer.as_deref())?;
-    let picked = args.model.as_deref().map(str::trim).filter(|m| !m.is_empty());
+    let (request, remote) = request_from_form(request)?;
+    let method = request.options.method;
     // The backend connected in Settings → Backends, picked by its `remote:` id, or a local model.
-    let remote = picked.and_then(super::backends::backend_for).transpose()?;
-    let model = match picked {
-        Some(m) if remote.is_none() => Some(files::model_id(m)?),
-        _ => None,
-    };
+    let model = request.model.clone();
     blocking(app, move |state| {
         let op = state.ops.start(&op_id);
         let mut store = state.open_store()?;
-        let sentences = match args.document_id {
-            Some(doc) => store.segment_texts(doc)?,
-            None => args.text.lines().map(str::to_string).collect(),
-        };
-        if sentences.iter().all(|s| s.trim().is_empty()) {
-            return Err(CmdError::msg("nothing to rewrite: paste some text or pick a document"));
-        }
-        let total = sentences.len() as u64;
         let mut req = RewriteRequest {
-            sentences,
-            options: Options {
-                n: args.n,
-                weights: args.weights.unwrap_or_default(),
-                fluency: args.fluency,
-                roundtrip: args.roundtrip,
-                keep: args.keep,
-                ..Options::new(lang, method)
-            },
-            model: None,
-            scorer,
+            sentences: source.sentences(&store)?,
             project: Some(project_id.to_string()),
-            document_id: args.document_id,
+            document_id: source.document_id,
+            ..request
         };
-        // Refused before a model loads (core's rule; the run would refuse it too).
-        req.validate()?;
+        let total = req.sentences.len() as u64;
         let mut progress = |p: Progress| {
             let _ = on_progress.send(p);
         };
@@ -117,7 +79,7 @@ pub async fn rewrite_text(
         };
         match (remote, core::local_model(method, model.as_deref())) {
             (Some(cfg), _) => {
-                let (mut neural, id) = core::open_neural(method, model.as_deref(), Some(cfg))?;
+                let (mut neural, id) = core::open_neural(method, None, Some(cfg))?;
                 req.model = id;
                 run(neural.as_mut().map(|n| &mut **n as &mut dyn core::Neural), &req)
             }
@@ -162,4 +124,23 @@ pub async fn open_rewrite_run(app: AppHandle, run_id: RunId) -> CmdResult<Stored
 #[tauri::command]
 pub async fn save_rewrite_choices(app: AppHandle, run_id: RunId, choices: Vec<(i64, RewriteChoice)>) -> CmdResult<()> {
     blocking(app, move |state| Ok(core::save_choices(&mut state.open_store()?, run_id, &choices)?)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_form_gets_cores_defaults_and_names_no_file() {
+        let form = rewrite_defaults();
+        assert_eq!((form.options.weights.formality, form.options.weights.meaning, form.options.weights.fluency, form.options.weights.consensus), (1.0, 0.5, 0.5, 6.0));
+        let (req, remote) = request_from_form(form.clone()).unwrap();
+        assert!(remote.is_none() && req.model.is_none());
+        let mut bad = form.clone();
+        bad.scorer = ScorerChoice::File("/home/u/.ssh/id_rsa.json".into());
+        assert!(request_from_form(bad).is_err());
+        let mut bad = form;
+        bad.options.n = core::MAX_PARAPHRASES + 1;
+        assert!(request_from_form(bad).unwrap_err().0.contains("paraphrases per sentence"));
+    }
 }

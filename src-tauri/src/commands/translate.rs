@@ -3,50 +3,17 @@
 //! place), repair a sentence on request, and export. Each command is one call into `registro_core::translate`.
 
 use registro_core::progress::Progress;
-use registro_core::translate::{self as core, Controls, Gender, Lang, Options, Register, SegmentCheck, SegmentOut, SystemKind};
+use registro_core::translate::remote::BackendConfig;
+use registro_core::translate::{self as core, Lang, Register, SegmentCheck, SegmentOut, TranslateRequest, TranslateSource};
 use registro_core::resegment::Resegmented;
 use registro_core::translate::review::ReviewRun;
-use registro_store::{DocumentId, ProjectId, RunId, SegmentStatus};
+use registro_store::{ProjectId, RunId, SegmentStatus};
 use tauri::ipc::Channel;
 use tauri::AppHandle;
 
 use super::files;
 use crate::error::{CmdError, CmdResult};
 use crate::state::blocking;
-
-#[derive(serde::Deserialize, ts_rs::TS)]
-#[ts(optional_fields = nullable)]
-pub struct TranslateArgs {
-    /// Pasted text, one segment per line (ignored when `document_id` is set).
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub text: String,
-    pub document_id: Option<DocumentId>,
-    pub lang: String,
-    /// The document's register: the default for every segment.
-    pub register: String,
-    /// Per-segment overrides (index → register).
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub overrides: std::collections::HashMap<usize, String>,
-    pub model: Option<String>,
-    /// `prompt,fewshot,constrain,rerank,consensus,repair`, `all` or `none`.
-    pub controls: Option<String>,
-    /// `controlled` (default) or `pivot`.
-    pub system: Option<String>,
-    pub n_best: Option<usize>,
-    pub gender: Option<String>,
-    /// Both registers (formal or respectful, and informal) as two linked runs: the grid's two target columns.
-    /// Per-segment overrides do not apply.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub contrastive: bool,
-    /// The same examples for every document of the language and register (cached across documents: the next
-    /// document starts sooner) instead of examples retrieved by this document's words.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub fixed_examples: bool,
-}
 
 #[derive(serde::Serialize, ts_rs::TS)]
 pub struct TranslateOutcome {
@@ -61,61 +28,61 @@ where
     s.parse::<T>().map_err(|e| CmdError::msg(e.to_string()))
 }
 
-/// Translates and stores the run in `project_id`. Each segment goes to `on_segment` as it finishes (stored first),
-/// progress to `on_progress` (a "loading model" step first when the model is not resident); `cancel_operation(op_id)`
-/// keeps the segments done so far in a `cancelled` run. The local model stays loaded for the next click.
+/// What the Translate form starts from: every option's default from core (the model from
+/// `REGISTRO_DEFAULT_MODEL`, else the shipped default), so the window writes none of its own.
+#[tauri::command(async)]
+pub fn translate_defaults() -> TranslateRequest {
+    TranslateRequest::default()
+}
+
+/// The request the form sends, ready to run: the model it picked checked as the window allows (empty: the default
+/// model; a known model id; or the backend connected in Settings → Backends by its `remote:` id, whose settings come
+/// back with it), then core's own check. Loads nothing.
+pub fn request_from_form(mut request: TranslateRequest) -> CmdResult<(TranslateRequest, Option<BackendConfig>)> {
+    let picked = request.model.trim().to_string();
+    let remote = super::backends::backend_for(&picked).transpose()?;
+    request.model = match (picked.is_empty(), &remote) {
+        (true, _) => registro_core::models::default_model(),
+        (false, Some(_)) => picked,
+        (false, None) => files::model_id(&picked)?,
+    };
+    request.validate()?;
+    Ok((request, remote))
+}
+
+/// Translates `source` as `request` asks and stores the run in `project_id` (pasted text is kept as a document of
+/// the project first, so the run can be resumed). Each segment goes to `on_segment` as it finishes (stored first),
+/// progress to `on_progress` (a "loading model" step first when the model is not resident);
+/// `cancel_operation(op_id)` keeps the segments done so far in a `cancelled` run. The local model stays loaded for
+/// the next click.
 #[tauri::command]
 pub async fn translate_text(
     app: AppHandle,
     project_id: ProjectId,
-    args: TranslateArgs,
+    source: TranslateSource,
+    request: TranslateRequest,
     op_id: String,
     on_progress: Channel<Progress>,
     on_segment: Channel<SegmentOut>,
 ) -> CmdResult<TranslateOutcome> {
-    let lang: Lang = parse(&args.lang)?;
-    let register: Register = parse(&args.register)?;
-    let controls: Controls = args.controls.as_deref().unwrap_or("all").parse().map_err(CmdError::from)?;
-    let system: SystemKind = args.system.as_deref().unwrap_or("controlled").parse().map_err(CmdError::from)?;
-    let picked = args.model.as_deref().map(str::trim).filter(|m| !m.is_empty());
-    let remote = picked.and_then(super::backends::backend_for).transpose()?;
-    let model = match picked {
-        Some(m) if remote.is_none() => files::model_id(m)?,
-        _ => registro_core::models::default_model(),
-    };
-    let gender: Option<Gender> = args.gender.as_deref().filter(|g| !g.is_empty()).map(parse).transpose()?;
-    let mut overrides = std::collections::BTreeMap::new();
-    for (i, r) in &args.overrides {
-        overrides.insert(*i, parse::<Register>(r)?);
-    }
-    let defaults = Options::new(lang, register);
-    let opts = Options {
-        controls,
-        system,
-        n_best: args.n_best.unwrap_or(defaults.n_best),
-        gender,
-        fixed_document_examples: args.fixed_examples,
-        ..defaults
-    };
-    let req = core::request::Request { text: args.text, document_id: args.document_id, overrides, contrastive: args.contrastive, opts };
+    let (req, remote) = request_from_form(request)?;
     blocking(app, move |state| {
         let op = state.ops.start(&op_id);
         let mut store = state.open_store()?;
-        let prepared = core::request::prepare(&store, &req)?;
+        let prepared = core::request::prepare(&store, &req, &source)?;
         let total = prepared.sources.len() as u64;
         let mut progress = |p: Progress| {
             let _ = on_progress.send(p);
         };
         let mut run = |gen: &mut dyn core::Generator| -> CmdResult<TranslateOutcome> {
-            let mut tr = core::Translator::new(gen, Some(core::Pool::default_for(lang)?))
-                .with_meaning_check(core::qe::MeaningCheck::installed()?)
-                .watch(|s| drop(on_segment.send(s.clone())));
-            let (run_id, segments) = core::request::run(&mut store, project_id, &mut tr, &req, &prepared, &mut progress, &op.token)?;
+            let mut tr = core::Translator::new(gen, req.pool()?).with_meaning_check(req.meaning()?).watch(|s| drop(on_segment.send(s.clone())));
+            let (run_id, segments) = core::request::run(&mut store, project_id, &mut tr, &req, &source, &prepared, &mut progress, &op.token)?;
             Ok(TranslateOutcome { run_id, segments })
         };
         match remote {
             Some(cfg) => run(core::open_generator(None, Some(cfg))?.as_mut()),
             None => {
+                let model = req.model.clone();
                 let loading = Progress { done: 0, total, message: format!("loading model {model}…") };
                 let notify = on_progress.clone();
                 // Until the first segment is done the model reads its instructions and examples: said, not a bare
@@ -261,4 +228,25 @@ pub async fn export_tmx(app: AppHandle, run_id: RunId, file: String) -> CmdResul
         state.with_store(|s| core::review::export_tmx_to(s, run_id, &path))
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_form_gets_cores_defaults_and_an_empty_model_means_the_default_one() {
+        let mut form = translate_defaults();
+        assert_eq!(form.model, registro_core::models::default_model());
+        form.model = " ".into();
+        let (req, remote) = request_from_form(form).unwrap();
+        assert!(remote.is_none());
+        assert_eq!(req.model, registro_core::models::default_model());
+        let mut form = translate_defaults();
+        form.model = "/tmp/evil.gguf".into();
+        assert!(request_from_form(form).unwrap_err().0.contains("by id, not by path"));
+        let mut form = TranslateRequest::new(Lang::It, Register::Respectful);
+        form.model = String::new();
+        assert!(request_from_form(form).unwrap_err().0.contains("respectful register exists for Japanese only"));
+    }
 }

@@ -145,8 +145,9 @@ fn segments_stream_in_cancel_keeps_them_and_the_model_stays_loaded() {
     let mut runs = store.list_runs(&Default::default()).unwrap();
     assert_eq!(runs.len(), 5, "five runs stored");
     runs.sort_by_key(|r| r.id);
-    let examples: Vec<&str> = runs.iter().map(|r| r.params["document_examples"].as_str().unwrap_or("")).collect();
-    assert_eq!(examples, ["retrieved", "retrieved", "retrieved", "fixed", "fixed"], "the runs record where their examples came from");
+    // Each run stores the request it ran (`params.request`), the window's choice of examples in it.
+    let fixed: Vec<Option<bool>> = runs.iter().map(|r| r.params["request"]["fixed_document_examples"].as_bool()).collect();
+    assert_eq!(fixed, [Some(false), Some(false), Some(false), Some(true), Some(true)], "the runs record where their examples came from");
     runs.truncate(3);
     let statuses: Vec<RunStatus> = runs.iter().map(|r| r.status).collect();
     assert_eq!(statuses.iter().filter(|s| **s == RunStatus::Cancelled).count(), 1, "{statuses:?}");

@@ -2,7 +2,7 @@
 // list documents, show a document's segments with their references, list runs (a click reopens one in the view
 // that made it, where that view reopens runs), delete with confirmation.
 
-import { type ChosenFile, type Document, type ImportFormat, type SegmentRow, chooseFile, deleteDocument, deleteRun, documentSegments, importDocument, listRuns } from '../api';
+import { type ChosenFile, type Document, type ImportFormat, LANGUAGES, type SegmentRow, chooseFile, deleteDocument, deleteRun, documentSegments, importDocument, listRuns } from '../api';
 import { ProgressPanel, errorMessage } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h, plural } from '../dom';
@@ -19,7 +19,6 @@ const FORMATS: Array<[ImportFormat | '', string]> = [
   ['cocoa', 'paired folder (CoCoA-MT / IWSLT)'],
   ['xformal', 'paired folder (XFORMAL / GYAFC)'],
 ];
-const LANGS = ['en', 'de', 'es', 'fr', 'hi', 'it', 'ja', 'ko', 'nl', 'pt', 'ru', 'vi'];
 
 export function mountDocuments(el: HTMLElement, ctx: ViewContext, selectDocument: (id: number | null) => void): () => void {
   const importCard = importForm(ctx, selectDocument);
@@ -155,7 +154,7 @@ function segmentTable(doc: Document): { el: HTMLElement; loadMore: () => Promise
 
 function importForm(ctx: ViewContext, selectDocument: (id: number | null) => void): HTMLElement {
   const format = h('select', { class: 'input', 'data-testid': 'import-format', title: 'Format' }, ...FORMATS.map(([v, label]) => h('option', { value: v }, label)));
-  const sourceLang = h('select', { class: 'input', 'data-testid': 'import-source-lang', title: 'Source language' }, h('option', { value: '' }, 'source: auto'), ...LANGS.map((l) => h('option', { value: l }, `source: ${l}`)));
+  const sourceLang = h('select', { class: 'input', 'data-testid': 'import-source-lang', title: 'Source language' }, h('option', { value: '' }, 'source: auto'), ...LANGUAGES.map((l) => h('option', { value: l.code }, `source: ${l.code}`)));
   const name = h('input', { type: 'text', class: 'input', 'data-testid': 'import-name', placeholder: 'name (optional)' });
   const status = h('div', { class: 'import-status', 'data-testid': 'import-status' });
   const fileBtn = h('button', { class: 'btn primary', type: 'button', 'data-testid': 'import-browse' }, 'Import a file…');

@@ -7,7 +7,6 @@ import type {
   CandidateView,
   Method,
   Piece,
-  RewriteArgs,
   RewriteChoice,
   RewriteOutcome,
   Scores,
@@ -15,19 +14,28 @@ import type {
   StoredRewrite,
   Summary,
   RewriteVerdict,
+  RewriteLang,
+  RewriteRequest,
+  RewriteSource,
+  ScorerChoice,
   Weights,
 } from '../bindings';
 // A candidate's `verdict` and a piece's `label` are the words shown (registro_rewrite::verdict).
-export type { CandidateView, Method, Piece, RewriteArgs, RewriteChoice, RewriteOutcome, Scores, SentenceResult, StoredRewrite, Summary, RewriteVerdict, Weights };
+export type { CandidateView, Method, Piece, RewriteChoice, RewriteLang, RewriteOutcome, RewriteRequest, RewriteSource, Scores, ScorerChoice, SentenceResult, StoredRewrite, Summary, RewriteVerdict, Weights };
 
-/** `onSentence` sees each sentence as soon as it is rewritten and stored, in order. */
+/** Core's defaults for a rewrite (the tuned weights among them): what the form starts from; read once at start
+ * (src/defaults.ts). */
+export const rewriteDefaults = () => call<RewriteRequest>('rewrite_defaults');
+/** Rewrites `source` as `request` asks (core's type, the form's fields changed in it). `onSentence` sees each
+ * sentence as soon as it is rewritten and stored, in order. */
 export const rewriteText = (
   projectId: Id,
-  args: RewriteArgs,
+  source: RewriteSource,
+  request: RewriteRequest,
   onProgress: (p: Progress) => void,
   onSentence: (s: SentenceResult) => void,
 ): Operation<RewriteOutcome> =>
-  startOperation<RewriteOutcome>('rewrite_text', { projectId, args, onSentence: channel(onSentence) }, onProgress);
+  startOperation<RewriteOutcome>('rewrite_text', { projectId, source, request, onSentence: channel(onSentence) }, onProgress);
 
 export const scoreFormality = (sentences: string[], lang: string, scorer?: string) =>
   call<number[]>('score_formality', { sentences, lang, scorer: scorer ?? null });

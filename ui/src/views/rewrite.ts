@@ -6,20 +6,24 @@
 
 import './rewrite.css';
 
-import { type RunRow, type RunState, chooseFile, listRuns } from '../api';
-import { ProgressPanel, errorMessage, rateProgress } from '../components';
+import { LANGUAGES, type RunRow, type RunState, chooseFile, listRuns } from '../api';
+import { errorMessage } from '../components';
 import type { ViewContext } from '../context';
+import { defaultRewriteRequest } from '../defaults';
 import { clear, h, select } from '../dom';
 import { runTable } from '../lists';
+import { runWithProgress } from '../run-progress';
 import { liveState, onRunState, resumeRun, runStateView } from '../run-state';
 import { modelPicker } from './model-picker';
 import {
   type Method,
   type Piece,
   type RewriteChoice,
+  type RewriteLang,
   type RewriteOutcome,
+  type RewriteRequest,
+  type ScorerChoice,
   type SentenceResult,
-  type Weights,
   exportRewrite,
   openRewriteRun,
   rewriteText,
@@ -27,7 +31,6 @@ import {
   scoreFormality,
 } from './rewrite-api';
 
-const LANGS = ['en', 'pt', 'fr', 'it', 'de', 'es', 'hi', 'ja'];
 
 /** What the user decided for one sentence; the undo stack holds copies of these. */
 interface SentenceState {
@@ -81,22 +84,29 @@ const fmt = (x: number) => (x >= 0 ? '+' : '') + x.toFixed(2);
 // Rust (registro_rewrite::verdict): the CLI shows the same.
 
 export function mount(el: HTMLElement, ctx: ViewContext): () => void {
-  const lang = select({ 'data-testid': 'rewrite-lang' }, LANGS.map((l) => [l, l] as const));
+  // What the form starts from: core's defaults (the tuned weights among them), never the view's own.
+  const defaults = defaultRewriteRequest();
+  // The languages rewriting knows, from core's one list.
+  const lang = select({ 'data-testid': 'rewrite-lang' }, LANGUAGES.filter((l) => l.rewrite).map((l) => [l.code, `${l.name} (${l.code})`] as const));
+  lang.value = defaults.lang;
   const method = select({ 'data-testid': 'rewrite-method' }, [
     ['rules', 'rules'],
     ['roundtrip', 'round-trip MT'],
     ['llm', 'LLM'],
   ]);
-  const n = h('input', { class: 'input narrow', type: 'number', min: 0, max: 8, value: 1, 'data-testid': 'rewrite-n', title: 'LLM paraphrases per sentence, besides its minimal edit' });
-  const roundtrip = h('input', { type: 'checkbox', 'data-testid': 'rewrite-roundtrip' });
-  const keep = h('input', { class: 'input', placeholder: 'words to keep, comma-separated', 'data-testid': 'rewrite-keep', title: 'A candidate that drops one of these words is flagged and ranked last' });
+  method.value = defaults.method;
+  const n = h('input', { class: 'input narrow', type: 'number', min: 0, value: defaults.n, 'data-testid': 'rewrite-n', title: 'LLM paraphrases per sentence, besides its minimal edit' }) as HTMLInputElement;
+  const roundtrip = h('input', { type: 'checkbox', 'data-testid': 'rewrite-roundtrip', checked: defaults.roundtrip }) as HTMLInputElement;
+  const keep = h('input', { class: 'input', value: defaults.keep.join(', '), placeholder: 'words to keep, comma-separated', 'data-testid': 'rewrite-keep', title: 'A candidate that drops one of these words is flagged and ranked last' }) as HTMLInputElement;
   // Local models and the backend connected in Settings → Backends (the pipeline runs on it the same way).
-  const { input: model, list: modelList } = modelPicker('rewrite', '', false, 'model id (roundtrip / LLM)');
-  const wF = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 1, 'data-testid': 'rewrite-weight-formality' });
-  const wM = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 0.5, 'data-testid': 'rewrite-weight-meaning' });
-  const wL = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 0.5, 'data-testid': 'rewrite-weight-fluency' });
-  const wC = h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value: 6, 'data-testid': 'rewrite-weight-consensus' });
+  const { input: model, list: modelList } = modelPicker('rewrite', defaults.model ?? '', false, 'model id (roundtrip / LLM)');
+  const weight = (testid: string, value: number) => h('input', { class: 'input narrow', type: 'number', step: 0.5, min: 0, value, 'data-testid': testid }) as HTMLInputElement;
+  const wF = weight('rewrite-weight-formality', defaults.weights.formality);
+  const wM = weight('rewrite-weight-meaning', defaults.weights.meaning);
+  const wL = weight('rewrite-weight-fluency', defaults.weights.fluency);
+  const wC = weight('rewrite-weight-consensus', defaults.weights.consensus);
   const scorer = select({ 'data-testid': 'rewrite-scorer' }, [['surface', 'surface scorer'], ['lexical', 'lexical scorer (EN)'], ['embedding', 'embedding scorer (EN, MiniLM)']]);
+  scorer.value = defaults.scorer.kind;
   const useDoc = h('input', { type: 'checkbox', 'data-testid': 'rewrite-use-document' });
   const input = h('textarea', {
     class: 'input grow',
@@ -369,9 +379,23 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     }
   };
 
-  runBtn.addEventListener('click', async () => {
+  /** Core's request with what the form says. */
+  const request = (): RewriteRequest => {
+    const r = defaultRewriteRequest();
+    r.lang = lang.value as RewriteLang;
+    r.method = method.value as Method;
+    r.n = Math.max(0, Number(n.value) || 0);
+    r.roundtrip = roundtrip.checked;
+    r.keep = keep.value.split(',').map((w) => w.trim()).filter((w) => w.length > 0);
+    // Empty: the default model where the method needs one (core's).
+    r.model = model.value.trim() || null;
+    r.weights = { formality: Number(wF.value), meaning: Number(wM.value), fluency: Number(wL.value), consensus: Number(wC.value) };
+    r.scorer = { kind: scorer.value } as ScorerChoice;
+    return r;
+  };
+
+  runBtn.addEventListener('click', () => {
     formError.textContent = '';
-    const weights: Weights = { formality: Number(wF.value), meaning: Number(wM.value), fluency: Number(wL.value), consensus: Number(wC.value) };
     const docId = useDoc.checked ? ctx.selectedDocumentId() : null;
     if (useDoc.checked && docId === null) {
       formError.textContent = 'Select a document in the Documents tab first.';
@@ -381,55 +405,40 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
       formError.textContent = 'Paste some text to rewrite.';
       return;
     }
-    const panel = new ProgressPanel('rewrite-progress');
-    progressSlot.append(panel.el);
-    runBtn.disabled = true;
-    // A new action clears what the status bar said about the last one.
-    ctx.notify('');
-    const progress = rateProgress(panel, 'sentences');
-    // Each sentence shows as it is done (original → chosen rewrite); the full review replaces this list at the end.
-    const live = h('div', { class: 'rw-sentences' });
-    clear(results);
-    results.append(h('h3', {}, 'Rewriting…'), live);
-    const onSentence = (s: SentenceResult) => {
-      const best = s.candidates[0];
-      live.append(
-        h('div', { class: 'rw-sentence', 'data-testid': 'rewrite-live-sentence' }, h('div', { class: 'rw-old' }, s.input), h('div', { class: 'rw-new' }, best ? best.text : s.input)),
-      );
-    };
-    const op = rewriteText(
-      ctx.project.id,
-      {
-        text: input.value,
-        document_id: docId,
-        lang: lang.value,
-        method: method.value as Method,
-        n: Math.max(0, Number(n.value) || 0),
-        roundtrip: roundtrip.checked,
-        keep: keep.value.split(',').map((w) => w.trim()).filter((w) => w.length > 0),
-        model: model.value.trim() || null,
-        weights,
-        scorer: scorer.value,
+    const req = request();
+    void runWithProgress({
+      slot: progressSlot,
+      button: runBtn,
+      testid: 'rewrite-progress',
+      unit: 'sentences',
+      notify: ctx.notify,
+      start: (onProgress) => {
+        // Each sentence shows as it is done (original → chosen rewrite); the full review replaces this list at the end.
+        const live = h('div', { class: 'rw-sentences' });
+        clear(results);
+        results.append(h('h3', {}, 'Rewriting…'), live);
+        const onSentence = (s: SentenceResult) => {
+          const best = s.candidates[0];
+          live.append(
+            h('div', { class: 'rw-sentence', 'data-testid': 'rewrite-live-sentence' }, h('div', { class: 'rw-old' }, s.input), h('div', { class: 'rw-new' }, best ? best.text : s.input)),
+          );
+        };
+        return rewriteText(ctx.project.id, { text: input.value, document_id: docId }, req, onProgress, onSentence);
       },
-      progress.update,
-      onSentence,
-    );
-    panel.attach(op);
-    try {
-      outcome = await op.result;
-      states = outcome.sentences.map((_, i) => freshState(outcome as RewriteOutcome, i));
-      segments = outcome.sentences.map((_, i) => i);
-      undo.length = 0;
-      renderResults();
-      ctx.changed('runs');
-      if (progress.total() > outcome.sentences.length) ctx.notify(`Cancelled: ${outcome.sentences.length} of ${progress.total()} sentences kept${outcome.run_id !== null ? ` in run ${outcome.run_id}` : ''}`);
-    } catch (e) {
-      formError.textContent = errorMessage(e);
-      renderResults();
-    } finally {
-      panel.done();
-      runBtn.disabled = false;
-    }
+      done: (o, total) => {
+        outcome = o;
+        states = o.sentences.map((_, i) => freshState(o, i));
+        segments = o.sentences.map((_, i) => i);
+        undo.length = 0;
+        renderResults();
+        ctx.changed('runs');
+        if (total > o.sentences.length) ctx.notify(`Cancelled: ${o.sentences.length} of ${total} sentences kept${o.run_id !== null ? ` in run ${o.run_id}` : ''}`);
+      },
+      failed: (e) => {
+        formError.textContent = errorMessage(e);
+        renderResults();
+      },
+    });
   });
 
   /** Rewrites the sentences run `id` did not reach (its state live in every list), then reopens it. */

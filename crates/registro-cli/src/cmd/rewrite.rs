@@ -53,13 +53,13 @@ enum Sub {
 #[derive(clap::Args, Clone)]
 struct RewriteOpts {
     /// Language of the text
-    #[arg(long, value_enum, default_value_t = Lang::En)]
+    #[arg(long, value_enum, default_value_t = Options::default().lang)]
     lang: Lang,
     /// Rewriting method
-    #[arg(long, value_enum, default_value_t = Method::Rules)]
+    #[arg(long, value_enum, default_value_t = Options::default().method)]
     method: Method,
     /// LLM paraphrases per sentence besides the minimal edit (0 = none; 1 = one greedy answer; more are sampled)
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = Options::default().n)]
     n: usize,
     /// With --method llm, also offer a round trip through another language as a candidate
     #[arg(long)]
@@ -80,8 +80,9 @@ struct RewriteOpts {
     #[arg(long, value_parser = parse_weights)]
     weights: Option<Weights>,
     /// Formality scorer: surface | lexical | embedding (MiniLM) | a trained weights .json | xlmr:<model id or folder>
-    #[arg(long, default_value = "surface", value_parser = parse_scorer)]
-    scorer: ScorerChoice,
+    /// [default: surface]
+    #[arg(long, value_parser = parse_scorer)]
+    scorer: Option<ScorerChoice>,
     /// Skip perplexity scoring (faster LLM runs)
     #[arg(long)]
     no_fluency: bool,
@@ -91,8 +92,19 @@ struct RewriteOpts {
     /// Do not store the run
     #[arg(long)]
     no_store: bool,
+    /// Check the request and print it as the run would store it (its parameters' `request`), then stop: nothing
+    /// is read, loaded or stored
+    #[arg(long)]
+    dry_run: bool,
     #[command(flatten)]
     backend: super::backend::BackendArgs,
+}
+
+impl RewriteOpts {
+    /// `--scorer`, else core's default.
+    fn scorer(&self) -> ScorerChoice {
+        self.scorer.clone().unwrap_or_else(|| RewriteRequest::default().scorer)
+    }
 }
 
 fn parse_weights(s: &str) -> Result<Weights, String> {
@@ -120,22 +132,27 @@ fn open_neural(o: &RewriteOpts, req: &mut RewriteRequest) -> anyhow::Result<Opti
     Ok(neural)
 }
 
-fn request(o: &RewriteOpts, sentences: Vec<String>) -> RewriteRequest {
-    RewriteRequest {
+/// The request the flags ask for, core's defaults wherever a flag is not given: the same type the window's form
+/// fills, and what the run stores. Checked before any model loads.
+fn request(o: &RewriteOpts, sentences: Vec<String>) -> anyhow::Result<RewriteRequest> {
+    let d = RewriteRequest::new(o.lang, o.method);
+    let req = RewriteRequest {
         sentences,
         options: Options {
             n: o.n,
-            weights: o.weights.unwrap_or_default(),
+            weights: o.weights.unwrap_or(d.options.weights),
             fluency: !o.no_fluency,
             roundtrip: o.roundtrip,
             keep: o.keep.clone(),
-            ..Options::new(o.lang, o.method)
+            ..d.options
         },
         model: o.model.clone(),
-        scorer: o.scorer.clone(),
+        scorer: o.scorer(),
         project: (!o.no_store).then(|| o.project.clone()),
         document_id: None,
-    }
+    };
+    req.validate()?;
+    Ok(req)
 }
 
 fn open_store(ctx: &Ctx, o: &RewriteOpts) -> anyhow::Result<Option<registro_store::Store>> {
@@ -155,9 +172,13 @@ pub fn run(ctx: &Ctx, args: Args) -> anyhow::Result<()> {
 }
 
 fn rewrite(ctx: &Ctx, o: &RewriteOpts, text: &[String]) -> anyhow::Result<()> {
+    if o.dry_run {
+        println!("{}", serde_json::to_string_pretty(&request(o, Vec::new())?)?);
+        return Ok(());
+    }
     let sentences = read_input(o, text)?;
     let mut store = open_store(ctx, o)?;
-    let mut req = request(o, sentences);
+    let mut req = request(o, sentences)?;
     let mut neural = open_neural(o, &mut req)?;
     let cancel = crate::term::cancel_on_ctrl_c();
     let bar = crate::term::Bar::new(ctx.json, "sentences");
@@ -205,7 +226,7 @@ fn rewrite(ctx: &Ctx, o: &RewriteOpts, text: &[String]) -> anyhow::Result<()> {
 
 fn eval(ctx: &Ctx, o: &RewriteOpts, dir: &std::path::Path) -> anyhow::Result<()> {
     let mut store = open_store(ctx, o)?;
-    let mut req = request(o, Vec::new());
+    let mut req = request(o, Vec::new())?;
     let mut neural = open_neural(o, &mut req)?;
     let cancel = crate::term::cancel_on_ctrl_c();
     let bar = crate::term::Bar::new(ctx.json, "sentences");
@@ -252,7 +273,7 @@ fn train(ctx: &Ctx, data: &std::path::Path, out: &std::path::Path, embeddings: O
 }
 
 fn score(ctx: &Ctx, o: &RewriteOpts, text: &[String]) -> anyhow::Result<()> {
-    let mut s = rw::load_formality(&o.scorer)?;
+    let mut s = rw::load_formality(&o.scorer())?;
     for line in read_input(o, text)? {
         let f = s.formality(&line, o.lang).map_err(anyhow::Error::msg)?;
         if ctx.json {

@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use registro_core::translate::{self as tr, ablation, Controls, Gender, Lang, Options, Register, SystemKind, Verdict};
+use registro_core::translate::{self as tr, ablation, Controls, Gender, Lang, Options, Register, SystemKind, TranslateRequest, Verdict};
 
 use super::Ctx;
 
@@ -16,7 +16,7 @@ pub struct Args {
     #[arg(long, value_enum)]
     lang: Lang,
     /// Requested register (respectful: Japanese keigo)
-    #[arg(long, value_enum, default_value_t = Register::Formal)]
+    #[arg(long, value_enum, default_value_t = Options::default().register)]
     register: Register,
     /// Model id (see `registro models list`) or a .gguf path [default: $REGISTRO_DEFAULT_MODEL, else the default model]
     #[arg(long)]
@@ -37,13 +37,14 @@ pub struct Args {
     #[arg(long)]
     format: Option<String>,
     /// Candidates per segment for reranking
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = Options::default().n_best)]
     n_best: usize,
     /// Control steps: prompt,fewshot,constrain,rerank,consensus,repair | all | none (generic translation)
-    #[arg(long, default_value = "all")]
-    controls: Controls,
+    /// [default: all]
+    #[arg(long)]
+    controls: Option<Controls>,
     /// controlled: the control layer; pivot (MTFC): generic translation, then the rule formalizer
-    #[arg(long, value_enum, default_value_t = SystemKind::Controlled)]
+    #[arg(long, value_enum, default_value_t = Options::default().system)]
     system: SystemKind,
     /// Translate in both registers side by side (stored as two runs, formal and informal)
     #[arg(long)]
@@ -63,6 +64,10 @@ pub struct Args {
     /// Do not store the run
     #[arg(long)]
     no_store: bool,
+    /// Check the request and print it as the run would store it (its parameters' `request`), then stop: nothing
+    /// is read, loaded or stored
+    #[arg(long)]
+    dry_run: bool,
     /// Text to translate
     text: Vec<String>,
 }
@@ -76,7 +81,7 @@ struct ExampleArgs {
     shots_per_sentence: bool,
     /// Examples retrieved for each sentence and shown in its own turn, beside the document's shared ones (the
     /// shared prefix stays cached and the document is still decoded in batches)
-    #[arg(long, default_value_t = tr::SENTENCE_EXAMPLES)]
+    #[arg(long, default_value_t = Options::default().sentence_examples)]
     sentence_examples: usize,
     /// Skip the cross-lingual meaning check (EmbeddingGemma-300M, used when installed: `registro models fetch
     /// embeddinggemma-300m`)
@@ -88,14 +93,22 @@ struct ExampleArgs {
     no_examples: bool,
     /// Where the document's shared examples come from: `fixed` (the same for every document of the language and
     /// register, so the prefix they form is computed once per model) or `retrieved` (by the document's words)
-    #[arg(long, value_enum, default_value_t = DocumentExamples::Retrieved)]
-    document_examples: DocumentExamples,
+    /// [default: retrieved]
+    #[arg(long, value_enum)]
+    document_examples: Option<DocumentExamples>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum DocumentExamples {
     Fixed,
     Retrieved,
+}
+
+impl ExampleArgs {
+    /// `--document-examples`, else core's default.
+    fn fixed_document_examples(&self) -> bool {
+        self.document_examples.map_or(Options::default().fixed_document_examples, |d| d == DocumentExamples::Fixed)
+    }
 }
 
 fn read_input(a: &Args) -> anyhow::Result<Vec<String>> {
@@ -113,22 +126,26 @@ fn read_input(a: &Args) -> anyhow::Result<Vec<String>> {
     Ok(lines)
 }
 
-fn options(a: &Args) -> anyhow::Result<Options> {
-    let system = a.system.clone();
-    let opts = Options {
-        controls: a.controls.clone(),
-        system,
-        n_best: a.n_best,
-        gender: a.gender,
-        shots_per_sentence: a.examples.shots_per_sentence,
-        sentence_examples: a.examples.sentence_examples,
-        fixed_document_examples: a.examples.document_examples == DocumentExamples::Fixed,
-        termbase: a.termbase.as_deref().map(|p| registro_core::qa::load_termbase(p, a.lang)).transpose()?,
-        ..Options::new(a.lang, a.register)
-    };
-    // Refused before the model loads, by the rule the window obeys too.
-    opts.validate()?;
-    Ok(opts)
+/// The request the flags ask for, core's defaults wherever a flag is not given: the same type the window's form
+/// fills, and what the run stores. Reads no file and loads nothing (the termbase is loaded after the check).
+fn request(a: &Args) -> TranslateRequest {
+    let d = TranslateRequest::new(a.lang, a.register);
+    TranslateRequest {
+        options: Options {
+            controls: a.controls.clone().unwrap_or_else(|| d.options.controls.clone()),
+            system: a.system.clone(),
+            n_best: a.n_best,
+            gender: a.gender,
+            shots_per_sentence: a.examples.shots_per_sentence,
+            sentence_examples: a.examples.sentence_examples,
+            fixed_document_examples: a.examples.fixed_document_examples(),
+            ..d.options
+        },
+        model: a.model.clone().unwrap_or(d.model),
+        examples: !a.examples.no_examples,
+        meaning_check: !a.examples.no_meaning_check,
+        contrastive: a.contrastive,
+    }
 }
 
 fn print_segment(s: &tr::SegmentOut) {
@@ -159,14 +176,21 @@ fn write_lines(path: &std::path::Path, lines: impl Iterator<Item = String>) -> a
 }
 
 pub fn run(ctx: &Ctx, a: Args) -> anyhow::Result<()> {
+    let mut req = request(&a);
+    // Refused before anything is read or loaded, by the rule the window obeys too.
+    req.validate()?;
+    if a.dry_run {
+        println!("{}", serde_json::to_string_pretty(&req)?);
+        return Ok(());
+    }
     let is_document = a.input.as_ref().is_some_and(|p| registro_core::documents::is_document(p, a.format.as_deref()));
     let sources = if is_document { Vec::new() } else { read_input(&a)? };
-    let opts = options(&a)?;
+    req.options.termbase = a.termbase.as_deref().map(|p| registro_core::qa::load_termbase(p, a.lang)).transpose()?;
+    let opts = req.options.clone();
     // The examples first: a missing pool fails in a second, not after a model load.
-    let pool = tr::Pool::for_run(a.lang, !a.examples.no_examples)?;
-    let mut gen = tr::open_generator(a.model.as_deref(), a.backend.config())?;
-    let meaning = if a.examples.no_meaning_check { None } else { tr::qe::MeaningCheck::installed()? };
-    let mut t = tr::Translator::new(gen.as_mut(), pool).with_meaning_check(meaning);
+    let pool = req.pool()?;
+    let mut gen = tr::open_generator(Some(&req.model), a.backend.config())?;
+    let mut t = tr::Translator::new(gen.as_mut(), pool).with_meaning_check(req.meaning()?);
     let cancel = crate::term::cancel_on_ctrl_c();
     let bar = crate::term::Bar::new(ctx.json, "segments");
     if let Some(input) = a.input.as_ref().filter(|p| registro_core::documents::is_document(p, a.format.as_deref())) {
@@ -323,9 +347,9 @@ pub struct BenchArgs {
     /// cumulative ablation generic → +prompt → +fewshot → +constrain → +rerank → +repair, and pivot
     #[arg(long)]
     systems: Option<String>,
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = Options::default().n_best)]
     n_best: usize,
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = Options::default().shots)]
     shots: usize,
     /// Japanese: translate the formal side in the respectful register (sonkeigo/kenjōgo); its M-Acc is still
     /// against the polite references, the analyzer column says whether the honorifics are there
@@ -339,7 +363,7 @@ pub struct BenchArgs {
     meaning_retrieval: bool,
     /// A cap on any one segment's tokens (each segment's own budget comes from its length and the model's tokens
     /// per character of the target language)
-    #[arg(long, default_value_t = 320)]
+    #[arg(long, default_value_t = Options::default().max_tokens)]
     max_tokens: usize,
     /// Use all sources of a training folder, not only its held-out part
     #[arg(long)]
@@ -358,7 +382,7 @@ pub struct BenchArgs {
 
 pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
     let langs = a.lang.clone();
-    anyhow::ensure!(!a.respectful || langs.iter().all(|&l| l == Lang::Ja), "--respectful: the respectful register exists for Japanese only (--lang ja)");
+    anyhow::ensure!(!a.respectful || langs.iter().all(|l| l.has_respectful()), "--respectful: the respectful register exists for Japanese only (--lang ja)");
     if a.what == BenchWhat::Analyzer {
         return bench_analyzer(ctx, &langs, a.dir.as_deref());
     }
@@ -404,7 +428,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
             load_secs,
             meaning_check: !a.examples.no_meaning_check,
             meaning_retrieval: a.meaning_retrieval,
-            fixed_document_examples: a.examples.document_examples == DocumentExamples::Fixed,
+            fixed_document_examples: a.examples.fixed_document_examples(),
         };
         let cancel = crate::term::cancel_on_ctrl_c();
         let bar = crate::term::Bar::new(ctx.json, "translations");

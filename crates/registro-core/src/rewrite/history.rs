@@ -84,13 +84,22 @@ pub fn open_rewrite(store: &Store, id: RunId) -> anyhow::Result<StoredRewrite> {
     let run = rewrite_run(store, id)?;
     let lang: Lang = run.source_lang.as_deref().unwrap_or("en").parse()?;
     let p = &run.params;
-    let method: Method = serde_json::from_value(p["method"].clone()).with_context(|| format!("run {id} names no rewrite method"))?;
-    let weights: Weights = serde_json::from_value(p["weights"].clone()).unwrap_or_default();
-    let scorer = p["scorer"].as_str().unwrap_or("registro-surface").to_string();
-    let model = match p.get("model") {
-        Some(m) => serde_json::from_value(m.clone()).unwrap_or(None),
-        None => run.model_id.clone(),
+    let (method, weights, model) = if p.get("request").is_some() {
+        // The request the run was started with (`params.request`).
+        let r = super::RewriteRequest::of_run(&run)?;
+        (r.options.method, r.options.weights, r.model)
+    } else {
+        // Stored before runs kept their request: one key per option.
+        let method: Method = serde_json::from_value(p["method"].clone()).with_context(|| format!("run {id} names no rewrite method"))?;
+        let weights: Weights = serde_json::from_value(p["weights"].clone()).unwrap_or_default();
+        let model = match p.get("model") {
+            Some(m) => serde_json::from_value(m.clone()).unwrap_or(None),
+            None => run.model_id.clone(),
+        };
+        (method, weights, model)
     };
+    // The formality judge's name, as the outcome showed it.
+    let scorer = p["scorer"].as_str().unwrap_or("registro-surface").to_string();
     let segments = run.document_id.map(|d| store.segment_texts(d)).transpose()?;
     let before = store.segment_metrics(id, "formality.input", None)?;
     let mut decided = store.output_choices(id)?.into_iter().peekable();

@@ -83,7 +83,8 @@ impl Pool {
     /// what is missing and how to fix it: translating without examples is a choice (`--no-examples`), never a
     /// silent fallback.
     pub fn default_for(lang: Lang) -> anyhow::Result<Pool> {
-        if lang == Lang::Ru {
+        // A language no shipped data set covers has its pairs compiled in (Russian).
+        if data::example_set(lang).is_none() {
             return Ok(Pool::hand_written(lang, "registro-ru", RU_PAIRS));
         }
         let dir = data::examples_dir(lang)?;
@@ -94,7 +95,7 @@ impl Pool {
         let set = data::example_set(lang).unwrap_or("examples");
         pool.origin = format!("{set}/en-{} train, pool split: {} contrastive pairs ({found_by}: {})", lang.code(), pool.len(), dir.display());
         Ok(match lang {
-            Lang::Ja => Pool { respectful: Some(Box::new(Pool::hand_written(lang, "registro-ja-respectful", JA_RESPECTFUL_PAIRS))), ..pool },
+            l if l.has_respectful() => Pool { respectful: Some(Box::new(Pool::hand_written(lang, "registro-ja-respectful", JA_RESPECTFUL_PAIRS))), ..pool },
             _ => pool,
         })
     }

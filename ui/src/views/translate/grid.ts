@@ -5,7 +5,7 @@
 // measuring moves the rows above it. A row that stays in the window keeps its element, so the caret in an edited
 // cell survives scrolling, filtering and re-renders.
 
-import { h } from '../dom';
+import { h } from '../../dom';
 
 /** Rows kept beyond each edge of the visible area, so a short scroll or ↑/↓ finds its row already there. */
 const MARGIN = 8;

@@ -5,11 +5,11 @@
 // the result of the run it names (the one open in the grid, or the one picked here) and is cleared when the run changes,
 // so a result never stays under another run.
 
-import { type ChosenFile, type Id, type Operation, type Progress, chooseFile, listRuns, startOperation } from '../api';
-import type { QaIssue, QaOutcome } from '../bindings';
-import { ProgressPanel, errorMessage } from '../components';
-import type { ViewContext } from '../context';
-import { clear, h } from '../dom';
+import { type ChosenFile, type Id, type Operation, type Progress, chooseFile, listRuns, startOperation } from '../../api';
+import type { QaIssue, QaOutcome } from '../../bindings';
+import { ProgressPanel, errorMessage } from '../../components';
+import type { ViewContext } from '../../context';
+import { clear, h } from '../../dom';
 
 /** Findings listed at most: rendering every one of a long document's findings froze the window for a second. */
 const MAX_LISTED = 200;

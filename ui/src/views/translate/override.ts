@@ -2,7 +2,7 @@
 // check found errors. The dialog says what is overridden and asks why; the reason is stored with the user's name and
 // the time (registro_store::ReviewOverride) and shown in the grid, the QA panel and `registro review show`.
 
-import { h } from '../dom';
+import { h } from '../../dom';
 
 /** Asks for the reason of an override; resolves the reason, or null when the user cancels. */
 export function askOverrideReason(message: string, confirmLabel: string): Promise<string | null> {

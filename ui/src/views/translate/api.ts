@@ -1,7 +1,7 @@
-// Typed wrappers for the Translate view's commands (src-tauri/src/commands/translate.rs). Types come from ../bindings
-// (generated from the Rust types, serde names); argument names are camelCase.
+// Typed wrappers for the Translate view's commands (src-tauri/src/commands/translate.rs). Types come from
+// ../../bindings (generated from the Rust types, serde names); argument names are camelCase.
 
-import { type ChosenFile, type Id, type Operation, type Progress, type Register, call, channel, startOperation } from '../api';
+import { type ChosenFile, type Id, type Operation, type Progress, type Register, call, channel, startOperation } from '../../api';
 
 import type {
   Analysis,
@@ -18,30 +18,35 @@ import type {
   SegmentOut,
   SegmentStatus,
   TmMatch,
-  TranslateArgs,
   TranslateOutcome,
+  TranslateRequest,
+  TranslateSource,
   Verdict,
-} from '../bindings';
-export type { Analysis, ContrastRun, Label, Marker, RepairOutcome, Resegmented, ReviewOverride, ReviewRow, ReviewRun, SegmentCheck, SegmentOut, SegmentStatus, TmMatch, TranslateArgs, TranslateOutcome, Verdict };
+} from '../../bindings';
+export type { Analysis, ContrastRun, Label, Marker, RepairOutcome, Resegmented, ReviewOverride, ReviewRow, ReviewRun, SegmentCheck, SegmentOut, SegmentStatus, TmMatch, TranslateOutcome, TranslateRequest, TranslateSource, Verdict };
 /** A candidate translation of one segment (registro_core::translate::CandidateOut). */
 export type Candidate = CandidateOut;
 
-/** `onSegment` sees each segment as soon as it is finished and stored (in the order they finish). */
+/** Core's defaults for a translation (the default model from REGISTRO_DEFAULT_MODEL among them): what the form starts
+ * from; read once at start (src/defaults.ts). */
+export const translateDefaults = () => call<TranslateRequest>('translate_defaults');
+/** Translates `source` as `request` asks (core's type, the form's fields changed in it); pasted text is stored as a
+ * document of the project. `onSegment` sees each segment as soon as it is finished and stored (in the order they
+ * finish). */
 export const translateText = (
   projectId: Id,
-  args: TranslateArgs,
+  source: TranslateSource,
+  request: TranslateRequest,
   onProgress: (p: Progress) => void,
   onSegment: (s: SegmentOut) => void,
 ): Operation<TranslateOutcome> =>
-  startOperation<TranslateOutcome>('translate_text', { projectId, args, onSegment: channel(onSegment) }, onProgress);
+  startOperation<TranslateOutcome>('translate_text', { projectId, source, request, onSegment: channel(onSegment) }, onProgress);
 export const checkTranslation = (lang: string, register: Register, text: string) =>
   call<SegmentCheck>('check_translation', { lang, register, text });
 export const saveTranslationEdit = (runId: Id, segment: number, lang: string, register: Register, text: string) =>
   call<SegmentCheck>('save_translation_edit', { runId, segment, lang, register, text });
 export const repairTranslation = (lang: string, register: Register, text: string) =>
   call<string>('repair_translation', { lang, register, text });
-/** `file` from `chooseFile('save-text', …)`; returns the path written. */
-export const exportTranslation = (file: ChosenFile, text: string) => call<string>('export_translation', { file: file.token, text });
 
 /** A stored translate run as the review grid shows it. */
 export const reviewRun = (runId: Id) => call<ReviewRun>('review_run', { runId });
