@@ -117,7 +117,7 @@ impl MetricDescriptor {
     }
 }
 
-/// A built-in row; `make` is always `None` for these.
+/// A built-in row, without a scorer of its own (set `make` on the result for a metric scored as registered ones are).
 #[allow(clippy::too_many_arguments)]
 const fn row(
     key: &'static str,
@@ -131,7 +131,7 @@ const fn row(
     tokenizer: TokenizerRule,
     on_dashboard: bool,
 ) -> Row {
-    Row { key, aliases, label, stored_as, better, needs_source, needs_references, scope, decimals, tokenizer, on_dashboard }
+    Row { key, aliases, label, stored_as, better, needs_source, needs_references, scope, decimals, tokenizer, on_dashboard, make: None }
 }
 
 struct Row {
@@ -146,13 +146,17 @@ struct Row {
     decimals: usize,
     tokenizer: TokenizerRule,
     on_dashboard: bool,
+    make: Option<MakeMetric>,
 }
 
 use Better::*;
 use Scope::*;
 
-/// The built-in metrics, in the order tables list them. `(source, references)` says what each needs.
-fn builtins() -> Vec<(MetricName, Row)> {
+/// The built-in metrics, in the order tables list them. `(source, references)` says what each needs. A metric
+/// with code of its own in `evaluate.rs` has a `MetricName` variant; a segment-wise one needs none: its row names
+/// its scorer (`Row { make: Some(..), ..row(..) }`, with `None` for the name) and it is scored, stored and shown as
+/// a registered metric is.
+fn builtins() -> Vec<(Option<MetricName>, Row)> {
     use MetricName as M;
     let rows = [
         (M::Bleu, row("bleu", &[], "BLEU", &[], Higher, (false, true), Segmentwise, 1, TokenizerRule::Bleu, true)),
@@ -180,7 +184,7 @@ fn builtins() -> Vec<(MetricName, Row)> {
         (M::Gm, row("gm", &[], "GM", &[], Higher, (true, false), Model, 3, TokenizerRule::None, false)),
         (M::Formality, row("formality", &[], "Formality", &[], Register, (false, false), Dashboard, 2, TokenizerRule::None, true)),
     ];
-    rows.into_iter().collect()
+    rows.into_iter().map(|(n, r)| (Some(n), r)).collect()
 }
 
 fn builtin_name(key: &str) -> Option<MetricName> {
@@ -193,7 +197,7 @@ fn table() -> &'static RwLock<Vec<&'static MetricDescriptor>> {
     static TABLE: OnceLock<RwLock<Vec<&'static MetricDescriptor>>> = OnceLock::new();
     TABLE.get_or_init(|| {
         let rows = builtins();
-        let _ = BUILTIN_KEYS.set(rows.iter().map(|(n, r)| (r.key, *n)).collect());
+        let _ = BUILTIN_KEYS.set(rows.iter().filter_map(|(n, r)| Some((r.key, (*n)?))).collect());
         RwLock::new(
             rows.into_iter()
                 .map(|(_, r)| {
@@ -209,7 +213,7 @@ fn table() -> &'static RwLock<Vec<&'static MetricDescriptor>> {
                         decimals: r.decimals,
                         tokenizer: r.tokenizer,
                         on_dashboard: r.on_dashboard,
-                        make: None,
+                        make: r.make,
                     }))
                 })
                 .collect(),
