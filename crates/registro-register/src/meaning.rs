@@ -532,7 +532,7 @@ fn truncated(lang: Lang, source: &str, candidate: &str) -> Option<String> {
         return None;
     }
     let letters = |t: &str| t.chars().filter(|ch| ch.is_alphabetic()).count();
-    let dense = matches!(lang, Lang::Ja | Lang::Ko);
+    let dense = lang.dense_script();
     let last = words(c).last().map(|w| w.chars().filter(|ch| ch.is_alphabetic()).count()).unwrap_or(0);
     if !dense && last == 1 && letters(s) >= 12 {
         let w = words(c).last().copied().unwrap_or_default();
