@@ -35,6 +35,7 @@ pub const COMMANDS: &[&str] = &[
     "dashboard_save_chart",
     "dashboard_chart_svg",
     "dashboard_table",
+    "dashboard_defaults",
     "rewrite_defaults",
     "rewrite_text",
     "score_formality",

@@ -146,6 +146,7 @@ pub fn run() -> anyhow::Result<()> {
             commands::dashboard::dashboard_save_chart,
             commands::dashboard::dashboard_chart_svg,
             commands::dashboard::dashboard_table,
+            commands::dashboard::dashboard_defaults,
             commands::rewrite::rewrite_defaults,
             commands::rewrite::rewrite_text,
             commands::rewrite::score_formality,

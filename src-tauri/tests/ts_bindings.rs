@@ -67,6 +67,7 @@ fn visit_roots(v: &mut Generator) {
     v.root::<HumanSummary>();
     v.root::<ReportFiles>();
     v.root::<registro_core::eval::EvalRequest>();
+    v.root::<dashboard::DashboardDefaults>();
     // Rewrite.
     v.root::<registro_core::rewrite::RewriteRequest>();
     v.root::<registro_core::rewrite::RewriteSource>();

@@ -46,6 +46,19 @@ pub async fn dashboard_list_runs(app: AppHandle, query: Option<RunQuery>) -> Cmd
     blocking(app, move |state| state.with_store(|s| report::list_runs(s, &q))).await
 }
 
+/// What the Dashboard's forms start from: core's defaults for a comparison (resamples, test, seed, α) and for an
+/// evaluation, so the window writes none of its own.
+#[derive(serde::Serialize, ts_rs::TS)]
+pub struct DashboardDefaults {
+    pub compare: CompareOptions,
+    pub eval: EvalRequest,
+}
+
+#[tauri::command(async)]
+pub fn dashboard_defaults() -> DashboardDefaults {
+    DashboardDefaults { compare: CompareOptions::default(), eval: EvalRequest::default() }
+}
+
 #[derive(serde::Serialize, ts_rs::TS)]
 pub struct ImportOutcome {
     pub run_ids: Vec<RunId>,

@@ -62,6 +62,9 @@ fn import_compare_drill_rate() {
     }
     s.click_css(r#"[data-testid="dash-run-row"][data-system="formality-control-2.formal.de"] [data-testid="dash-run-baseline"]"#, WAIT)
         .unwrap();
+    // The form starts from core's defaults (`dashboard_defaults`), as `registro report`'s flags do.
+    let resamples = s.execute(r#"return document.querySelector('[data-testid="dash-bootstrap"]').value;"#, vec![]).unwrap();
+    assert_eq!(resamples.as_str(), Some(registro_core::report::CompareOptions::default().bootstrap.to_string().as_str()), "core's resamples");
     let t0 = Instant::now();
     s.click_css(r#"[data-testid="dash-compare"]"#, WAIT).unwrap();
     let table = s.wait_for(r#"[data-testid="dash-table-corpus"]"#, WAIT).expect("the corpus table appears");

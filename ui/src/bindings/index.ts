@@ -25,6 +25,7 @@ export type { Control } from './Control';
 export type { Controls } from './Controls';
 export type { CpuFeature } from './CpuFeature';
 export type { CpuReport } from './CpuReport';
+export type { DashboardDefaults } from './DashboardDefaults';
 export type { DoctorReport } from './DoctorReport';
 export type { Document } from './Document';
 export type { DownloadProgress } from './DownloadProgress';

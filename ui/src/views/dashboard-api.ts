@@ -3,7 +3,7 @@
 
 import { type ChosenFile, type Id, type Operation, type Progress, call, startOperation } from '../api';
 
-import type { CompareOptions, Comparison, DrillPage, EvalRequest, DrillSort, HumanSummary, ImportOutcome, Rating, RatingItem, ReportFiles, RunPage, RunQuery, SentenceMetric, Table } from '../bindings';
+import type { CompareOptions, Comparison, DashboardDefaults, DrillPage, EvalRequest, DrillSort, HumanSummary, ImportOutcome, Rating, RatingItem, ReportFiles, RunPage, RunQuery, SentenceMetric, Table } from '../bindings';
 // Every generated type is this module's too, so views import them from one place.
 export type * from '../bindings';
 
@@ -32,3 +32,5 @@ export const exportReport = (folder: ChosenFile, formats?: string[]) =>
   call<ReportFiles>('dashboard_export', { folder: folder.token, formats: formats ?? null });
 /** `file` from `chooseFile('save-chart', …)`; returns the path written. */
 export const saveChart = (key: string, file: ChosenFile) => call<string>('dashboard_save_chart', { key, file: file.token });
+// Core's defaults for the Dashboard's forms (the comparison's resamples and test, an evaluation's settings).
+export const dashboardDefaults = () => call<DashboardDefaults>('dashboard_defaults');

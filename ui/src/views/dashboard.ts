@@ -9,7 +9,7 @@ import { type Operation, chooseFile } from '../api';
 import { ProgressPanel, errorMessage } from '../components';
 import type { ViewContext } from '../context';
 import { clear, h, select } from '../dom';
-import { type Comparison, compareRuns, exportReport, importSubmissions } from './dashboard-api';
+import { type Comparison, compareRuns, dashboardDefaults, exportReport, importSubmissions } from './dashboard-api';
 import { drillView } from './dashboard-drill';
 import { rateView } from './dashboard-rate';
 import { cancelPendingTables, chartsView, pendingTableView, releaseImages, tableView, timingsLine } from './dashboard-results';
@@ -54,8 +54,16 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
 
   // ---- results ----
   const results = h('div', { class: 'dash-results', 'data-testid': 'dash-results' });
-  const bootstrap = h('input', { class: 'input', type: 'number', min: 0, max: 10000, value: 1000, style: 'width:6em', 'data-testid': 'dash-bootstrap', title: 'bootstrap resamples (0 = no CIs)' });
+  // The form starts from core's CompareOptions::default() (as `registro report`'s flags do); left empty, core's
+  // default is used, and core checks what is typed.
+  const bootstrap = h('input', { class: 'input', type: 'number', min: 0, style: 'width:6em', 'data-testid': 'dash-bootstrap', title: 'bootstrap resamples (0 = no CIs)' });
   const test = select({ 'data-testid': 'dash-test' }, [['bootstrap', 'paired bootstrap'], ['randomization', 'approximate randomization']]);
+  void dashboardDefaults()
+    .then((d) => {
+      if (bootstrap.value === '') bootstrap.value = String(d.compare.bootstrap);
+      if (d.compare.test) test.value = d.compare.test;
+    })
+    .catch((e) => notify(errorMessage(e), 'error'));
   let current: Comparison | null = null;
   const compareBtn = h('button', { class: 'btn primary', 'data-testid': 'dash-compare', onclick: () => void compare() }, 'Compare');
   const compareBox = h('div', {});
@@ -82,7 +90,7 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
     const started = compareRuns(
       ids,
       runs.baseline(),
-      { bootstrap: Number(bootstrap.value), test: test.value as 'bootstrap' | 'randomization', render_svg: false, lazy_tables: true },
+      { bootstrap: bootstrap.value === '' ? undefined : Number(bootstrap.value), test: test.value as 'bootstrap' | 'randomization', render_svg: false, lazy_tables: true },
       panel.update,
     );
     const op = { ...started, cancel: () => ((cancelled = true), started.cancel()) };
