@@ -662,6 +662,7 @@ fn english_left(lang: Lang, source: &str, candidate: &str) -> Option<String> {
         .map(str::to_lowercase)
         .collect();
     let source_words_as_written: std::collections::HashSet<&str> = words(source).into_iter().collect();
+    let source_lower: std::collections::HashSet<String> = source_words_as_written.iter().map(|w| w.to_lowercase()).collect();
     let latin = |c: char| c.is_ascii_alphabetic() || matches!(c, '\'' | '’' | '-');
     // The candidate's words in order, each with whether it opens a sentence (a capitalised word elsewhere is part
     // of a name or a title).
@@ -689,7 +690,13 @@ fn english_left(lang: Lang, source: &str, candidate: &str) -> Option<String> {
         prev_open = tok.ends_with(char::is_alphanumeric);
     }
     let in_title = |k: usize| {
-        let capitalised_inside = |j: usize| seq.get(j).is_some_and(|&(w, start)| !start && w.chars().next().is_some_and(char::is_uppercase));
+        // A capitalised word copied from the source: German capitalises its own nouns and "Sie", which make no
+        // title ("die Sie just so probieren" still holds English).
+        let capitalised_inside = |j: usize| {
+            seq.get(j).is_some_and(|&(w, start)| {
+                !start && w.chars().next().is_some_and(char::is_uppercase) && source_lower.contains(&w.to_lowercase())
+            })
+        };
         (joined[k] && k.checked_sub(1).is_some_and(capitalised_inside)) || (joined.get(k + 1) == Some(&true) && capitalised_inside(k + 1))
     };
     // Two-letter English function words are Vietnamese syllables too ("do" because, "to" big).

@@ -40,6 +40,7 @@ fn english_left_in_place_is_flagged_and_named() {
         (Lang::Ja, "Do you have aunts and uncles nearby?", "近くに Aunt や Uncle がいますか？", "Aunt"),
         (Lang::Ja, "What about all aunts, uncles, cousins? Your parents have siblings there.", "何か Aunt、Uncle、 Cousin？親がいるすべての兄弟があります。", "Aunt"),
         (Lang::It, "Not because I am as old as Shakespeare... since the time of Pocahontas.", "Non perché sono vecchio come Shakespeare... since il tempo di Pocahontas.", "since"),
+        (Lang::De, "but their prices are so high, and they have so many things you just try.", "aber ihre Preise sind so hoch, und sie haben so viele Dinge, die Sie just so probieren.", "just"),
         (Lang::Ja, "Wow, that is impressive!", "Wow、それはすごいですね！", "Wow"),
         (Lang::Ja, "Hopefully people can hear it better.", "そして Hopefully、人々が聞きやすくなります。", "Hopefully"),
     ];
