@@ -97,7 +97,7 @@ fn registro_metrics_ja_signature() -> &'static str {
 /// parameters, and a request over the limits is refused by both with core's words.
 #[test]
 fn the_cli_flags_and_the_window_request_are_one_eval_request() {
-    use registro_core::eval::{eval_config, load_files, run_eval, EvalFiles, EvalRequest};
+    use registro_core::eval::{eval_config, load_files, run_eval_request, EvalFiles, EvalRequest};
     use registro_core::progress::CancelToken;
     let dir = std::env::temp_dir().join(format!("registro-faces-request-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -128,9 +128,9 @@ fn the_cli_flags_and_the_window_request_are_one_eval_request() {
     let window: EvalRequest =
         serde_json::from_str(r#"{"metrics": ["bleu", "chrf++"], "paired_bs": 1000, "seed": 7, "smooth": "floor"}"#).unwrap();
     let loaded = load_files(&EvalFiles { hyps: vec![a.clone(), b.clone()], refs: vec![reference.clone()], ..Default::default() }).unwrap();
-    let cfg = eval_config("de", &loaded, &window).unwrap();
+    // What `dashboard_import_submissions` runs.
     let mut store = registro_store::Store::open(dir.join("app.db")).unwrap();
-    let app = run_eval(Some(&mut store), "default", &loaded, &cfg, &CancelToken::new(), &mut |_| {}).unwrap();
+    let app = run_eval_request(Some(&mut store), "default", &loaded, "de", &window, &CancelToken::new(), &mut |_| {}).unwrap();
     let app_reports: Vec<serde_json::Value> = app
         .reports
         .into_iter()
@@ -148,6 +148,10 @@ fn the_cli_flags_and_the_window_request_are_one_eval_request() {
     for (c, w) in cli_runs.iter().zip(&app.run_ids) {
         assert_eq!(cli_store.run(*c).unwrap().params, store.run(*w).unwrap().params, "the same stored parameters");
     }
+    // Each run stores the request it was scored with, core's defaults filled in, and it reads back as that request.
+    let stored: EvalRequest = serde_json::from_value(store.run(app.run_ids[0]).unwrap().params["request"].clone()).unwrap();
+    assert_eq!(stored, window);
+    assert_eq!((stored.smooth.as_str(), stored.paired_bs, stored.tokenize.as_deref()), ("floor", Some(1000), None));
 
     // Over the limits: both faces refuse before scoring, in core's words.
     let too_few: EvalRequest = serde_json::from_str(r#"{"paired_bs": 5}"#).unwrap();

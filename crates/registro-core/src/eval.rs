@@ -478,7 +478,23 @@ pub fn run_eval(
 ) -> Result<EvalOutcome> {
     // Pang & Gimpel's metrics load their models here, once, for whichever face asked.
     let scorers = model_metrics::ModelScorers::for_config(cfg)?;
-    run_eval_with(store, project, loaded, cfg, &scorers.providers(), cancel, progress)
+    run_eval_inner(store, project, loaded, cfg, None, &scorers.providers(), cancel, progress)
+}
+
+/// What both faces run: `request` checked and turned into the configuration for `loaded` in language `lang`
+/// ([`eval_config`]), scored, and stored with every run as `params.request`, so a run says what it was asked.
+pub fn run_eval_request(
+    store: Option<&mut Store>,
+    project: &str,
+    loaded: &LoadedEval,
+    lang: &str,
+    request: &EvalRequest,
+    cancel: &CancelToken,
+    progress: ProgressFn,
+) -> Result<EvalOutcome> {
+    let cfg = eval_config(lang, loaded, request)?;
+    let scorers = model_metrics::ModelScorers::for_config(&cfg)?;
+    run_eval_inner(store, project, loaded, &cfg, Some(request), &scorers.providers(), cancel, progress)
 }
 
 /// [`run_eval`] with model-based formality / similarity / fluency scorers (implemented by the engine crate), which
@@ -488,6 +504,20 @@ pub fn run_eval_with(
     project: &str,
     loaded: &LoadedEval,
     cfg: &EvalConfig,
+    providers: &Providers,
+    cancel: &CancelToken,
+    progress: ProgressFn,
+) -> Result<EvalOutcome> {
+    run_eval_inner(store, project, loaded, cfg, None, providers, cancel, progress)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_eval_inner(
+    store: Option<&mut Store>,
+    project: &str,
+    loaded: &LoadedEval,
+    cfg: &EvalConfig,
+    request: Option<&EvalRequest>,
     providers: &Providers,
     cancel: &CancelToken,
     progress: ProgressFn,
@@ -539,7 +569,7 @@ pub fn run_eval_with(
                     d
                 }
             };
-            let id = store_run(store, project.id, doc, sys, rep, &loaded.origins[k], cfg, loaded.max_input_mb)?;
+            let id = store_run(store, project.id, doc, sys, rep, &loaded.origins[k], cfg, request, loaded.max_input_mb)?;
             run_ids.push(id);
             progress(Progress {
                 done: k as u64 + 1,
@@ -799,6 +829,7 @@ fn store_run(
     rep: &SystemReport,
     origin: &BTreeMap<String, String>,
     cfg: &EvalConfig,
+    request: Option<&EvalRequest>,
     max_mb: Option<u64>,
 ) -> Result<RunId> {
     let mut run = NewRun::new(project, Task::Eval, sys.name.clone());
@@ -820,6 +851,9 @@ fn store_run(
         "significance": cfg.significance,
         "seed": cfg.seed,
     });
+    if let Some(r) = request {
+        run.params["request"] = serde_json::to_value(r)?;
+    }
     let id = store.create_run(&run)?;
     let result = (|| -> Result<()> {
         store.start_run(id)?;

@@ -7,7 +7,7 @@
 
 use std::sync::Mutex;
 
-use registro_core::eval::{discover_submissions, eval_config, run_eval, EvalRequest};
+use registro_core::eval::{discover_submissions, run_eval_request, EvalRequest};
 use registro_core::progress::Progress;
 use registro_core::report::{
     self, CompareOptions, CompareRequest, Comparison, DrillOptions, DrillPage, HumanSummary, ImageFormat, Prepared, Rating,
@@ -87,15 +87,14 @@ pub async fn dashboard_import_submissions(
         }
         let loaded = discover_submissions(&dir, None)?;
         let lang = loaded.lang.clone().unwrap_or_default();
-        // Core's request and defaults, as `registro eval --submissions DIR` (Japanese without its dictionary is an
-        // error that names the fix, never a silent switch to another tokenizer).
-        let cfg = eval_config(&lang, &loaded, &request)?;
         let mut store = state.open_store()?;
         let project = if project.trim().is_empty() { "submissions".to_string() } else { project.trim().to_string() };
         let mut progress = |p: Progress| {
             let _ = on_progress.send(p);
         };
-        let outcome = run_eval(Some(&mut store), &project, &loaded, &cfg, &op.token, &mut progress)?;
+        // Core's request and defaults, as `registro eval --submissions DIR` (Japanese without its dictionary is an
+        // error that names the fix, never a silent switch to another tokenizer).
+        let outcome = run_eval_request(Some(&mut store), &project, &loaded, &lang, &request, &op.token, &mut progress)?;
         Ok(ImportOutcome { run_ids: outcome.run_ids, systems: loaded.systems.iter().map(|s| s.name.clone()).collect(), request })
     })
     .await

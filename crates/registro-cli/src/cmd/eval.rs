@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use registro_core::eval::registro_metrics::evaluate::{Significance, SystemReport};
 use registro_core::eval::{
-    discover_submissions_capped, load_files, run_eval, EvalFiles, EvalRequest, DEFAULT_PAIRED_AR, DEFAULT_PAIRED_BS,
+    discover_submissions_capped, load_files, run_eval_request, EvalFiles, EvalRequest, DEFAULT_PAIRED_AR, DEFAULT_PAIRED_BS,
 };
 
 use super::Ctx;
@@ -121,7 +121,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         })?
     };
     let lang = a.lang.clone().or(loaded.lang.clone()).unwrap_or_default();
-    let cfg = registro_core::eval::eval_config(&lang, &loaded, &request(&a))?;
+
     let mut store = if a.no_store {
         None
     } else {
@@ -129,7 +129,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     };
     let cancel = crate::term::cancel_on_ctrl_c();
     let bar = crate::term::Bar::new(ctx.json, "systems");
-    let outcome = run_eval(store.as_mut(), &a.project, &loaded, &cfg, &cancel, &mut bar.sink())?;
+    let outcome = run_eval_request(store.as_mut(), &a.project, &loaded, &lang, &request(&a), &cancel, &mut bar.sink())?;
     drop(bar);
     let mut reports = outcome.reports;
     if !a.sentences {
