@@ -422,8 +422,10 @@ export function mount(el: HTMLElement, ctx: ViewContext): () => void {
         ctx.changed('runs');
         // Pasted text is kept as a document of the project (so the run can be resumed): the lists follow.
         if (source.document_id === null) ctx.changed('documents');
-        // Progress counts both passes of a contrastive translation.
-        if (total > run.segments.length * (both ? 2 : 1)) ctx.notify(`Cancelled: ${run.segments.length} of ${total} segments kept in run ${r.run_id}`);
+        // Progress counts both passes of a contrastive translation. The run is over a document (pasted text is kept as
+        // one), so the grid lists the segments it did not reach too, as not translated.
+        const kept = run.segments.filter((s) => !run.untranslated(s)).length;
+        if (total > kept * (both ? 2 : 1)) ctx.notify(`Cancelled: ${kept} of ${total} segments kept in run ${r.run_id}`);
       },
       failed: (e) => ctx.notify(errorMessage(e), 'error'),
     });
