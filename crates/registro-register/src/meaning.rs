@@ -98,6 +98,10 @@ const ENGLISH: &[&str] = &[
     "was", "would", "like", "about", "know", "think", "did", "don't", "i'm", "it's", "they", "there", "were", "be",
 ];
 
+/// English apologies and thanks a model writes into a Romance or Vietnamese translation in place of the language's
+/// own (German and Dutch say "sorry" themselves; a reference that keeps "Yeah." is the translator's choice).
+const ENGLISH_COURTESY: &[&str] = &["sorry", "please", "thanks", "bye"];
+
 /// Weekday and month names per target language as lower-case stems, indexed like `EN_DATES`.
 const EN_DATES: [&str; 19] = [
     "monday",
@@ -711,10 +715,13 @@ fn english_left(lang: Lang, source: &str, candidate: &str) -> Option<String> {
             continue;
         }
         let english = if latin_script(lang) {
+            // English courtesy words are English wherever they come from: "…abuso di sostanze, sorry." translated
+            // "excuse me", a word the source does not have.
+            let courtesy = matches!(lang, Lang::It | Lang::Fr | Lang::Es | Lang::Pt | Lang::Vi) && ENGLISH_COURTESY.contains(&lw.as_str());
             !in_title(k)
-                && (lower(w) || function_word)
-                && source_words.contains(&lw)
-                && (function_word || clearly_english(lang).is_some_and(|e| e.contains(lw.as_str())))
+                && (lower(w) || function_word || courtesy)
+                && (source_words.contains(&lw) || courtesy)
+                && (function_word || courtesy || clearly_english(lang).is_some_and(|e| e.contains(lw.as_str())))
                 && !vocabulary(lang).is_some_and(|v| v.contains(lw.as_str()))
                 && !LOANWORDS.contains(&lw.as_str())
         } else if !w.chars().all(latin) || LATIN_IN_OTHER_SCRIPTS.contains(&lw.as_str()) {

@@ -41,6 +41,7 @@ fn english_left_in_place_is_flagged_and_named() {
         (Lang::Ja, "What about all aunts, uncles, cousins? Your parents have siblings there.", "何か Aunt、Uncle、 Cousin？親がいるすべての兄弟があります。", "Aunt"),
         (Lang::It, "Not because I am as old as Shakespeare... since the time of Pocahontas.", "Non perché sono vecchio come Shakespeare... since il tempo di Pocahontas.", "since"),
         (Lang::De, "but their prices are so high, and they have so many things you just try.", "aber ihre Preise sind so hoch, und sie haben so viele Dinge, die Sie just so probieren.", "just"),
+        (Lang::It, "And substance abuse issues, excuse me.", "E problemi di abuso di sostanze, sorry.", "sorry"),
         (Lang::Ja, "Wow, that is impressive!", "Wow、それはすごいですね！", "Wow"),
         (Lang::Ja, "Hopefully people can hear it better.", "そして Hopefully、人々が聞きやすくなります。", "Hopefully"),
     ];
@@ -70,6 +71,8 @@ fn names_brands_loanwords_and_addresses_are_not_english_left() {
         (Lang::Ja, "Did you see The Force Awakens?", "Force Awakensを見ましたか？"),
         (Lang::Pt, "Do you like chocolate?", "Você gosta do chocolate?"),
         (Lang::Nl, "Is it far?", "Is het ver?"),
+        (Lang::De, "Sorry, I am late.", "Sorry, ich bin spät dran."),
+        (Lang::Nl, "Sorry, I am late.", "Sorry, ik ben te laat."),
         (Lang::Pt, "Did you see the match?", "Você viu o jogo?"),
     ];
     for (lang, source, output) in good {
