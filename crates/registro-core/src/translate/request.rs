@@ -190,8 +190,17 @@ pub fn prepare(store: &Store, req: &TranslateRequest, source: &TranslateSource) 
     };
     anyhow::ensure!(!sources.iter().all(|s| s.trim().is_empty()), "nothing to translate: paste some text or pick a document");
     let mut registers = vec![req.options.register; sources.len()];
+    let lang = req.options.lang;
     for (&i, &r) in &source.overrides {
         let slot = registers.get_mut(i).ok_or_else(|| anyhow::anyhow!("register override for segment {} of {}", i + 1, sources.len()))?;
+        anyhow::ensure!(
+            lang.registers().contains(&r),
+            "segment {}: {} has no {} register (it has {})",
+            i + 1,
+            lang.name(),
+            r.as_str(),
+            lang.registers().iter().map(|r| r.as_str()).collect::<Vec<_>>().join(" and ")
+        );
         *slot = r;
     }
     Ok(Prepared { sources, registers })
@@ -235,6 +244,9 @@ mod tests {
         let p = prepare(&store, &req, &source).unwrap();
         assert_eq!(p.sources, ["Hello.", "See you."]);
         assert_eq!(p.registers, [Register::Formal, Register::Informal]);
+        source.overrides.insert(0, Register::Respectful);
+        assert_eq!(prepare(&store, &req, &source).unwrap_err().to_string(), "segment 1: German has no respectful register (it has formal and informal)");
+        source.overrides.remove(&0);
         source.overrides.insert(5, Register::Informal);
         assert!(prepare(&store, &req, &source).unwrap_err().to_string().contains("segment 6 of 2"));
         source.text = " \n".into();

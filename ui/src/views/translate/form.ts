@@ -151,6 +151,8 @@ export function translateForm(ctx: ViewContext): TranslateForm {
   lang.addEventListener('change', () => {
     setModelLang(lang.value);
     renderRegisters();
+    // A sentence's register the new language does not have is dropped, not sent.
+    for (const [i, r] of Object.entries(overrides)) if (!language().registers.includes(r)) delete overrides[Number(i)];
     void renderSegList();
   });
   renderRegisters();
