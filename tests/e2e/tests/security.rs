@@ -106,14 +106,21 @@ fn a_script_in_the_page_cannot_name_files() {
     let e = refused(
         &s,
         "rewrite_text",
-        json!({"projectId": project_id, "args": {"text": "hey", "lang": "en", "method": "llm", "model": secret.display().to_string()}, "opId": "z", "onProgress": "$CHANNEL", "onSentence": "$CHANNEL"}),
+        json!({"projectId": project_id, "source": {"text": "hey"}, "request": {"lang": "en", "method": "llm", "model": secret.display().to_string()}, "opId": "z", "onProgress": "$CHANNEL", "onSentence": "$CHANNEL"}),
         "by id, not by path",
     );
     println!("rewrite_text with a model path: {e}");
+    let e = refused(
+        &s,
+        "rewrite_text",
+        json!({"projectId": project_id, "source": {"text": "hey"}, "request": {"lang": "en", "scorer": {"kind": "file", "value": scorer_json.display().to_string()}}, "opId": "z2", "onProgress": "$CHANNEL", "onSentence": "$CHANNEL"}),
+        "from the CLI",
+    );
+    println!("rewrite_text with a weights file: {e}");
     refused(
         &s,
         "translate_text",
-        json!({"projectId": project_id, "args": {"text": "hello", "lang": "de", "register": "formal", "model": "/etc/passwd"}, "opId": "w", "onProgress": "$CHANNEL", "onSegment": "$CHANNEL"}),
+        json!({"projectId": project_id, "source": {"text": "hello"}, "request": {"lang": "de", "register": "formal", "model": "/etc/passwd"}, "opId": "w", "onProgress": "$CHANNEL", "onSegment": "$CHANNEL"}),
         "by id, not by path",
     );
     let e = refused(
