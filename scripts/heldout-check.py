@@ -137,6 +137,7 @@ def check(rep, system, show_all, totals):
 def main(argv):
     system = None
     show_all = False
+    rechecking = False
     files = []
     i = 0
     while i < len(argv):
@@ -145,7 +146,7 @@ def main(argv):
             i += 2
             continue
         if argv[i] == "--recheck":
-            os.environ["HELDOUT_RECHECK"] = "1"
+            rechecking = True
         elif argv[i] == "--show-all":
             show_all = True
         else:
@@ -157,7 +158,7 @@ def main(argv):
             reports = json.load(f)
         # One report per language (`--lang it,fr` prints a list).
         reports = reports if isinstance(reports, list) else [reports]
-        if os.environ.get("HELDOUT_RECHECK"):
+        if rechecking:
             recheck(reports)
         for rep in reports:
             check(rep, system, show_all, totals)

@@ -101,6 +101,7 @@ const ENGLISH: &[&str] = &[
 /// English apologies and thanks a model writes into a Romance or Vietnamese translation in place of the language's
 /// own (German and Dutch say "sorry" themselves; a reference that keeps "Yeah." is the translator's choice).
 const ENGLISH_COURTESY: &[&str] = &["sorry", "please", "thanks", "bye"];
+const COURTESY_IS_ENGLISH_IN: [Lang; 5] = [Lang::It, Lang::Fr, Lang::Es, Lang::Pt, Lang::Vi];
 
 /// Weekday and month names per target language as lower-case stems, indexed like `EN_DATES`.
 const EN_DATES: [&str; 19] = [
@@ -669,11 +670,9 @@ fn english_left(lang: Lang, source: &str, candidate: &str) -> Option<String> {
     let source_lower: std::collections::HashSet<String> = source_words_as_written.iter().map(|w| w.to_lowercase()).collect();
     let latin = |c: char| c.is_ascii_alphabetic() || matches!(c, '\'' | '’' | '-');
     // The candidate's words in order, each with whether it opens a sentence (a capitalised word elsewhere is part
-    // of a name or a title).
-    let mut seq: Vec<(&str, bool)> = Vec::new();
-    // Whether each word follows the one before with only a space between ("Parks and Recreation", not
-    // "Aunt、Uncle" or "Shakespeare... since"): only such neighbours make a title.
-    let mut joined: Vec<bool> = Vec::new();
+    // of a name or a title) and whether it follows the word before with only a space between ("Parks and
+    // Recreation", not "Aunt、Uncle" or "Shakespeare... since"): only such neighbours make a title.
+    let mut seq: Vec<(&str, bool, bool)> = Vec::new();
     let mut sent_start = true;
     let mut prev_open = false;
     for tok in candidate.split_whitespace() {
@@ -686,8 +685,7 @@ fn english_left(lang: Lang, source: &str, candidate: &str) -> Option<String> {
                 words(tok).into_iter().flat_map(|w| script_runs(w, latin)).collect()
             };
             for (k, w) in runs.into_iter().enumerate() {
-                seq.push((w, sent_start && k == 0));
-                joined.push(k == 0 && prev_open && tok.starts_with(w));
+                seq.push((w, sent_start && k == 0, k == 0 && prev_open && tok.starts_with(w)));
             }
         }
         sent_start = tok.ends_with(['.', '!', '?', ':', '。', '！', '？', '…']);
@@ -697,19 +695,24 @@ fn english_left(lang: Lang, source: &str, candidate: &str) -> Option<String> {
         // A capitalised word copied from the source: German capitalises its own nouns and "Sie", which make no
         // title ("die Sie just so probieren" still holds English).
         let capitalised_inside = |j: usize| {
-            seq.get(j).is_some_and(|&(w, start)| {
+            seq.get(j).is_some_and(|&(w, start, _)| {
                 !start && w.chars().next().is_some_and(char::is_uppercase) && source_lower.contains(&w.to_lowercase())
             })
         };
-        (joined[k] && k.checked_sub(1).is_some_and(capitalised_inside)) || (joined.get(k + 1) == Some(&true) && capitalised_inside(k + 1))
+        let joined = |j: usize| seq.get(j).is_some_and(|&(_, _, joined)| joined);
+        (joined(k) && k.checked_sub(1).is_some_and(capitalised_inside)) || (joined(k + 1) && capitalised_inside(k + 1))
     };
     // Two-letter English function words are Vietnamese syllables too ("do" because, "to" big).
     let two_letter_words = lang != Lang::Vi;
-    for (k, &(w, _)) in seq.iter().enumerate() {
+    for (k, &(w, _, _)) in seq.iter().enumerate() {
+        // Words of a title copied from the source are part of it ("Parks and Recreation", "Send me to Heaven",
+        // "Fireplace for your Home").
+        if in_title(k) {
+            continue;
+        }
         let lw = w.to_lowercase();
-        // English function words are never names and some have two letters: "Do vous ?" is English left — unless
-        // they sit in a title copied from the source ("Parks and Recreation", "Send me to Heaven").
-        let function_word = ENGLISH.contains(&lw.as_str()) && !in_title(k);
+        // English function words are never names and some have two letters: "Do vous ?" is English left.
+        let function_word = ENGLISH.contains(&lw.as_str());
         let short = w.chars().count() < if function_word && two_letter_words { 2 } else { 3 };
         if short || left.contains(&w) {
             continue;
@@ -717,9 +720,8 @@ fn english_left(lang: Lang, source: &str, candidate: &str) -> Option<String> {
         let english = if latin_script(lang) {
             // English courtesy words are English wherever they come from: "…abuso di sostanze, sorry." translated
             // "excuse me", a word the source does not have.
-            let courtesy = matches!(lang, Lang::It | Lang::Fr | Lang::Es | Lang::Pt | Lang::Vi) && ENGLISH_COURTESY.contains(&lw.as_str());
-            !in_title(k)
-                && (lower(w) || function_word || courtesy)
+            let courtesy = COURTESY_IS_ENGLISH_IN.contains(&lang) && ENGLISH_COURTESY.contains(&lw.as_str());
+            (lower(w) || function_word || courtesy)
                 && (source_words.contains(&lw) || courtesy)
                 && (function_word || courtesy || clearly_english(lang).is_some_and(|e| e.contains(lw.as_str())))
                 && !vocabulary(lang).is_some_and(|v| v.contains(lw.as_str()))
@@ -727,8 +729,7 @@ fn english_left(lang: Lang, source: &str, candidate: &str) -> Option<String> {
         } else if !w.chars().all(latin) || LATIN_IN_OTHER_SCRIPTS.contains(&lw.as_str()) {
             false
         } else if lower(w) {
-            // Lower-case words inside a title copied from the source ("Fireplace for your Home") are part of it.
-            !in_title(k)
+            true
         } else {
             // Capitalised: a name or a brand ("Netflix", "Kylo Ren") when the source writes it so, even first in a
             // sentence ("Apple makes…"), or an acronym; otherwise a common English word is English
@@ -736,7 +737,7 @@ fn english_left(lang: Lang, source: &str, candidate: &str) -> Option<String> {
             // Interjections and -ly adverbs open English sentences but are never names ("Wow、", "Hopefully、").
             let acronym = w.chars().filter(|c| c.is_alphabetic()).all(char::is_uppercase);
             let as_a_name = source_words_as_written.contains(w) && !NOT_NAMES.contains(&w) && !lw.ends_with("ly");
-            !acronym && !in_title(k) && !as_a_name && (function_word || common_english(&lw))
+            !acronym && !as_a_name && (function_word || common_english(&lw))
         };
         if english {
             left.push(w);
