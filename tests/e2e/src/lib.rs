@@ -317,8 +317,19 @@ impl Session {
     }
 
     /// The texts of every element matching `css`, in document order.
+    /// The text of every element matching `css`. When the view redraws between the lookup and the reads
+    /// (WebDriver answers "stale element reference"), the elements are looked up again, for up to 10 s, so the
+    /// texts all come from one drawing.
     pub fn texts(&self, css: &str) -> Result<Vec<String>> {
-        self.find_all(css)?.iter().map(|e| self.text(e)).collect()
+        let start = Instant::now();
+        loop {
+            match self.find_all(css)?.iter().map(|e| self.text(e)).collect::<Result<Vec<_>>>() {
+                Err(err) if err.contains("stale element") && start.elapsed() < Duration::from_secs(10) => {
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                other => return other,
+            }
+        }
     }
 
     pub fn text(&self, e: &Element) -> Result<String> {
