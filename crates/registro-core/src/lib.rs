@@ -7,10 +7,8 @@ pub mod documents;
 pub mod eval;
 pub mod languages;
 pub mod models;
-pub mod progress;
 pub mod projects;
 pub mod qa;
-pub mod report;
 pub mod resegment;
 pub mod resume;
 pub mod run_state;
@@ -20,6 +18,11 @@ pub mod translate;
 /// Where the shared test data lives (`$REGISTRO_SHARED_DATA`, set in a checkout by cargo and the scripts); one
 /// lookup for every use case and face.
 pub use registro_register::data::shared_data_dir;
+// Evaluation and the Dashboard live in `registro-eval`, the progress and cancel types in `registro-run`; the faces
+// reach them through core as before. `eval` is core's own module: it loads the model-based scorers and re-exports
+// the rest.
+pub use registro_eval::{bench, report};
+pub use registro_run::progress;
 /// Where the app's run-time data (the translation example pools) is: `REGISTRO_DATA`, the app's resource
 /// directory (told once at start with `set_resource_dir`), or beside the installed binary.
 pub use registro_register::data::{data_dir, set_resource_dir};

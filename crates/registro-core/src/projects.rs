@@ -29,11 +29,7 @@ pub fn create_project(store: &Store, name: &str) -> Result<Project> {
 /// The project called `name` (or with that id), created when there is none — what every use case that stores a
 /// run under a project name does. Only "not found" creates: a store error is reported, not papered over.
 pub fn find_or_create_project(store: &Store, name: &str) -> Result<Project> {
-    match store.find_project(name) {
-        Ok(p) => Ok(p),
-        Err(registro_store::StoreError::NotFound { .. }) => Ok(store.create_project(name)?),
-        Err(e) => Err(e.into()),
-    }
+    Ok(store.find_or_create_project(name)?)
 }
 
 pub fn list_projects(store: &Store) -> Result<Vec<Project>> {

@@ -10,7 +10,7 @@ use registro_store::{RunSort, Store};
 fn the_runs_table_pages_and_filters_two_thousand_runs() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(dir.path().join("registro.db")).unwrap();
-    let ids = report::bench_fixture(&mut store, 2000, 3).unwrap();
+    let ids = registro_core::bench::bench_fixture(&mut store, 2000, 3).unwrap();
 
     let first = report::list_runs(&store, &RunQuery::default()).unwrap();
     assert_eq!(first.total, 2000);
@@ -45,7 +45,7 @@ fn the_runs_table_pages_and_filters_two_thousand_runs() {
 fn a_comparison_reports_progress_and_stops_when_cancelled_keeping_what_it_computed() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(dir.path().join("registro.db")).unwrap();
-    let ids = report::bench_fixture(&mut store, 12, 40).unwrap();
+    let ids = registro_core::bench::bench_fixture(&mut store, 12, 40).unwrap();
     let req = CompareRequest { runs: ids.clone(), ..Default::default() };
 
     let cancel = AtomicBool::new(false);

@@ -5,7 +5,7 @@ use registro_store::{Scale, Store};
 
 fn fixture(runs: usize, segments: usize) -> (Store, Vec<i64>) {
     let mut store = Store::open_in_memory().unwrap();
-    let ids = report::bench_fixture(&mut store, runs, segments).unwrap();
+    let ids = registro_core::bench::bench_fixture(&mut store, runs, segments).unwrap();
     (store, ids)
 }
 
@@ -155,8 +155,8 @@ fn the_led_heatmap_of_many_systems_shows_the_baseline_and_the_next_nineteen() {
 #[test]
 fn runs_over_different_sources_are_refused_with_their_names() {
     let mut store = Store::open_in_memory().unwrap();
-    let a = report::bench_fixture(&mut store, 1, 20).unwrap();
-    let b = report::bench_fixture(&mut store, 1, 30).unwrap();
+    let a = registro_core::bench::bench_fixture(&mut store, 1, 20).unwrap();
+    let b = registro_core::bench::bench_fixture(&mut store, 1, 30).unwrap();
     let err = report::load(&store, &CompareRequest { runs: vec![a[0], b[0]], baseline: None, reference: None }).unwrap_err();
     assert!(format!("{err:#}").contains("different source segments"), "{err:#}");
     let err = report::load(&store, &CompareRequest { runs: vec![a[0]], baseline: Some(b[0]), reference: None }).unwrap_err();

@@ -90,7 +90,7 @@ fn a_resume_says_what_it_does_then_n_of_m_of_the_whole_run_and_hands_over_each_s
 /// A stored 2,000-segment run in a store on disk (its outputs flagged now and then, so the export needs a reason).
 fn long_run(dir: &std::path::Path) -> (Store, i64) {
     let mut store = Store::open(dir.join("long.db")).unwrap();
-    let f = registro_core::report::review_fixture(&mut store, 2000).unwrap();
+    let f = registro_core::bench::review_fixture(&mut store, 2000).unwrap();
     (store, f.run)
 }
 

@@ -53,6 +53,14 @@ impl Store {
             .ok_or_else(|| StoreError::NotFound { what: "project", id: format!("{key:?}") })
     }
 
+    /// The project named `name`, created when there is none: what every run started by name goes into.
+    pub fn find_or_create_project(&self, name: &str) -> Result<Project> {
+        match self.find_project(name) {
+            Err(StoreError::NotFound { .. }) => self.create_project(name),
+            found => found,
+        }
+    }
+
     pub fn rename_project(&self, id: ProjectId, name: &str) -> Result<()> {
         let name = name.trim();
         if name.is_empty() {

@@ -8,7 +8,6 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use registro_core::report;
 use registro_e2e::{screenshot_path, Session};
 use registro_store::Store;
 
@@ -18,7 +17,7 @@ const WAIT: Duration = Duration::from_secs(60);
 fn store_with(db: &Path, runs: usize, segments: usize) -> Vec<i64> {
     let t = Instant::now();
     let mut store = Store::open(db).unwrap();
-    let ids = report::bench_fixture(&mut store, runs, segments).unwrap();
+    let ids = registro_core::bench::bench_fixture(&mut store, runs, segments).unwrap();
     println!("dashboard_scale: stored {runs} runs × {segments} segments in {:.1} s", t.elapsed().as_secs_f64());
     ids
 }

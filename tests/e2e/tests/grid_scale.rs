@@ -10,7 +10,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use registro_core::report::{review_fixture, ReviewFixture};
+use registro_core::bench::{review_fixture, ReviewFixture};
 use registro_e2e::{keys, screenshot_path, wait_until, Session};
 use registro_store::{SegmentStatus, Store};
 use serde_json::json;

@@ -170,7 +170,7 @@ fn every_control_of_every_view_is_reached_with_tab_and_shows_its_focus() {
     // A small stored translation (project "review-bench": its document and a done, reviewed run).
     let fixture = {
         let mut store = Store::open(&db).unwrap();
-        registro_core::report::review_fixture(&mut store, 6).unwrap()
+        registro_core::bench::review_fixture(&mut store, 6).unwrap()
     };
     let s = Session::in_project(&db, dir.path(), &[], "review-bench", None).expect("the app opens the project");
     let mut problems = Vec::new();

@@ -468,7 +468,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> Result<()> {
             a.samples
         );
     }
-    let c = registro_core::eval::bench::compare_with_sacrebleu(&dir, &a.python, a.samples)?;
+    let c = registro_core::bench::compare_with_sacrebleu(&dir, &a.python, a.samples)?;
     if ctx.json {
         println!("{}", serde_json::to_string_pretty(&c)?);
         return Ok(());

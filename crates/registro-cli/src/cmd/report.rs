@@ -95,12 +95,12 @@ pub fn bench(ctx: &Ctx, args: BenchArgs) -> Result<()> {
         let tmp = tempdir()?;
         let mut store = Store::open(tmp.join("bench.db"))?;
         tmp_dir = Some(tmp);
-        let ids = registro_core::report::bench_fixture(&mut store, args.runs, args.segments)?;
+        let ids = registro_core::bench::bench_fixture(&mut store, args.runs, args.segments)?;
         (store, ids)
     } else {
         (Store::open_or_default(ctx.db.as_deref())?, args.run_ids.clone())
     };
-    let t = report::time_dashboard(&mut store, &ids, args.bootstrap, args.repeat)?;
+    let t = registro_core::bench::time_dashboard(&mut store, &ids, args.bootstrap, args.repeat)?;
     if let Some(dir) = &tmp_dir {
         let _ = std::fs::remove_dir_all(dir);
     }

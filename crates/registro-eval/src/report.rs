@@ -9,7 +9,6 @@
 //! 3. [`compare`] aggregates: corpus scores, paired significance against the chosen baseline, tables and charts.
 //!    Changing the baseline or the bootstrap settings only repeats this step.
 
-mod bench;
 mod charts;
 mod compare;
 mod computed;
@@ -25,7 +24,6 @@ mod runs;
 mod significance;
 mod stats;
 
-pub use bench::{bench_fixture, review_fixture, time_dashboard, DashboardTimings, ReviewFixture};
 pub use compare::{compare, compare_with, complete_table, complete_tables, ChartLabel, CompareOptions, Comparison, MetricChoice, NamedChart, PendingTable, SystemInfo, CI_METHOD};
 pub use data::{load, CompareRequest, ComparisonData, SystemData};
 pub use direction::{formality_direction, metric_direction, register_side, stored_metric_direction, Direction};

@@ -91,7 +91,7 @@ fn damage(text: &str, rate: f64, rng: &mut SplitMix64) -> String {
 /// Creates project `dashboard-bench` with one `segments`-long document and `runs` finished runs over it.
 pub fn bench_fixture(store: &mut Store, runs: usize, segments: usize) -> Result<Vec<RunId>> {
     let ts = test_set(segments.max(1));
-    let project = crate::projects::find_or_create_project(store, "dashboard-bench")?;
+    let project = store.find_or_create_project("dashboard-bench")?;
     let doc = NewDocument {
         name: format!("bench test set ({segments} segments)"),
         source_lang: "en".into(),
@@ -153,7 +153,7 @@ pub struct ReviewFixture {
 /// apart; the translations are the test set's formal references.
 pub fn review_fixture(store: &mut Store, segments: usize) -> Result<ReviewFixture> {
     let ts = test_set(segments.max(1));
-    let project = crate::projects::find_or_create_project(store, "review-bench")?;
+    let project = store.find_or_create_project("review-bench")?;
     let doc = NewDocument {
         name: format!("long manual ({segments} segments).txt"),
         source_lang: "en".into(),
@@ -202,7 +202,7 @@ pub struct DashboardTimings {
     pub tables: usize,
     pub charts: usize,
     /// Computing and storing every run's statistics and default resamples as `eval`/import do when they store a
-    /// run ([`store_run_statistics`](super::store_run_statistics)); with `--run-ids`, what was missing.
+    /// run ([`store_run_statistics`](crate::report::store_run_statistics)); with `--run-ids`, what was missing.
     pub statistics_at_import_ms: f64,
     /// The first request after import, as the app does it: load, prepare (statistics read from the store; what
     /// depends on pairs of runs, the lexical difference, computed), compare (edit types against the baseline
@@ -235,26 +235,26 @@ pub struct DashboardTimings {
 /// and `repeat` comparisons of the same runs opened again, from `store`.
 pub fn time_dashboard(store: &mut Store, runs: &[RunId], bootstrap: usize, repeat: usize) -> Result<DashboardTimings> {
     use std::time::Instant;
-    let req = super::CompareRequest { runs: runs.to_vec(), baseline: None, reference: None };
+    let req = crate::report::CompareRequest { runs: runs.to_vec(), baseline: None, reference: None };
     // As the app asks: charts rendered when shown, tables over every segment pair built when shown.
-    let opts = super::CompareOptions { bootstrap, render_svg: false, lazy_tables: true, ..Default::default() };
+    let opts = crate::report::CompareOptions { bootstrap, render_svg: false, lazy_tables: true, ..Default::default() };
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    super::store_run_statistics(store, runs, &crate::progress::CancelToken::new(), &mut |_| {});
+    crate::report::store_run_statistics(store, runs, &crate::progress::CancelToken::new(), &mut |_| {});
     let statistics_at_import_ms = ms(t);
 
     let t = Instant::now();
-    let data = super::load(store, &req)?;
+    let data = crate::report::load(store, &req)?;
     let load_ms = ms(t);
     let t = Instant::now();
-    let prep = super::prepare_stored(data, store)?;
+    let prep = crate::report::prepare_stored(data, store)?;
     let prepare_ms = ms(t);
     let t = Instant::now();
-    let mut first = super::compare(&prep, &opts)?;
+    let mut first = crate::report::compare(&prep, &opts)?;
     let first_compare_ms = ms(t);
     let pending_tables = first.pending_tables.iter().map(|p| p.key.clone()).collect();
     let t = Instant::now();
-    super::complete_tables(&prep, &mut first, &std::sync::atomic::AtomicBool::new(false), &mut |_| {})?;
+    crate::report::complete_tables(&prep, &mut first, &std::sync::atomic::AtomicBool::new(false), &mut |_| {})?;
     let first_pending_tables_ms = ms(t);
     let t = Instant::now();
     for c in &first.charts {
@@ -262,26 +262,26 @@ pub fn time_dashboard(store: &mut Store, runs: &[RunId], bootstrap: usize, repea
     }
     let charts_svg_ms = ms(t);
     // The app keeps what the comparison computed.
-    super::store_computed(&prep, store)?;
+    crate::report::store_computed(&prep, store)?;
     drop(prep);
 
     let t = Instant::now();
-    let prep = super::prepare_stored(super::load(store, &req)?, store)?;
+    let prep = crate::report::prepare_stored(crate::report::load(store, &req)?, store)?;
     let reopen_ms = ms(t);
     let mut compare_ms = Vec::new();
     let mut last = None;
     for _ in 0..repeat.max(1) {
         prep.clear_caches();
         let t = Instant::now();
-        let cmp = super::compare(&prep, &opts)?;
+        let cmp = crate::report::compare(&prep, &opts)?;
         compare_ms.push(ms(t));
         last = Some(cmp);
     }
     let t = Instant::now();
-    super::compare(&prep, &opts)?;
+    crate::report::compare(&prep, &opts)?;
     let compare_again_ms = ms(t);
     let t = Instant::now();
-    super::compare(&prep, &super::CompareOptions { seed: opts.seed.wrapping_add(1), ..opts.clone() })?;
+    crate::report::compare(&prep, &crate::report::CompareOptions { seed: opts.seed.wrapping_add(1), ..opts.clone() })?;
     let compare_new_seed_ms = ms(t);
     let cmp = last.expect("at least one repetition ran");
     compare_ms.sort_by(f64::total_cmp);

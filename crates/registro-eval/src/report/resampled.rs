@@ -180,7 +180,8 @@ mod tests {
     use registro_store::Store;
 
     use super::*;
-    use crate::report::{bench_fixture, compare, load, prepare_stored, store_computed, CompareOptions, CompareRequest};
+    use crate::bench::bench_fixture;
+    use crate::report::{compare, load, prepare_stored, store_computed, CompareOptions, CompareRequest};
 
     fn open(store: &mut Store, runs: &[RunId]) -> Prepared {
         let data = load(store, &CompareRequest { runs: runs.to_vec(), ..Default::default() }).unwrap();

@@ -8,8 +8,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use super::{discover_submissions, eval_config, run_eval, EvalRequest};
+use crate::eval::{discover_submissions, eval_config, run_eval_with, EvalRequest};
 use crate::progress::CancelToken;
+use registro_metrics::style::Providers;
 
 /// What the comparison found.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -37,7 +38,8 @@ pub fn compare_with_sacrebleu(dir: &Path, python: &str, samples: usize) -> Resul
     let loaded = discover_submissions(dir, Some("de"))?;
     let settings = EvalRequest { metrics: vec!["bleu".into(), "chrf".into(), "ter".into()], paired_bs: Some(samples), ..Default::default() };
     let cfg = eval_config("de", &loaded, &settings)?;
-    let outcome = run_eval(Some(&mut store), "bench", &loaded, &cfg, &CancelToken::new(), &mut |_| {})?;
+    // BLEU, chrF and TER only: no model-based scorer.
+    let outcome = run_eval_with(Some(&mut store), "bench", &loaded, &cfg, &Providers::default(), &CancelToken::new(), &mut |_| {})?;
     let registro_seconds = t.elapsed().as_secs_f64();
     drop(store);
     let _ = std::fs::remove_dir_all(&tmp);
