@@ -26,7 +26,7 @@ fn visit_roots(v: &mut Generator) {
         ReportFiles, RunPage, RunQuery, RunSummary,
     };
     use registro_core::rewrite::{RewriteOutcome, SentenceResult, Weights};
-    use registro_core::translate::review::ReviewRun;
+    use registro_core::review::ReviewRun;
     use registro_core::translate::{SegmentCheck, SegmentOut};
     use registro_core::qa::QaOutcome;
     use registro_store::{Document, Project, Run};
@@ -83,7 +83,7 @@ fn visit_roots(v: &mut Generator) {
     v.root::<SegmentOut>();
     v.root::<SegmentCheck>();
     v.root::<ReviewRun>();
-    v.root::<registro_core::translate::review::RepairOutcome>();
+    v.root::<registro_core::review::RepairOutcome>();
     v.root::<registro_store::ReviewOverride>();
     v.root::<registro_core::resegment::Resegmented>();
     v.root::<QaOutcome>();

@@ -105,7 +105,7 @@ pub struct ModelReport {
     pub state: String,
     pub bytes: u64,
     /// A language model's verdict per target language (`models::quality_for`); empty for other roles.
-    pub quality: Vec<crate::models::LangQuality>,
+    pub quality: Vec<registro_generate::models::LangQuality>,
 }
 
 #[derive(Clone, Debug, Serialize, ts_rs::TS)]
@@ -146,7 +146,7 @@ pub fn gather(opts: &DoctorOptions) -> DoctorReport {
             None => (format!("cpu ({} threads)", cpu.threads), None),
         },
     };
-    let mgr = crate::models::manager(&[]);
+    let mgr = registro_generate::models::manager(&[]);
     let models = mgr
         .list()
         .into_iter()
@@ -155,7 +155,7 @@ pub fn gather(opts: &DoctorOptions) -> DoctorReport {
             role: format!("{:?}", m.manifest.role).to_lowercase(),
             state: m.state.to_string(),
             bytes: m.manifest.total_bytes(),
-            quality: crate::models::ModelSummary::quality_of(&m.manifest),
+            quality: registro_generate::models::ModelSummary::quality_of(&m.manifest),
         })
         .collect();
     let sources = opts.check_sources.then(|| {
@@ -311,7 +311,7 @@ pub fn to_text(r: &DoctorReport) -> String {
     for m in r.models.iter().filter(|m| m.state != "missing") {
         let _ = writeln!(s, "  {:<34} {:<10} {:>9}  {}", m.id, m.state, registro_models::human_bytes(m.bytes), m.role);
         if !m.quality.is_empty() {
-            let _ = writeln!(s, "    quality: {}", crate::models::quality_line(&m.quality));
+            let _ = writeln!(s, "    quality: {}", registro_generate::models::quality_line(&m.quality));
         }
     }
     let missing = r.models.iter().filter(|m| m.state == "missing").count();

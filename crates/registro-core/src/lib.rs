@@ -6,12 +6,11 @@ pub mod doctor;
 pub mod documents;
 pub mod eval;
 pub mod languages;
-pub mod models;
 pub mod projects;
 pub mod qa;
 pub mod resegment;
 pub mod resume;
-pub mod run_state;
+pub mod review;
 pub mod rewrite;
 pub mod translate;
 
@@ -22,7 +21,9 @@ pub use registro_register::data::shared_data_dir;
 // reach them through core as before. `eval` is core's own module: it loads the model-based scorers and re-exports
 // the rest.
 pub use registro_eval::{bench, report};
-pub use registro_run::progress;
+// Generation (models, backends, prompts) lives in `registro-generate`.
+pub use registro_generate::models;
+pub use registro_run::{progress, run_state};
 /// Where the app's run-time data (the translation example pools) is: `REGISTRO_DATA`, the app's resource
 /// directory (told once at start with `set_resource_dir`), or beside the installed binary.
 pub use registro_register::data::{data_dir, set_resource_dir};

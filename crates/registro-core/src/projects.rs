@@ -232,29 +232,8 @@ pub fn import_run_outputs(
     Ok(store.run(id)?)
 }
 
-/// Runs `body`, the execution of run `id` (already started), so that a panic inside it cannot leave the run
-/// `running`: the run ends `failed` with the panic's message and the caller gets an error instead of the panic
-/// (the app stays up; the segments stored so far stay). A body that returns normally has finished the run itself.
-pub fn catch_run_panic<T>(store: &mut Store, id: RunId, body: impl FnOnce(&mut Store) -> Result<T>) -> Result<T> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&mut *store))) {
-        Ok(result) => result,
-        Err(payload) => {
-            let error = crash_message(payload.as_ref());
-            store.finish_run(id, RunStatus::Failed, Some(&error)).with_context(|| format!("run {id} {error}"))?;
-            anyhow::bail!("run {id} {error}")
-        }
-    }
-}
-
-/// What a run's error says when its execution panicked (`payload` from `catch_unwind`).
-pub fn crash_message(payload: &(dyn std::any::Any + Send)) -> String {
-    let message = payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    format!("crashed: {message} (an internal error in Registro; the segments saved so far are kept)")
-}
+// Where a run panics, its lifecycle ends it: `registro_run::run_state` owns both rules.
+pub use registro_run::run_state::{catch_run_panic, crash_message};
 
 /// Resolves a path relative to the current directory for messages and origins.
 pub fn absolute(path: &Path) -> PathBuf {

@@ -13,7 +13,7 @@ use anyhow::Context;
 use registro_qa::termbase;
 pub use registro_qa::{blocking, CheckKind, Fix, Issue, Report, Severity, Termbase};
 use registro_register::{Lang, Register};
-use registro_store::{Output, RunId, Store};
+use registro_store::{Output, OverrideKind, ReviewOverride, RunId, Store};
 use serde::Serialize;
 
 use crate::progress::{CancelToken, Progress, ProgressFn};
@@ -242,7 +242,7 @@ fn add_flags(report: &mut Report, outputs: &[Option<Output>], overrides: &[regis
     for (i, o) in outputs.iter().enumerate() {
         let Some(o) = o.as_ref().filter(|o| o.flagged) else { continue };
         let reason = o.flag_reason.as_deref().unwrap_or("flagged");
-        match crate::translate::review::flag_override(overrides, i, &o.text, o.flagged, o.flag_reason.as_deref()) {
+        match flag_override(overrides, i, &o.text, o.flagged, o.flag_reason.as_deref()) {
             None => more.push(Issue {
                 segment: i,
                 kind: CheckKind::OpenFlag,
@@ -307,3 +307,13 @@ pub fn text_before_fixes(out: &Output) -> Option<String> {
         .as_str()
         .map(str::to_string)
 }
+/// The newest override of segment `segment`'s flag that still applies: given for this very text and flag.
+pub fn flag_override<'a>(overrides: &'a [ReviewOverride], segment: usize, text: &str, flagged: bool, flag: Option<&str>) -> Option<&'a ReviewOverride> {
+    if !flagged {
+        return None;
+    }
+    overrides.iter().rev().find(|o| {
+        o.kind == OverrideKind::Flag && o.segment_index == Some(segment as i64) && o.text.as_deref() == Some(text) && Some(o.what.as_str()) == flag
+    })
+}
+

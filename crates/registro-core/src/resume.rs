@@ -7,26 +7,9 @@ use registro_store::{NewMetric, Run, RunId, RunStatus, Store, Task};
 use serde::Serialize;
 
 use crate::progress::{CancelToken, Progress, ProgressFn};
-use crate::projects::catch_run_panic;
-use crate::run_state::RunState;
+pub use registro_run::run_state::resume_blocker;
+use registro_run::run_state::{catch_run_panic, RunState};
 use crate::translate::SegmentOut;
-
-/// Why `run` cannot be resumed, or `None` when it can (its missing segments may still be none).
-pub fn resume_blocker(run: &Run) -> Option<String> {
-    match run.task {
-        Task::Rewrite | Task::Translate => {}
-        Task::Eval | Task::Import => {
-            return Some(format!("{} runs are stored in one step, not segment by segment: run it again", run.task))
-        }
-    }
-    if run.document_id.is_none() {
-        return Some("its input was not a stored document, so its source text was not kept: run it again".into());
-    }
-    if run.task == Task::Rewrite && run.params.get("request").is_none() && run.params.get("scorer_choice").is_none() {
-        return Some("it was stored before Registro recorded its formality scorer: run it again".into());
-    }
-    None
-}
 
 /// What a resume did.
 #[derive(Clone, Debug, Serialize, ts_rs::TS)]
@@ -55,7 +38,7 @@ pub fn resume_run(store: &mut Store, id: RunId, progress: ProgressFn, cancel: &C
             before = s.done;
             s.total - s.done
         });
-        if s.phase == crate::run_state::RunPhase::Running {
+        if s.phase == registro_run::run_state::RunPhase::Running {
             let message = s.doing.clone().unwrap_or_else(|| s.label.clone());
             progress(Progress { done: s.done.saturating_sub(before), total, message })
         }
@@ -127,7 +110,7 @@ fn rewrite(store: &mut Store, left: &Left, state: &mut dyn FnMut(RunState), canc
     state(RunState::starting(run.id, before, total, "loading the formality scorer"));
     let mut formality = rw::load_formality(&stored.scorer)?;
     if let Some(model) = stored.model.as_deref() {
-        let loading = match crate::translate::remote::parse_id(model) {
+        let loading = match registro_generate::remote::parse_id(model) {
             Some((_, url)) => format!("connecting to the server {url}"),
             None => format!("loading the model {model}"),
         };

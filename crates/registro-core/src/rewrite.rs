@@ -83,7 +83,7 @@ pub fn load_formality(choice: &ScorerChoice) -> anyhow::Result<Box<dyn Formality
     })
 }
 
-pub use crate::models::DEFAULT_MODEL;
+pub use registro_generate::models::DEFAULT_MODEL;
 
 /// A rewrite as both faces ask for it: what to rewrite (the sentences, where to store the run) and how — every
 /// option with its default ([`Default`]: the rules, one paraphrase, the tuned weights 1/0.5/0.5/6, the surface
@@ -257,7 +257,7 @@ pub fn local_model(method: Method, model: Option<&str>) -> Option<String> {
     match (method, model) {
         (Method::Rules, None) => None,
         (_, Some(m)) => Some(m.to_string()),
-        (Method::Roundtrip | Method::Llm, None) => Some(crate::models::default_model()),
+        (Method::Roundtrip | Method::Llm, None) => Some(registro_generate::models::default_model()),
     }
 }
 
@@ -267,7 +267,7 @@ pub fn local_model(method: Method, model: Option<&str>) -> Option<String> {
 pub fn open_neural(
     method: Method,
     model: Option<&str>,
-    backend: Option<crate::translate::remote::Config>,
+    backend: Option<registro_generate::remote::Config>,
 ) -> anyhow::Result<(Option<Box<dyn Neural>>, Option<String>)> {
     match backend {
         Some(cfg) if method != Method::Rules || model.is_some() => {
@@ -389,7 +389,7 @@ fn rewrite_each(
     match looped {
         Ok(Ok(())) => {}
         Ok(Err(e)) => failure = Some(e),
-        Err(p) => failure = Some(anyhow::anyhow!("sentence {}: {}", results.len() + 1, crate::projects::crash_message(p.as_ref()))),
+        Err(p) => failure = Some(anyhow::anyhow!("sentence {}: {}", results.len() + 1, registro_run::run_state::crash_message(p.as_ref()))),
     }
     let summary = summarize(&results, t0.elapsed().as_secs_f64());
     if let (Some(st), Some(run)) = (store, run_id) {
@@ -424,7 +424,7 @@ fn rewrite_each(
 }
 
 fn start_run(st: &mut Store, req: &RewriteRequest, project: &str, scorer: &str) -> anyhow::Result<RunId> {
-    let p = crate::projects::find_or_create_project(st, project).with_context(|| format!("project {project:?}"))?;
+    let p = st.find_or_create_project(project).with_context(|| format!("project {project:?}"))?;
     let o = &req.options;
     let system = match &req.model {
         Some(m) if o.method != Method::Rules => format!("{}:{m}", o.method.name()),

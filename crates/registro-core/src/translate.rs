@@ -13,16 +13,12 @@
 //! contrastive mode (both registers side by side), and the addressee's grammatical gender.
 
 pub mod ablation;
-pub mod backend;
-pub mod budget;
-pub mod constrain;
-pub mod fewshot;
-pub mod prompt;
-pub mod qe;
-pub mod remote;
 pub mod memory;
+// Generation — backends, prompts, few-shot pools, constraints, the meaning check — is `registro-generate`'s; these
+// are its modules under the names translation has always used for them.
+pub use registro_generate::{backend, budget, constrain, fewshot, prompt, qe, remote};
+pub use registro_generate::prompt::Gender;
 pub mod request;
-pub mod review;
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -135,25 +131,6 @@ impl std::str::FromStr for Controls {
         // Keep pipeline order whatever order was typed.
         v.sort_by_key(|c| Control::ALL.iter().position(|x| x == c));
         Ok(Controls(v))
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-#[serde(rename_all = "lowercase")]
-pub enum Gender {
-    Masculine,
-    Feminine,
-}
-
-impl std::str::FromStr for Gender {
-    type Err = anyhow::Error;
-    fn from_str(s: &str) -> anyhow::Result<Self> {
-        match s {
-            "masculine" | "m" | "male" => Ok(Gender::Masculine),
-            "feminine" | "f" | "female" => Ok(Gender::Feminine),
-            _ => anyhow::bail!("unknown gender {s:?} (expected masculine or feminine)"),
-        }
     }
 }
 
@@ -898,7 +875,7 @@ pub fn store_translation(
             Ok(())
         })
     }))
-    .unwrap_or_else(|p| Err(anyhow::anyhow!(crate::projects::crash_message(p.as_ref()))));
+    .unwrap_or_else(|p| Err(anyhow::anyhow!(registro_run::run_state::crash_message(p.as_ref()))));
     match result {
         Ok(finished) => {
             if opts.effective_n() > 1 && opts.early_exit {
@@ -908,7 +885,7 @@ pub fn store_translation(
             let status = if cancel.is_cancelled() && finished < sources.len() { RunStatus::Cancelled } else { RunStatus::Done };
             store.finish_run(id, status, None)?;
             // Over a test set with references, the run is ready for the Dashboard (elsewhere this skips at once).
-            crate::report::store_run_statistics(store, &[id], cancel, &mut |_| {});
+            registro_eval::report::store_run_statistics(store, &[id], cancel, &mut |_| {});
             Ok(id)
         }
         Err(e) => {
@@ -972,32 +949,7 @@ pub fn store_source_lines(store: &mut Store, project: i64, name: &str, lang: Lan
 
 /// The id of the project called `name`, created when missing.
 pub fn project_id(store: &Store, name: &str) -> anyhow::Result<i64> {
-    Ok(crate::projects::find_or_create_project(store, name)?.id)
-}
-
-/// Re-checks a translation the user edited (or picked among the candidates, or took from the translation memory)
-/// with every output check ([`check_output`], against the segment's stored source) and stores it in place of the
-/// run's output, with its new detected register and flag. A person's text is `reviewed` when the checks pass; with
-/// a flag still open it stays `translated` until the flag is fixed or overridden (`review::set_status_overriding`).
-pub fn store_edit(store: &mut Store, run: RunId, segment: usize, lang: Lang, register: Register, text: &str) -> anyhow::Result<SegmentCheck> {
-    store_edit_checked(store, run, segment, lang, register, text, None)
-}
-
-/// [`store_edit`] with the cross-lingual meaning check run on the new text when its model is loaded.
-pub fn store_edit_checked(
-    store: &mut Store,
-    run: RunId,
-    segment: usize,
-    lang: Lang,
-    register: Register,
-    text: &str,
-    meaning: Option<&qe::MeaningCheck>,
-) -> anyhow::Result<SegmentCheck> {
-    let mut out = store.output(run, segment as i64)?.with_context(|| format!("run {run} has no output for segment {}", segment + 1))?;
-    if let serde_json::Value::Object(m) = &mut out.candidates {
-        m.insert("edited_from".into(), serde_json::json!(out.text));
-    }
-    review::recheck_and_store(store, run, out, text, lang, register, meaning, true)
+    Ok(store.find_or_create_project(name)?.id)
 }
 
 /// The analysis of one text against a requested register, as the view shows it.

@@ -11,8 +11,9 @@ use registro_core::documents;
 use registro_core::progress::CancelToken;
 use registro_core::projects::{import_path, ImportOptions};
 use registro_core::resegment::{join_segments, split_segment};
-use registro_core::translate::review::{export_tmx, open_review, set_status};
-use registro_core::translate::{store_edit, Lang, Register};
+use registro_core::review::{export_tmx, open_review, set_status};
+use registro_core::review::store_edit;
+use registro_core::translate::{Lang, Register};
 use registro_store::{NewRun, Output, SegmentStatus, Store, Task};
 
 fn fixture(rel: &str) -> PathBuf {
@@ -171,11 +172,11 @@ fn qa_errors_block_the_export_until_the_translator_exports_anyway() {
             run_with(&mut store, project, doc, sentences.len(), &refs)
         }
     };
-    let err = registro_core::translate::review::export_to(&mut store, run, &out, None).unwrap_err().to_string();
+    let err = registro_core::review::export_to(&mut store, run, &out, None).unwrap_err().to_string();
     assert!(err.contains("export blocked") && err.contains("export anyway"), "{err}");
     assert!(!out.exists(), "nothing is written when the export is blocked");
-    let anyway = registro_core::translate::review::OverrideBy { who: "Ana".into(), reason: "client asked for the draft".into() };
-    let said = registro_core::translate::review::export_to(&mut store, run, &out, Some(&anyway)).unwrap();
+    let anyway = registro_core::review::OverrideBy { who: "Ana".into(), reason: "client asked for the draft".into() };
+    let said = registro_core::review::export_to(&mut store, run, &out, Some(&anyway)).unwrap();
     assert!(said.contains("SRT") && said.contains("exported anyway"), "{said}");
     assert!(out.exists());
     let recorded = store.overrides(run).unwrap();

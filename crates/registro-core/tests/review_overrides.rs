@@ -9,8 +9,9 @@
 //! - An export with errors is blocked unless exported anyway, which is recorded.
 
 use registro_core::qa::{qa_run, CheckKind, Severity};
-use registro_core::translate::review::{export_to, open_review, repair_segment, set_status, set_status_overriding, OverrideBy};
-use registro_core::translate::{check_output, store_edit, to_output, Lang, Register};
+use registro_core::review::{export_to, open_review, repair_segment, set_status, set_status_overriding, OverrideBy};
+use registro_core::review::store_edit;
+use registro_core::translate::{check_output, to_output, Lang, Register};
 use registro_store::{OverrideKind, SegmentStatus, Store};
 use registro_testkit::StoredTranslation;
 

@@ -124,7 +124,7 @@ fn qa_reports_progress_and_a_cancelled_check_fixes_nothing() {
 fn an_export_reports_each_step_and_a_cancelled_one_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let (mut store, run) = long_run(dir.path());
-    let by = tr::review::OverrideBy { who: "tester".into(), reason: "a draft for the client".into() };
+    let by = registro_core::review::OverrideBy { who: "tester".into(), reason: "a draft for the client".into() };
     let path = dir.path().join("manual.de.txt");
 
     // Cancelled at each step in turn: nothing at the path, nothing beside it, nothing recorded.
@@ -132,7 +132,7 @@ fn an_export_reports_each_step_and_a_cancelled_one_writes_nothing() {
         let cancel = CancelToken::new();
         let stop = cancel.clone();
         let mut seen = Vec::new();
-        let e = tr::review::export_to_with(&mut store, run, &path, Some(&by), &mut |p| {
+        let e = registro_core::review::export_to_with(&mut store, run, &path, Some(&by), &mut |p| {
             if p.message.starts_with(step) {
                 stop.cancel()
             }
@@ -149,7 +149,7 @@ fn an_export_reports_each_step_and_a_cancelled_one_writes_nothing() {
     }
 
     let mut seen: Vec<String> = Vec::new();
-    let what = tr::review::export_to_with(&mut store, run, &path, Some(&by), &mut |p| seen.push(p.message), &CancelToken::new()).unwrap();
+    let what = registro_core::review::export_to_with(&mut store, run, &path, Some(&by), &mut |p| seen.push(p.message), &CancelToken::new()).unwrap();
     assert!(what.contains("2000 segments as text"), "{what}");
     assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2000);
     for step in ["export: checking", "export: reading the translations", "export: writing"] {

@@ -56,7 +56,7 @@ fn translate(store: &mut Store, project: i64, doc: i64, sources: &[&str], regist
 
 /// The translator corrects a segment and approves it (the review grid's Ctrl+Enter).
 fn approve(store: &mut Store, run: i64, segment: usize, register: Register, text: &str) {
-    tr::store_edit(store, run, segment, Lang::De, register, text).unwrap();
+    registro_core::review::store_edit(store, run, segment, Lang::De, register, text).unwrap();
     store.set_output_status(run, segment as i64, SegmentStatus::Approved).unwrap();
 }
 

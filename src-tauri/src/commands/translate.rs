@@ -6,7 +6,7 @@ use registro_core::progress::Progress;
 use registro_core::translate::remote::BackendConfig;
 use registro_core::translate::{self as core, Lang, Register, SegmentCheck, SegmentOut, TranslateRequest, TranslateSource};
 use registro_core::resegment::Resegmented;
-use registro_core::translate::review::ReviewRun;
+use registro_core::review::ReviewRun;
 use registro_store::{ProjectId, RunId, SegmentStatus};
 use tauri::ipc::Channel;
 use tauri::AppHandle;
@@ -120,7 +120,7 @@ pub async fn save_translation_edit(
     blocking(app, move |state| {
         // Every output check runs again on the new text; the meaning model joins in when it is installed.
         let meaning = core::qe::MeaningCheck::installed().ok().flatten();
-        state.with_store(|s| core::store_edit_checked(s, run_id, segment, lang, register, &text, meaning.as_deref()))
+        state.with_store(|s| registro_core::review::store_edit_checked(s, run_id, segment, lang, register, &text, meaning.as_deref()))
     })
     .await
 }
@@ -128,10 +128,10 @@ pub async fn save_translation_edit(
 /// Repairs segment `segment` of run `run_id` in place (the grid's Repair on a flagged sentence) and runs every
 /// output check again on the result: the flag stays open unless they all pass.
 #[tauri::command]
-pub async fn repair_segment(app: AppHandle, run_id: RunId, segment: usize) -> CmdResult<core::review::RepairOutcome> {
+pub async fn repair_segment(app: AppHandle, run_id: RunId, segment: usize) -> CmdResult<registro_core::review::RepairOutcome> {
     blocking(app, move |state| {
         let meaning = core::qe::MeaningCheck::installed().ok().flatten();
-        state.with_store(|s| core::review::repair_segment(s, run_id, segment, meaning.as_deref()))
+        state.with_store(|s| registro_core::review::repair_segment(s, run_id, segment, meaning.as_deref()))
     })
     .await
 }
@@ -152,13 +152,13 @@ pub async fn export_translation(app: AppHandle, file: String, text: String) -> C
 /// A stored translate run as the review grid shows it (statuses, flags, candidates, what Export writes).
 #[tauri::command]
 pub async fn review_run(app: AppHandle, run_id: RunId) -> CmdResult<ReviewRun> {
-    blocking(app, move |state| state.with_store(|s| core::review::open_review(s, run_id))).await
+    blocking(app, move |state| state.with_store(|s| registro_core::review::open_review(s, run_id))).await
 }
 
 /// Rows `from..from + count` of [`review_run`], painted first while a long run loads whole.
 #[tauri::command]
 pub async fn review_run_rows(app: AppHandle, run_id: RunId, from: usize, count: usize) -> CmdResult<ReviewRun> {
-    blocking(app, move |state| state.with_store(|s| core::review::open_review_rows(s, run_id, from, count))).await
+    blocking(app, move |state| state.with_store(|s| registro_core::review::open_review_rows(s, run_id, from, count))).await
 }
 
 /// Splits segment `segment` of run `run_id`'s document before character `at` of its source; every run over the
@@ -186,8 +186,8 @@ pub async fn set_segment_status(
     override_reason: Option<String>,
 ) -> CmdResult<Option<registro_store::ReviewOverride>> {
     let status: SegmentStatus = parse(&status)?;
-    let by = override_reason.map(core::review::OverrideBy::current_user);
-    blocking(app, move |state| state.with_store(|s| core::review::set_status_overriding(s, run_id, segment, status, by.as_ref()))).await
+    let by = override_reason.map(registro_core::review::OverrideBy::current_user);
+    blocking(app, move |state| state.with_store(|s| registro_core::review::set_status_overriding(s, run_id, segment, status, by.as_ref()))).await
 }
 
 /// Writes run `run_id` into the file the user picked: a document imported from DOCX, XLIFF, PO, subtitles,
@@ -208,14 +208,14 @@ pub async fn export_document(
     // "Export anyway" is recorded with the user's name, the time, the errors and the reason given.
     let anyway = force
         .unwrap_or(false)
-        .then(|| core::review::OverrideBy::current_user(reason.filter(|r| !r.trim().is_empty()).unwrap_or_else(|| "Export anyway, chosen in the window".into())));
+        .then(|| registro_core::review::OverrideBy::current_user(reason.filter(|r| !r.trim().is_empty()).unwrap_or_else(|| "Export anyway, chosen in the window".into())));
     blocking(app, move |state| {
         let path = state.files.redeem(&file, files::SAVE_TEXT)?;
         let op = state.ops.start(&op_id);
         let mut progress = |p: Progress| drop(on_progress.send(p));
         // Its own connection: a long export does not hold up the window's quick reads.
         let mut store = state.open_store()?;
-        Ok(core::review::export_to_with(&mut store, run_id, &path, anyway.as_ref(), &mut progress, &op.token)?)
+        Ok(registro_core::review::export_to_with(&mut store, run_id, &path, anyway.as_ref(), &mut progress, &op.token)?)
     })
     .await
 }
@@ -225,7 +225,7 @@ pub async fn export_document(
 pub async fn export_tmx(app: AppHandle, run_id: RunId, file: String) -> CmdResult<String> {
     blocking(app, move |state| {
         let path = state.files.redeem(&file, files::SAVE_TEXT)?;
-        state.with_store(|s| core::review::export_tmx_to(s, run_id, &path))
+        state.with_store(|s| registro_core::review::export_tmx_to(s, run_id, &path))
     })
     .await
 }

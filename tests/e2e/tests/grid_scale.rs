@@ -88,7 +88,7 @@ fn store_fixture(db: &std::path::Path) -> ReviewFixture {
     println!("grid_scale: stored a translate run of {SEGMENTS} segments in {:.1} s", t.elapsed().as_secs_f64());
     // What the backend does for the grid's one call (`review_run`), without the window.
     let t = Instant::now();
-    let review = registro_core::translate::review::open_review(&store, f.run).unwrap();
+    let review = registro_core::review::open_review(&store, f.run).unwrap();
     assert_eq!(review.rows.len(), SEGMENTS);
     let json = serde_json::to_string(&review).unwrap();
     println!(

@@ -7,7 +7,8 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use registro_core::translate::{self as tr, review};
+use registro_core::review;
+use registro_core::translate as tr;
 use registro_store::SegmentStatus;
 
 use super::Ctx;
@@ -104,7 +105,7 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<()> {
             let rv = review::open_review(&store, run)?;
             let row = rv.rows.iter().find(|r| r.segment.index == i).with_context(|| format!("run {run} has no segment {segment}"))?;
             let lang: tr::Lang = rv.lang.parse()?;
-            let c = tr::store_edit_checked(&mut store, run, i, lang, row.segment.register, &text, meaning().as_deref())?;
+            let c = review::store_edit_checked(&mut store, run, i, lang, row.segment.register, &text, meaning().as_deref())?;
             if ctx.json {
                 println!("{}", serde_json::to_string_pretty(&c)?);
             } else {

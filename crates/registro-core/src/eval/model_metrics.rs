@@ -54,8 +54,8 @@ impl ModelScorers {
             });
         }
         if needs.fluency {
-            let id = std::env::var("REGISTRO_EVAL_LM").ok().filter(|v| !v.trim().is_empty()).unwrap_or_else(crate::models::default_model);
-            let model = crate::models::load_llm(&id, Default::default(), None).with_context(|| format!("pp needs a language model ({id})"))?;
+            let id = std::env::var("REGISTRO_EVAL_LM").ok().filter(|v| !v.trim().is_empty()).unwrap_or_else(registro_generate::models::default_model);
+            let model = registro_generate::models::load_llm(&id, Default::default(), None).with_context(|| format!("pp needs a language model ({id})"))?;
             s.fluency = Some(Box::new(LmFluency { model, id }));
         }
         Ok(s)
@@ -115,7 +115,7 @@ struct EmbeddingSimilarity(SentenceEncoder);
 impl EmbeddingSimilarity {
     /// The English encoder, if installed (`registro models fetch all-minilm-l6-v2`).
     fn load() -> Option<Self> {
-        let r = crate::models::resolve("all-minilm-l6-v2").ok()?;
+        let r = registro_generate::models::resolve("all-minilm-l6-v2").ok()?;
         SentenceEncoder::load(&r.dir, DeviceChoice::default()).ok().map(Self)
     }
 }
@@ -138,12 +138,12 @@ impl SimilarityScorer for EmbeddingSimilarity {
 
 /// EmbeddingGemma-300M: one space for 100+ languages, so Sim works for a German rewrite and for an English source
 /// against its Japanese translation alike.
-struct MultilingualSimilarity(std::sync::Arc<crate::translate::qe::MeaningCheck>);
+struct MultilingualSimilarity(std::sync::Arc<registro_generate::qe::MeaningCheck>);
 
 impl MultilingualSimilarity {
     /// The installed model (in English, the fallback when all-MiniLM-L6-v2 is missing).
     fn load() -> Result<Option<Self>> {
-        Ok(crate::translate::qe::MeaningCheck::installed_exact()?.map(Self))
+        Ok(registro_generate::qe::MeaningCheck::installed_exact()?.map(Self))
     }
 }
 

@@ -46,7 +46,7 @@ const ENGLISH_ENCODER: &str = "all-minilm-l6-v2";
 
 impl LlmBackend {
     pub fn load(id: &str) -> anyhow::Result<Self> {
-        Ok(Self::with_model(crate::models::load_llm(id, Default::default(), None)?, Resident::default()))
+        Ok(Self::with_model(registro_generate::models::load_llm(id, Default::default(), None)?, Resident::default()))
     }
 
     /// The backend on a model already loaded and warmed (the app's resident LLM), with what an earlier run kept.
@@ -76,7 +76,7 @@ impl LlmBackend {
         self.resident
             .encoder
             .get_or_insert_with(|| {
-                let r = crate::models::resolve(ENGLISH_ENCODER).ok()?;
+                let r = registro_generate::models::resolve(ENGLISH_ENCODER).ok()?;
                 SentenceEncoder::load(&r.dir, DeviceChoice::default()).ok()
             })
             .as_ref()
@@ -94,7 +94,7 @@ impl LlmBackend {
             let head = self.model.info.chat.render(&Self::chat(&messages[..messages.len() - 1]), false)?;
             if full.starts_with(&head) {
                 if !self.resident.prefixes.contains_key(&head) {
-                    let (p, _) = crate::models::stored_prefix(&self.model, &self.model.encode(&head)?, crate::models::prefix_store().as_ref())?;
+                    let (p, _) = registro_generate::models::stored_prefix(&self.model, &self.model.encode(&head)?, registro_generate::models::prefix_store().as_ref())?;
                     self.resident.prefixes.insert(head.clone(), p);
                 }
                 let rest = self.model.encode(&full[head.len()..])?;
@@ -250,8 +250,8 @@ impl Neural for LlmBackend {
 
 pub fn backend(method: Method, id: &str) -> anyhow::Result<Box<dyn Neural>> {
     // A run made on a server stores `remote:<model>@<API base>`: resuming it reconnects there.
-    if let Some((served, url)) = crate::translate::remote::parse_id(id) {
-        let mut cfg = crate::translate::remote::Config::new(&url);
+    if let Some((served, url)) = registro_generate::remote::parse_id(id) {
+        let mut cfg = registro_generate::remote::Config::new(&url);
         cfg.model = Some(served);
         let b = super::remote::RemoteNeural::connect(cfg).with_context(|| format!("reconnecting to the run's backend {url}"))?;
         return Ok(Box::new(b));
@@ -274,7 +274,7 @@ impl EmbeddingFormality {
     /// Loads the sentence encoder the weights were trained with.
     pub fn with_scorer(scorer: Scorer) -> anyhow::Result<Self> {
         let id = scorer.model.embedding_model.clone().unwrap_or_else(|| "all-minilm-l6-v2".into());
-        let r = crate::models::resolve(&id).with_context(|| format!("the embedding scorer needs {id}"))?;
+        let r = registro_generate::models::resolve(&id).with_context(|| format!("the embedding scorer needs {id}"))?;
         Ok(Self { scorer, encoder: SentenceEncoder::load(&r.dir, DeviceChoice::default())? })
     }
 }
@@ -299,7 +299,7 @@ pub struct XlmrFormality {
 
 impl XlmrFormality {
     pub fn load(id: &str) -> anyhow::Result<Self> {
-        let r = crate::models::resolve(id)?;
+        let r = registro_generate::models::resolve(id)?;
         let model = SequenceClassifier::load(&r.dir, DeviceChoice::default())?;
         let cfg: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(r.dir.join("config.json")).context("config.json")?)?;
         let labels = cfg["id2label"].as_object().context("config.json has no id2label: not a classifier")?;
@@ -328,7 +328,7 @@ impl Formality for XlmrFormality {
 
 /// Sentence embeddings for scorer training (all-MiniLM-L6-v2 unless another id is given).
 pub fn embed_all(id: &str, texts: &[String]) -> anyhow::Result<Vec<Vec<f32>>> {
-    let r = crate::models::resolve(id)?;
+    let r = registro_generate::models::resolve(id)?;
     let enc = SentenceEncoder::load(&r.dir, DeviceChoice::default())?;
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     enc.embed(&refs)

@@ -10,10 +10,10 @@ use registro_engine::chat::ChatMessage;
 use registro_remote::Request;
 
 use super::{Lang, Neural};
-use crate::translate::backend::{GenRequest, Generator};
-use crate::translate::constrain::Constraints;
-use crate::translate::prompt::ChatFormat;
-use crate::translate::remote::{Config, RemoteGenerator};
+use registro_generate::backend::{GenRequest, Generator};
+use registro_generate::constrain::Constraints;
+use registro_generate::prompt::ChatFormat;
+use registro_generate::remote::{Config, RemoteGenerator};
 
 pub struct RemoteNeural {
     gen: RemoteGenerator,

@@ -48,7 +48,7 @@ impl Default for TranslateRequest {
     fn default() -> Self {
         TranslateRequest {
             options: Options::default(),
-            model: crate::models::default_model(),
+            model: registro_generate::models::default_model(),
             examples: true,
             meaning_check: true,
             contrastive: false,

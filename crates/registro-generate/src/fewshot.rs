@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use registro_register::data::{self, Pair};
 use registro_register::{analyze, Lang, Register, Verdict};
 
-use super::qe::MeaningCheck;
-use super::Gender;
+use crate::qe::MeaningCheck;
+use crate::prompt::Gender;
 
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Shot {
@@ -352,8 +352,8 @@ mod tests {
     /// EmbeddingGemma; skipped with a message without it.)
     #[test]
     fn retrieval_by_meaning_finds_a_paraphrase_that_word_overlap_misses() {
-        let Some(check) = super::super::qe::MeaningCheck::installed().expect("an installed encoder loads") else {
-            return eprintln!("skipped: {} is not installed", super::super::qe::MODEL);
+        let Some(check) = crate::qe::MeaningCheck::installed().expect("an installed encoder loads") else {
+            return eprintln!("skipped: {} is not installed", crate::qe::MODEL);
         };
         let mut pool = Pool::hand_written(
             Lang::De,

@@ -2,9 +2,30 @@
 //! the prefix that the engine computes once and reuses for every segment of a document.
 use registro_engine::chat::{ChatMessage, ChatTemplate};
 use registro_register::{Lang, Register};
+use serde::{Deserialize, Serialize};
 
-use super::fewshot::Shot;
-use super::Gender;
+use crate::fewshot::Shot;
+
+/// The addressee's grammatical gender, where the target language marks it (agreement in the prompt's examples
+/// and instructions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum Gender {
+    Masculine,
+    Feminine,
+}
+
+impl std::str::FromStr for Gender {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> anyhow::Result<Self> {
+        match s {
+            "masculine" | "m" | "male" => Ok(Gender::Masculine),
+            "feminine" | "f" | "female" => Ok(Gender::Feminine),
+            _ => anyhow::bail!("unknown gender {s:?} (expected masculine or feminine)"),
+        }
+    }
+}
 
 /// How the target register is spelled out to the model.
 fn register_instruction(lang: Lang, register: Register) -> &'static str {

@@ -18,9 +18,9 @@ pub use registro_remote::Config as BackendConfig;
 pub use registro_remote::{key_store, ApiKey, Capabilities, Config};
 use registro_remote::{Client, Completion, Request};
 
-use super::backend::{GenRequest, Generated, Generator, OnDone};
-use super::constrain::Constraints;
-use super::prompt::ChatFormat;
+use crate::backend::{GenRequest, Generated, Generator, OnDone};
+use crate::constrain::Constraints;
+use crate::prompt::ChatFormat;
 
 /// A run's model id for a remote backend: `remote:<model>@<API base>` (what resume reconnects to).
 pub const ID_PREFIX: &str = "remote:";
@@ -302,7 +302,7 @@ pub fn open_generator(
             let m = model
                 .map(str::to_string)
                 .unwrap_or_else(crate::models::default_model);
-            Ok(Box::new(super::EngineGenerator::load(&m)?))
+            Ok(Box::new(crate::backend::EngineGenerator::load(&m)?))
         }
     }
 }
@@ -349,7 +349,7 @@ pub fn open_for_run(model_id: &str) -> anyhow::Result<Box<dyn Generator>> {
                 || format!("reconnecting to the run's backend {url}"),
             )?))
         }
-        None => Ok(Box::new(super::EngineGenerator::load(model_id)?)),
+        None => Ok(Box::new(crate::backend::EngineGenerator::load(model_id)?)),
     }
 }
 
@@ -395,16 +395,16 @@ pub fn throughput(
         "I will call you back as soon as I have the results.",
     ];
     let mut gen = RemoteGenerator::connect(cfg)?;
-    let spec = super::prompt::PromptSpec {
-        lang: super::Lang::De,
-        register: super::Register::Formal,
+    let spec = crate::prompt::PromptSpec {
+        lang: registro_register::Lang::De,
+        register: registro_register::Register::Formal,
         instruct: true,
         gender: None,
         shots: &[],
     };
     let doc: Vec<GenRequest> = (0..segments)
         .map(|i| {
-            let p = super::prompt::build(
+            let p = crate::prompt::build(
                 &gen.format,
                 &spec,
                 &format!("{} ({})", SENTENCES[i % SENTENCES.len()], i + 1),
@@ -454,9 +454,9 @@ mod tests {
     #[test]
     fn run_ids_round_trip() {
         assert_eq!(
-            super::parse_id("remote:Qwen/Qwen2.5-7B@x@http://h:8000/v1"),
+            crate::remote::parse_id("remote:Qwen/Qwen2.5-7B@x@http://h:8000/v1"),
             Some(("Qwen/Qwen2.5-7B@x".into(), "http://h:8000/v1".into()))
         );
-        assert_eq!(super::parse_id("qwen2.5-coder-1.5b-instruct"), None);
+        assert_eq!(crate::remote::parse_id("qwen2.5-coder-1.5b-instruct"), None);
     }
 }

@@ -7,8 +7,9 @@ use anyhow::Context;
 use registro_store::{NewOverride, Output, OverrideKind, ReviewOverride, RunId, SegmentStatus, Store, Task};
 use serde::Serialize;
 
-use super::memory::{Memory, TmMatch};
-use super::{check, check_output, qe, CandidateOut, Lang, Register, SegmentCheck, SegmentOut};
+use crate::qa::flag_override;
+use crate::translate::memory::{Memory, TmMatch};
+use crate::translate::{check, check_output, qe, CandidateOut, Lang, Register, SegmentCheck, SegmentOut};
 
 /// One row of the review grid.
 #[derive(Clone, Debug, Serialize, ts_rs::TS)]
@@ -217,16 +218,6 @@ pub fn current_user() -> String {
         .iter()
         .find_map(|v| std::env::var(v).ok().filter(|s| !s.trim().is_empty()))
         .unwrap_or_else(|| "unknown user".into())
-}
-
-/// The newest override of segment `segment`'s flag that still applies: given for this very text and flag.
-pub fn flag_override<'a>(overrides: &'a [ReviewOverride], segment: usize, text: &str, flagged: bool, flag: Option<&str>) -> Option<&'a ReviewOverride> {
-    if !flagged {
-        return None;
-    }
-    overrides.iter().rev().find(|o| {
-        o.kind == OverrideKind::Flag && o.segment_index == Some(segment as i64) && o.text.as_deref() == Some(text) && Some(o.what.as_str()) == flag
-    })
 }
 
 /// Sets a segment's review status. Approving an empty or missing translation is refused: there is nothing to sign
@@ -523,6 +514,31 @@ pub fn export_tmx_to(store: &Store, run: RunId, path: &std::path::Path) -> anyho
     let (tmx, units) = export_tmx(store, run)?;
     crate::documents::write_export(std::path::Path::new(""), path, tmx.as_bytes())?;
     Ok(format!("{} — {units} approved segment{} as TMX", path.display(), if units == 1 { "" } else { "s" }))
+}
+
+/// Re-checks a translation the user edited (or picked among the candidates, or took from the translation memory)
+/// with every output check ([`check_output`], against the segment's stored source) and stores it in place of the
+/// run's output, with its new detected register and flag. A person's text is `reviewed` when the checks pass; with
+/// a flag still open it stays `translated` until the flag is fixed or overridden ([`set_status_overriding`]).
+pub fn store_edit(store: &mut Store, run: RunId, segment: usize, lang: Lang, register: Register, text: &str) -> anyhow::Result<SegmentCheck> {
+    store_edit_checked(store, run, segment, lang, register, text, None)
+}
+
+/// [`store_edit`] with the cross-lingual meaning check run on the new text when its model is loaded.
+pub fn store_edit_checked(
+    store: &mut Store,
+    run: RunId,
+    segment: usize,
+    lang: Lang,
+    register: Register,
+    text: &str,
+    meaning: Option<&qe::MeaningCheck>,
+) -> anyhow::Result<SegmentCheck> {
+    let mut out = store.output(run, segment as i64)?.with_context(|| format!("run {run} has no output for segment {}", segment + 1))?;
+    if let serde_json::Value::Object(m) = &mut out.candidates {
+        m.insert("edited_from".into(), serde_json::json!(out.text));
+    }
+    recheck_and_store(store, run, out, text, lang, register, meaning, true)
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 //! translations into the target language, per character of their English sources.
 use registro_register::Lang;
 
-use super::backend::Generator;
-use super::fewshot::Pool;
+use crate::backend::Generator;
+use crate::fewshot::Pool;
 
 /// Reference pairs read to measure a language's rate; spread over the pool so no one domain sets it.
 const SAMPLE: usize = 64;

@@ -6,7 +6,8 @@
 //! being finished. The words (`label`) are written here once, so the Translate, Rewrite and Documents views, and
 //! the CLI, say the same thing.
 
-use registro_store::{Run, RunId, RunStatus, Task};
+use anyhow::{Context, Result};
+use registro_store::{Run, RunId, RunStatus, Store, Task};
 use serde::Serialize;
 
 /// The phase of a run's life.
@@ -72,7 +73,7 @@ impl RunState {
         let done = run.completed_segments.max(0) as u64;
         let total = run.total_segments.max(0) as u64;
         let stopped_early = done < total || total == 0;
-        let resumable = |run: &Run| stopped_early && matches!(run.task, Task::Rewrite | Task::Translate) && crate::resume::resume_blocker(run).is_none();
+        let resumable = |run: &Run| stopped_early && matches!(run.task, Task::Rewrite | Task::Translate) && resume_blocker(run).is_none();
         match run.status {
             RunStatus::Queued => RunState::new(run.id, RunPhase::Starting, done, total, Some("queued".into()), None, false),
             RunStatus::Running if done == 0 => RunState::new(run.id, RunPhase::Starting, done, total, None, None, false),
@@ -138,6 +139,47 @@ pub fn run_rows(store: &registro_store::Store, filter: &registro_store::RunFilte
         rows.push(RunRow { state: RunState::of_run(&run), document_name, run });
     }
     Ok(rows)
+}
+
+/// Why `run` cannot be resumed, or `None` when it can (its missing segments may still be none).
+pub fn resume_blocker(run: &Run) -> Option<String> {
+    match run.task {
+        Task::Rewrite | Task::Translate => {}
+        Task::Eval | Task::Import => {
+            return Some(format!("{} runs are stored in one step, not segment by segment: run it again", run.task))
+        }
+    }
+    if run.document_id.is_none() {
+        return Some("its input was not a stored document, so its source text was not kept: run it again".into());
+    }
+    if run.task == Task::Rewrite && run.params.get("request").is_none() && run.params.get("scorer_choice").is_none() {
+        return Some("it was stored before Registro recorded its formality scorer: run it again".into());
+    }
+    None
+}
+
+/// Runs `body`, the execution of run `id` (already started), so that a panic inside it cannot leave the run
+/// `running`: the run ends `failed` with the panic's message and the caller gets an error instead of the panic
+/// (the app stays up; the segments stored so far stay). A body that returns normally has finished the run itself.
+pub fn catch_run_panic<T>(store: &mut Store, id: RunId, body: impl FnOnce(&mut Store) -> Result<T>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&mut *store))) {
+        Ok(result) => result,
+        Err(payload) => {
+            let error = crash_message(payload.as_ref());
+            store.finish_run(id, RunStatus::Failed, Some(&error)).with_context(|| format!("run {id} {error}"))?;
+            anyhow::bail!("run {id} {error}")
+        }
+    }
+}
+
+/// What a run's error says when its execution panicked (`payload` from `catch_unwind`).
+pub fn crash_message(payload: &(dyn std::any::Any + Send)) -> String {
+    let message = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    format!("crashed: {message} (an internal error in Registro; the segments saved so far are kept)")
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ pub use registro_models::{
     default_root, describe_network, failure_kind, human_bytes, FailureKind, FetchEvent, FileState, FileStatus, Manifest, ModelFormat,
     ModelManager, ModelState, ModelStatus, Network, Quality, ResolvedModel, Role, Stage, Trust, VerifyOutcome, VerifyReport,
 };
-use crate::translate::Lang;
+use registro_register::Lang;
 /// Tokenizers from GGUF metadata or tokenizer.json, and chat templates, for callers that only see core.
 pub use registro_engine::{chat, tokenizer};
 

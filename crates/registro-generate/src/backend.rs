@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use registro_engine::{FinishReason, GenerateOptions, Model, NoProcessor, Prefix, PrefixOrigin, PrefixStore, SequenceBias};
 
-use super::constrain::Constraints;
-use super::prompt::ChatFormat;
+use crate::constrain::Constraints;
+use crate::prompt::ChatFormat;
 
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Generated {
@@ -522,7 +522,7 @@ mod tests {
         let bare = p.encode("Auftragnehmer");
         assert_eq!((spaced.len(), bare.len()), (4, 4));
         let other = p.encode(" Das");
-        let term = super::super::constrain::TERM_BOOST;
+        let term = crate::constrain::TERM_BOOST;
 
         // At the start: both spellings' first tokens; mid-text only the one after a space.
         let start = logits(&b, &[]);
