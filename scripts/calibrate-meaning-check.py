@@ -1,4 +1,4 @@
-# Calibrates the translation meaning check (crates/registro-core/src/translate/qe.rs, DRIFT_BELOW) on the held-out
+# Calibrates the translation meaning check (crates/registro-generate/src/qe.rs, DRIFT_BELOW) on the held-out
 # development split: cosine(source, reference) of correct translations (the last 50 sources of each CoCoA-MT /
 # IWSLT 2023 training domain file, both registers; Russian: data/ru-dev) against another sentence's translation.
 # Runs sentence-transformers' EmbeddingGemma-300M, the reference implementation the engine's encoder is tested against.

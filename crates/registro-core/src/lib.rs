@@ -1,5 +1,7 @@
-//! registro-core: the use cases of Registro, shared by the CLI and the Tauri app. It wires the focused crates
-//! (store, metrics, engine, register, rewrite, report) together so that the app and the CLI stay thin.
+//! registro-core: the document use cases of Registro, shared by the CLI and the Tauri app — translate, rewrite, QA,
+//! documents, review and export, resume, projects — over generation (`registro-generate`), evaluation
+//! (`registro-eval`) and a run's lifecycle (`registro-run`), so that the app and the CLI stay thin. Its modules form
+//! layers (`tests/layers.rs`).
 #![forbid(unsafe_code)]
 
 pub mod doctor;
