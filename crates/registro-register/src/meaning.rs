@@ -345,10 +345,21 @@ fn date_stems(lang: Lang) -> Option<[&'static str; 19]> {
     })
 }
 
-/// Capitalised English words that are not names.
+/// Capitalised English words that are not names a translation must copy: interjections and titles; the common nouns
+/// English capitalises in an institution's or a country's name, which a translator translates ("your House member"
+/// → "votre membre de la Chambre", "out of the States" → "à l'étranger"/"hors des États-Unis", "the Senate" → "le
+/// Sénat"); kinship words used as a name ("Mom" → "maman"); and acronyms a language replaces with its own words
+/// ("ZIP code" → "code postal", "ATM" → "distributeur"). A person's, a brand's or a place's own name stays checked.
 const NOT_NAMES: &[&str] = &[
     "I", "I'm", "I've", "I'll", "I'd", "OK", "Okay", "Mr", "Mrs", "Ms", "Dr", "God", "TV", "Oh", "Yeah", "Hey", "Hi",
     "Hello", "Well", "Yes", "No", "LOL", "Lol", "LMAO", "OMG", "BTW", "Haha", "Wow",
+    // Institutions and countries by their common nouns.
+    "House", "Senate", "Congress", "Parliament", "Court", "Government", "Army", "Navy", "Church", "Union", "Kingdom",
+    "Republic", "State", "States", "City", "President", "Queen", "King", "Prince", "Princess", "Pope",
+    // Kinship words as names.
+    "Mom", "Mum", "Mommy", "Dad", "Daddy", "Mother", "Father", "Grandma", "Grandpa",
+    // Acronyms translated by their meaning.
+    "ZIP", "ATM",
 ];
 
 /// Every meaning problem of `candidate` as a translation of the English `source` into `lang`.
@@ -928,6 +939,11 @@ mod tests {
             ("Can I watch your member of the House of Representatives?", "Puis-je voir votre membre de la Chambre des représentants ?"),
             ("I would use a rocket launcher LOL. Do you watch football?", "J'utiliserais un lance-roquettes lol. Regardez-vous le football ?"),
             ("We flew to London on Monday.", "Nous avons pris l'avion pour Londres lundi."),
+            // An institution, a country and an acronym by their meaning (the development split, 1.5B model).
+            ("Can you see your average House member doing long division?", "Pouvez-vous imaginer un membre moyen de la Chambre faire une longue division ?"),
+            ("My extended family is out of States.", "Ma famille élargie vit hors des États-Unis."),
+            ("May I also get your ZIP code and street name, please?", "Puis-je aussi avoir votre code postal et le nom de votre rue ?"),
+            ("Did you ask Mom about it?", "As-tu demandé à maman ?"),
         ];
         for (source, output) in kept {
             assert!(!issues(Lang::Fr, source, output).contains(&MeaningIssue::Name), "{output:?}: {:?}", check(Lang::Fr, source, output));
@@ -935,6 +951,8 @@ mod tests {
         let dropped = [
             ("Did you see Peter and Mary at the party?", "Avez-vous vu Peter à la fête ?", "Mary"),
             ("My friend Giorgio lives in Brooklyn.", "Mon ami habite à New York.", "Giorgio"),
+            // A brand is not an institution: dropping it is still caught.
+            ("Lego replaced Ferrari as the most powerful brand.", "Lego a remplacé la marque la plus puissante.", "Ferrari"),
         ];
         for (source, output, name) in dropped {
             let flags = check(Lang::Fr, source, output);
