@@ -4,6 +4,7 @@
 //! layers (`tests/layers.rs`).
 #![forbid(unsafe_code)]
 
+pub mod bench;
 pub mod doctor;
 pub mod documents;
 pub mod eval;
@@ -22,7 +23,7 @@ pub use registro_register::data::shared_data_dir;
 // Evaluation and the Dashboard live in `registro-eval`, the progress and cancel types in `registro-run`; the faces
 // reach them through core as before. `eval` is core's own module: it loads the model-based scorers and re-exports
 // the rest.
-pub use registro_eval::{bench, report};
+pub use registro_eval::report;
 // Generation (models, backends, prompts) lives in `registro-generate`.
 pub use registro_generate::models;
 pub use registro_run::{progress, run_state};

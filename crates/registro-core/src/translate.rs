@@ -12,7 +12,6 @@
 //! system, the MTFC pivot system (generic translation, then the rule formalizer of `registro-rewrite`), a
 //! contrastive mode (both registers side by side), and the addressee's grammatical gender.
 
-pub mod ablation;
 pub mod memory;
 // Generation — backends, prompts, few-shot pools, constraints, the meaning check — is `registro-generate`'s; these
 // are its modules under the names translation has always used for them.

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Bottom first. A module may use `crate::m` only for an `m` in a lower layer (or a re-export of another crate:
-/// `progress`, `run_state`, `models`, `report`, `bench`, the data-dir functions).
+/// `progress`, `run_state`, `models`, `report`, the data-dir functions).
 const LAYERS: &[&[&str]] = &[
     // Facts about languages that every use case reads.
     &["languages"],
@@ -21,12 +21,12 @@ const LAYERS: &[&[&str]] = &[
     &["documents"],
     // What a translator does with a stored run: review and export it, re-segment it, resume it.
     &["review", "resegment", "resume"],
-    // Projects: import, list and show everything above.
-    &["projects"],
+    // Projects: import, list and show everything above; the benchmarks, which run the use cases.
+    &["projects", "bench"],
 ];
 
 /// Paths of `crate::` that are other crates re-exported by `lib.rs`, not modules of this crate.
-const REEXPORTS: &[&str] = &["progress", "run_state", "models", "report", "bench", "shared_data_dir", "data_dir", "set_resource_dir", "device", "pool"];
+const REEXPORTS: &[&str] = &["progress", "run_state", "models", "report", "shared_data_dir", "data_dir", "set_resource_dir", "device", "pool"];
 
 fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))

@@ -6,7 +6,8 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use registro_core::translate::{self as tr, ablation, Controls, Gender, Lang, Options, Register, SystemKind, TranslateRequest, Verdict};
+use registro_core::bench::ablation;
+use registro_core::translate::{self as tr, Controls, Gender, Lang, Options, Register, SystemKind, TranslateRequest, Verdict};
 
 use super::Ctx;
 

@@ -17,10 +17,10 @@ use registro_metrics::{corpus_stats, prepare_refs, Bleu, Chrf, Metric, Tokenizer
 use registro_register::data::{self, Pair};
 use serde::Serialize;
 
-use super::backend::{GenRequest, Generated, Generator, OnDone};
-use super::constrain::Constraints;
-use super::prompt::ChatFormat;
-use super::{analyze, Controls, Lang, Options, Pool, Register, SystemKind, Translator, Verdict};
+use registro_generate::backend::{GenRequest, Generated, Generator, OnDone};
+use registro_generate::constrain::Constraints;
+use registro_generate::prompt::ChatFormat;
+use crate::translate::{analyze, Controls, Lang, Options, Pool, Register, SystemKind, Translator, Verdict};
 use crate::progress::{Progress, ProgressFn};
 
 #[derive(Clone, Debug, Serialize)]
@@ -83,11 +83,11 @@ pub struct AblationOptions {
     pub llama_cpp: Option<PathBuf>,
     /// Seconds the caller spent loading the model, counted into each system's whole-process seconds.
     pub load_secs: f64,
-    /// Check candidates' meaning against the source with EmbeddingGemma ([`super::qe`]) when it is installed.
+    /// Check candidates' meaning against the source with EmbeddingGemma ([`registro_generate::qe`]) when it is installed.
     pub meaning_check: bool,
     /// With the encoder: each sentence's own examples chosen by meaning (else by word overlap, the default).
     pub meaning_retrieval: bool,
-    /// The document's examples the same for every document ([`super::fewshot::Pool::fixed`]).
+    /// The document's examples the same for every document ([`registro_generate::fewshot::Pool::fixed`]).
     pub fixed_document_examples: bool,
 }
 
@@ -269,7 +269,7 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
     let mut memo = Memo { inner: gen, cache: HashMap::new(), decoded: decoded.clone() };
     // Loading the meaning check's encoder is part of what a user running this system waits for.
     let t_meaning = Instant::now();
-    let meaning = if o.meaning_check { super::qe::MeaningCheck::installed()? } else { None };
+    let meaning = if o.meaning_check { registro_generate::qe::MeaningCheck::installed()? } else { None };
     let meaning_load_secs = t_meaning.elapsed().as_secs_f64();
     let mut tr = Translator::new(&mut memo, pool).with_meaning_check(meaning);
     let budget = tr.token_budget(o.lang, o.max_tokens);
@@ -278,15 +278,15 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
         budget.per_source_char, budget.cap, budget.measured_by
     )];
     notes.push(match tr.meaning_check() {
-        Some(m) => format!("meaning check: {m} (drift below {:.2} flagged, {:.2} under the best candidate unfaithful)", super::qe::DRIFT_BELOW, super::qe::DRIFT_MARGIN),
-        None if o.meaning_check => format!("meaning check: off ({} is not installed: `registro models fetch {}`)", super::qe::MODEL, super::qe::MODEL),
+        Some(m) => format!("meaning check: {m} (drift below {:.2} flagged, {:.2} under the best candidate unfaithful)", registro_generate::qe::DRIFT_BELOW, registro_generate::qe::DRIFT_MARGIN),
+        None if o.meaning_check => format!("meaning check: off ({} is not installed: `registro models fetch {}`)", registro_generate::qe::MODEL, registro_generate::qe::MODEL),
         None => "meaning check: off".into(),
     });
     if !o.shots_per_sentence {
         notes.push(format!("document examples: {}", if o.fixed_document_examples { "fixed per language and register" } else { "retrieved by the document's words" }));
     }
     if o.sentence_examples > 0 {
-        let by = if tr.meaning_check().is_some() && o.meaning_retrieval { super::qe::MODEL } else { super::WORD_OVERLAP };
+        let by = if tr.meaning_check().is_some() && o.meaning_retrieval { registro_generate::qe::MODEL } else { crate::translate::WORD_OVERLAP };
         notes.push(format!("each sentence's own examples chosen by {by}"));
     }
     let total = (o.systems.len() * 2 * sources.len()) as u64;
@@ -395,8 +395,8 @@ fn llama_cpp_baseline(path: &Path, o: &AblationOptions, pairs: &[Pair], formal: 
     let jobs: Vec<(String, Vec<String>)> = registers
         .iter()
         .map(|&register| {
-            let spec = super::prompt::PromptSpec { lang: o.lang, register, instruct: true, gender: None, shots: &[] };
-            (super::prompt::system_text(&spec), sources.clone())
+            let spec = registro_generate::prompt::PromptSpec { lang: o.lang, register, instruct: true, gender: None, shots: &[] };
+            (registro_generate::prompt::system_text(&spec), sources.clone())
         })
         .collect();
     let run = registro_engine::bench::llama_cpp_chat(path, &jobs, o.max_tokens)?;
