@@ -593,7 +593,7 @@ fn word_sets(files: [(Lang, &'static str); 7]) -> WordSets {
 }
 
 /// Every word of the language's references in the pool part of the shipped example data (`--example vocabgen`).
-fn vocabulary(lang: Lang) -> Option<&'static std::collections::HashSet<&'static str>> {
+pub(crate) fn vocabulary(lang: Lang) -> Option<&'static std::collections::HashSet<&'static str>> {
     static V: std::sync::OnceLock<WordSets> = std::sync::OnceLock::new();
     V.get_or_init(|| {
         word_sets([

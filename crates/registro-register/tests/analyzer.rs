@@ -18,6 +18,45 @@ fn german_du_vs_sie() {
     ]);
 }
 
+/// The 2nd person plural ("ihr", informal to several people) and the du-imperative without its pronoun, both
+/// written for this test: "ihr" is also "her" and "their", which stay neutral.
+#[test]
+fn german_ihr_and_the_imperative_without_du() {
+    assert_labels(Lang::De, &[
+        ("Habt ihr morgen Zeit?", Label::Informal),
+        ("Was macht ihr heute Abend?", Label::Informal),
+        ("Kommt ihr mit ins Kino?", Label::Informal),
+        ("Ihr seid herzlich eingeladen.", Label::Informal),
+        ("Wenn ihr wollt, können wir später telefonieren.", Label::Informal),
+        ("Schick mir bitte die Datei.", Label::Informal),
+        ("Ruf mich morgen an.", Label::Informal),
+        // her / their / the polite possessive
+        ("Ich gebe ihr das Buch.", Label::Neutral),
+        ("Er hilft ihr.", Label::Neutral),
+        ("Das ist ihr Auto.", Label::Neutral),
+        ("Was ist Ihr Lieblingsfilm?", Label::Formal),
+        ("Schicken Sie mir bitte die Datei.", Label::Formal),
+        ("Auch mir gefällt das.", Label::Neutral),
+        ("Mir geht es gut.", Label::Neutral),
+    ]);
+}
+
+/// An imperative with an object joined to it: the stem's last vowel gives tú or usted once the verb's class is
+/// known (written for this test).
+#[test]
+fn spanish_imperatives_with_an_object() {
+    assert_labels(Lang::Es, &[
+        ("Envíame el archivo, por favor.", Label::Informal),
+        ("Envíeme el archivo, por favor.", Label::Formal),
+        ("Escríbeme mañana.", Label::Informal),
+        ("Escríbame mañana.", Label::Formal),
+        ("Llámame esta tarde.", Label::Informal),
+        ("Dígamelo pronto.", Label::Formal),
+        ("Me encanta la película.", Label::Neutral),
+        ("Compré una cámara.", Label::Neutral),
+    ]);
+}
+
 #[test]
 fn spanish_tu_vs_usted() {
     assert_labels(Lang::Es, &[

@@ -23,6 +23,9 @@ fn spanish() {
         ("¿Has visto tu película favorita?", Register::Formal, "¿Ha visto su película favorita?"),
         ("¿Ha visto su película favorita?", Register::Informal, "¿Has visto tu película favorita?"),
         ("¿Qué hiciste ayer?", Register::Formal, "¿Qué hizo ayer?"),
+        // An imperative with its object: the stem's last vowel, once the verb's class is known.
+        ("Envíame el archivo, por favor.", Register::Formal, "Envíeme el archivo, por favor."),
+        ("Escríbame mañana.", Register::Informal, "Escríbeme mañana."),
     ]);
 }
 

@@ -82,6 +82,8 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
             push(&mut out, text, t, Informal, Imperative, true);
         } else if is_enclitic_imperative(w, "se") {
             push(&mut out, text, t, Formal, Imperative, true);
+        } else if let Some(register) = imperative_with_object(w) {
+            push(&mut out, text, t, register, Imperative, true);
         } else if after_context && (w.ends_with("as") || w.ends_with("es")) && w.chars().count() > 3 && !any(NOT_VERB_S, w) {
             push(&mut out, text, t, Informal, Verb, false);
         } else if any(USTED_PRONOUNS, w) {
@@ -139,6 +141,81 @@ fn is_enclitic_imperative(w: &str, clitic: &str) -> bool {
         && !stem.ends_with("yéndo")
         && !w.ends_with("mente")
         && !matches!(w, "límite" | "satélite" | "élite" | "escándalo" | "déficit" | "cómete" | "ábside")
+}
+
+/// Object pronouns an imperative carries at its end, longest first ("envíamelo" is envía + me + lo).
+const OBJECT_CLITICS: &[&str] = &["melo", "mela", "melos", "melas", "noslo", "nosla", "me", "nos", "los", "las", "les", "lo", "la", "le"];
+/// Roots of the verbs requests are made with, by class, for where the pool's vocabulary has no other form of them
+/// (stem-changed roots as the imperative has them: cuent-, muestr-, recuerd-).
+const AR_REQUEST_ROOTS: &[&str] = &[
+    "envi", "avis", "mand", "llam", "pas", "dej", "esper", "mir", "ayud", "explic", "confirm", "indic", "inform",
+    "comunic", "pregunt", "contest", "reserv", "busc", "llev", "tom", "prest", "compr", "pag", "firm", "revis",
+    "cambi", "guard", "borr", "agreg", "acompañ", "disculp", "perdon", "escuch", "cuent", "muestr", "recuerd",
+    "prueb", "notific", "regal", "reenvi", "contact", "deposit", "apunt", "anot",
+];
+const ER_IR_REQUEST_ROOTS: &[&str] = &[
+    "escrib", "respond", "abr", "sub", "permit", "decid", "compart", "recib", "devuelv", "tra", "pid", "sigu",
+    "elig", "consigu", "transfier", "le", "cre", "vend", "describ", "resuelv", "ofrec", "conced", "remit", "añad",
+];
+
+/// Imperatives too short to carry a written accent: tú dime/dame/hazme/ponme, usted deme.
+const SHORT_TU_IMPERATIVES: &[&str] = &["dime", "dímelo", "dímela", "dame", "dámelo", "dámela", "hazme", "házmelo", "ponme", "pónmelo", "tenme", "sácame", "dinos", "danos", "hazlo", "dilo", "ponlo"];
+const SHORT_USTED_IMPERATIVES: &[&str] = &["deme", "tráigame", "tráigamelo", "démelo", "dígame", "dígamelo", "hágame", "hágamelo", "póngame", "hágalo", "dígalo", "póngalo"];
+
+/// An imperative with an object pronoun joined to it: tú "envíame", "escríbeme", "dímelo" or usted "envíeme",
+/// "escríbame", "dígamelo". The written accent on the stem marks the joined imperative; its last vowel gives the
+/// person once the verb's class is known — tú ends in -a for an -ar verb and in -e for an -er/-ir verb, usted the
+/// other way round. The class comes from other forms of the verb in the language's vocabulary (infinitive,
+/// participle, gerund, imperfect, preterite); a verb found in both classes, or in neither, says nothing.
+fn imperative_with_object(w: &str) -> Option<crate::Register> {
+    if any(SHORT_TU_IMPERATIVES, w) {
+        return Some(Informal);
+    }
+    if any(SHORT_USTED_IMPERATIVES, w) {
+        return Some(Formal);
+    }
+    let clitic = OBJECT_CLITICS.iter().find(|c| w.ends_with(*c))?;
+    let stem = &w[..w.len() - clitic.len()];
+    if stem.chars().count() < 4 || !stem.chars().any(|c| matches!(c, 'á' | 'é' | 'í' | 'ó' | 'ú')) {
+        return None;
+    }
+    let last = stem.chars().next_back()?;
+    if !matches!(last, 'a' | 'e') {
+        return None;
+    }
+    let unaccent = |c: char| match c {
+        'á' => 'a',
+        'é' => 'e',
+        'í' => 'i',
+        'ó' => 'o',
+        'ú' => 'u',
+        c => c,
+    };
+    let root: String = stem[..stem.len() - last.len_utf8()].chars().map(unaccent).collect();
+    let vocab = crate::meaning::vocabulary(crate::Lang::Es)?;
+    let has = |endings: &[&str]| endings.iter().any(|e| vocab.contains(format!("{root}{e}").as_str()));
+    let ar = any(AR_REQUEST_ROOTS, &root) || has(&["ar", "ado", "ada", "ando", "aba", "aron", "aste", "ó"]);
+    let er_ir = any(ER_IR_REQUEST_ROOTS, &root) || has(&["er", "ir", "ido", "ida", "iendo", "ieron", "iste", "ió"]);
+    match (ar, er_ir) {
+        (true, false) => Some(if last == 'a' { Informal } else { Formal }),
+        (false, true) => Some(if last == 'e' { Informal } else { Formal }),
+        _ => None,
+    }
+}
+
+/// The same imperative with its object for the other person ("envíame" ↔ "envíeme", "escríbeme" ↔ "escríbame"),
+/// where the verb's class is known and the swap of the stem's last vowel is the whole change; verbs whose spelling
+/// changes with it (búscame → búsqueme, sígueme → sígame, elígeme → elíjame) are left alone, and stay flagged.
+pub(crate) fn imperative_other_person(w: &str) -> Option<String> {
+    imperative_with_object(w)?;
+    let clitic = OBJECT_CLITICS.iter().find(|c| w.ends_with(*c))?;
+    let stem = &w[..w.len() - clitic.len()];
+    let last = stem.chars().next_back()?;
+    let root = &stem[..stem.len() - last.len_utf8()];
+    if root.ends_with(['c', 'g', 'z', 'u']) || !matches!(last, 'a' | 'e') {
+        return None;
+    }
+    Some(format!("{root}{}{clitic}", if last == 'a' { 'e' } else { 'a' }))
 }
 
 /// -ería nouns (shops, abstract nouns) that look like a 2sg conditional.

@@ -57,6 +57,8 @@ pub(super) fn edits(c: &Ctx<'_>) -> Vec<Edit> {
                 out.push(c.edit_cased(i, if wrong_verb_after(i) { "se" } else { "le" }));
             } else if let Some(p) = table(WORDS, w, true) {
                 out.push(c.edit_cased(i, p));
+            } else if let Some(v) = table(VERBS, w, true).map(str::to_string).or_else(|| crate::lang::es::imperative_other_person(w)) {
+                out.push(c.edit_cased(i, &v));
             } else if let Some(v) = to_3sg(w) {
                 out.push(c.edit_cased(i, &v));
             }
@@ -72,6 +74,8 @@ pub(super) fn edits(c: &Ctx<'_>) -> Vec<Edit> {
             out.push(c.edit_cased(i, "te"));
         } else if let Some(p) = table(WORDS, w, false) {
             out.push(c.edit_cased(i, p));
+        } else if let Some(v) = table(VERBS, w, false).map(str::to_string).or_else(|| crate::lang::es::imperative_other_person(w)) {
+            out.push(c.edit_cased(i, &v));
         } else if let Some(v) = to_2sg(w) {
             out.push(c.edit_cased(i, &v));
         }
