@@ -34,6 +34,12 @@ fn portuguese_tu_and_voce() {
         ("Gosto do livro que publicaste.", Label::Informal),
         ("Amanhã estarás melhor.", Label::Informal),
         ("O contraste é enorme.", Label::Neutral),
+        // A question opened by its verb addresses the reader: -as/-es is tu, -a/-e você (written for this test).
+        ("Compras muitas vezes online?", Label::Informal),
+        ("Acompanha as notícias?", Label::Formal),
+        ("Essas são as tuas?", Label::Informal),
+        // "de dólares" is money, not a personal infinitive.
+        ("Custou três milhões de dólares.", Label::Neutral),
     ]);
     // "seu" alone is also "his": formal, but weak, so an informal request is only uncertain.
     let a = analyze(Lang::Pt, "Porquê que é o seu programa favorito?");
@@ -130,10 +136,10 @@ fn new_languages_parse_from_their_codes() {
 #[test]
 fn accuracy_on_the_dev_split() {
     let mut failed = Vec::new();
-    // Measured: nl 0.99, pt 0.89, ko 0.93, vi 0.98 — Portuguese falls short of the 0.97 goal (pro-drop 3sg verbs
-    // outside the verb list read NEUTRAL). Korean's rules were last tuned on the pool (0.953 → 0.977); its dev
-    // figure went 0.94 → 0.93, one pair.
-    for (lang, floor) in [(Lang::Nl, 0.98), (Lang::Pt, 0.87), (Lang::Ko, 0.92), (Lang::Vi, 0.97)] {
+    // Measured: nl 0.99, pt 0.91, ko 0.93, vi 0.98 — Portuguese falls short of the 0.97 goal (pro-drop 3sg verbs
+    // outside the verb list read NEUTRAL; a question opened by its verb now counts, 0.89 → 0.91). Korean's rules
+    // were last tuned on the pool (0.953 → 0.977); its dev figure went 0.94 → 0.93, one pair.
+    for (lang, floor) in [(Lang::Nl, 0.98), (Lang::Pt, 0.90), (Lang::Ko, 0.92), (Lang::Vi, 0.97)] {
         let Some(pairs) = training_pairs(lang) else { continue };
         let (pool, held) = data::split(pairs);
         let (p, h) = (eval::accuracy(lang, &pool), eval::accuracy(lang, &held));

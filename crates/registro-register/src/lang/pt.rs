@@ -129,6 +129,9 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
                 Pronoun,
                 prev.is_some_and(|p| any(ARTICLES, p)),
             );
+        } else if let Some(register) = question_opening_verb(text, t) {
+            // "Compras na Amazon?" / "Compra na Amazon?": a question opened by its verb addresses the reader.
+            push(&mut out, text, t, register, Verb, false);
         } else if any(VOCE_VERBS, w) || w == "pensar" && prev == Some("se") {
             push(&mut out, text, t, Formal, Verb, false);
         } else if prev.is_some_and(|p| any(VERB_CONTEXT, p))
@@ -158,10 +161,52 @@ fn is_unambiguous_2sg(w: &str) -> bool {
     w.chars().count() > 5 && (w.ends_with("aste") || w.ends_with("rás")) && !any(NOT_2SG, w)
 }
 
+/// Nouns and adjectives in -ares/-eres/-ires, which follow "de" as often as a personal infinitive does ("3 milhões
+/// de dólares", "cheio de lugares").
+const NOT_PERSONAL_INFINITIVE: &[&str] = &[
+    "dólares", "lugares", "milhares", "mares", "bares", "colares", "pares", "altares", "olhares", "militares",
+    "populares", "familiares", "particulares", "similares", "escolares", "solares", "lares", "mulheres", "prazeres",
+    "deveres", "poderes", "saberes", "talheres", "colheres", "afazeres", "seres", "celulares", "regulares",
+    "vulgares", "exemplares", "titulares", "auxiliares", "circulares", "singulares", "espetaculares", "espectaculares",
+];
+
+/// Words that open a question without being its verb ("Essas são…?", "Alguma vez…?", "Quantas…?").
+const NOT_QUESTION_VERB: &[&str] = &[
+    "estas", "essas", "aquelas", "todas", "muitas", "poucas", "quantas", "outras", "algumas", "nenhumas", "umas",
+    "esta", "essa", "aquela", "toda", "muita", "pouca", "quanta", "outra", "alguma", "nenhuma", "uma", "cada",
+    "este", "esse", "aquele", "onde", "quase", "agora", "sempre", "nunca", "ainda", "apenas", "talvez", "ontem",
+    "hoje", "tarde", "noite", "verdade", "sabe", "gente", "nome", "parte", "sorte", "coisa", "pessoa", "ela", "ele",
+    "elas", "eles", "você", "vocês", "tu", "isso", "isto", "aquilo", "nada", "tudo", "porque", "desde", "entre",
+    "sobre", "como", "qualquer", "mesmas", "mesma", "vezes", "coisas", "pessoas", "horas", "notícias", "ideias",
+    "sabes",
+];
+
+/// The verb opening a question ("Compras na Amazon?", "Planeja ver o episódio?"): a 2sg ending in -as/-es is tu,
+/// an -a/-e ending the 3sg that addresses the reader as você. Weak: a third person can be asked about too.
+fn question_opening_verb(text: &str, t: &Tok<'_>) -> Option<crate::Register> {
+    let w = t.norm.as_str();
+    if !t.sent_start || w.chars().count() < 5 || any(NOT_QUESTION_VERB, w) || !w.chars().all(char::is_alphabetic) {
+        return None;
+    }
+    let rest = &text[t.end..];
+    let end = rest.find(['.', '!', '?'])?;
+    if !rest[end..].starts_with('?') {
+        return None;
+    }
+    if w.ends_with("as") || w.ends_with("es") {
+        Some(Informal)
+    } else if w.ends_with('a') || w.ends_with('e') {
+        Some(Formal)
+    } else {
+        None
+    }
+}
+
 /// "se pensares", "para fazeres": the personal infinitive's 2sg after a conjunction or preposition.
 fn is_personal_infinitive_2sg(w: &str, prev: Option<&str>) -> bool {
     (w.ends_with("ares") || w.ends_with("eres") || w.ends_with("ires"))
         && w.chars().count() > 5
+        && !any(NOT_PERSONAL_INFINITIVE, w)
         && prev.is_some_and(|p| {
             matches!(
                 p,
