@@ -18,6 +18,13 @@ fn dutch_je_and_u() {
         ("Heb je dat gezien?", Register::Formal, "Hebt u dat gezien?"),
         ("Kunt u mij helpen met uw auto?", Register::Informal, "Kun je mij helpen met jouw auto?"),
     ]);
+    // "Please" holds the pronoun (written for this test).
+    assert_eq!(analyze(Lang::Nl, "Stuur me het bestand, alsjeblieft.").label, Label::Informal);
+    assert_eq!(analyze(Lang::Nl, "Stuur mij het bestand, alstublieft.").label, Label::Formal);
+    assert_converts(Lang::Nl, &[
+        ("Stuur me het bestand, alsjeblieft.", Register::Formal, "Stuur me het bestand, alstublieft."),
+        ("Stuur mij het bestand, alstublieft.", Register::Informal, "Stuur mij het bestand, alsjeblieft."),
+    ]);
     assert_wrong_for(Lang::Nl, "Waar woon je?", Register::Formal, "je");
 }
 

@@ -8,6 +8,10 @@ pub const JE_PRONOUNS: &[&str] = &["jij", "je", "jou", "jullie", "jezelf", "jouz
 pub const JE_POSSESSIVES: &[&str] = &["jouw", "jouwe"];
 pub const U_PRONOUNS: &[&str] = &["u", "uzelf"];
 pub const U_POSSESSIVES: &[&str] = &["uw", "uwe"];
+/// "Please" holds the pronoun: alsjeblieft (als het je belieft) and alstublieft (… u belieft), with their
+/// spoken and written short forms. CoCoA-MT marks both as the register's words.
+pub const JE_PLEASE: &[&str] = &["alsjeblieft", "asjeblieft", "asjeblief", "ajb"];
+pub const U_PLEASE: &[&str] = &["alstublieft", "astublieft", "aub"];
 
 pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
     let mut out = Vec::new();
@@ -22,6 +26,10 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
             push(&mut out, text, t, Formal, Pronoun, !t.hyphen_before);
         } else if any(U_POSSESSIVES, w) {
             push(&mut out, text, t, Formal, Possessive, true);
+        } else if any(JE_PLEASE, w) {
+            push(&mut out, text, t, Informal, Pronoun, true);
+        } else if any(U_PLEASE, w) {
+            push(&mut out, text, t, Formal, Pronoun, true);
         }
     }
     out

@@ -9,6 +9,10 @@ const PRON: &[(&str, &str)] = &[
     ("jullie", "u"),
     ("jouw", "uw"),
     ("jezelf", "uzelf"),
+    ("alsjeblieft", "alstublieft"),
+    ("asjeblieft", "alstublieft"),
+    ("asjeblief", "alstublieft"),
+    ("ajb", "aub"),
 ];
 /// Inverted 2sg (no -t) → u-form, for the irregular ones; the rest add -t.
 const VERB: &[(&str, &str)] = &[
@@ -47,6 +51,10 @@ pub(super) fn edits(c: &Ctx<'_>) -> Vec<Edit> {
                 "jouw"
             } else if w == "uzelf" {
                 "jezelf"
+            } else if matches!(w, "alstublieft" | "astublieft") {
+                "alsjeblieft"
+            } else if w == "aub" {
+                "ajb"
             } else {
                 "je"
             };
