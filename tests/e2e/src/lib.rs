@@ -260,16 +260,7 @@ impl Session {
     /// Runs `act` on the element matching `css`, looking the element up again while WebDriver answers "stale
     /// element reference" (the view redrew it after the lookup), until `timeout`.
     fn on_fresh<T>(&self, css: &str, timeout: Duration, act: impl Fn(&Element) -> Result<T>) -> Result<T> {
-        let start = Instant::now();
-        loop {
-            let e = self.wait_for(css, timeout)?;
-            match act(&e) {
-                Err(err) if err.contains("stale element") && start.elapsed() < timeout => {
-                    std::thread::sleep(Duration::from_millis(100));
-                }
-                other => return other,
-            }
-        }
+        retry_while_stale(timeout, || act(&self.wait_for(css, timeout)?))
     }
 
     pub fn type_text(&self, e: &Element, text: &str) -> Result<()> {
@@ -316,20 +307,11 @@ impl Session {
         self.text_css(r#"[data-testid="import-result"]"#, UI_WAIT)
     }
 
-    /// The texts of every element matching `css`, in document order.
-    /// The text of every element matching `css`. When the view redraws between the lookup and the reads
-    /// (WebDriver answers "stale element reference"), the elements are looked up again, for up to 10 s, so the
-    /// texts all come from one drawing.
+    /// The texts of every element matching `css`, in document order. When the view redraws between the lookup and
+    /// the reads (WebDriver answers "stale element reference"), the elements are looked up again, for up to 10 s, so
+    /// the texts all come from one drawing.
     pub fn texts(&self, css: &str) -> Result<Vec<String>> {
-        let start = Instant::now();
-        loop {
-            match self.find_all(css)?.iter().map(|e| self.text(e)).collect::<Result<Vec<_>>>() {
-                Err(err) if err.contains("stale element") && start.elapsed() < Duration::from_secs(10) => {
-                    std::thread::sleep(Duration::from_millis(100));
-                }
-                other => return other,
-            }
-        }
+        retry_while_stale(Duration::from_secs(10), || self.find_all(css)?.iter().map(|e| self.text(e)).collect())
     }
 
     pub fn text(&self, e: &Element) -> Result<String> {
@@ -395,6 +377,18 @@ impl Drop for Session {
         // A failed assertion must not leave the app window running for the next test.
         if !self.closed {
             let _ = request("DELETE", &format!("{}/session/{}", self.base, self.id), None);
+        }
+    }
+}
+
+/// Runs `attempt` again while WebDriver answers "stale element reference" (the view redrew what it had looked up),
+/// until `timeout`; any other answer is returned as it is.
+fn retry_while_stale<T>(timeout: Duration, mut attempt: impl FnMut() -> Result<T>) -> Result<T> {
+    let start = Instant::now();
+    loop {
+        match attempt() {
+            Err(err) if err.contains("stale element") && start.elapsed() < timeout => std::thread::sleep(Duration::from_millis(100)),
+            other => return other,
         }
     }
 }

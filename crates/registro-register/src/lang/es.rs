@@ -174,15 +174,11 @@ fn imperative_with_object(w: &str) -> Option<crate::Register> {
     if any(SHORT_USTED_IMPERATIVES, w) {
         return Some(Formal);
     }
-    let clitic = OBJECT_CLITICS.iter().find(|c| w.ends_with(*c))?;
-    let stem = &w[..w.len() - clitic.len()];
-    if stem.chars().count() < 4 || !stem.chars().any(|c| matches!(c, 'á' | 'é' | 'í' | 'ó' | 'ú')) {
+    let (root, last, _) = joined_object(w)?;
+    if root.chars().count() < 3 || !root.chars().any(|c| matches!(c, 'á' | 'é' | 'í' | 'ó' | 'ú')) {
         return None;
     }
-    let last = stem.chars().next_back()?;
-    if !matches!(last, 'a' | 'e') {
-        return None;
-    }
+    // Only the stress mark the joined object added comes off (envíame → envi-); ñ and ü are letters of the root.
     let unaccent = |c: char| match c {
         'á' => 'a',
         'é' => 'e',
@@ -191,7 +187,7 @@ fn imperative_with_object(w: &str) -> Option<crate::Register> {
         'ú' => 'u',
         c => c,
     };
-    let root: String = stem[..stem.len() - last.len_utf8()].chars().map(unaccent).collect();
+    let root: String = root.chars().map(unaccent).collect();
     let vocab = crate::meaning::vocabulary(crate::Lang::Es)?;
     let has = |endings: &[&str]| endings.iter().any(|e| vocab.contains(format!("{root}{e}").as_str()));
     let ar = any(AR_REQUEST_ROOTS, &root) || has(&["ar", "ado", "ada", "ando", "aba", "aron", "aste", "ó"]);
@@ -208,14 +204,20 @@ fn imperative_with_object(w: &str) -> Option<crate::Register> {
 /// changes with it (búscame → búsqueme, sígueme → sígame, elígeme → elíjame) are left alone, and stay flagged.
 pub(crate) fn imperative_other_person(w: &str) -> Option<String> {
     imperative_with_object(w)?;
-    let clitic = OBJECT_CLITICS.iter().find(|c| w.ends_with(*c))?;
-    let stem = &w[..w.len() - clitic.len()];
-    let last = stem.chars().next_back()?;
-    let root = &stem[..stem.len() - last.len_utf8()];
-    if root.ends_with(['c', 'g', 'z', 'u']) || !matches!(last, 'a' | 'e') {
+    let (root, last, clitic) = joined_object(w)?;
+    if root.ends_with(['c', 'g', 'z', 'u']) {
         return None;
     }
     Some(format!("{root}{}{clitic}", if last == 'a' { 'e' } else { 'a' }))
+}
+
+/// `w` read as a verb with an object joined to it: the stem without its last vowel (as written), that vowel (a or
+/// e, the one that tells tú from usted) and the object ("envíame" → "enví", 'a', "me").
+fn joined_object(w: &str) -> Option<(&str, char, &'static str)> {
+    let clitic = OBJECT_CLITICS.iter().find(|c| w.ends_with(**c))?;
+    let stem = &w[..w.len() - clitic.len()];
+    let last = stem.chars().next_back().filter(|c| matches!(c, 'a' | 'e'))?;
+    Some((&stem[..stem.len() - last.len_utf8()], last, clitic))
 }
 
 /// -ería nouns (shops, abstract nouns) that look like a 2sg conditional.

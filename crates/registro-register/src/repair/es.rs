@@ -26,7 +26,10 @@ const ENDINGS: &[(&str, &str)] = &[
 ];
 
 fn to_3sg(w: &str) -> Option<String> {
-    table(VERBS, w, true).map(str::to_string).or_else(|| swap_ending(w, ENDINGS))
+    table(VERBS, w, true)
+        .map(str::to_string)
+        .or_else(|| crate::lang::es::imperative_other_person(w))
+        .or_else(|| swap_ending(w, ENDINGS))
 }
 
 fn to_2sg(w: &str) -> Option<String> {
@@ -36,7 +39,10 @@ fn to_2sg(w: &str) -> Option<String> {
         ("arse", "arte"), ("erse", "erte"), ("irse", "irte"), ("ándole", "ándote"), ("iéndole", "iéndote"), ("a", "as"),
         ("e", "es"),
     ];
-    table(VERBS, w, false).map(str::to_string).or_else(|| swap_ending(w, BACK))
+    table(VERBS, w, false)
+        .map(str::to_string)
+        .or_else(|| crate::lang::es::imperative_other_person(w))
+        .or_else(|| swap_ending(w, BACK))
 }
 
 pub(super) fn edits(c: &Ctx<'_>) -> Vec<Edit> {
@@ -57,8 +63,6 @@ pub(super) fn edits(c: &Ctx<'_>) -> Vec<Edit> {
                 out.push(c.edit_cased(i, if wrong_verb_after(i) { "se" } else { "le" }));
             } else if let Some(p) = table(WORDS, w, true) {
                 out.push(c.edit_cased(i, p));
-            } else if let Some(v) = table(VERBS, w, true).map(str::to_string).or_else(|| crate::lang::es::imperative_other_person(w)) {
-                out.push(c.edit_cased(i, &v));
             } else if let Some(v) = to_3sg(w) {
                 out.push(c.edit_cased(i, &v));
             }
@@ -74,8 +78,6 @@ pub(super) fn edits(c: &Ctx<'_>) -> Vec<Edit> {
             out.push(c.edit_cased(i, "te"));
         } else if let Some(p) = table(WORDS, w, false) {
             out.push(c.edit_cased(i, p));
-        } else if let Some(v) = table(VERBS, w, false).map(str::to_string).or_else(|| crate::lang::es::imperative_other_person(w)) {
-            out.push(c.edit_cased(i, &v));
         } else if let Some(v) = to_2sg(w) {
             out.push(c.edit_cased(i, &v));
         }
