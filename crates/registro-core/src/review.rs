@@ -117,6 +117,7 @@ fn load_review(store: &Store, run: RunId, for_grid: bool, only: Option<std::ops:
                     before_repair: None,
                     repair_edits: Vec::new(),
                     candidates: Vec::new(),
+                    back_translation: None,
                     seconds: 0.0,
                 },
                 status: SegmentStatus::Draft,
@@ -149,6 +150,7 @@ fn load_review(store: &Store, run: RunId, for_grid: bool, only: Option<std::ops:
                 before_repair: extra.get("before_repair").and_then(|s| s.as_str()).map(str::to_string),
                 repair_edits: extra.get("repair_edits").and_then(|e| serde_json::from_value(e.clone()).ok()).unwrap_or_default(),
                 candidates,
+                back_translation: extra.get("back_translation").and_then(|s| s.as_str()).map(str::to_string),
                 seconds: o.timings.get("total_ms").and_then(|t| t.as_f64()).unwrap_or(0.0) / 1000.0,
             },
             status: statuses.get(&(i as i64)).copied().unwrap_or(SegmentStatus::Translated),
@@ -290,6 +292,8 @@ fn stored_source(store: &Store, run: RunId, out: &Output) -> anyhow::Result<Opti
 }
 
 const DRIFT: &str = "meaning drift";
+/// How a flag of the back-translation's second opinion starts (`registro_register::back_translation::disagreement`).
+const REVERSED: &str = registro_register::back_translation::FLAG;
 
 /// Runs every output check on `text` as segment `out`'s new translation and stores it: the register and meaning
 /// checks against the stored source ([`check_output`]), and the cross-lingual meaning check when its model is
@@ -321,11 +325,24 @@ pub(crate) fn recheck_and_store(
         _ if text == out.text => old_drift,
         _ => old_drift.map(|_| format!("{DRIFT}: not checked again after the change (the meaning model is not loaded): check the translation says what the source says")),
     };
-    if let Some(d) = drift {
+    // The back-translation's second opinion runs only while a model translates: a changed text keeps its flag,
+    // saying so, until a check passes on it (re-translating) or a person overrides it.
+    let old_reversal: Option<String> =
+        out.flag_reason.as_deref().and_then(|r| r.split("; ").find(|p| p.starts_with(REVERSED)).map(str::to_string));
+    let reversal = match old_reversal {
+        Some(r) if text == out.text => Some(r),
+        Some(_) => Some(format!("{REVERSED} not checked again after the change (the translation is read back in English only while it is translated): check the polarity and who does what")),
+        None => None,
+    };
+    for d in drift.into_iter().chain(reversal) {
         c.flagged = true;
         c.flag_reason = Some(c.flag_reason.map_or(d.clone(), |r| format!("{r}; {d}")));
     }
     if let serde_json::Value::Object(m) = &mut out.candidates {
+        // What the model read back belongs to the text it read.
+        if text != out.text {
+            m.remove("back_translation");
+        }
         m.insert("markers".into(), serde_json::json!(c.analysis.markers));
         m.insert("verdict".into(), serde_json::json!(c.verdict));
     }

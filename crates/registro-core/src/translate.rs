@@ -198,6 +198,11 @@ pub struct Options {
     /// ([`fewshot::Pool::fixed`]) instead of retrieved by the document's words, so their prefix's cache serves
     /// every later document too.
     pub fixed_document_examples: bool,
+    /// With reranking: the chosen translation of a segment whose source has a negation, or the speaker and the
+    /// listener acting on one another, is translated back into English by the same model and flagged where the
+    /// back-translation reverses the polarity or the roles ([`registro_register::back_translation`]): the second
+    /// opinion where the embedding check is weak. One more greedy generation for those segments only.
+    pub back_translation: bool,
     /// Terms each segment must use or avoid (`--termbase`), enforced through the decoding constraints. Not part of
     /// the stored request: the run's `termbase` parameter names the file.
     #[serde(skip)]
@@ -238,6 +243,7 @@ impl Options {
             early_exit: true,
             meaning_retrieval: false,
             fixed_document_examples: false,
+            back_translation: true,
             termbase: None,
             memory: None,
         }
@@ -316,6 +322,10 @@ pub struct SegmentOut {
     pub before_repair: Option<String>,
     pub repair_edits: Vec<Edit>,
     pub candidates: Vec<CandidateOut>,
+    /// The chosen translation read back in English by the same model, where the second opinion ran
+    /// ([`Options::back_translation`]).
+    #[serde(default)]
+    pub back_translation: Option<String>,
     /// Seconds from the start of the run until this segment was done (segments are decoded together, so this is
     /// when it could be shown, not its own cost).
     pub seconds: f64,
@@ -456,6 +466,11 @@ impl<'g> Translator<'g> {
         // Borrowed field by field: the watcher sees each segment from inside the generator's callback.
         let Translator { gen, pool, meaning, watcher } = self;
         let meaning = meaning.as_deref().filter(|_| controlled && opts.controls.has(Control::Rerank));
+        let read_back = controlled && opts.controls.has(Control::Rerank) && opts.back_translation;
+        // A segment the second opinion reads back waits for it (at the end of its window); the others go out at once.
+        let wants_reading_back = |seg: &SegmentOut| {
+            read_back && !seg.flagged && !seg.text.trim().is_empty() && registro_register::back_translation::worth_checking(&seg.source)
+        };
         let on_segment = &mut |seg: &SegmentOut| -> anyhow::Result<()> {
             on_segment(seg)?;
             if let Some(w) = watcher.as_mut() {
@@ -538,6 +553,7 @@ impl<'g> Translator<'g> {
             let early_exit = opts.early_exit && jobs.iter().any(|j| j.2.n > 1);
             let first: Vec<GenRequest> = jobs.iter().map(|j| if early_exit { GenRequest { n: 1, ..j.2.clone() } } else { j.2.clone() }).collect();
             let mut second: Vec<usize> = Vec::new();
+            let mut pending: Vec<SegmentOut> = Vec::new();
             if !jobs.is_empty() {
                 gen.generate_many(&first, cancel, &mut |k, gens| {
                     let (index, o, req) = &jobs[k];
@@ -549,6 +565,10 @@ impl<'g> Translator<'g> {
                         return Ok(());
                     }
                     let seg = finish_segment(*index, &sources[*index], gens, sims, o, started)?;
+                    if wants_reading_back(&seg) {
+                        pending.push(seg);
+                        return Ok(());
+                    }
                     on_segment(&seg)?;
                     finished += 1;
                     Ok(())
@@ -562,14 +582,50 @@ impl<'g> Translator<'g> {
                     let gens = gens.with_context(|| format!("segment {}", index + 1))?;
                     let sims = similarities(meaning, &sources[*index], &gens)?;
                     let seg = finish_segment(*index, &sources[*index], gens, sims, o, started)?;
+                    if wants_reading_back(&seg) {
+                        pending.push(seg);
+                        return Ok(());
+                    }
                     on_segment(&seg)?;
                     finished += 1;
                     Ok(())
                 })?;
             }
+            if !pending.is_empty() && !cancel.load(std::sync::atomic::Ordering::SeqCst) {
+                let reqs = pending
+                    .iter()
+                    .map(|seg| registro_generate::back_translation::request(gen.chat_format(), opts.lang, &seg.text, budget.tokens_for(&seg.source) + 16))
+                    .collect::<anyhow::Result<Vec<GenRequest>>>()?;
+                let mut backs: Vec<Option<String>> = vec![None; pending.len()];
+                gen.generate_many(&reqs, cancel, &mut |k, gens| {
+                    let gens = gens.with_context(|| format!("segment {}: reading the translation back in English", pending[k].index + 1))?;
+                    backs[k] = gens.into_iter().next().map(|g| g.text);
+                    Ok(())
+                })?;
+                // Cancelled part-way: the waiting segments are not reported, as a cut-short request is not.
+                if cancel.load(std::sync::atomic::Ordering::SeqCst) {
+                    break;
+                }
+                for (mut seg, back) in pending.drain(..).zip(backs) {
+                    read_back_check(&mut seg, back);
+                    on_segment(&seg)?;
+                    finished += 1;
+                }
+            }
+            pending.clear();
         }
         Ok(finished)
     }
+}
+
+/// The second opinion on a finished segment: `back`, its translation read back in English, compared with the source
+/// (polarity, who acts on whom); a disagreement flags the segment with both in words.
+fn read_back_check(seg: &mut SegmentOut, back: Option<String>) {
+    if let Some(why) = back.as_deref().and_then(|b| registro_register::back_translation::disagreement(&seg.source, b)) {
+        seg.flagged = true;
+        seg.flag_reason = Some(seg.flag_reason.take().map_or(why.clone(), |r| format!("{r}; {why}")));
+    }
+    seg.back_translation = back;
 }
 
 /// Segments whose requests go to the backend together (see `Translator::translate_mixed`): enough to fill a GPU's
@@ -652,6 +708,7 @@ fn finish_segment(index: usize, source: &str, gens: Vec<Generated>, sims: Option
         before_repair,
         repair_edits,
         candidates: cands,
+        back_translation: None,
         seconds: t0.elapsed().as_secs_f64(),
     })
 }
@@ -765,6 +822,7 @@ pub fn to_output(s: &SegmentOut) -> Output {
             "repair_edits": s.repair_edits,
             "markers": s.analysis.markers,
             "verdict": s.verdict,
+            "back_translation": s.back_translation,
         }),
         detected_register: Some(s.analysis.label.as_str().to_lowercase()),
         flagged: s.flagged,

@@ -55,6 +55,7 @@ fn the_ablation_scores_and_flags_what_the_model_answered() {
         meaning_check: false,
         meaning_retrieval: false,
         fixed_document_examples: false,
+        back_translation: true,
     };
     let report = ablation::run(&mut model, None, &options, &mut |_| {}, &AtomicBool::new(false)).unwrap();
     assert_eq!(report.sources, 2);

@@ -33,6 +33,7 @@ fn run_of(store: &mut Store, lang: Lang, register: Register, pairs: &[(&str, &st
             before_repair: None,
             repair_edits: Vec::new(),
             candidates: Vec::new(),
+            back_translation: None,
             seconds: 0.0,
         };
         store.put_output(run, &to_output(&seg)).unwrap();

@@ -9,6 +9,7 @@
 //! Cargo keeps it from reaching back into either.
 #![forbid(unsafe_code)]
 
+pub mod back_translation;
 pub mod backend;
 pub mod budget;
 pub mod constrain;

@@ -178,16 +178,7 @@ pub fn build_with(format: &ChatFormat, spec: &PromptSpec<'_>, examples: &[Memory
                 messages.push(ChatMessage::assistant(ex.target));
             }
             messages.push(ChatMessage::user(source));
-            let full = t.render(&messages, true)?;
-            let head = t.render(&messages[..shared], false)?;
-            // The generator puts the model's BOS token first itself.
-            let strip_bos = |s: &str| -> String { s.strip_prefix(t.bos_token.as_str()).filter(|_| !t.bos_token.is_empty()).unwrap_or(s).to_string() };
-            match full.strip_prefix(head.as_str()) {
-                // A template that rewrites earlier turns (Gemma folds the system text into the first user turn)
-                // may render the head as a mere BOS: then nothing is shared, which is still correct.
-                Some(turn) => Prompt { prefix: strip_bos(&head), turn: turn.to_string() },
-                None => Prompt { prefix: String::new(), turn: strip_bos(&full) },
-            }
+            split_rendering(t, &messages, shared)?
         }
         ChatFormat::Plain => {
             let mut prefix = format!("{system}\n\n");
@@ -201,6 +192,21 @@ pub fn build_with(format: &ChatFormat, spec: &PromptSpec<'_>, examples: &[Memory
             turn.push_str(&format!("English: {source}\n{lang}:"));
             Prompt { prefix, turn }
         }
+    })
+}
+
+/// The template's rendering of `messages`, cut after the first `shared` of them: the prefix (its KV cache reused by
+/// every prompt that shares those messages) and the turn, so that `prefix + turn` is the rendering of the whole.
+pub(crate) fn split_rendering(t: &ChatTemplate, messages: &[ChatMessage], shared: usize) -> anyhow::Result<Prompt> {
+    let full = t.render(messages, true)?;
+    let head = t.render(&messages[..shared], false)?;
+    // The generator puts the model's BOS token first itself.
+    let strip_bos = |s: &str| -> String { s.strip_prefix(t.bos_token.as_str()).filter(|_| !t.bos_token.is_empty()).unwrap_or(s).to_string() };
+    Ok(match full.strip_prefix(head.as_str()) {
+        // A template that rewrites earlier turns (Gemma folds the system text into the first user turn)
+        // may render the head as a mere BOS: then nothing is shared, which is still correct.
+        Some(turn) => Prompt { prefix: strip_bos(&head), turn: turn.to_string() },
+        None => Prompt { prefix: String::new(), turn: strip_bos(&full) },
     })
 }
 

@@ -12,6 +12,7 @@
 pub mod data;
 pub mod eval;
 pub mod fuzz;
+pub mod back_translation;
 pub mod meaning;
 pub mod repair;
 pub(crate) mod lang;

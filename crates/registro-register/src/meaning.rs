@@ -1106,18 +1106,22 @@ fn negations(lang: Lang) -> (&'static [&'static str], &'static [&'static str]) {
     }
 }
 
-/// The source is negated and the candidate has no negation anywhere (see [`MeaningIssue::Negation`]).
-fn negation_lost(lang: Lang, source: &str, candidate: &str) -> Option<String> {
-    let src = source.to_lowercase().replace('’', "'");
+/// The English negation `text` states, as its user reads it ("n't", "never"), or `None`: set phrases such as "no
+/// problem" and tag questions do not count (see `EN_NOT_NEGATING`).
+pub fn english_negation(text: &str) -> Option<&'static str> {
+    let src = text.to_lowercase().replace('’', "'");
     if EN_NOT_NEGATING.iter().any(|p| src.contains(p)) {
         return None;
     }
     let words: Vec<&str> = src.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-    let negated = words.iter().enumerate().find(|&(i, w)| {
-        // "t" counts only after "n" ("don't", "can't", "isn't"); "no" as a determiner or an answer.
-        EN_NEGATIONS.contains(w) && (*w != "t" || i > 0 && words[i - 1].ends_with('n'))
-    });
-    let (_, word) = negated?;
+    // "t" counts only after "n" ("don't", "can't", "isn't"); "no" as a determiner or an answer.
+    let i = (0..words.len()).find(|&i| EN_NEGATIONS.contains(&words[i]) && (words[i] != "t" || i > 0 && words[i - 1].ends_with('n')))?;
+    EN_NEGATIONS.iter().find(|n| **n == words[i]).map(|n| if *n == "t" { "n't" } else { *n })
+}
+
+/// The source is negated and the candidate has no negation anywhere (see [`MeaningIssue::Negation`]).
+fn negation_lost(lang: Lang, source: &str, candidate: &str) -> Option<String> {
+    let word = english_negation(source)?;
     let cand = candidate.to_lowercase();
     let (whole, parts) = negations(lang);
     let found = cand.split(|c: char| !c.is_alphanumeric() && !matches!(c, '\u{0900}'..='\u{097F}')).any(|w| whole.contains(&w))
@@ -1125,6 +1129,5 @@ fn negation_lost(lang: Lang, source: &str, candidate: &str) -> Option<String> {
     if found || candidate.trim().is_empty() {
         return None;
     }
-    let word = if *word == "t" { "n't" } else { word };
     Some(format!("the source says {word:?} and the translation has no negation: its meaning may be reversed"))
 }

@@ -11,6 +11,11 @@ export type SegmentOut = { index: number, source: string, text: string, register
  */
 before_repair: string | null, repair_edits: Array<RepairEdit>, candidates: Array<CandidateOut>, 
 /**
+ * The chosen translation read back in English by the same model, where the second opinion ran
+ * ([`Options::back_translation`]).
+ */
+back_translation: string | null, 
+/**
  * Seconds from the start of the run until this segment was done (segments are decoded together, so this is
  * when it could be shown, not its own cost).
  */

@@ -68,4 +68,11 @@ meaning_retrieval: boolean,
  * ([`fewshot::Pool::fixed`]) instead of retrieved by the document's words, so their prefix's cache serves
  * every later document too.
  */
-fixed_document_examples: boolean, };
+fixed_document_examples: boolean, 
+/**
+ * With reranking: the chosen translation of a segment whose source has a negation, or the speaker and the
+ * listener acting on one another, is translated back into English by the same model and flagged where the
+ * back-translation reverses the polarity or the roles ([`registro_register::back_translation`]): the second
+ * opinion where the embedding check is weak. One more greedy generation for those segments only.
+ */
+back_translation: boolean, };

@@ -88,6 +88,10 @@ struct ExampleArgs {
     /// embeddinggemma-300m`)
     #[arg(long)]
     no_meaning_check: bool,
+    /// Skip the second opinion: reading back in English, with the same model, the translation of a sentence that
+    /// has a negation or "you" and "me" acting on one another (one more generation for those sentences)
+    #[arg(long)]
+    no_back_translation: bool,
     /// Translate without the shipped example translations (lower quality; recorded in the run). Without this
     /// flag a language whose examples are missing is an error, never a silent quality drop
     #[arg(long)]
@@ -140,6 +144,7 @@ fn request(a: &Args) -> TranslateRequest {
             shots_per_sentence: a.examples.shots_per_sentence,
             sentence_examples: a.examples.sentence_examples,
             fixed_document_examples: a.examples.fixed_document_examples(),
+            back_translation: !a.examples.no_back_translation,
             ..d.options
         },
         model: a.model.clone().unwrap_or(d.model),
@@ -430,6 +435,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
             meaning_check: !a.examples.no_meaning_check,
             meaning_retrieval: a.meaning_retrieval,
             fixed_document_examples: a.examples.fixed_document_examples(),
+            back_translation: !a.examples.no_back_translation,
         };
         let cancel = crate::term::cancel_on_ctrl_c();
         let bar = crate::term::Bar::new(ctx.json, "translations");

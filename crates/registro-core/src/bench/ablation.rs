@@ -89,6 +89,8 @@ pub struct AblationOptions {
     pub meaning_retrieval: bool,
     /// The document's examples the same for every document ([`registro_generate::fewshot::Pool::fixed`]).
     pub fixed_document_examples: bool,
+    /// The second opinion by back-translation ([`Options::back_translation`]).
+    pub back_translation: bool,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -282,6 +284,7 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
         None if o.meaning_check => format!("meaning check: off ({} is not installed: `registro models fetch {}`)", registro_generate::qe::MODEL, registro_generate::qe::MODEL),
         None => "meaning check: off".into(),
     });
+    notes.push(if o.back_translation { "second opinion: a negated or you-and-me sentence's translation read back in English".into() } else { "second opinion: off".to_string() });
     if !o.shots_per_sentence {
         notes.push(format!("document examples: {}", if o.fixed_document_examples { "fixed per language and register" } else { "retrieved by the document's words" }));
     }
@@ -309,6 +312,7 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
                 sentence_examples: o.sentence_examples,
                 meaning_retrieval: o.meaning_retrieval,
                 fixed_document_examples: o.fixed_document_examples,
+                back_translation: o.back_translation,
                 ..Options::new(o.lang, register)
             };
             let segs = tr.translate(&sources, &opts, cancel, &mut |s| {

@@ -64,6 +64,7 @@ export function translateForm(ctx: ViewContext): TranslateForm {
   const contrastive = h('input', { type: 'checkbox', 'data-testid': 'translate-contrastive', checked: defaults.contrastive }) as HTMLInputElement;
   const nBest = h('input', { class: 'input', type: 'number', min: 1, value: defaults.n_best, 'data-testid': 'translate-nbest' }) as HTMLInputElement;
   const fixedExamples = h('input', { type: 'checkbox', 'data-testid': 'translate-fixed-examples', checked: defaults.fixed_document_examples }) as HTMLInputElement;
+  const backTranslation = h('input', { type: 'checkbox', 'data-testid': 'translate-back-translation', checked: defaults.back_translation }) as HTMLInputElement;
   const docSelect = h('select', { class: 'input', 'data-testid': 'translate-document' }) as HTMLSelectElement;
   const source = h('textarea', { class: 'input tr-source', 'data-testid': 'translate-source', placeholder: 'English text, one segment per line (or pick a document)' }) as HTMLTextAreaElement;
   const controlBoxes = (Object.keys(CONTROL_LABELS) as Control[]).map(
@@ -189,6 +190,16 @@ export function translateForm(ctx: ViewContext): TranslateForm {
         fixedExamples,
         ' same examples for every document (the next document starts sooner)',
       ),
+      h(
+        'label',
+        {
+          class: 'tr-inline',
+          title:
+            'A sentence with a negation, or with "you" and "me" acting on one another, has its translation read back in English by the same model; a reading that reverses the negation or the roles is flagged. One more generation for those sentences.',
+        },
+        backTranslation,
+        ' read negations and who-does-what back in English (second opinion)',
+      ),
     ),
   ];
 
@@ -210,6 +221,7 @@ export function translateForm(ctx: ViewContext): TranslateForm {
       r.gender = (gender.value || null) as Gender | null;
       r.contrastive = contrastive.checked;
       r.fixed_document_examples = fixedExamples.checked;
+      r.back_translation = backTranslation.checked;
       // Empty: core's default model (the backend's `request_from_form`).
       r.model = model.value.trim();
       return r;

@@ -131,6 +131,14 @@ export function renderRow(host: RowHost, seg: SegmentOut): HTMLElement {
     if (seg.flagged && ov)
       meta.append(h('span', { class: 'badge status-reviewed', 'data-testid': 'translate-override', title: `Overridden ${ov.created_at}` }, `flag overridden by ${ov.who} (${ov.created_at.slice(0, 10)}): ${ov.reason}`));
     if (seg.before_repair) meta.append(h('span', { class: 'muted', title: seg.before_repair }, 'repaired'));
+    if (seg.back_translation)
+      meta.append(
+        h(
+          'span',
+          { class: 'muted small', 'data-testid': 'translate-back', title: 'The translation read back in English by the same model: the second opinion on negations and on who does what to whom' },
+          `read back: “${seg.back_translation}”`,
+        ),
+      );
     const tm = run.tmMatches.get(seg.index);
     if (tm && tm.target !== seg.text) {
       meta.append(

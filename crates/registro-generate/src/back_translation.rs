@@ -1,0 +1,58 @@
+//! Back-translation for the second opinion on meaning: the chosen translation, translated back into English by the
+//! model that wrote it, so `registro_register::back_translation` can compare it with the source on polarity and on
+//! who acts on whom, where the embedding check ([`crate::qe`]) is weak. Greedy, no constraints, no examples: the
+//! prompt's prefix is the same for every segment of a language, so its KV cache is computed once.
+use registro_engine::chat::ChatMessage;
+use registro_register::Lang;
+
+use crate::backend::GenRequest;
+use crate::constrain::Constraints;
+use crate::prompt::{split_rendering, ChatFormat, Prompt};
+
+fn system_text(lang: Lang) -> String {
+    format!(
+        "You are a professional translator. Translate the user's {} text into English, as literally as good English allows: \
+         keep who does what to whom, every negation, and every pronoun. Output only the translation, on one line.",
+        lang.name()
+    )
+}
+
+/// The prompt that translates `text`, written in `lang`, back into English.
+pub fn prompt(format: &ChatFormat, lang: Lang, text: &str) -> anyhow::Result<Prompt> {
+    Ok(match format {
+        ChatFormat::Template(t) => split_rendering(t, &[ChatMessage::system(&system_text(lang)), ChatMessage::user(text)], 1)?,
+        ChatFormat::Plain => Prompt { prefix: format!("{}\n\n", system_text(lang)), turn: format!("{}: {text}\nEnglish:", lang.name()) },
+    })
+}
+
+/// One greedy request for [`prompt`], with room for an English sentence somewhat longer than `text`.
+pub fn request(format: &ChatFormat, lang: Lang, text: &str, max_tokens: usize) -> anyhow::Result<GenRequest> {
+    let p = prompt(format, lang, text)?;
+    Ok(GenRequest { prefix: p.prefix, turn: p.turn, n: 1, max_tokens, constraints: Constraints::default() })
+}
+
+#[cfg(test)]
+mod tests {
+    use registro_engine::chat::ChatTemplate;
+
+    use super::*;
+
+    /// The prefix is the same for every text of a language (one KV cache), and prefix + turn is the template's own
+    /// rendering of the request, ending where the model writes English.
+    #[test]
+    fn the_back_translation_prompt_shares_its_prefix_and_renders_as_the_template_does() {
+        for family in ["qwen2", "gemma3", "llama"] {
+            let t = ChatTemplate::builtin(family);
+            let format = ChatFormat::Template(t.clone());
+            let a = prompt(&format, Lang::De, "Können Sie mir den Bericht schicken?").unwrap();
+            let b = prompt(&format, Lang::De, "Danke!").unwrap();
+            assert_eq!(a.prefix, b.prefix, "{family}");
+            let whole = t.render(&[ChatMessage::system(&system_text(Lang::De)), ChatMessage::user("Danke!")], true).unwrap();
+            let whole = whole.strip_prefix(t.bos_token.as_str()).filter(|_| !t.bos_token.is_empty()).unwrap_or(&whole);
+            assert_eq!(format!("{}{}", b.prefix, b.turn), whole, "{family}");
+            assert!(whole.contains("German text into English"), "{family}");
+        }
+        let plain = prompt(&ChatFormat::Plain, Lang::It, "Grazie!").unwrap();
+        assert!(plain.turn.ends_with("Italian: Grazie!\nEnglish:"), "{}", plain.turn);
+    }
+}
