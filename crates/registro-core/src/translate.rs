@@ -466,10 +466,11 @@ impl<'g> Translator<'g> {
         // Borrowed field by field: the watcher sees each segment from inside the generator's callback.
         let Translator { gen, pool, meaning, watcher } = self;
         let meaning = meaning.as_deref().filter(|_| controlled && opts.controls.has(Control::Rerank));
-        let read_back = controlled && opts.controls.has(Control::Rerank) && opts.back_translation;
+        let read_back =
+            controlled && opts.controls.has(Control::Rerank) && opts.back_translation && registro_register::back_translation::reads_back(opts.lang);
         // A segment the second opinion reads back waits for it (at the end of its window); the others go out at once.
         let wants_reading_back = |seg: &SegmentOut| {
-            read_back && !seg.flagged && !seg.text.trim().is_empty() && registro_register::back_translation::worth_checking(&seg.source)
+            read_back && !seg.flagged && !seg.text.trim().is_empty() && registro_register::back_translation::worth_checking(opts.lang, &seg.source, &seg.text)
         };
         let on_segment = &mut |seg: &SegmentOut| -> anyhow::Result<()> {
             on_segment(seg)?;
@@ -607,7 +608,7 @@ impl<'g> Translator<'g> {
                     break;
                 }
                 for (mut seg, back) in pending.drain(..).zip(backs) {
-                    read_back_check(&mut seg, back);
+                    read_back_check(&mut seg, back.filter(|b| registro_generate::back_translation::usable(opts.lang, b)));
                     on_segment(&seg)?;
                     finished += 1;
                 }
@@ -905,6 +906,11 @@ pub fn store_translation(
             Some(m) if opts.meaning_retrieval => format!("{m} cosine"),
             _ => WORD_OVERLAP.to_string(),
         },
+        // The back-translation second opinion: how it ran, or why not.
+        "second_opinion": registro_register::back_translation::describe(
+            opts.lang,
+            opts.back_translation && opts.system == SystemKind::Controlled && opts.controls.has(Control::Rerank),
+        ),
         "register_overrides": overrides,
         // Segments shown an approved translation-memory match as an example.
         "memory_examples": opts.memory.as_ref().filter(|_| opts.uses_memory()).map_or(0, |m| m.count(sources, registers)),

@@ -103,6 +103,8 @@ fn a_translation_whose_reading_back_reverses_the_roles_or_the_polarity_is_flagge
     let out = o.store.output(o.run, roles.index as i64).unwrap().unwrap();
     assert!(out.flagged && out.flag_reason.as_deref().unwrap().contains("meaning reversed?"));
     assert_eq!(out.candidates["back_translation"], "Can I send you the report by Friday?");
+    let params = o.store.run(o.run).unwrap().params;
+    assert!(params["second_opinion"].as_str().unwrap().starts_with("back-translation"), "{params}");
 }
 
 #[test]
@@ -122,6 +124,7 @@ fn with_the_second_opinion_off_nothing_is_read_back_and_the_run_records_it() {
     assert!(!seg(&o, ROLES).flagged, "without the second opinion no rule sees swapped roles");
     let run = o.store.run(o.run).unwrap();
     assert_eq!(run.params["request"]["back_translation"], false, "{}", run.params);
+    assert_eq!(run.params["second_opinion"], "off");
 }
 
 #[test]
@@ -138,4 +141,52 @@ fn an_edit_keeps_the_flag_until_a_check_passes_on_the_new_text() {
     let out = o.store.output(o.run, i as i64).unwrap().unwrap();
     assert!(out.flagged);
     assert!(out.candidates.get("back_translation").is_none(), "the old text's reading back is not shown for the new text");
+}
+
+/// The real default model reads back: a German translation that swaps who owes whom is flagged, the faithful one is
+/// not (the translations are given; the model only reads them back, through the pipeline).
+#[test]
+fn the_real_model_reads_a_reversed_translation_back_as_reversed() {
+    use registro_core::translate::{prompt::ChatFormat, Constraints, EngineGenerator, Generated, Generator};
+    use std::sync::atomic::AtomicBool;
+    struct Reader {
+        real: EngineGenerator,
+        answer: &'static str,
+    }
+    impl Generator for Reader {
+        fn id(&self) -> String {
+            self.real.id()
+        }
+        fn chat_format(&self) -> &ChatFormat {
+            self.real.chat_format()
+        }
+        fn generate(&mut self, prefix: &str, turn: &str, n: usize, max: usize, c: &Constraints, cancel: &AtomicBool) -> anyhow::Result<Vec<Generated>> {
+            if prefix.contains("text into English") {
+                return self.real.generate(prefix, turn, n, max, c, cancel);
+            }
+            Ok((0..n).map(|_| Generated { text: self.answer.into(), logprob: -1.0, tokens: 8 }).collect())
+        }
+    }
+    let real = match EngineGenerator::load("qwen2.5-coder-1.5b-instruct") {
+        Ok(g) => g,
+        Err(e) => {
+            println!("skipped: {e:#}");
+            return;
+        }
+    };
+    let mut reader = Reader { real, answer: "Ich schulde Ihnen zwanzig Euro." };
+    let source = vec!["You owe me twenty euros.".to_string()];
+    let opts = Options::new(Lang::De, Register::Formal);
+    for (answer, reversed) in [("Ich schulde Ihnen zwanzig Euro.", true), ("Sie schulden mir zwanzig Euro.", false)] {
+        reader.answer = answer;
+        let mut t = tr::Translator::new(&mut reader, None);
+        let segs = t.translate(&source, &opts, &AtomicBool::new(false), &mut |_| Ok(())).unwrap();
+        let s = &segs[0];
+        let back = s.back_translation.clone().expect("read back");
+        println!("{answer} → {back} → {:?}", s.flag_reason);
+        assert_eq!(s.flagged, reversed, "{answer}: read back as {back:?}: {:?}", s.flag_reason);
+        if reversed {
+            assert!(s.flag_reason.as_deref().unwrap().contains("other way round"), "{:?}", s.flag_reason);
+        }
+    }
 }

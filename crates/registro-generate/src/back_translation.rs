@@ -11,10 +11,26 @@ use crate::prompt::{split_rendering, ChatFormat, Prompt};
 
 fn system_text(lang: Lang) -> String {
     format!(
-        "You are a professional translator. Translate the user's {} text into English, as literally as good English allows: \
-         keep who does what to whom, every negation, and every pronoun. Output only the translation, on one line.",
+        "You are a professional translator. Translate the user's {} text into English, literally: keep every negation \
+         and who does what to whom. Output only the translation, on one line.",
         lang.name()
     )
+}
+
+/// Whether a back-translation can be compared with its source: not a comment about the task ("Sure, here is the
+/// translation:") and not the instruction repeated (small models do both on a fragment). One that cannot is no
+/// second opinion, and says nothing.
+pub fn usable(lang: Lang, back: &str) -> bool {
+    let b = back.trim().to_lowercase();
+    const META: &[&str] = &["sure", "here is", "here's", "translation", "i'm sorry", "i am sorry", "as an ai", "please provide"];
+    if b.is_empty() || META.iter().any(|m| b.starts_with(m)) || b.contains("translation:") {
+        return false;
+    }
+    // Five words in a row of the instruction are the instruction, not the text.
+    let instruction = system_text(lang).to_lowercase();
+    let iw: Vec<&str> = instruction.split_whitespace().collect();
+    let bw: Vec<&str> = b.split_whitespace().collect();
+    !bw.windows(5).any(|w| iw.windows(5).any(|x| x == w))
 }
 
 /// The prompt that translates `text`, written in `lang`, back into English.
@@ -53,6 +69,9 @@ mod tests {
             assert!(whole.contains("German text into English"), "{family}");
         }
         let plain = prompt(&ChatFormat::Plain, Lang::It, "Grazie!").unwrap();
+        assert!(usable(Lang::De, "Can I send you the report?"));
+        assert!(!usable(Lang::De, "Sure, here is the English translation:"));
+        assert!(!usable(Lang::De, "Keep every negation and who does what to whom."));
         assert!(plain.turn.ends_with("Italian: Grazie!\nEnglish:"), "{}", plain.turn);
     }
 }

@@ -1077,6 +1077,9 @@ fn honorific_for_the_wrong_person(candidate: &str) -> Option<String> {
 /// English negations, as whole lower-case words ("don't" is split at the apostrophe into "don" + "t").
 const EN_NEGATIONS: &[&str] = &[
     "not", "no", "never", "nothing", "nobody", "none", "nowhere", "neither", "nor", "cannot", "t", "without",
+    // Chat spelling without the apostrophe.
+    "dont", "doesnt", "didnt", "cant", "isnt", "arent", "wasnt", "werent", "havent", "hasnt", "hadnt", "wouldnt",
+    "couldnt", "shouldnt", "aint",
 ];
 /// English negations that are set phrases rather than a negated statement ("no problem", "not only…but").
 /// Tag questions ask for agreement ("…, don't you think?" → "…ですよね"), and "or not", "can't believe", "not any
@@ -1085,7 +1088,7 @@ const EN_NOT_NEGATING: &[&str] = &[
     "no problem", "not only", "no matter", "no doubt", "no longer", "can't wait", "cannot wait", "no one else", "or not",
     "can't believe", "cannot believe", "not any more", "not anymore", "don't you think", "isn't it", "isn't that",
     "wasn't it", "doesn't it", "don't they", "aren't they", "aren't you", "don't you agree", "why not",
-    "nothing but",
+    "nothing but", "no worries",
 ];
 
 /// Negation in each target language: whole words for the ones written with spaces, substrings for Japanese (ない,
@@ -1113,20 +1116,29 @@ pub fn english_negation(text: &str) -> Option<&'static str> {
     if EN_NOT_NEGATING.iter().any(|p| src.contains(p)) {
         return None;
     }
+    first_negation_word(&src)
+}
+
+/// The first English negation word of the lower-case `src`, set phrases included.
+pub(crate) fn first_negation_word(src: &str) -> Option<&'static str> {
     let words: Vec<&str> = src.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
     // "t" counts only after "n" ("don't", "can't", "isn't"); "no" as a determiner or an answer.
     let i = (0..words.len()).find(|&i| EN_NEGATIONS.contains(&words[i]) && (words[i] != "t" || i > 0 && words[i - 1].ends_with('n')))?;
     EN_NEGATIONS.iter().find(|n| **n == words[i]).map(|n| if *n == "t" { "n't" } else { *n })
 }
 
+/// Whether `text`, written in `lang`, has a negation word anywhere (a rough test: Japanese and Korean by the
+/// substrings that negate, which also occur elsewhere).
+pub fn has_negation(lang: Lang, text: &str) -> bool {
+    let t = text.to_lowercase();
+    let (whole, parts) = negations(lang);
+    t.split(|c: char| !c.is_alphanumeric() && !matches!(c, '\u{0900}'..='\u{097F}')).any(|w| whole.contains(&w)) || parts.iter().any(|p| t.contains(p))
+}
+
 /// The source is negated and the candidate has no negation anywhere (see [`MeaningIssue::Negation`]).
 fn negation_lost(lang: Lang, source: &str, candidate: &str) -> Option<String> {
     let word = english_negation(source)?;
-    let cand = candidate.to_lowercase();
-    let (whole, parts) = negations(lang);
-    let found = cand.split(|c: char| !c.is_alphanumeric() && !matches!(c, '\u{0900}'..='\u{097F}')).any(|w| whole.contains(&w))
-        || parts.iter().any(|p| cand.contains(p));
-    if found || candidate.trim().is_empty() {
+    if has_negation(lang, candidate) || candidate.trim().is_empty() {
         return None;
     }
     Some(format!("the source says {word:?} and the translation has no negation: its meaning may be reversed"))

@@ -284,7 +284,7 @@ pub fn run(gen: &mut dyn Generator, pool: Option<Pool>, o: &AblationOptions, pro
         None if o.meaning_check => format!("meaning check: off ({} is not installed: `registro models fetch {}`)", registro_generate::qe::MODEL, registro_generate::qe::MODEL),
         None => "meaning check: off".into(),
     });
-    notes.push(if o.back_translation { "second opinion: a negated or you-and-me sentence's translation read back in English".into() } else { "second opinion: off".to_string() });
+    notes.push(format!("second opinion: {}", registro_register::back_translation::describe(o.lang, o.back_translation)));
     if !o.shots_per_sentence {
         notes.push(format!("document examples: {}", if o.fixed_document_examples { "fixed per language and register" } else { "retrieved by the document's words" }));
     }
