@@ -13,7 +13,7 @@ mod common;
 
 const ROLES: &str = "Can you send me the report by Friday?";
 const NEGATED: &str = "I can't come to the meeting tomorrow.";
-const PLAIN: &str = "The train leaves at six.";
+const PLAIN: &str = "The train leaves soon.";
 const THANKS: &str = "Thank you for the report.";
 
 /// The German the model "translates" each source into (the roles and the negation both reversed), and what it reads
@@ -25,7 +25,7 @@ fn german(source: &str, faithful: bool) -> &'static str {
         (NEGATED, true) => "Ich kann morgen nicht zur Besprechung kommen.",
         // "nicht" kept, but on the wrong verb: the rule check sees a negation and passes it.
         (NEGATED, false) => "Ich kann nicht warten, morgen zur Besprechung zu kommen.",
-        (PLAIN, _) => "Der Zug fährt um sechs ab.",
+        (PLAIN, _) => "Der Zug fährt bald ab.",
         (THANKS, _) => "Vielen Dank für den Bericht.",
         _ => panic!("no German for {source:?}"),
     }
@@ -37,7 +37,7 @@ fn english(german: &str) -> &'static str {
         "Kann ich Ihnen den Bericht bis Freitag schicken?" => "Can I send you the report by Friday?",
         "Ich kann morgen nicht zur Besprechung kommen." => "I cannot come to the meeting tomorrow.",
         "Ich kann nicht warten, morgen zur Besprechung zu kommen." => "I can hardly wait to come to the meeting tomorrow.",
-        "Der Zug fährt um sechs ab." => "The train leaves at six.",
+        "Der Zug fährt bald ab." => "The train leaves soon.",
         "Vielen Dank für den Bericht." => "Thank you very much for the report.",
         _ => panic!("no English for {german:?}"),
     }

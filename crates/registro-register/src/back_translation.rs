@@ -43,7 +43,15 @@ pub const FLAG: &str = "meaning reversed?";
 /// speaker and the listener in one clause of the source. Only those segments are translated back, so the check costs
 /// a generation where the embedding check is weak and nothing elsewhere.
 pub fn worth_checking(lang: Lang, source: &str, translation: &str) -> bool {
-    english_negation(source).is_some() || !directions(source).is_empty() || has_negation(lang, translation)
+    english_negation(source).is_some()
+        || !directions(source).is_empty()
+        || has_negation(lang, translation)
+        || numbers(source).len() > words_digits(source)
+}
+
+/// How many of `text`'s numbers are written in digits (the rule check compares those without reading back).
+fn words_digits(text: &str) -> usize {
+    text.split(|c: char| !c.is_ascii_digit()).filter(|d| !d.is_empty()).count()
 }
 
 /// What the back-translation `back` says differently from the English `source`, in words for the flag; `None` when
@@ -58,6 +66,13 @@ pub fn disagreement(source: &str, back: &str) -> Option<String> {
         (Some(w), None) => why.push(format!("the source says {w:?} and the translation, read back in English, has no negation")),
         (None, Some(w)) => why.push(format!("the translation, read back in English, says {w:?} where the source has no negation")),
         _ => {}
+    }
+    let (sn, bn) = (numbers(source), numbers(back));
+    let missing: Vec<String> = sn.iter().filter(|n| !bn.contains(n)).map(u64::to_string).collect();
+    let other: Vec<String> = bn.iter().filter(|n| !sn.contains(n)).map(u64::to_string).collect();
+    // A number read back as another one; a number merely left out may be a paraphrase ("a dozen").
+    if !missing.is_empty() && !other.is_empty() {
+        why.push(format!("the source says {} and the translation, read back in English, says {}", missing.join(", "), other.join(", ")));
     }
     let (src, bck) = (directions(source), directions(back));
     if !src.is_empty() && !bck.is_empty() && !src.iter().any(|d| bck.contains(d)) && src.iter().any(|d| bck.contains(&d.reversed())) {
@@ -104,6 +119,61 @@ fn polarity(text: &str) -> Option<&'static str> {
         t = t.replace(&format!(", {p}"), " ");
     }
     first_negation_word(&t).or_else(|| NEGATING.iter().copied().find(|n| words(&t).contains(n)))
+}
+
+/// The numbers `text` states, in digits ("20", "1,500") or in words ("twenty", "twenty-five", "two hundred"), in
+/// order, each once. "One" is left out: it is a pronoun as often as a number ("the one I like").
+fn numbers(text: &str) -> Vec<u64> {
+    const UNITS: [&str; 20] = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
+        "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    ];
+    const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+    let lower = text.to_lowercase().replace(['-', ','], " ");
+    let mut out: Vec<u64> = Vec::new();
+    let mut push = |n: u64, out: &mut Vec<u64>| {
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    };
+    let tokens: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).collect();
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = tokens[i];
+        let value = if let Ok(n) = t.parse::<u64>() {
+            Some(n)
+        } else if let Some(k) = TENS.iter().position(|w| *w == t) {
+            let mut n = 20 + 10 * k as u64;
+            if let Some(u) = tokens.get(i + 1).and_then(|w| UNITS[1..10].iter().position(|x| x == w)) {
+                n += u as u64 + 1;
+                i += 1;
+            }
+            Some(n)
+        } else {
+            UNITS.iter().position(|w| *w == t).filter(|&k| k != 1).map(|k| k as u64)
+        };
+        if let Some(mut n) = value {
+            while let Some(m) = tokens.get(i + 1).and_then(|w| match *w {
+                "hundred" => Some(100),
+                "thousand" => Some(1_000),
+                "million" => Some(1_000_000),
+                _ => None,
+            }) {
+                n *= m;
+                i += 1;
+            }
+            push(n, &mut out);
+        }
+        i += 1;
+    }
+    // Digits with a thousands separator ("1,500") were split above; join them back.
+    let digits: String = text.chars().filter(|c| c.is_ascii_digit() || c.is_whitespace() || *c == ',').collect();
+    for d in digits.split_whitespace().filter(|d| d.contains(',')) {
+        if let Ok(n) = d.replace(',', "").parse::<u64>() {
+            push(n, &mut out);
+        }
+    }
+    out
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,11 +292,23 @@ mod tests {
     }
 
     #[test]
+    fn a_number_read_back_as_another_is_a_disagreement() {
+        assert_eq!(numbers("You owe me twenty-five euros, not 300."), vec![25, 300]);
+        assert_eq!(numbers("two hundred people and one dog"), vec![200]);
+        let d = disagreement("You owe me twenty euros.", "You owe me ten euros.").unwrap();
+        assert!(d.contains("says 20") && d.contains("says 10"), "{d}");
+        assert!(disagreement("You owe me twenty euros.", "You owe me 20 euros.").is_none());
+        assert!(disagreement("I bought twelve eggs.", "I bought a dozen eggs.").is_none());
+    }
+
+    #[test]
     fn only_sources_with_a_negation_or_both_persons_are_translated_back() {
         assert!(worth_checking(Lang::De, "Can you send me the file?", "Können Sie mir die Datei schicken?"));
         assert!(worth_checking(Lang::De, "It doesn't work.", "Es funktioniert nicht."));
-        assert!(!worth_checking(Lang::De, "The train leaves at six.", "Der Zug fährt um sechs ab."));
+        assert!(!worth_checking(Lang::De, "The train leaves soon.", "Der Zug fährt bald ab."));
         assert!(!worth_checking(Lang::De, "Thank you for your help!", "Vielen Dank für Ihre Hilfe!"));
+        assert!(worth_checking(Lang::De, "The train leaves at seven.", "Der Zug fährt um sieben ab."));
+        assert!(!worth_checking(Lang::De, "The train leaves at 7.", "Der Zug fährt um 7 ab."));
         // A negation the translation added is read back too.
         assert!(worth_checking(Lang::De, "The package arrived on time.", "Das Paket ist nicht pünktlich angekommen."));
     }
