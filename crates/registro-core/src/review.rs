@@ -331,7 +331,7 @@ pub(crate) fn recheck_and_store(
         out.flag_reason.as_deref().and_then(|r| r.split("; ").find(|p| p.starts_with(REVERSED)).map(str::to_string));
     let reversal = match old_reversal {
         Some(r) if text == out.text => Some(r),
-        Some(_) => Some(format!("{REVERSED} not checked again after the change (the translation is read back in English only while it is translated): check the polarity and who does what")),
+        Some(_) => Some(format!("{REVERSED}: not checked again after the change (a translation is read back only while it is translated): check its negations, numbers and who does what")),
         None => None,
     };
     for d in drift.into_iter().chain(reversal) {

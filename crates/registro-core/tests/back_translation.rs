@@ -88,7 +88,7 @@ fn a_translation_whose_reading_back_reverses_the_roles_or_the_polarity_is_flagge
     let roles = seg(&o, ROLES);
     let why = roles.flag_reason.clone().unwrap_or_default();
     assert!(roles.flagged, "{why}");
-    assert!(why.starts_with("meaning reversed?") && why.contains("other way round") && why.contains("Can I send you the report"), "{why}");
+    assert!(why.starts_with("read back in English, the translation has the speaker") && why.contains("other way round") && why.contains("Can I send you the report"), "{why}");
     assert_eq!(roles.back_translation.as_deref(), Some("Can I send you the report by Friday?"));
     let negated = seg(&o, NEGATED);
     let why = negated.flag_reason.clone().unwrap_or_default();
@@ -101,7 +101,7 @@ fn a_translation_whose_reading_back_reverses_the_roles_or_the_polarity_is_flagge
     }
     // Stored with the run, and shown by review as stored.
     let out = o.store.output(o.run, roles.index as i64).unwrap().unwrap();
-    assert!(out.flagged && out.flag_reason.as_deref().unwrap().contains("meaning reversed?"));
+    assert!(out.flagged && out.flag_reason.as_deref().unwrap().contains("read back in English"));
     assert_eq!(out.candidates["back_translation"], "Can I send you the report by Friday?");
     let params = o.store.run(o.run).unwrap().params;
     assert!(params["second_opinion"].as_str().unwrap().starts_with("back-translation"), "{params}");
@@ -137,7 +137,7 @@ fn an_edit_keeps_the_flag_until_a_check_passes_on_the_new_text() {
     // A changed text cannot be read back without the model: the flag stays and says so.
     let c = review::store_edit(&mut o.store, o.run, i, Lang::De, Register::Formal, german(ROLES, true)).unwrap();
     let why = c.flag_reason.clone().unwrap_or_default();
-    assert!(c.flagged && why.contains("meaning reversed?") && why.contains("not checked again"), "{why}");
+    assert!(c.flagged && why.contains("read back in English") && why.contains("not checked again"), "{why}");
     let out = o.store.output(o.run, i as i64).unwrap().unwrap();
     assert!(out.flagged);
     assert!(out.candidates.get("back_translation").is_none(), "the old text's reading back is not shown for the new text");

@@ -3,7 +3,8 @@
 //! cut off, a negation lost, a Japanese honorific for the wrong person — written down beside good ones. Every bad
 //! output must be flagged by the checks a segment gets after translation, repair and edit
 //! (`translate::check_output`), with a reason in words, and no good one may be. A meaning reversed without losing a
-//! negation word is not in the set: no rule sees it; the embedding check does where its model is installed.
+//! negation word is not in the set: no rule sees it; the model reading the translation back does
+//! (`tests/back_translation.rs`, `tests/data/reversals.tsv`).
 use registro_core::translate::{check_output, Lang, Register};
 
 struct Trap {

@@ -37,7 +37,7 @@ pub fn describe(lang: Lang, enabled: bool) -> String {
 }
 
 /// How this check's flag reason starts, so a later edit can find it among the others.
-pub const FLAG: &str = "meaning reversed?";
+pub const FLAG: &str = "read back in English";
 
 /// Whether a translation of `source` into `lang` has what this check compares: a negation on either side, or the
 /// speaker and the listener in one clause of the source. Only those segments are translated back, so the check costs
@@ -63,8 +63,8 @@ pub fn disagreement(source: &str, back: &str) -> Option<String> {
     }
     let mut why = Vec::new();
     match (polarity(source), polarity(back)) {
-        (Some(w), None) => why.push(format!("the source says {w:?} and the translation, read back in English, has no negation")),
-        (None, Some(w)) => why.push(format!("the translation, read back in English, says {w:?} where the source has no negation")),
+        (Some(w), None) => why.push(format!("has no negation where the source says {w:?}")),
+        (None, Some(w)) => why.push(format!("says {w:?} where the source has no negation")),
         _ => {}
     }
     let (sn, bn) = (numbers(source), numbers(back));
@@ -72,18 +72,14 @@ pub fn disagreement(source: &str, back: &str) -> Option<String> {
     let other: Vec<String> = bn.iter().filter(|n| !sn.contains(n)).map(u64::to_string).collect();
     // A number read back as another one; a number merely left out may be a paraphrase ("a dozen").
     if !missing.is_empty() && !other.is_empty() {
-        why.push(format!("the source says {} and the translation, read back in English, says {}", missing.join(", "), other.join(", ")));
+        why.push(format!("says {} where the source says {}", other.join(", "), missing.join(", ")));
     }
     let (src, bck) = (directions(source), directions(back));
     if !src.is_empty() && !bck.is_empty() && !src.iter().any(|d| bck.contains(d)) && src.iter().any(|d| bck.contains(&d.reversed())) {
         let d = src[0];
-        why.push(format!(
-            "the source has {} acting on {} and the translation, read back in English, has it the other way round",
-            d.from.words(),
-            d.to.words()
-        ));
+        why.push(format!("has {} acting on {} where the source has it the other way round", d.to.words(), d.from.words()));
     }
-    (!why.is_empty()).then(|| format!("{FLAG} {}: \"{}\"", why.join(", and "), clip(back, 120)))
+    (!why.is_empty()).then(|| format!("{FLAG}, the translation {}: \"{}\" — check its meaning", why.join(", and "), clip(back, 120)))
 }
 
 /// English phrases with a negation word that do not negate what the sentence says ("no problem", "can't wait", tag
@@ -131,7 +127,7 @@ fn numbers(text: &str) -> Vec<u64> {
     const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
     let lower = text.to_lowercase().replace(['-', ','], " ");
     let mut out: Vec<u64> = Vec::new();
-    let mut push = |n: u64, out: &mut Vec<u64>| {
+    let push = |n: u64, out: &mut Vec<u64>| {
         if !out.contains(&n) {
             out.push(n);
         }
@@ -263,7 +259,7 @@ mod tests {
     #[test]
     fn roles_swapped_back_in_english_are_a_disagreement() {
         let d = disagreement("Can you send me the report by Friday?", "Can I send you the report by Friday?").unwrap();
-        assert!(d.contains("other way round") && d.contains("Can I send you"), "{d}");
+        assert!(d.contains("has the speaker (I/we) acting on the listener (you) where the source has it the other way round") && d.contains("Can I send you"), "{d}");
         assert!(disagreement("Can you send me the report by Friday?", "Could you send me the report by Friday?").is_none());
         // Paraphrased without pronouns (a Japanese request read back): nothing to compare.
         assert!(disagreement("Can you send me the report?", "Please send the report.").is_none());
@@ -277,7 +273,7 @@ mod tests {
     #[test]
     fn polarity_lost_or_added_back_in_english_is_a_disagreement() {
         let d = disagreement("I can't send it today.", "I can send it today.").unwrap();
-        assert!(d.contains("\"n't\"") && d.contains("no negation"), "{d}");
+        assert!(d.starts_with("read back in English, the translation has no negation where the source says \"n't\""), "{d}");
         let d = disagreement("I can send it today.", "I cannot send it today.").unwrap();
         assert!(d.contains("\"cannot\""), "{d}");
         assert!(disagreement("I can't send it today.", "I am not able to send it today.").is_none());
@@ -296,7 +292,7 @@ mod tests {
         assert_eq!(numbers("You owe me twenty-five euros, not 300."), vec![25, 300]);
         assert_eq!(numbers("two hundred people and one dog"), vec![200]);
         let d = disagreement("You owe me twenty euros.", "You owe me ten euros.").unwrap();
-        assert!(d.contains("says 20") && d.contains("says 10"), "{d}");
+        assert!(d.contains("says 10 where the source says 20"), "{d}");
         assert!(disagreement("You owe me twenty euros.", "You owe me 20 euros.").is_none());
         assert!(disagreement("I bought twelve eggs.", "I bought a dozen eggs.").is_none());
     }
