@@ -598,9 +598,10 @@ impl<'g> Translator<'g> {
                     .map(|seg| registro_generate::back_translation::request(gen.chat_format(), opts.lang, &seg.text, budget.tokens_for(&seg.source) + 16))
                     .collect::<anyhow::Result<Vec<GenRequest>>>()?;
                 let mut backs: Vec<Option<String>> = vec![None; pending.len()];
+                // A reading that fails (a server that refuses the request, say) is no second opinion: the segment keeps
+                // the checks it had, and the translation goes on.
                 gen.generate_many(&reqs, cancel, &mut |k, gens| {
-                    let gens = gens.with_context(|| format!("segment {}: reading the translation back in English", pending[k].index + 1))?;
-                    backs[k] = gens.into_iter().next().map(|g| g.text);
+                    backs[k] = gens.ok().and_then(|g| g.into_iter().next()).map(|g| g.text);
                     Ok(())
                 })?;
                 // Cancelled part-way: the waiting segments are not reported, as a cut-short request is not.

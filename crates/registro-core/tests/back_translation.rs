@@ -190,3 +190,30 @@ fn the_real_model_reads_a_reversed_translation_back_as_reversed() {
         }
     }
 }
+
+/// A reading back that fails (a server that refuses the request) is no second opinion: the translation is stored
+/// with the checks it had, not lost and not failed.
+#[test]
+fn a_reading_back_that_fails_loses_no_translation() {
+    use registro_core::translate::{prompt::ChatFormat, Constraints, Generated, Generator};
+    use std::sync::atomic::AtomicBool;
+    struct Refuses(ChatFormat);
+    impl Generator for Refuses {
+        fn id(&self) -> String {
+            "refuses".into()
+        }
+        fn chat_format(&self) -> &ChatFormat {
+            &self.0
+        }
+        fn generate(&mut self, prefix: &str, _: &str, n: usize, _: usize, _: &Constraints, _: &AtomicBool) -> anyhow::Result<Vec<Generated>> {
+            anyhow::ensure!(!prefix.contains("text into English"), "HTTP 400: unknown prompt");
+            Ok((0..n).map(|_| Generated { text: german(ROLES, false).into(), logprob: -1.0, tokens: 8 }).collect())
+        }
+    }
+    let mut model = Refuses(ChatFormat::Template(registro_engine::chat::ChatTemplate::builtin("qwen2")));
+    let mut t = tr::Translator::new(&mut model, None);
+    let segs = t.translate(&[ROLES.to_string()], &Options::new(Lang::De, Register::Formal), &AtomicBool::new(false), &mut |_| Ok(())).unwrap();
+    assert_eq!(segs.len(), 1);
+    assert_eq!(segs[0].text, german(ROLES, false));
+    assert!(segs[0].back_translation.is_none() && !segs[0].flagged, "{:?}", segs[0].flag_reason);
+}

@@ -193,6 +193,9 @@ fn segments_answered_out_of_order_are_stored_under_their_own_segment_and_a_503_b
         controls: "prompt,rerank,repair".parse::<Controls>().unwrap(),
         n_best: 2,
         early_exit: false,
+        // The order segments are stored in is what this test is about; the second opinion holds a segment back
+        // until it is read (tests/back_translation.rs).
+        back_translation: false,
         ..Options::new(Lang::De, Register::Formal)
     };
     let mut stored_order: Vec<String> = Vec::new();
