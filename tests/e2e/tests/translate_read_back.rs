@@ -72,7 +72,7 @@ fn a_sentence_that_passed_shows_what_its_translation_was_read_back_as() {
     }
     assert!(first.iter().any(|(_, b)| !b.is_empty()), "at least one sentence was read back: {first:?}");
     println!("translate_read_back: outputs {:?}", s.texts(r#"[data-testid="translate-output"]"#).unwrap_or_default());
-    s.execute(r#"document.querySelector('[data-testid="translate-row"]').scrollIntoView({ block: 'start' })"#, vec![]).unwrap();
+    s.execute(r#"document.querySelector('[data-testid="translate-row"]').scrollIntoView({ block: 'center' })"#, vec![]).unwrap();
     std::thread::sleep(Duration::from_millis(300));
     s.screenshot(&screenshot_path("translate-read-back.png")).unwrap();
 
