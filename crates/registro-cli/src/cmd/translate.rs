@@ -164,6 +164,9 @@ fn print_segment(s: &tr::SegmentOut) {
     if let Some(r) = &s.flag_reason {
         note.push_str(&format!("  ⚑ FLAGGED: {r}"));
     }
+    if let Some(b) = &s.back_translation {
+        note.push_str(&format!("  read back: {b:?}"));
+    }
     eprintln!("{note}");
 }
 
