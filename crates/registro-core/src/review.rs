@@ -293,7 +293,7 @@ fn stored_source(store: &Store, run: RunId, out: &Output) -> anyhow::Result<Opti
 
 const DRIFT: &str = "meaning drift";
 /// How a flag of the back-translation's second opinion starts (`registro_register::back_translation::disagreement`).
-const REVERSED: &str = registro_register::back_translation::FLAG;
+const READ_BACK: &str = registro_register::back_translation::FLAG;
 
 /// Runs every output check on `text` as segment `out`'s new translation and stores it: the register and meaning
 /// checks against the stored source ([`check_output`]), and the cross-lingual meaning check when its model is
@@ -328,10 +328,10 @@ pub(crate) fn recheck_and_store(
     // The back-translation's second opinion runs only while a model translates: a changed text keeps its flag,
     // saying so, until a check passes on it (re-translating) or a person overrides it.
     let old_reversal: Option<String> =
-        out.flag_reason.as_deref().and_then(|r| r.split("; ").find(|p| p.starts_with(REVERSED)).map(str::to_string));
+        out.flag_reason.as_deref().and_then(|r| r.split("; ").find(|p| p.starts_with(READ_BACK)).map(str::to_string));
     let reversal = match old_reversal {
         Some(r) if text == out.text => Some(r),
-        Some(_) => Some(format!("{REVERSED}: not checked again after the change (a translation is read back only while it is translated): check its negations, numbers and who does what")),
+        Some(_) => Some(format!("{READ_BACK}: not checked again after the change (a translation is read back only while it is translated): check its negations, numbers and who does what")),
         None => None,
     };
     for d in drift.into_iter().chain(reversal) {

@@ -555,6 +555,16 @@ impl<'g> Translator<'g> {
             let first: Vec<GenRequest> = jobs.iter().map(|j| if early_exit { GenRequest { n: 1, ..j.2.clone() } } else { j.2.clone() }).collect();
             let mut second: Vec<usize> = Vec::new();
             let mut pending: Vec<SegmentOut> = Vec::new();
+            // A finished segment goes out at once, or waits for its reading back at the end of the window.
+            let mut deliver = |seg: SegmentOut| -> anyhow::Result<()> {
+                if wants_reading_back(&seg) {
+                    pending.push(seg);
+                } else {
+                    on_segment(&seg)?;
+                    finished += 1;
+                }
+                Ok(())
+            };
             if !jobs.is_empty() {
                 gen.generate_many(&first, cancel, &mut |k, gens| {
                     let (index, o, req) = &jobs[k];
@@ -565,14 +575,7 @@ impl<'g> Translator<'g> {
                         second.push(k);
                         return Ok(());
                     }
-                    let seg = finish_segment(*index, &sources[*index], gens, sims, o, started)?;
-                    if wants_reading_back(&seg) {
-                        pending.push(seg);
-                        return Ok(());
-                    }
-                    on_segment(&seg)?;
-                    finished += 1;
-                    Ok(())
+                    deliver(finish_segment(*index, &sources[*index], gens, sims, o, started)?)
                 })?;
             }
             if !second.is_empty() && !cancel.load(std::sync::atomic::Ordering::SeqCst) {
@@ -582,14 +585,7 @@ impl<'g> Translator<'g> {
                     let (index, o, _) = &jobs[second[r]];
                     let gens = gens.with_context(|| format!("segment {}", index + 1))?;
                     let sims = similarities(meaning, &sources[*index], &gens)?;
-                    let seg = finish_segment(*index, &sources[*index], gens, sims, o, started)?;
-                    if wants_reading_back(&seg) {
-                        pending.push(seg);
-                        return Ok(());
-                    }
-                    on_segment(&seg)?;
-                    finished += 1;
-                    Ok(())
+                    deliver(finish_segment(*index, &sources[*index], gens, sims, o, started)?)
                 })?;
             }
             if !pending.is_empty() && !cancel.load(std::sync::atomic::Ordering::SeqCst) {
@@ -614,7 +610,6 @@ impl<'g> Translator<'g> {
                     finished += 1;
                 }
             }
-            pending.clear();
         }
         Ok(finished)
     }

@@ -48,12 +48,12 @@ pub fn worth_checking(lang: Lang, source: &str, translation: &str) -> bool {
     english_negation(source).is_some()
         || !directions(source).is_empty()
         || has_negation(lang, translation)
-        || numbers(source).len() > words_digits(source)
+        || spells_a_number(source)
 }
 
-/// How many of `text`'s numbers are written in digits (the rule check compares those without reading back).
-fn words_digits(text: &str) -> usize {
-    text.split(|c: char| !c.is_ascii_digit()).filter(|d| !d.is_empty()).count()
+/// Whether `text` writes a number in words ("twenty"), which the rule check, comparing digits, cannot see.
+fn spells_a_number(text: &str) -> bool {
+    text.to_lowercase().split(|c: char| !c.is_alphabetic()).any(|w| (w != "one" && UNITS.contains(&w)) || TENS.contains(&w))
 }
 
 /// What the back-translation `back` says differently from the English `source`, in words for the flag; `None` when
@@ -119,15 +119,16 @@ fn polarity(text: &str) -> Option<&'static str> {
     first_negation_word(&t).or_else(|| NEGATING.iter().copied().find(|n| words(&t).contains(n)))
 }
 
+const UNITS: [&str; 20] = [
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
+    "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+];
+const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+
 /// The numbers `text` states, in digits ("20", "1,500", "1.65") or in words ("twenty", "twenty-five", "two
 /// hundred", "1.65 billion"), in order, each once. "One" is left out: it is a pronoun as often as a number ("the one
 /// I like").
 fn numbers(text: &str) -> Vec<f64> {
-    const UNITS: [&str; 20] = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
-        "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
-    ];
-    const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
     // Tokens: runs of letters, and runs of digits with the separators inside them ("1,500", "1.65").
     let lower = text.to_lowercase();
     let chars: Vec<char> = lower.chars().collect();
@@ -179,7 +180,7 @@ fn numbers(text: &str) -> Vec<f64> {
                 n *= m;
                 i += 1;
             }
-            if !out.iter().any(|x| (x - n).abs() < 1e-9 * n.abs().max(1.0)) {
+            if !out.iter().any(|&x| same_number(x, n)) {
                 out.push(n);
             }
         }
@@ -328,6 +329,7 @@ mod tests {
         assert!(!worth_checking(Lang::De, "Thank you for your help!", "Vielen Dank für Ihre Hilfe!"));
         assert!(worth_checking(Lang::De, "The train leaves at seven.", "Der Zug fährt um sieben ab."));
         assert!(!worth_checking(Lang::De, "The train leaves at 7.", "Der Zug fährt um 7 ab."));
+        assert!(worth_checking(Lang::De, "It costs twenty-five euros.", "Es kostet fünfundzwanzig Euro."));
         // A negation the translation added is read back too.
         assert!(worth_checking(Lang::De, "The package arrived on time.", "Das Paket ist nicht pünktlich angekommen."));
     }
