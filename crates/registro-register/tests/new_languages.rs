@@ -54,6 +54,44 @@ fn portuguese_tu_and_voce() {
     assert_eq!(a.verdict(Register::Informal), Verdict::Uncertain);
 }
 
+/// Person from morphology: every tense's 2sg form of a common verb is tu, whichever verb it is, and a 3sg verb
+/// asked about with no third person before it is você. Sentences written for this test, never taken from a test set.
+#[test]
+fn portuguese_person_comes_from_morphology() {
+    assert_labels(Lang::Pt, &[
+        // Imperfect, preterite, future, conditional, subjunctives and the personal infinitive of regular verbs.
+        ("Quando eras pequeno, ganhavas sempre o jogo.", Label::Informal),
+        ("Ontem recebeste a minha mensagem?", Label::Informal),
+        ("Não sabia nada até me contares a história.", Label::Informal),
+        ("Amanhã enviarás o relatório à direção.", Label::Informal),
+        ("Disseram que comprarias o bilhete hoje.", Label::Informal),
+        ("Era bom que escrevesses à tua avó.", Label::Informal),
+        ("Quero que me expliques o problema.", Label::Informal),
+        ("Espero que não esqueças o guarda-chuva.", Label::Informal),
+        ("Se decidires vir, avisa-me.", Label::Informal),
+        ("Não compras nada online?", Label::Informal),
+        // Irregular verbs on the preterite stem: future and imperfect subjunctive.
+        ("Se tiveres tempo, passa cá em casa.", Label::Informal),
+        ("Se fizesses isso, ficava contente.", Label::Informal),
+        ("Tem um bom dia!", Label::Informal),
+        ("Tenha um bom dia!", Label::Formal),
+        ("Alguma vez andou a cavalo?", Label::Formal),
+        ("Que livros leu este ano? E quando publicou o último?", Label::Formal),
+        // Look-alikes: plural nouns after an article, "de" + a demonstrative, a third person asked about.
+        ("As compras chegaram ontem e as contas também.", Label::Neutral),
+        ("Gostei das perguntas e das respostas.", Label::Neutral),
+        ("Desses jogos, o primeiro é o melhor deste ano.", Label::Neutral),
+        ("O Pedro chegou a horas?", Label::Neutral),
+        ("Ele jogou bem ontem?", Label::Neutral),
+        ("Os colares e os olhares ficaram na memória.", Label::Neutral),
+    ]);
+    // Repair writes the você form of any of them.
+    assert_converts(Lang::Pt, &[
+        ("Quando eras pequeno, ganhavas sempre o jogo.", Register::Formal, "Quando era pequeno, ganhava sempre o jogo."),
+        ("Se decidires vir, liga-me.", Register::Formal, "Se decidir vir, liga-me."),
+    ]);
+}
+
 #[test]
 fn korean_endings_and_pronouns() {
     assert_labels(Lang::Ko, &[
@@ -143,10 +181,11 @@ fn new_languages_parse_from_their_codes() {
 #[test]
 fn accuracy_on_the_dev_split() {
     let mut failed = Vec::new();
-    // Measured: nl 0.99, pt 0.91, ko 0.93, vi 0.98 — Portuguese falls short of the 0.97 goal (pro-drop 3sg verbs
-    // outside the verb list read NEUTRAL; a question opened by its verb now counts, 0.89 → 0.91). Korean's rules
-    // were last tuned on the pool (0.953 → 0.977); its dev figure went 0.94 → 0.93, one pair.
-    for (lang, floor) in [(Lang::Nl, 0.98), (Lang::Pt, 0.90), (Lang::Ko, 0.92), (Lang::Vi, 0.97)] {
+    // Measured: nl 0.99, pt 0.96, ko 0.93, vi 0.98 — Portuguese falls short of the 0.97 goal (pro-drop 3sg verbs
+    // outside a question read NEUTRAL; a question opened by its verb counts, 0.89 → 0.91; every tense's 2sg and
+    // 3sg forms generated from conjugation classes, 0.91 → 0.96). Korean's rules were last tuned on the pool
+    // (0.953 → 0.977); its dev figure went 0.94 → 0.93, one pair.
+    for (lang, floor) in [(Lang::Nl, 0.98), (Lang::Pt, 0.95), (Lang::Ko, 0.92), (Lang::Vi, 0.97)] {
         let Some(pairs) = training_pairs(lang) else { continue };
         let (pool, held) = data::split(pairs);
         let (p, h) = (eval::accuracy(lang, &pool), eval::accuracy(lang, &held));
