@@ -428,10 +428,13 @@ pub fn check(lang: Lang, source: &str, candidate: &str) -> Vec<MeaningFlag> {
         }
     }
     if latin_script(lang) {
-        for group in name_groups(source) {
-            // A multi-word name is often a title or an institution that is translated ("Beauty and the Beast" →
-            // "La Belle et la Bête", "North Korea" → "Corée du Nord"): one of its words kept is enough.
-            if !group.iter().any(|name| name_kept(name, candidate)) {
+        for (group, title) in name_groups(source) {
+            // A multi-word name is often a title or an institution that is translated ("North Korea" → "Corée du
+            // Nord"): one of its words kept is enough. One joined by "the" ("Beauty and the Beast", "Lord of the
+            // Rings") is a title, which a translator gives its published name ("La Belle et la Bête"): a
+            // capitalised word inside the translation is enough.
+            let title_kept = title && capitalised_inside(candidate);
+            if !title_kept && !group.iter().any(|name| name_kept(name, candidate)) {
                 for name in group {
                     out.push(flag(MeaningIssue::Name, format!("name {name:?} missing")));
                 }
@@ -465,9 +468,10 @@ fn name_kept(name: &str, candidate: &str) -> bool {
 
 /// The source's names ([`names`]) grouped into multi-word names: neighbours, or joined by "of", "the" or "and the"
 /// (not "and" alone: "Peter and Mary" are two people).
-fn name_groups(source: &str) -> Vec<Vec<&str>> {
+fn name_groups(source: &str) -> Vec<(Vec<&str>, bool)> {
     let names = names(source);
-    let mut groups: Vec<Vec<&str>> = Vec::new();
+    let mut groups: Vec<(Vec<&str>, bool)> = Vec::new();
+    let mut joined_by_the = false;
     let mut open = false;
     let ws: Vec<&str> = source.split_whitespace().collect();
     for (k, &w) in ws.iter().enumerate() {
@@ -475,15 +479,21 @@ fn name_groups(source: &str) -> Vec<Vec<&str>> {
         // "Beauty and the Beast" is one title; "Peter and Mary" two people.
         let next_is_the = ws.get(k + 1).is_some_and(|n| n.eq_ignore_ascii_case("the"));
         if names.contains(&word) {
-            if !groups.iter().any(|g| g.contains(&word)) {
+            if !groups.iter().any(|(g, _)| g.contains(&word)) {
                 match groups.last_mut() {
-                    Some(g) if open => g.push(word),
-                    _ => groups.push(vec![word]),
+                    Some((g, title)) if open => {
+                        g.push(word);
+                        *title |= joined_by_the;
+                    }
+                    _ => groups.push((vec![word], false)),
                 }
             }
             open = true;
+            joined_by_the = false;
         } else if !(open && (matches!(word, "of" | "the" | "de") || word == "and" && next_is_the)) {
             open = false;
+        } else {
+            joined_by_the |= word == "the";
         }
         // Punctuation after a word ends the name ("Syria, Crimea").
         if w.ends_with(|c: char| !c.is_alphanumeric()) {
@@ -491,6 +501,19 @@ fn name_groups(source: &str) -> Vec<Vec<&str>> {
         }
     }
     groups
+}
+
+/// A capitalised word that does not open a sentence: where a translated title shows.
+fn capitalised_inside(candidate: &str) -> bool {
+    let mut sent_start = true;
+    for w in candidate.split_whitespace() {
+        let word = w.trim_matches(|c: char| !c.is_alphanumeric());
+        if !sent_start && word.chars().next().is_some_and(char::is_uppercase) {
+            return true;
+        }
+        sent_start = w.ends_with(['.', '!', '?', ':']);
+    }
+    false
 }
 
 /// Adds the meaning problems of `candidate` to a register flag `(flagged, reason)`, reasons joined with "; ".
@@ -944,6 +967,9 @@ mod tests {
             ("My extended family is out of States.", "Ma famille élargie vit hors des États-Unis."),
             ("May I also get your ZIP code and street name, please?", "Puis-je aussi avoir votre code postal et le nom de votre rue ?"),
             ("Did you ask Mom about it?", "As-tu demandé à maman ?"),
+            // A title joined by "the" under its published name (seen in the French and Italian development runs).
+            ("Have you seen Beauty and the Beast yet?", "Avez-vous déjà vu La Belle et la Bête ?"),
+            ("Have you seen Beauty and the Beast yet?", "Ha già visto La Bella e la Bestia?"),
         ];
         for (source, output) in kept {
             assert!(!issues(Lang::Fr, source, output).contains(&MeaningIssue::Name), "{output:?}: {:?}", check(Lang::Fr, source, output));
@@ -953,6 +979,8 @@ mod tests {
             ("My friend Giorgio lives in Brooklyn.", "Mon ami habite à New York.", "Giorgio"),
             // A brand is not an institution: dropping it is still caught.
             ("Lego replaced Ferrari as the most powerful brand.", "Lego a remplacé la marque la plus puissante.", "Ferrari"),
+            // A title left out altogether is still caught.
+            ("Have you seen Beauty and the Beast yet?", "Avez-vous déjà vu le film ?", "Beauty"),
         ];
         for (source, output, name) in dropped {
             let flags = check(Lang::Fr, source, output);
