@@ -401,10 +401,10 @@ pub fn check(lang: Lang, source: &str, candidate: &str) -> Vec<MeaningFlag> {
             .map(str::to_lowercase)
             .collect();
         for (i, en) in EN_DATES.iter().enumerate() {
-            // "may" is a verb far more often than a month: only the capitalised month counts.
+            // "may" is a verb far more often than a month: only the capitalised month counts, and not the modal
+            // opening a sentence ("Nice chatting with you! May your winter end soon.").
             let present = if *en == "may" {
-                source.split(|c: char| !c.is_alphabetic()).any(|w| w == "May")
-                    && !source.trim_start().starts_with("May ")
+                the_month_may(source)
             } else {
                 words.iter().any(|w| w == en)
             };
@@ -501,6 +501,21 @@ fn name_groups(source: &str) -> Vec<(Vec<&str>, bool)> {
         }
     }
     groups
+}
+
+/// "May" the month: capitalised, not opening a sentence, and not the modal before its subject ("May I…").
+fn the_month_may(source: &str) -> bool {
+    source.match_indices("May").any(|(i, _)| {
+        let rest = &source[i + 3..];
+        let word_ends = !rest.starts_with(|c: char| c.is_alphanumeric());
+        let before = source[..i].trim_end();
+        let opens = before.is_empty() || before.ends_with(['.', '!', '?', ':', '"', '“', ')']);
+        let glued = before.len() == source[..i].len() && !before.is_empty();
+        let modal = rest.split_whitespace().next().is_some_and(|n| {
+            matches!(n.trim_matches(|c: char| !c.is_alphanumeric()), "I" | "we" | "you" | "your" | "he" | "she" | "it" | "they" | "the" | "God")
+        });
+        word_ends && !glued && !opens && !modal
+    })
 }
 
 /// A capitalised word that does not open a sentence: where a translated title shows.
@@ -1023,6 +1038,11 @@ mod tests {
             issues(Lang::De, "You may go.", "Sie dürfen gehen.").is_empty(),
             "the verb may is no month"
         );
+        // The modal opening a later sentence is no month either (the Portuguese development run, 1.5B model).
+        assert!(issues(Lang::Pt, "Nice chatting with you as well! May your winter end soon. :)", "Também foi bom falar consigo! Espero que o seu inverno termine em breve. :)").is_empty());
+        assert!(issues(Lang::Fr, "Thanks. May I ask you something?", "Merci. Puis-je vous demander quelque chose ?").is_empty());
+        assert_eq!(issues(Lang::Fr, "We last met in May.", "Nous nous sommes vus pour la dernière fois en juin."), [MeaningIssue::Date]);
+        assert_eq!(issues(Lang::Pt, "The shop opens on 3 May.", "A loja abre a 3 de junho."), [MeaningIssue::Date]);
     }
 }
 
