@@ -92,6 +92,21 @@ fn portuguese_person_comes_from_morphology() {
     ]);
 }
 
+/// A fragment closed by a noun, laughter and a quotation carry no speech level of the speaker's own; a plain
+/// predicate still does. Sentences written for this test.
+#[test]
+fn korean_noun_fragments_and_quotations() {
+    assert_labels(Lang::Ko, &[
+        ("그렇게 하시면 돼요. 가장 쉬운 방법.", Label::Formal),
+        ("정말 재미있었어요, 하하.", Label::Formal),
+        ("친구가 \"빨리 와!\" 라고 했어요.", Label::Formal),
+        ("그 사람이 괜찮아? 하는 표정이었어요.", Label::Formal),
+        ("가장 쉬운 방법이야.", Label::Informal),
+        ("그렇게 하면 돼. 진짜 쉬워.", Label::Informal),
+        ("내일 봐!", Label::Informal),
+    ]);
+}
+
 #[test]
 fn korean_endings_and_pronouns() {
     assert_labels(Lang::Ko, &[
@@ -181,11 +196,11 @@ fn new_languages_parse_from_their_codes() {
 #[test]
 fn accuracy_on_the_dev_split() {
     let mut failed = Vec::new();
-    // Measured: nl 0.99, pt 0.96, ko 0.93, vi 0.98 — Portuguese falls short of the 0.97 goal (pro-drop 3sg verbs
+    // Measured: nl 0.99, pt 0.96, ko 0.96, vi 0.98 — Portuguese falls short of the 0.97 goal (pro-drop 3sg verbs
     // outside a question read NEUTRAL; a question opened by its verb counts, 0.89 → 0.91; every tense's 2sg and
-    // 3sg forms generated from conjugation classes, 0.91 → 0.96). Korean's rules were last tuned on the pool
-    // (0.953 → 0.977); its dev figure went 0.94 → 0.93, one pair.
-    for (lang, floor) in [(Lang::Nl, 0.98), (Lang::Pt, 0.95), (Lang::Ko, 0.92), (Lang::Vi, 0.97)] {
+    // 3sg forms generated from conjugation classes, 0.91 → 0.96). Korean: a clause closed by a noun is no longer
+    // plain speech and quoted speech keeps its speaker's level (tuned on the pool, 0.977 → 0.990; dev 0.93 → 0.96).
+    for (lang, floor) in [(Lang::Nl, 0.98), (Lang::Pt, 0.95), (Lang::Ko, 0.95), (Lang::Vi, 0.97)] {
         let Some(pairs) = training_pairs(lang) else { continue };
         let (pool, held) = data::split(pairs);
         let (p, h) = (eval::accuracy(lang, &pool), eval::accuracy(lang, &held));

@@ -118,9 +118,13 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
             push(&mut out, text, t, Informal, Pronoun, false);
         } else if any(POLITE_YOU, w) {
             push(&mut out, text, t, Formal, Pronoun, false);
-        } else if ends_clause(text, toks, i) && t.text.chars().last().is_some_and(hangul) && !cut_off(text, t, w) {
+        } else if quoted(toks, i) {
+            // Quoted speech keeps its speaker's level: "우린 안 돼, 라고 했어요", "감당할 수 있겠어? 하는 것 같군요".
+        } else if ends_clause(text, toks, i) && t.text.chars().last().is_some_and(hangul) && !cut_off(text, t, w) && !any(LAUGHTER, w) {
             let formal = FORMAL_ENDINGS.iter().any(|e| w.ends_with(e)) && !causal_nikka(w);
-            push(&mut out, text, t, if formal { Formal } else { Informal }, Ending, true);
+            // A fragment closed by a noun ("…쓰는 방법.", "랩 배틀.") stands in polite speech too; only an ending
+            // that a predicate has makes the clause plain speech.
+            push(&mut out, text, t, if formal { Formal } else { Informal }, Ending, formal || ends_like_predicate(w));
         } else if before_comma(text, toks, i) && w.chars().count() >= 2 && !any(INTERJECTIONS, w) {
             if COMMA_FORMAL_ENDINGS.iter().any(|e| w.ends_with(e)) {
                 push(&mut out, text, t, Formal, Ending, false);
@@ -160,4 +164,30 @@ fn ends_clause(text: &str, toks: &[Tok<'_>], i: usize) -> bool {
     gap.contains(['.', '?', '!', '…', '\n', '。', '？', '！'])
         || until == text.len() && gap.trim().is_empty()
         || until == text.len()
+}
+
+/// Laughter and exclamations that close a clause without a speech level ("하하.", "하!").
+const LAUGHTER: &[&str] = &["하하", "하하하", "하", "헤헤", "히히", "호호", "아하", "와우", "ㅋㅋ", "ㅋㅋㅋ", "ㅎㅎ"];
+
+/// Last syllables of the plain-speech (해체/해라체) endings: -지, -다, -네, -군, -냐, -니, -래, -자, -게, -걸, -까,
+/// -나, -대, -데, -든, -고, -라, -야 and the contracted -어/-아 forms.
+const PLAIN_FINAL_SYLLABLES: &[char] = &[
+    '지', '다', '네', '군', '냐', '니', '래', '자', '게', '걸', '까', '나', '대', '데', '든', '고', '라', '야', '어', '아',
+    '여', '해', '돼', '줘', '봐', '와', '워', '겨', '져', '쳐', '켜', '혀', '가', '거', '려', '구', '렴', '마',
+];
+
+/// Whether a clause-final word ends like a predicate in plain speech: one of the plain endings' syllables, or a
+/// syllable contracted from -아/-어 (open syllable with ㅏ ㅐ ㅑ ㅓ ㅕ ㅘ ㅙ ㅝ: 가, 봐, 써, 했어 → 해). A noun
+/// ending (방법, 배틀, 곳) is not one.
+fn ends_like_predicate(w: &str) -> bool {
+    let Some(last) = w.chars().last() else { return false };
+    PLAIN_FINAL_SYLLABLES.contains(&last)
+        || jamo(last).is_some_and(|(_, medial, fin)| fin == 0 && matches!(medial, 0 | 1 | 2 | 4 | 6 | 9 | 10 | 14))
+}
+
+/// The word closes a quotation: the next word is the quotative 라고/하고/하는/하며 that reports it.
+fn quoted(toks: &[Tok<'_>], i: usize) -> bool {
+    neighbour(toks, i, 1).is_some_and(|n| {
+        ["라고", "이라고", "하고", "하는", "하며", "하면서", "하더라", "하길래"].iter().any(|q| n.norm.starts_with(q))
+    })
 }
