@@ -77,6 +77,8 @@ fn portuguese_person_comes_from_morphology() {
         ("Tenha um bom dia!", Label::Formal),
         ("Alguma vez andou a cavalo?", Label::Formal),
         ("Que livros leu este ano? E quando publicou o último?", Label::Formal),
+        ("Quando veio para Lisboa?", Label::Formal),
+        ("Ele veio ontem?", Label::Neutral),
         // Look-alikes: plural nouns after an article, "de" + a demonstrative, a third person asked about.
         ("As compras chegaram ontem e as contas também.", Label::Neutral),
         ("Gostei das perguntas e das respostas.", Label::Neutral),
@@ -84,11 +86,21 @@ fn portuguese_person_comes_from_morphology() {
         ("O Pedro chegou a horas?", Label::Neutral),
         ("Ele jogou bem ontem?", Label::Neutral),
         ("Os colares e os olhares ficaram na memória.", Label::Neutral),
+        // An imperative said as an aside (the 1.5B model wrote "Desculpe, mas…" in an informal translation).
+        ("Desculpe, mas não recebi o ficheiro.", Label::Formal),
+        ("Desculpa, mas não recebi o ficheiro.", Label::Informal),
+        ("Olha, não sei.", Label::Informal),
+        ("Olhe, não sei.", Label::Formal),
+        ("Ela desculpa-se sempre.", Label::Neutral),
     ]);
+    assert_eq!(analyze(Lang::Pt, "Desculpe, mas não consegui o arquivo que enviaste.").label, Label::Mixed);
     // Repair writes the você form of any of them.
     assert_converts(Lang::Pt, &[
         ("Quando eras pequeno, ganhavas sempre o jogo.", Register::Formal, "Quando era pequeno, ganhava sempre o jogo."),
         ("Se decidires vir, liga-me.", Register::Formal, "Se decidir vir, liga-me."),
+        ("Desculpa, mas não recebi o ficheiro.", Register::Formal, "Desculpe, mas não recebi o ficheiro."),
+        ("Desculpe, mas não recebi o ficheiro.", Register::Informal, "Desculpa, mas não recebi o ficheiro."),
+        ("Desculpe, mas não recebi o ficheiro que enviaste.", Register::Informal, "Desculpa, mas não recebi o ficheiro que enviaste."),
     ]);
 }
 

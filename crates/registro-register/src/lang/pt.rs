@@ -120,6 +120,9 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
             push(&mut out, text, t, Informal, Verb, true);
         } else if let Some(strong) = generated_tu(w, prev) {
             push(&mut out, text, t, Informal, Verb, strong);
+        } else if let Some(register) = interjection_imperative(text, t) {
+            // "Desculpe, mas…" / "Olha, não sei": an imperative said as an aside carries the person.
+            push(&mut out, text, t, register, Verb, true);
         } else if let Some(register) = wish_closing(toks, i) {
             // "Tem um bom dia!" / "Tenha um bom dia!": the imperative of ter closing a chat.
             push(&mut out, text, t, register, Verb, true);
@@ -148,6 +151,8 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
             // "que pagas", "não comes": a finite 2sg after a word that introduces a verb.
             push(&mut out, text, t, Informal, Verb, false);
         } else if prev.is_some_and(|p| any(VERB_CONTEXT, p))
+            && !enclitic_before(toks, i)
+            && !any(ADVERBS_IN_A_E, w)
             && w.chars().count() > 3
             && (w.ends_with('a') || w.ends_with('e'))
         {
@@ -312,6 +317,12 @@ const IRREGULAR_PAST_STEMS: &[&str] = &[
     "coube",
 ];
 
+/// The irregular verbs' 3sg preterites, which no stem rule builds ("Já foi?", "Quando veio?").
+const IRREGULAR_PRETERITE_3SG: &[&str] = &[
+    "foi", "teve", "fez", "disse", "esteve", "pôde", "quis", "soube", "veio", "deu", "viu", "pôs", "trouxe", "houve",
+    "coube",
+];
+
 /// The generated forms, built once.
 struct Forms {
     /// 2sg forms no other person shares (ganhavas, comeste, falarás, contares, falasses).
@@ -378,6 +389,7 @@ fn forms() -> &'static Forms {
             tu.extend([format!("{stem}ste"), format!("{stem}sses"), format!("{stem}res")]);
             voce.extend([format!("{stem}sse"), format!("{stem}r")]);
         }
+        voce.extend(IRREGULAR_PRETERITE_3SG.iter().map(|f| f.to_string()));
         // "deste ano", "desses jogos", "desse dia" are de + a demonstrative; "vir" is the infinitive, "for" also
         // English.
         for f in ["deste", "desses", "desse", "for", "vir"] {
@@ -492,4 +504,44 @@ fn third_person_subject(text: &str, toks: &[Tok<'_>], i: usize) -> bool {
     i > 0
         && matches!(toks[i - 1].norm.as_str(), "ele" | "ela" | "eles" | "elas")
         && text[toks[i - 1].end..toks[i].start].trim().is_empty()
+}
+
+/// Imperatives said as an aside, tu and você: "Desculpa," / "Desculpe,", "Olha," / "Olhe,".
+pub const INTERJECTION_IMPERATIVES: &[(&str, &str)] = &[
+    ("desculpa", "desculpe"),
+    ("olha", "olhe"),
+    ("espera", "espere"),
+    ("imagina", "imagine"),
+    ("repara", "repare"),
+    ("escuta", "escute"),
+    ("perdoa", "perdoe"),
+    ("ouve", "ouça"),
+    ("ouve", "oiça"),
+    ("vê", "veja"),
+];
+
+/// An imperative of [`INTERJECTION_IMPERATIVES`] opening a sentence and closed by a comma or a stop: tu for the
+/// indicative-looking form, você for the subjunctive one.
+fn interjection_imperative(text: &str, t: &Tok<'_>) -> Option<crate::Register> {
+    if !t.sent_start || !text[t.end..].starts_with([',', '!', '.']) {
+        return None;
+    }
+    INTERJECTION_IMPERATIVES.iter().find_map(|&(tu, voce)| {
+        if t.norm == tu {
+            Some(Informal)
+        } else if t.norm == voce {
+            Some(Formal)
+        } else {
+            None
+        }
+    })
+}
+
+/// Adverbs and prepositions ending like a 3sg verb that follow "se"/"que"/"não" ("desculpa-se sempre", "que
+/// tarde").
+const ADVERBS_IN_A_E: &[&str] = &["sempre", "tarde", "longe", "antes", "sobre", "sequer", "fora", "agora", "nunca", "quase", "onde", "contra", "para", "desde"];
+
+/// The word before is an enclitic joined to its verb by a hyphen ("desculpa-se"): "se" there is no conjunction.
+fn enclitic_before(toks: &[Tok<'_>], i: usize) -> bool {
+    i > 0 && toks[i - 1].hyphen_before
 }

@@ -5,7 +5,7 @@
 //! The plural addressee (vocês, vos, vosso) is the same in both registers in Portugal, so it is left alone even where
 //! the analyzer counts it.
 use super::{capitalise_if, swap_ending, table, Ctx, Edit};
-use crate::lang::pt::{TU_VERBS, VOCE_VERBS};
+use crate::lang::pt::{INTERJECTION_IMPERATIVES, TU_VERBS, VOCE_VERBS};
 use crate::{analyze, Label, Lang};
 
 const WORDS: &[(&str, &str)] = &[
@@ -354,6 +354,9 @@ fn to_formal(c: &Ctx<'_>) -> Vec<Edit> {
             "convosco" => out.push(c.edit_cased(i, "com vocês")),
             _ => {
                 if let Some(p) = table(WORDS, w, true) {
+                    out.push(c.edit_cased(i, p));
+                } else if let Some(p) = table(INTERJECTION_IMPERATIVES, w, true).filter(|_| c.toks[i].sent_start) {
+                    // "Desculpa, …" → "Desculpe, …": the aside's imperative, not the 3sg "desculpa" of to_3sg.
                     out.push(c.edit_cased(i, p));
                 } else if !is_plural_noun(c, i) {
                     if let Some(v) = to_3sg(w) {
