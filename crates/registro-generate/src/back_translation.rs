@@ -22,8 +22,7 @@ fn system_text(lang: Lang) -> String {
 /// second opinion, and says nothing.
 pub fn usable(lang: Lang, back: &str) -> bool {
     let b = back.trim().to_lowercase();
-    const META: &[&str] = &["sure", "here is", "here's", "translation", "i'm sorry", "i am sorry", "as an ai", "please provide"];
-    if b.is_empty() || META.iter().any(|m| b.starts_with(m)) || b.contains("translation:") {
+    if b.is_empty() || is_comment(&b) {
         return false;
     }
     // Five words in a row of the instruction are the instruction, not the text.
@@ -31,6 +30,20 @@ pub fn usable(lang: Lang, back: &str) -> bool {
     let iw: Vec<&str> = instruction.split_whitespace().collect();
     let bw: Vec<&str> = b.split_whitespace().collect();
     !bw.windows(5).any(|w| iw.windows(5).any(|x| x == w))
+}
+
+/// A comment on the task rather than a reading: "Sure, here is the translation:", "I'm sorry, but I can't assist
+/// with that." A reading that merely opens like one is kept: "Desculpe, mas não recebi o ficheiro" is "I'm sorry,
+/// but I didn't get the file", "Claro, posso ajudar" is "Sure, I can help".
+fn is_comment(b: &str) -> bool {
+    const ALWAYS: &[&str] = &["here is", "here's", "as an ai", "please provide", "translation"];
+    const REFUSING: &[&str] = &["can't assist", "cannot assist", "can't help with that", "cannot help with that", "unable to", "can't translate", "cannot translate", "can't provide", "cannot provide", "can't fulfill", "cannot fulfill"];
+    let head: String = b.split_whitespace().take(8).collect::<Vec<_>>().join(" ");
+    ALWAYS.iter().any(|m| b.starts_with(m))
+        || b.contains("translation:")
+        || b.contains("translated text")
+        || ["sure", "certainly", "of course"].iter().any(|m| b.starts_with(m)) && (head.contains("here") || head.contains("translat"))
+        || ["i'm sorry", "i am sorry", "sorry"].iter().any(|m| b.starts_with(m)) && REFUSING.iter().any(|r| b.contains(r))
 }
 
 /// The prompt that translates `text`, written in `lang`, back into English.
@@ -72,6 +85,11 @@ mod tests {
         assert!(usable(Lang::De, "Can I send you the report?"));
         assert!(!usable(Lang::De, "Sure, here is the English translation:"));
         assert!(!usable(Lang::De, "Keep every negation and who does what to whom."));
+        assert!(!usable(Lang::Pt, "I'm sorry, but I can't assist with that."));
+        assert!(!usable(Lang::Pt, "Certainly! Here it is: I didn't get the file."));
+        // Faithful readings that open like a comment (a translation opening with "Desculpe," or "Claro,").
+        assert!(usable(Lang::Pt, "I'm sorry, but I didn't get the file you sent last week."));
+        assert!(usable(Lang::Pt, "Sure, I can send you the file tomorrow."));
         assert!(plain.turn.ends_with("Italian: Grazie!\nEnglish:"), "{}", plain.turn);
     }
 }
