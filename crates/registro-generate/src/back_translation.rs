@@ -37,7 +37,11 @@ pub fn usable(lang: Lang, back: &str) -> bool {
 /// but I didn't get the file", "Claro, posso ajudar" is "Sure, I can help".
 fn is_comment(b: &str) -> bool {
     const ALWAYS: &[&str] = &["here is", "here's", "as an ai", "please provide", "translation"];
-    const REFUSING: &[&str] = &["can't assist", "cannot assist", "can't help with that", "cannot help with that", "unable to", "can't translate", "cannot translate", "can't provide", "cannot provide", "can't fulfill", "cannot fulfill"];
+    const REFUSING: &[&str] = &[
+        "can't assist", "cannot assist", "unable to assist", "can't help with that", "cannot help with that",
+        "unable to help with", "can't translate", "cannot translate", "unable to translate", "can't provide",
+        "cannot provide", "unable to provide", "can't fulfill", "cannot fulfill", "unable to fulfill", "unable to comply",
+    ];
     let head: String = b.split_whitespace().take(8).collect::<Vec<_>>().join(" ");
     ALWAYS.iter().any(|m| b.starts_with(m))
         || b.contains("translation:")
@@ -90,6 +94,9 @@ mod tests {
         // Faithful readings that open like a comment (a translation opening with "Desculpe," or "Claro,").
         assert!(usable(Lang::Pt, "I'm sorry, but I didn't get the file you sent last week."));
         assert!(usable(Lang::Pt, "Sure, I can send you the file tomorrow."));
+        // The 1.5B model's reading of "Desculpa, mas não consegui o arquivo que enviou a semana passada."
+        assert!(usable(Lang::Pt, "I'm sorry, but I was unable to retrieve the file sent last week."));
+        assert!(!usable(Lang::Pt, "I'm sorry, but I am unable to translate this text."));
         assert!(plain.turn.ends_with("Italian: Grazie!\nEnglish:"), "{}", plain.turn);
     }
 }
