@@ -15,6 +15,10 @@ fn german_du_vs_sie() {
         ("Haben Sie gesehen, was du gemacht hast?", Label::Mixed),
         // "sie" lower-case is she/they, not the addressee.
         ("Ich glaube, sie kommen morgen.", Label::Neutral),
+        // "Du meine Güte!" is an exclamation said to nobody; "du" in a sentence of its own still counts.
+        ("Du meine Güte! Mögen Sie Jazz?", Label::Formal),
+        ("Du lieber Himmel, das ist teuer.", Label::Neutral),
+        ("Du meinst, die Güte zählt?", Label::Informal),
     ]);
 }
 

@@ -83,6 +83,8 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
             push(&mut out, text, t, Informal, Verb, true);
         } else if du_imperative(toks, i) {
             push(&mut out, text, t, Informal, Imperative, false);
+        } else if w == "du" && exclamation(toks, i) {
+            // "Du meine Güte!", "Du lieber Himmel!": an exclamation, said to nobody, in either register.
         } else if any(DU_PRONOUNS, w) {
             push(&mut out, text, t, Informal, Pronoun, true);
             // The verb next to "du" carries the 2sg ending: mark it too so repair and highlighting see it.
@@ -115,4 +117,10 @@ fn sie_is_addressee(toks: &[Tok<'_>], i: usize) -> bool {
         .iter()
         .take_while(|t| !t.sent_start)
         .any(|t| t.text == "Ihnen" || (!t.sent_start && t.capitalised() && any(SIE_POSSESSIVES, &t.norm)))
+}
+
+/// "Du meine Güte", "Du lieber Himmel", "Du liebe Zeit": "du" in a fixed exclamation addresses nobody.
+pub(crate) fn exclamation(toks: &[Tok<'_>], i: usize) -> bool {
+    let next: Vec<&str> = toks.iter().skip(i + 1).take(2).filter(|t| !t.sent_start).map(|t| t.norm.as_str()).collect();
+    matches!(next.as_slice(), ["meine", "güte"] | ["lieber", "himmel"] | ["liebe", "zeit"] | ["meine", "zeit"] | ["lieber", "gott"])
 }

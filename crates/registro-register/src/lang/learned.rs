@@ -40,6 +40,10 @@ pub(crate) fn add_markers(lang: Lang, text: &str, toks: &[Tok<'_>], out: &mut Ve
         if out.iter().any(|m| m.start < tok.end && tok.start < m.end) {
             continue;
         }
+        // "Du meine Güte!" addresses nobody (see `de::exclamation`).
+        if lang == Lang::De && tok.norm == "du" && super::de::exclamation(toks, i) {
+            continue;
+        }
         if let Some(&r) = t.get(tok.norm.as_str()) {
             // An Italian -are imperative ("diventa", "cerca") is also the 3sg indicative; after a relative or a
             // subject ("Bruce Wayne che diventa Batman") it is the latter.
