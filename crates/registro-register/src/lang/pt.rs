@@ -295,19 +295,15 @@ const IR_STEM_CHANGE: &[(&str, &str, &str)] = &[
 /// Generated forms that are also frequent nouns or adjectives: "as compras", "as contas", "uma marca", "as
 /// perguntas", "as vendas", "as escolhas". They still count after "tu", "não" or a clitic (see `markers`).
 const NOUN_FORMS: &[&str] = &[
-    "compras", "contas", "marcas", "trocas", "voltas", "ajudas", "esperas", "passas", "notas", "provas", "visitas",
-    "lutas", "pesquisas", "reservas", "entregas", "vendas", "perguntas", "escolhas", "ofertas", "cartas", "falas",
-    "toques", "marques", "partes", "abertas", "mudas", "pintas", "festas", "saltas", "colas", "copias", "garantias",
-    "apostas", "respostas", "gravas", "caminhas", "juntas", "chamas", "moras", "andas", "tratas", "acordes",
-    "fechas", "descansas", "sonhas", "crias", "pescas", "gastas", "cantas", "bebes", "sofres", "bates", "varres",
-    "partas", "resumes", "unes", "cumpres", "conheces", "rodas", "levas", "tomas", "pagas", "usas", "passes",
-    "postas", "reparas", "torces", "ligas", "liga", "colares", "olhares", "jantares", "pares", "bares", "mares", "lares",
-    "parte", "conta", "marca", "troca", "volta", "ajuda", "espera", "nota", "prova", "visita", "luta", "pesquisa",
-    "reserva", "entrega", "venda", "pergunta", "escolha", "oferta", "fala", "compra", "passe", "toque", "festa",
-    "garantia", "aposta", "resposta", "grava", "caminha", "junta", "chama", "mora", "trata", "acorde", "cria",
-    "pesca", "canta", "copia", "cola", "muda", "pinta", "salta", "roda", "leva", "toma", "paga", "usa", "posta",
-    "sentido", "partida", "saída", "vida", "ida", "nascer", "parecer", "ser", "dever", "poder", "prazer", "jantar",
-    "olhar", "lugar", "par", "bar", "mar", "lar", "colar", "estar", "esperança",
+    "compras", "contas", "marcas", "trocas", "voltas", "ajudas", "esperas", "passas", "notas", "visitas", "pesquisas",
+    "reservas", "entregas", "vendas", "perguntas", "escolhas", "falas", "toques", "marques", "partes", "mudas",
+    "pintas", "saltas", "colas", "copias", "garantias", "apostas", "gravas", "caminhas", "juntas", "chamas", "moras",
+    "andas", "tratas", "acordes", "fechas", "descansas", "sonhas", "crias", "pescas", "gastas", "cantas", "bebes",
+    "sofres", "bates", "varres", "partas", "resumes", "unes", "cumpres", "conheces", "levas", "tomas", "pagas",
+    "usas", "passes", "postas", "reparas", "torces", "ligas", "liga", "pares", "parte", "conta", "marca", "troca", "volta",
+    "ajuda", "espera", "nota", "visita", "pesquisa", "reserva", "entrega", "venda", "pergunta", "escolha", "fala",
+    "compra", "passe", "toque", "garantia", "aposta", "grava", "caminha", "junta", "chama", "mora", "trata", "acorde",
+    "cria", "pesca", "canta", "copia", "cola", "muda", "pinta", "salta", "leva", "toma", "paga", "usa", "posta",
 ];
 
 /// Preterite stems of the irregular verbs (ter, fazer, querer, poder, saber, dizer, vir, ser/ir, estar, dar, ver,
@@ -340,9 +336,6 @@ fn forms() -> &'static Forms {
         use std::collections::HashSet;
         let (mut tu, mut tu_present, mut voce) = (HashSet::new(), HashSet::new(), HashSet::new());
         let mut add = |inf: &str, class: &str, present: Option<&str>, subj_2sg: Option<String>| {
-            if inf.contains('-') || inf.len() < 4 {
-                return;
-            }
             let stem = &inf[..inf.len() - 2];
             let (pret2, pret3, imp2, imp3, isubj) = match class {
                 "ar" => ("aste", "ou", "avas", "ava", "asse"),
@@ -371,13 +364,13 @@ fn forms() -> &'static Forms {
                 format!("{stem}{isubj}"),
             ]);
         };
-        for v in AR_VERBS.iter().filter(|v| v.ends_with("ar")) {
+        for v in AR_VERBS {
             add(v, "ar", None, None);
         }
-        for v in ER_VERBS.iter().filter(|v| v.ends_with("er")) {
+        for v in ER_VERBS {
             add(v, "er", None, None);
         }
-        for v in IR_VERBS.iter().filter(|v| v.ends_with("ir")) {
+        for v in IR_VERBS {
             add(v, "ir", None, None);
         }
         for (v, pres, subj) in IR_STEM_CHANGE {
@@ -483,7 +476,7 @@ fn generated_voce_question(text: &str, toks: &[Tok<'_>], i: usize) -> bool {
     // The clause: back to the sentence start or a comma ("…fazer nada, alguma vez andou…").
     let start = (0..=i).rev().find(|&j| toks[j].sent_start || j > 0 && text[toks[j - 1].end..toks[j].start].contains(',')).unwrap_or(0);
     let third = toks[start..i].iter().any(|p| any(THIRD_PERSONS, &p.norm) || (p.capitalised() && !p.sent_start));
-    let noun = i > 0 && !t.sent_start && any(BEFORE_NOUN, &toks[i - 1].norm) && !any(&["se", "que"], &toks[i - 1].norm);
+    let noun = i > 0 && !t.sent_start && any(BEFORE_NOUN, &toks[i - 1].norm);
     !third && !noun
 }
 
@@ -544,4 +537,19 @@ const ADVERBS_IN_A_E: &[&str] = &["sempre", "tarde", "longe", "antes", "sobre", 
 /// The word before is an enclitic joined to its verb by a hyphen ("desculpa-se"): "se" there is no conjunction.
 fn enclitic_before(toks: &[Tok<'_>], i: usize) -> bool {
     i > 0 && toks[i - 1].hyphen_before
+}
+
+
+#[cfg(test)]
+mod tests {
+    /// A verb filed under the wrong class would be conjugated wrongly, without a word.
+    #[test]
+    fn every_listed_verb_has_its_class_ending() {
+        for (list, ending) in [(super::AR_VERBS, "ar"), (super::ER_VERBS, "er"), (super::IR_VERBS, "ir")] {
+            for v in list {
+                assert!(v.ends_with(ending) && v.len() > 3, "{v} is listed as an -{ending} verb");
+            }
+        }
+        assert!(super::IR_STEM_CHANGE.iter().all(|(v, _, _)| v.ends_with("ir")));
+    }
 }
