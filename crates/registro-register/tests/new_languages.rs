@@ -101,6 +101,10 @@ fn portuguese_person_comes_from_morphology() {
         ("Desculpa, mas não recebi o ficheiro.", Register::Formal, "Desculpe, mas não recebi o ficheiro."),
         ("Desculpe, mas não recebi o ficheiro.", Register::Informal, "Desculpa, mas não recebi o ficheiro."),
         ("Desculpe, mas não recebi o ficheiro que enviaste.", Register::Informal, "Desculpa, mas não recebi o ficheiro que enviaste."),
+        // Every aside the analyzer reads as você goes back to its tu imperative, not to a subjunctive ("Ouças,").
+        ("Ouça, não sei.", Register::Informal, "Ouve, não sei."),
+        ("Repare, isto é estranho.", Register::Informal, "Repara, isto é estranho."),
+        ("Escute, amanhã falamos.", Register::Informal, "Escuta, amanhã falamos."),
     ]);
 }
 

@@ -256,16 +256,15 @@ const NOT_VERBS: &[&str] = &[
     "fora",
 ];
 
-/// Subjunctive 3sg ↔ the informal imperative: "tenha um bom dia" is "tem um bom dia" to a friend.
+/// Subjunctive 3sg ↔ the informal imperative: "tenha um bom dia" is "tem um bom dia" to a friend. The imperatives
+/// said as an aside ("Desculpe," ↔ "Desculpa,") are the analyzer's `INTERJECTION_IMPERATIVES`, looked up after these.
 const IMPERATIVES: &[(&str, &str)] = &[
-    ("desculpa", "desculpe"),
     ("tira", "tire"),
     ("volta", "volte"),
     ("escolhe", "escolha"),
     ("joga", "jogue"),
     ("abdica", "abdique"),
     ("fala", "fale"),
-    ("imagina", "imagine"),
     ("aproveita", "aproveite"),
     ("anda", "ande"),
     ("entra", "entre"),
@@ -278,10 +277,6 @@ const IMPERATIVES: &[(&str, &str)] = &[
     ("faz", "faça"),
     ("diz", "diga"),
     ("fica", "fique"),
-    ("espera", "espere"),
-    ("olha", "olhe"),
-    ("vê", "veja"),
-    ("ouve", "oiça"),
     ("vai", "vá"),
     ("vem", "venha"),
     ("dá", "dê"),
@@ -786,7 +781,7 @@ fn verb_to_informal(c: &Ctx<'_>, i: usize, strict: bool) -> Option<String> {
     }
     // A subjunctive opening a clause is the formal imperative.
     if clause_start {
-        if let Some(v) = table(IMPERATIVES, w, false) {
+        if let Some(v) = table(IMPERATIVES, w, false).or_else(|| table(INTERJECTION_IMPERATIVES, w, false)) {
             return Some(v.to_string());
         }
     }
