@@ -510,7 +510,8 @@ fn the_month_may(source: &str) -> bool {
         let word_ends = !rest.starts_with(|c: char| c.is_alphanumeric());
         let before = source[..i].trim_end();
         let opens = before.is_empty() || before.ends_with(['.', '!', '?', ':', '"', '“', ')']);
-        let glued = before.len() == source[..i].len() && !before.is_empty();
+        // Part of a longer word ("DisMay") rather than the month after a bracket ("(May 2024)").
+        let glued = source[..i].chars().next_back().is_some_and(char::is_alphanumeric);
         let modal = rest.split_whitespace().next().is_some_and(|n| {
             matches!(n.trim_matches(|c: char| !c.is_alphanumeric()), "I" | "we" | "you" | "your" | "he" | "she" | "it" | "they" | "the" | "God")
         });
@@ -1043,6 +1044,7 @@ mod tests {
         assert!(issues(Lang::Fr, "Thanks. May I ask you something?", "Merci. Puis-je vous demander quelque chose ?").is_empty());
         assert_eq!(issues(Lang::Fr, "We last met in May.", "Nous nous sommes vus pour la dernière fois en juin."), [MeaningIssue::Date]);
         assert_eq!(issues(Lang::Pt, "The shop opens on 3 May.", "A loja abre a 3 de junho."), [MeaningIssue::Date]);
+        assert_eq!(issues(Lang::Fr, "The offer ends soon (May 31).", "L'offre se termine bientôt (31 juin)."), [MeaningIssue::Date]);
     }
 }
 
