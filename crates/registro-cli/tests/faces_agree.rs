@@ -89,7 +89,9 @@ fn the_cli_and_the_app_refuse_the_same_translation_limits() {
         assert!(!out.status.success(), "{flags:?} must be refused");
         assert!(cli_err.contains(&app_err), "{flags:?}: the CLI says {cli_err:?}, the window {app_err:?}");
     }
-    let _ = std::fs::remove_file(&db);
+    for side in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{side}", db.display()));
+    }
     let _ = std::fs::remove_file(&input);
     // The window's own default is core's, and core's default passes its own check.
     Options::new(Lang::De, Register::Formal).validate().unwrap();

@@ -266,4 +266,5 @@ fn xformal_folder_evaluation_rewards_the_formal_rewrite() {
     std::fs::write(dir.join("formal.ref2"), "one line\n").unwrap();
     let err = xformal::load(&dir).err().unwrap().to_string();
     assert!(err.contains("formal.ref2") && err.contains("1 lines"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -58,4 +58,5 @@ fn bad_csv_reports_file_and_line() {
     std::fs::write(&p, "SID,label,sentence\n1,0.5,fine\n2,abc,broken\n").unwrap();
     let err = load_pt16(&p).err().expect("must fail").to_string();
     assert!(err.contains("bad.csv:3") && err.contains("abc"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

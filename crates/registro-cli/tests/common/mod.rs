@@ -7,13 +7,41 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// An empty folder for test `name` of this test binary and process.
-pub fn scratch(name: &str) -> PathBuf {
+/// An empty folder for test `name` of this test binary and process. It is removed when the test passes (a
+/// real-model run leaves a few hundred MB there, and a CI machine runs the suite many times); a failing test keeps
+/// it, and says where, for whoever reads the failure.
+pub fn scratch(name: &str) -> Scratch {
     let binary = module_path!().split("::").next().unwrap_or("cli");
     let d = std::env::temp_dir().join(format!("registro-cli-{binary}-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
+}
+
+/// A test's scratch folder; see [`scratch`].
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("kept the failing test's folder: {}", self.0.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 }
 
 /// `registro [--db DB] ARGS`, not influenced by the caller's `REGISTRO_DB`.
@@ -75,7 +103,7 @@ pub const FORMAL_GERMAN: [&str; 6] = ["--lang", "de", "--register", "formal", "-
 
 /// A scratch folder for test `name` and the path of a database in it, when [`SMALL_MODEL`] is in the model cache;
 /// `None` (the test skips, as [`model_missing`] says) when it is not.
-pub fn small_model_scratch(name: &str) -> Option<(PathBuf, PathBuf)> {
+pub fn small_model_scratch(name: &str) -> Option<(Scratch, PathBuf)> {
     if model_missing(SMALL_MODEL) {
         return None;
     }

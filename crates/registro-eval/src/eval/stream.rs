@@ -289,6 +289,7 @@ mod tests {
         std::fs::write(&p, bytes).unwrap();
         let r = read_all_lines(&p, None);
         std::fs::remove_file(&p).ok();
+        std::fs::remove_dir(&dir).ok();
         r
     }
 
