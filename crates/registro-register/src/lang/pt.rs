@@ -1,12 +1,17 @@
 //! European Portuguese (CoCoA-MT's en-ptpt): tu/te/ti/contigo/teu and 2sg verbs (`tens`, `ouviste`, `pensares`) vs.
 //! você/o senhor/a senhora and 3sg verbs. Possessive `seu`/`sua` and clitic `lhe` also mean his/her, so they are weak;
 //! a bare 3sg verb (`sabe`, `tem`) is the same form as "he/she knows", so it is a weak formal marker.
+//!
+//! The plural addressee carries no register: in Portugal vocês / vos / vosso / convosco address a group in both
+//! registers (CoCoA-MT's references use "vossos avós" in a formal reply and "vocês" in an informal one, and never
+//! mark either), and repair leaves them alone, so the analyzer must not count them either way. Only the archaic
+//! "vós", which repair replaces, still counts.
 use super::{any, push};
 use crate::tokens::{neighbour, Tok};
 use crate::{Marker, MarkerKind::*, Register::*};
 
-pub const TU_PRONOUNS: &[&str] = &["tu", "te", "ti", "contigo", "vós", "vos", "convosco"];
-pub const TU_POSSESSIVES: &[&str] = &["teu", "tua", "teus", "tuas", "vosso", "vossa", "vossos", "vossas"];
+pub const TU_PRONOUNS: &[&str] = &["tu", "te", "ti", "contigo", "vós"];
+pub const TU_POSSESSIVES: &[&str] = &["teu", "tua", "teus", "tuas"];
 pub const VOCE_POSSESSIVES: &[&str] = &["seu", "sua", "seus", "suas", "lhe", "lhes"];
 /// 2sg forms of frequent verbs; an -as/-es ending alone is a plural noun as often.
 pub const TU_VERBS: &[&str] = &[
@@ -112,7 +117,7 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
         let prev = neighbour(toks, i, -1)
             .filter(|_| !t.sent_start)
             .map(|p| p.norm.as_str());
-        if any(TU_PRONOUNS, w) && !(w == "vos" && prev.is_none()) {
+        if any(TU_PRONOUNS, w) {
             push(&mut out, text, t, Informal, Pronoun, true);
         } else if any(TU_POSSESSIVES, w) {
             push(&mut out, text, t, Informal, Possessive, true);
@@ -126,7 +131,7 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
         } else if let Some(register) = wish_closing(toks, i) {
             // "Tem um bom dia!" / "Tenha um bom dia!": the imperative of ter closing a chat.
             push(&mut out, text, t, register, Verb, true);
-        } else if w == "você" || w == "vocês" {
+        } else if w == "você" {
             push(&mut out, text, t, Formal, Pronoun, true);
         } else if matches!(w, "senhor" | "senhora" | "senhores" | "senhoras") {
             push(

@@ -2,8 +2,8 @@
 //! (teu/seu), the clitic `te` ↔ o/lhe/se, and 2sg ↔ 3sg verbs (irregular table, regular endings). "o senhor" /
 //! "a senhora" become "tu"; going back, "você" is the form the data uses, so the title is not restored.
 //!
-//! The plural addressee (vocês, vos, vosso) is the same in both registers in Portugal, so it is left alone even where
-//! the analyzer counts it.
+//! The plural addressee (vocês, vos, vosso) is the same in both registers in Portugal: the analyzer does not count
+//! it and repair leaves it alone.
 use super::{capitalise_if, swap_ending, table, Ctx, Edit};
 use crate::lang::pt::{INTERJECTION_IMPERATIVES, TU_VERBS, VOCE_VERBS};
 use crate::{analyze, Label, Lang};
@@ -345,8 +345,6 @@ fn to_formal(c: &Ctx<'_>) -> Vec<Edit> {
                 out.extend(verb_after_pronoun(c, i, true));
             }
             "vós" => out.push(c.edit_cased(i, "vocês")),
-            "vos" | "vosso" | "vossa" | "vossos" | "vossas" => {}
-            "convosco" => out.push(c.edit_cased(i, "com vocês")),
             _ => {
                 if let Some(p) = table(WORDS, w, true) {
                     out.push(c.edit_cased(i, p));
@@ -559,7 +557,7 @@ fn informal_edits(c: &Ctx<'_>, strict: bool) -> Vec<Edit> {
                 }
             }
             "lhe" => out.push(c.edit_cased(i, "te")),
-            "vocês" | "lhes" | "senhores" | "senhoras" => {}
+            "lhes" | "senhores" | "senhoras" => {}
             _ => {
                 if let Some(p) = table(WORDS, w, false) {
                     out.push(c.edit_cased(i, p));
