@@ -120,6 +120,10 @@ fn italian_person_comes_from_morphology() {
         ("Mi risponda appena possibile, per favore.", Label::Formal),
         ("Mi scriva una e-mail con i dettagli.", Label::Formal),
         ("Ci spedisca il modulo firmato entro lunedì.", Label::Formal),
+        // A group addressed: voi and vostro are plural in both registers; the singular beside them decides.
+        ("Grazie a tutti, la vostra accoglienza è stata splendida.", Label::Neutral),
+        ("Voi siete stati bravissimi, ma il tuo gol è stato il migliore.", Label::Informal),
+        ("I vostri figli stanno bene? E Sua moglie?", Label::Formal),
         // Look-alikes that are not 2sg verbs: months, plural nouns, adjectives, a portal.
         ("Il corso inizia ad aprile e dura tre mesi.", Label::Neutral),
         ("Le parti del contratto hanno firmato ieri.", Label::Neutral),

@@ -4,8 +4,10 @@ use super::{any, push};
 use crate::tokens::Tok;
 use crate::{Marker, MarkerKind::*, Register::*};
 
-const TU_PRONOUNS: &[&str] = &["tu", "ti", "te", "voi", "vi"];
-const TU_POSSESSIVES: &[&str] = &["tuo", "tua", "tuoi", "tue", "vostro", "vostra", "vostri", "vostre"];
+const TU_PRONOUNS: &[&str] = &["tu", "ti", "te"];
+/// The plural addressee (voi, vi, vostro) is the same in both registers today (CoCoA-MT's references use "voi" and
+/// "vostra" in formal and informal replies alike and never mark them), so it counts for neither.
+const TU_POSSESSIVES: &[&str] = &["tuo", "tua", "tuoi", "tue"];
 const LEI_POSSESSIVES: &[&str] = &["suo", "sua", "suoi", "sue"];
 pub const TU_VERBS: &[&str] = &[
     "sei", "hai", "sai", "puoi", "vuoi", "devi", "pensi", "vai", "fai", "dici", "stai", "credi", "conosci", "capisci",
@@ -102,7 +104,7 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
             } else {
                 push(&mut out, text, t, Informal, Verb, false);
             }
-        } else if any(TU_PRONOUNS, w) && !matches!(w, "voi" | "vi") {
+        } else if any(TU_PRONOUNS, w) {
             push(&mut out, text, t, Informal, Pronoun, true);
         } else if any(TU_POSSESSIVES, w) {
             push(&mut out, text, t, Informal, Possessive, true);
