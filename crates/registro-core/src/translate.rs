@@ -549,8 +549,9 @@ impl<'g> Translator<'g> {
                 jobs.push((index, o, GenRequest { prefix: p.prefix, turn: p.turn, n, max_tokens: budget.tokens_for(source), constraints }));
             }
             // Early exit: with reranking on, every segment is first decoded greedily; only a segment whose greedy
-            // candidate is not in the requested register, or drifts from the source's meaning, gets the n-best search
-            // the reranker chooses from.
+            // candidate is not in the requested register, drifts from the source's meaning, or fails the rule check
+            // (English left in, a number or a negation lost, cut off) gets the n-best search the reranker chooses
+            // from — the reranker puts a faithful candidate first, so a flag a sibling avoids is not delivered.
             let early_exit = opts.early_exit && jobs.iter().any(|j| j.2.n > 1);
             let first: Vec<GenRequest> = jobs.iter().map(|j| if early_exit { GenRequest { n: 1, ..j.2.clone() } } else { j.2.clone() }).collect();
             let mut second: Vec<usize> = Vec::new();
@@ -571,7 +572,10 @@ impl<'g> Translator<'g> {
                     let gens = gens.with_context(|| format!("segment {}", index + 1))?;
                     let sims = similarities(meaning, &sources[*index], &gens)?;
                     let drifts = sims.as_ref().is_some_and(|s| s.first().is_some_and(|&x| x < qe::DRIFT_BELOW));
-                    if early_exit && req.n > 1 && (drifts || gens.first().map_or(true, |g| analyze(o.lang, &g.text).verdict(o.register) != Verdict::Ok)) {
+                    let greedy_fails = |g: &Generated| {
+                        analyze(o.lang, &g.text).verdict(o.register) != Verdict::Ok || !meaning::check(o.lang, &sources[*index], &g.text).is_empty()
+                    };
+                    if early_exit && req.n > 1 && (drifts || gens.first().map_or(true, greedy_fails)) {
                         second.push(k);
                         return Ok(());
                     }

@@ -367,6 +367,43 @@ fn early_exit_is_recorded_in_the_runs_parameters() {
     assert!(e["reranker_picked_not_first"].as_u64().unwrap() <= searched, "{p}");
 }
 
+/// Early exit does not deliver a greedy candidate the rule check flags when a sibling passes: a greedy translation in
+/// the right register but with English left in gets the n-best search, and the reranker picks the faithful sibling;
+/// a greedy translation that passes every check is kept without the search.
+#[test]
+fn a_greedy_candidate_the_rule_check_flags_gets_the_search() {
+    const SOURCE: &str = "Thank you for your help yesterday, can you send me the report?";
+    const LEFT_IN: &str = "Vielen Dank für Ihre Hilfe yesterday, können Sie mir den Bericht schicken?";
+    const FAITHFUL: &str = "Vielen Dank für Ihre Hilfe gestern. Können Sie mir den Bericht schicken?";
+    let no = AtomicBool::new(false);
+    let opts = Options { n_best: 3, back_translation: false, ..Options::new(Lang::De, Register::Formal) };
+    for (greedy, searched) in [(LEFT_IN, true), (FAITHFUL, false)] {
+        let mut asked = Vec::new();
+        let mut gen = scripted::ScriptedModel::new("greedy-then-search", |_, _, n| {
+            asked.push(n);
+            let g = |text: &str, logprob: f32| tr::Generated { text: text.into(), logprob, tokens: 12 };
+            // The model likes the greedy text best either way.
+            let mut out = vec![g(greedy, -1.0)];
+            if n > 1 {
+                out.extend([g(if greedy == LEFT_IN { FAITHFUL } else { LEFT_IN }, -2.0), g(LEFT_IN, -3.0)]);
+            }
+            out.truncate(n);
+            out
+        });
+        let seg = tr::Translator::new(&mut gen, None).translate(&[SOURCE.to_string()], &opts, &no, &mut |_| Ok(())).unwrap().remove(0);
+        assert_eq!(asked, if searched { vec![1, 3] } else { vec![1] }, "greedy {greedy:?}");
+        assert_eq!(seg.text, FAITHFUL, "greedy {greedy:?}: {:?}", seg.candidates);
+        assert!(!seg.flagged, "{:?}", seg.flag_reason);
+    }
+    // Every candidate with English left in: the search runs, and the flag stays on what is delivered.
+    let mut gen = scripted::ScriptedModel::new("english-everywhere", |_, _, n| {
+        (0..n).map(|k| tr::Generated { text: LEFT_IN.into(), logprob: -1.0 - k as f32, tokens: 12 }).collect()
+    });
+    let seg = tr::Translator::new(&mut gen, None).translate(&[SOURCE.to_string()], &opts, &no, &mut |_| Ok(())).unwrap().remove(0);
+    assert_eq!(seg.candidates.len(), 3);
+    assert!(seg.flagged && seg.flag_reason.as_deref().unwrap_or("").contains("yesterday"), "{:?}", seg.flag_reason);
+}
+
 /// A cancel that lands while the model is decoding a segment keeps the finished ones, stores nothing half-done and
 /// lists the run as cancelled (it used to fail with "the model returned no candidate for segment N").
 #[test]
