@@ -82,6 +82,13 @@ pub fn segment(lang: Lang, i: usize, source: &str, target: Option<&str>) -> Vec<
                 format!("numbers differ: {}", f.detail),
                 Vec::new(),
             )),
+            MeaningIssue::WrongScript => out.push(issue(
+                i,
+                CheckKind::Untranslated,
+                Error,
+                format!("wrong language: {}", f.detail),
+                Vec::new(),
+            )),
             MeaningIssue::Refusal => out.push(issue(
                 i,
                 CheckKind::Refusal,

@@ -24,6 +24,10 @@ pub enum MeaningIssue {
     /// ("I can't send it" → "Ich kann es senden"). A second opinion beside the embedding check, which scores a
     /// reversed sentence as close to its source.
     Negation,
+    /// Part of the translation is written in another language's script: Chinese characters in a Japanese
+    /// translation (Qwen models slip into Chinese mid-sentence: "荷兰" for オランダ), or Chinese, Japanese, Korean,
+    /// Cyrillic, Devanagari or Arabic letters in a target that does not write them.
+    WrongScript,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -422,6 +426,9 @@ pub fn check(lang: Lang, source: &str, candidate: &str) -> Vec<MeaningFlag> {
     if let Some(d) = negation_lost(lang, source, candidate) {
         out.push(flag(MeaningIssue::Negation, d));
     }
+    if let Some(d) = foreign_script(lang, source, candidate) {
+        out.push(flag(MeaningIssue::WrongScript, d));
+    }
     if lang == Lang::Ja {
         if let Some(d) = honorific_for_the_wrong_person(candidate) {
             out.push(flag(MeaningIssue::Honorific, d));
@@ -559,6 +566,7 @@ impl MeaningIssue {
             MeaningIssue::Truncated => "cut off",
             MeaningIssue::Honorific => "honorific for the wrong person",
             MeaningIssue::Negation => "negation lost",
+            MeaningIssue::WrongScript => "wrong language",
         }
     }
 }
@@ -573,6 +581,100 @@ pub const LATIN_TARGETS: [Lang; 7] = [Lang::De, Lang::Es, Lang::Fr, Lang::It, La
 
 fn latin_script(lang: Lang) -> bool {
     LATIN_TARGETS.contains(&lang)
+}
+
+/// The writing systems [`foreign_script`] tells apart; Latin is [`english_left`]'s, and Greek letters are left
+/// alone (π, α and µ are written in every language).
+#[derive(Clone, Copy, PartialEq)]
+enum Script {
+    Han,
+    Kana,
+    Hangul,
+    Cyrillic,
+    Devanagari,
+    Arabic,
+}
+
+impl Script {
+    fn of(c: char) -> Option<Script> {
+        Some(match c {
+            '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{3134F}' => Script::Han,
+            '\u{3041}'..='\u{309F}' | '\u{30A0}'..='\u{30FA}' | '\u{31F0}'..='\u{31FF}' | '\u{FF66}'..='\u{FF9D}' => Script::Kana,
+            '\u{1100}'..='\u{11FF}' | '\u{3131}'..='\u{318E}' | '\u{AC00}'..='\u{D7A3}' => Script::Hangul,
+            '\u{0400}'..='\u{04FF}' => Script::Cyrillic,
+            '\u{0900}'..='\u{097F}' => Script::Devanagari,
+            '\u{0600}'..='\u{06FF}' => Script::Arabic,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Script::Han => "Chinese characters",
+            Script::Kana => "Japanese kana",
+            Script::Hangul => "Korean letters",
+            Script::Cyrillic => "Cyrillic letters",
+            Script::Devanagari => "Devanagari letters",
+            Script::Arabic => "Arabic letters",
+        }
+    }
+}
+
+/// Whether a Japanese reader reads `c`: kanji are the Han characters of JIS X 0208 as Shift_JIS (Windows-31J)
+/// encodes them, which holds every jōyō and jinmeiyō kanji and no simplified Chinese form that differs from
+/// Japanese (兰 for 蘭, 这, 们, 说, 对 for 対).
+fn japanese_kanji(c: char) -> bool {
+    let mut buf = [0u8; 4];
+    let (_, _, unmappable) = encoding_rs::SHIFT_JIS.encode(c.encode_utf8(&mut buf));
+    !unmappable
+}
+
+/// Runs of `candidate` written in a script the target language does not use (see [`MeaningIssue::WrongScript`]),
+/// named by script: Chinese characters a Japanese reader cannot read (the whole run of Han characters they stand in,
+/// "荷兰"), and any Chinese, Japanese, Korean, Cyrillic, Devanagari or Arabic letters in a target that does not
+/// write them. Korean keeps its hanja, which some writers still put in brackets. A run that is also in the source
+/// (a name quoted in its own script) is not counted.
+fn foreign_script(lang: Lang, source: &str, candidate: &str) -> Option<String> {
+    let native = |s: Script| match lang {
+        Lang::Ja => matches!(s, Script::Han | Script::Kana),
+        Lang::Ko => matches!(s, Script::Hangul | Script::Han),
+        Lang::Hi => s == Script::Devanagari,
+        Lang::Ru => s == Script::Cyrillic,
+        _ => false,
+    };
+    // Each character's script when the target does not read it, else None.
+    let foreign = |c: char| -> Option<Script> {
+        let s = Script::of(c)?;
+        if !native(s) {
+            return Some(s);
+        }
+        (lang == Lang::Ja && s == Script::Han && !japanese_kanji(c)).then_some(s)
+    };
+    let chars: Vec<char> = candidate.chars().collect();
+    let mut found: Vec<(Script, String)> = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let Some(s) = foreign(chars[i]) else {
+            i += 1;
+            continue;
+        };
+        // The run: neighbours of the same script, so "荷兰" is shown whole though only 兰 is Chinese.
+        let (mut a, mut b) = (i, i + 1);
+        while a > 0 && Script::of(chars[a - 1]) == Some(s) {
+            a -= 1;
+        }
+        while b < chars.len() && Script::of(chars[b]) == Some(s) {
+            b += 1;
+        }
+        let run: String = chars[a..b].iter().collect();
+        if !source.contains(&run) && !found.iter().any(|(_, r)| *r == run) {
+            found.push((s, run));
+        }
+        i = b;
+    }
+    let first = found.first()?.0;
+    let runs: Vec<String> = found.iter().filter(|(s, _)| *s == first).take(5).map(|(_, r)| format!("{r:?}")).collect();
+    Some(format!("{} in the {} translation: {}", first.name(), lang.name(), runs.join(", ")))
 }
 
 /// Whether `candidate` stops short of a whole translation of `source` (see [`MeaningIssue::Truncated`]): the source
@@ -925,6 +1027,31 @@ mod tests {
 
     fn issues(lang: Lang, s: &str, c: &str) -> Vec<MeaningIssue> {
         check(lang, s, c).into_iter().map(|f| f.issue).collect()
+    }
+
+    /// The 1.5B model wrote 荷兰 (simplified Chinese) for オランダ in a Japanese translation on the development
+    /// split; the other sentences are written for this test.
+    #[test]
+    fn another_languages_script_is_flagged_and_the_targets_own_is_not() {
+        let s = "The Dutch are building a commuter bus that runs at 160 km/h.";
+        let flagged = |lang, c: &str| foreign_script(lang, s, c);
+        let d = flagged(Lang::Ja, "現在、荷兰は時速160キロで走る通勤バスを作っています。").unwrap();
+        assert_eq!(d, "Chinese characters in the Japanese translation: \"荷兰\"");
+        assert!(flagged(Lang::Ja, "这个バスは時速160キロで走ります。").unwrap().contains("这个"));
+        assert_eq!(issues(Lang::Ja, s, "現在、荷兰は時速160キロで走る通勤バスを作っています。"), [MeaningIssue::WrongScript]);
+        // Japanese of every kind: kanji (jōyō, jinmeiyō, old forms in names), hiragana, katakana, the long-vowel mark.
+        for ok in ["オランダ人は時速160キロで走る通勤バスを作っています。", "髙橋さんと齋藤さんは龍ヶ崎に住んでいます。", "ラーメンを食べに行こうよ！"] {
+            assert_eq!(flagged(Lang::Ja, ok), None, "{ok}");
+        }
+        assert!(flagged(Lang::Ja, "오늘은 バスで行きます。").unwrap().starts_with("Korean letters"));
+        assert!(flagged(Lang::De, "Die Niederländer bauen einen 很快的 Bus.").unwrap().starts_with("Chinese characters in the German"));
+        assert!(flagged(Lang::Ko, "네덜란드 사람들은 バス를 만들고 있어요.").unwrap().starts_with("Japanese kana"));
+        assert!(flagged(Lang::Hi, "डच लोग автобус बना रहे हैं।").unwrap().starts_with("Cyrillic letters"));
+        assert!(flagged(Lang::Ru, "Голландцы строят बस.").unwrap().starts_with("Devanagari"));
+        // Korean keeps its hanja; a name the source itself writes in its own script is not a slip.
+        assert_eq!(flagged(Lang::Ko, "한국(韓國)의 버스는 빠릅니다."), None);
+        assert_eq!(foreign_script(Lang::De, "Have you been to 東京?", "Waren Sie schon in 東京?"), None);
+        assert_eq!(flagged(Lang::Fr, "Les Néerlandais construisent un bus (π ≈ 3,14)."), None);
     }
 
     #[test]
