@@ -7,7 +7,8 @@ use crate::repair::convert;
 use crate::{analyze, Lang, Register};
 
 /// For every language and register: marker spans and repair edits slice the text they describe, and a repair
-/// grows the text by a bounded amount (no rule may loop or blow a sentence up).
+/// grows the text by a bounded amount (no rule may loop or blow a sentence up). The meaning check reads the same
+/// untrusted output against a source: it must return, whatever the two halves of the input hold.
 pub fn analyze_and_repair(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     for lang in Lang::ALL {
@@ -20,6 +21,10 @@ pub fn analyze_and_repair(data: &[u8]) {
                 assert_eq!(&text[e.start..e.end], e.from, "{lang:?} {r:?} edit");
             }
             assert!(out.text.len() <= text.len() * 4 + 64, "{lang:?} {r:?}: {} → {} bytes", text.len(), out.text.len());
+        }
+        let (source, candidate) = text.split_at(text.char_indices().nth(text.chars().count() / 2).map_or(0, |(i, _)| i));
+        for f in crate::meaning::check(lang, source, candidate) {
+            assert!(!f.detail.is_empty(), "{lang:?}: a {:?} flag with no words", f.issue);
         }
     }
 }
