@@ -667,13 +667,29 @@ fn foreign_script(lang: Lang, source: &str, candidate: &str) -> Option<String> {
             b += 1;
         }
         let run: String = chars[a..b].iter().collect();
-        if !source.contains(&run) && !found.iter().any(|(_, r)| *r == run) {
-            found.push((s, run));
+        // A letter inside a word of the target's script is a look-alike ("escolа" with a Cyrillic а): the word is
+        // named too, or the flag would point at a letter that reads like any other. Japanese has no spaces to end a
+        // word, so there the run stands alone.
+        let word_char = |c: char| lang != Lang::Ja && (c.is_alphanumeric() || matches!(c, '\u{0900}'..='\u{097F}'));
+        let (mut wa, mut wb) = (a, b);
+        while wa > 0 && word_char(chars[wa - 1]) {
+            wa -= 1;
+        }
+        while wb < chars.len() && word_char(chars[wb]) {
+            wb += 1;
+        }
+        let shown = if (wa, wb) == (a, b) {
+            format!("{run:?}")
+        } else {
+            format!("{run:?} inside {:?}", chars[wa..wb].iter().collect::<String>())
+        };
+        if !source.contains(&run) && !found.iter().any(|(_, r)| *r == shown) {
+            found.push((s, shown));
         }
         i = b;
     }
     let first = found.first()?.0;
-    let runs: Vec<String> = found.iter().filter(|(s, _)| *s == first).take(5).map(|(_, r)| format!("{r:?}")).collect();
+    let runs: Vec<&str> = found.iter().filter(|(s, _)| *s == first).take(5).map(|(_, r)| r.as_str()).collect();
     Some(format!("{} in the {} translation: {}", first.name(), lang.name(), runs.join(", ")))
 }
 
@@ -1048,6 +1064,11 @@ mod tests {
         assert!(flagged(Lang::Ko, "네덜란드 사람들은 バス를 만들고 있어요.").unwrap().starts_with("Japanese kana"));
         assert!(flagged(Lang::Hi, "डच लोग автобус बना रहे हैं।").unwrap().starts_with("Cyrillic letters"));
         assert!(flagged(Lang::Ru, "Голландцы строят बस.").unwrap().starts_with("Devanagari"));
+        // A look-alike letter inside a word is named with its word (the 0.5B model wrote "escolа" with a Cyrillic а).
+        assert_eq!(
+            flagged(Lang::Pt, "Tens de ir para a escolа."),
+            Some("Cyrillic letters in the Portuguese (European) translation: \"а\" inside \"escolа\"".into())
+        );
         // Korean keeps its hanja; a name the source itself writes in its own script is not a slip.
         assert_eq!(flagged(Lang::Ko, "한국(韓國)의 버스는 빠릅니다."), None);
         assert_eq!(foreign_script(Lang::De, "Have you been to 東京?", "Waren Sie schon in 東京?"), None);
