@@ -293,7 +293,7 @@ pub struct CandidateOut {
     pub logprob: f32,
     /// Length-normalised log-probability.
     pub model_score: f32,
-    /// Model score + register score (and −100 for a meaning problem): what decides between candidates of
+    /// Model score + register score (and −100 for each meaning problem): what decides between candidates of
     /// different registers or faithfulness.
     pub score: f32,
     /// Mean chrF to the other candidates of the winner's register and faithfulness (minimum Bayes risk), which
@@ -555,6 +555,9 @@ impl<'g> Translator<'g> {
             let early_exit = opts.early_exit && jobs.iter().any(|j| j.2.n > 1);
             let first: Vec<GenRequest> = jobs.iter().map(|j| if early_exit { GenRequest { n: 1, ..j.2.clone() } } else { j.2.clone() }).collect();
             let mut second: Vec<usize> = Vec::new();
+            // The greedy candidates of the searched segments: they stay in the running beside the n-best (a beam
+            // search need not find the greedy path, and it may be the least bad where every candidate is flagged).
+            let mut greedy: std::collections::HashMap<usize, Vec<Generated>> = std::collections::HashMap::new();
             let mut pending: Vec<SegmentOut> = Vec::new();
             // A finished segment goes out at once, or waits for its reading back at the end of the window.
             let mut deliver = |seg: SegmentOut| -> anyhow::Result<()> {
@@ -577,6 +580,7 @@ impl<'g> Translator<'g> {
                     };
                     if early_exit && req.n > 1 && (drifts || gens.first().map_or(true, greedy_fails)) {
                         second.push(k);
+                        greedy.insert(k, gens);
                         return Ok(());
                     }
                     deliver(finish_segment(*index, &sources[*index], gens, sims, o, started)?)
@@ -587,7 +591,12 @@ impl<'g> Translator<'g> {
                 let reqs: Vec<GenRequest> = second.iter().map(|&k| jobs[k].2.clone()).collect();
                 gen.generate_many(&reqs, cancel, &mut |r, gens| {
                     let (index, o, _) = &jobs[second[r]];
-                    let gens = gens.with_context(|| format!("segment {}", index + 1))?;
+                    let mut gens = gens.with_context(|| format!("segment {}", index + 1))?;
+                    for g in greedy.remove(&second[r]).unwrap_or_default() {
+                        if !gens.iter().any(|x| x.text == g.text) {
+                            gens.push(g);
+                        }
+                    }
                     let sims = similarities(meaning, &sources[*index], &gens)?;
                     deliver(finish_segment(*index, &sources[*index], gens, sims, o, started)?)
                 })?;
@@ -647,19 +656,24 @@ fn finish_segment(index: usize, source: &str, gens: Vec<Generated>, sims: Option
     let controlled = opts.system == SystemKind::Controlled;
     let rerank = controlled && opts.controls.has(Control::Rerank);
     // A refusal, an untranslated or a number-changing candidate never wins over a faithful one; nor does one that
-    // drifts far further from the source's meaning than its best sibling.
+    // drifts far further from the source's meaning than its best sibling. Where every candidate has a problem, the
+    // one with fewer kinds of problem wins: what is delivered stays flagged, but with less to fix.
     let drifting = sims.as_deref().map(qe::drifting).unwrap_or_else(|| vec![false; gens.len()]);
-    let faithful: Vec<bool> =
-        gens.iter().zip(&drifting).map(|(g, &d)| !rerank || (!d && meaning::check(opts.lang, source, &g.text).is_empty())).collect();
+    let problems: Vec<usize> = gens
+        .iter()
+        .zip(&drifting)
+        .map(|(g, &d)| if rerank { usize::from(d) + meaning::check(opts.lang, source, &g.text).len() } else { 0 })
+        .collect();
+    let faithful: Vec<bool> = problems.iter().map(|&p| p == 0).collect();
     let mut cands: Vec<CandidateOut> = gens
         .into_iter()
-        .zip(&faithful)
+        .zip(&problems)
         .enumerate()
-        .map(|(i, (g, &faithful))| {
+        .map(|(i, (g, &problems))| {
             let a = analyze(opts.lang, &g.text);
             let verdict = a.verdict(opts.register);
             let model_score = g.score();
-            let score = model_score + if faithful { 0.0 } else { -100.0 } + if rerank { register_score(verdict) } else { 0.0 };
+            let score = model_score - 100.0 * problems as f32 + if rerank { register_score(verdict) } else { 0.0 };
             let meaning = sims.as_ref().map(|s| s[i]);
             CandidateOut { score, consensus: None, meaning, text: g.text, logprob: g.logprob, model_score, label: a.label, verdict, chosen: false }
         })

@@ -79,7 +79,8 @@ fn every_segment_gets_ranked_candidates_a_verdict_and_a_stored_output() {
     assert_eq!(segs.len(), 3);
     assert_eq!(seen, 3, "one progress event per segment");
     for s in &segs {
-        assert!(!s.candidates.is_empty() && s.candidates.len() <= 3, "{} candidates", s.candidates.len());
+        // The n-best, plus the greedy candidate of a segment that was searched when the search did not find it.
+        assert!(!s.candidates.is_empty() && s.candidates.len() <= 4, "{} candidates", s.candidates.len());
         assert_eq!(s.candidates.iter().filter(|c| c.chosen).count(), 1);
         // Reranking picks the best combined score.
         let best = s.candidates.iter().map(|c| c.score).fold(f32::MIN, f32::max);
@@ -395,12 +396,21 @@ fn a_greedy_candidate_the_rule_check_flags_gets_the_search() {
         assert_eq!(seg.text, FAITHFUL, "greedy {greedy:?}: {:?}", seg.candidates);
         assert!(!seg.flagged, "{:?}", seg.flag_reason);
     }
-    // Every candidate with English left in: the search runs, and the flag stays on what is delivered.
+    // Every candidate with a problem: the search runs, the greedy candidate stays in the running though the beam
+    // search did not find it, the one with fewer problems wins (English left in, against English left in and
+    // Chinese, though the model likes those better), and the flag stays on it.
+    const WORSE: &str = "Vielen Dank für Ihre Hilfe yesterday, können Sie mir die 3 报告 schicken?";
     let mut gen = scripted::ScriptedModel::new("english-everywhere", |_, _, n| {
-        (0..n).map(|k| tr::Generated { text: LEFT_IN.into(), logprob: -1.0 - k as f32, tokens: 12 }).collect()
+        let g = |text: &str, logprob: f32| tr::Generated { text: text.into(), logprob, tokens: 12 };
+        if n == 1 {
+            vec![g(LEFT_IN, -3.0)]
+        } else {
+            (0..n).map(|k| g(&WORSE.replace("die 3", &format!("die {}", k + 3)), -1.0)).collect()
+        }
     });
     let seg = tr::Translator::new(&mut gen, None).translate(&[SOURCE.to_string()], &opts, &no, &mut |_| Ok(())).unwrap().remove(0);
-    assert_eq!(seg.candidates.len(), 3);
+    assert_eq!(seg.candidates.len(), 4, "three searched and the greedy one");
+    assert_eq!(seg.text, LEFT_IN, "{:?}", seg.candidates);
     assert!(seg.flagged && seg.flag_reason.as_deref().unwrap_or("").contains("yesterday"), "{:?}", seg.flag_reason);
 }
 
