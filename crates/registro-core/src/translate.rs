@@ -572,7 +572,7 @@ impl<'g> Translator<'g> {
             if !jobs.is_empty() {
                 gen.generate_many(&first, cancel, &mut |k, gens| {
                     let (index, o, req) = &jobs[k];
-                    let gens = gens.with_context(|| format!("segment {}", index + 1))?;
+                    let gens = mend_lookalikes(o.lang, gens.with_context(|| format!("segment {}", index + 1))?);
                     let sims = similarities(meaning, &sources[*index], &gens)?;
                     let drifts = sims.as_ref().is_some_and(|s| s.first().is_some_and(|&x| x < qe::DRIFT_BELOW));
                     let greedy_fails = |g: &Generated| {
@@ -591,7 +591,7 @@ impl<'g> Translator<'g> {
                 let reqs: Vec<GenRequest> = second.iter().map(|&k| jobs[k].2.clone()).collect();
                 gen.generate_many(&reqs, cancel, &mut |r, gens| {
                     let (index, o, _) = &jobs[second[r]];
-                    let mut gens = gens.with_context(|| format!("segment {}", index + 1))?;
+                    let mut gens = mend_lookalikes(o.lang, gens.with_context(|| format!("segment {}", index + 1))?);
                     for g in greedy.remove(&second[r]).unwrap_or_default() {
                         if !gens.iter().any(|x| x.text == g.text) {
                             gens.push(g);
@@ -652,6 +652,17 @@ fn similarities(check: Option<&qe::MeaningCheck>, source: &str, gens: &[Generate
 
 /// Reranking, pivot formalization, repair and flagging for one segment's candidates. `sims`: each candidate's
 /// similarity to the source by the meaning check, when it runs.
+/// A letter of the wrong alphabet that looks like the right one ("escolа" with a Cyrillic а) is the model's slip
+/// between two tokens drawn alike: it is put right in every candidate as it arrives, before anything reads them.
+fn mend_lookalikes(lang: Lang, mut gens: Vec<Generated>) -> Vec<Generated> {
+    for g in &mut gens {
+        if let Some(fixed) = meaning::fix_lookalikes(lang, &g.text) {
+            g.text = fixed;
+        }
+    }
+    gens
+}
+
 fn finish_segment(index: usize, source: &str, gens: Vec<Generated>, sims: Option<Vec<f64>>, opts: &Options, t0: Instant) -> anyhow::Result<SegmentOut> {
     let controlled = opts.system == SystemKind::Controlled;
     let rerank = controlled && opts.controls.has(Control::Rerank);

@@ -414,6 +414,30 @@ fn a_greedy_candidate_the_rule_check_flags_gets_the_search() {
     assert!(seg.flagged && seg.flag_reason.as_deref().unwrap_or("").contains("yesterday"), "{:?}", seg.flag_reason);
 }
 
+/// A Cyrillic "а" inside a Portuguese word (the 0.5B model wrote "escolа" on the development split) is put right
+/// before the checks read the candidate: the delivered text is plain Latin, unflagged, and the search is not spent
+/// on it. A word written in Cyrillic throughout stays, flagged.
+#[test]
+fn a_lookalike_letter_is_put_right_and_a_foreign_word_is_flagged() {
+    let no = AtomicBool::new(false);
+    let opts = Options { n_best: 3, back_translation: false, ..Options::new(Lang::Pt, Register::Informal) };
+    let source = "You have to go to school.".to_string();
+    for (answer, delivered, flagged) in [("Tens de ir para a escolа.", "Tens de ir para a escola.", false), ("Tens de ir para a школа.", "Tens de ir para a школа.", true)] {
+        let mut asked = Vec::new();
+        let mut gen = scripted::ScriptedModel::new("lookalike", |_, _, n| {
+            asked.push(n);
+            (0..n).map(|_| tr::Generated { text: answer.into(), logprob: -1.0, tokens: 8 }).collect()
+        });
+        let seg = tr::Translator::new(&mut gen, None).translate(&[source.clone()], &opts, &no, &mut |_| Ok(())).unwrap().remove(0);
+        assert_eq!(seg.text, delivered);
+        assert_eq!(seg.flagged, flagged, "{:?}", seg.flag_reason);
+        assert_eq!(asked.len(), if flagged { 2 } else { 1 }, "{answer}: requests {asked:?}");
+        if flagged {
+            assert!(seg.flag_reason.as_deref().unwrap_or("").contains("wrong language: Cyrillic letters"), "{:?}", seg.flag_reason);
+        }
+    }
+}
+
 /// A cancel that lands while the model is decoding a segment keeps the finished ones, stores nothing half-done and
 /// lists the run as cancelled (it used to fail with "the model returned no candidate for segment N").
 #[test]

@@ -693,6 +693,52 @@ fn foreign_script(lang: Lang, source: &str, candidate: &str) -> Option<String> {
     Some(format!("{} in the {} translation: {}", first.name(), lang.name(), runs.join(", ")))
 }
 
+/// Cyrillic letters drawn like Latin ones, and their Latin twins.
+const LOOKALIKES: &[(char, char)] = &[
+    ('а', 'a'), ('е', 'e'), ('о', 'o'), ('р', 'p'), ('с', 'c'), ('у', 'y'), ('х', 'x'), ('і', 'i'), ('ј', 'j'),
+    ('ѕ', 's'), ('ԁ', 'd'), ('А', 'A'), ('В', 'B'), ('Е', 'E'), ('К', 'K'), ('М', 'M'), ('Н', 'H'), ('О', 'O'),
+    ('Р', 'P'), ('С', 'C'), ('Т', 'T'), ('Х', 'X'), ('І', 'I'), ('Ј', 'J'), ('Ѕ', 'S'),
+];
+
+/// `text` with look-alike letters of the wrong alphabet inside a word put right, or `None` when there are none: a
+/// Cyrillic "а" inside a Latin word of a Latin-script target ("escolа", which the 0.5B model wrote), or a Latin "c"
+/// inside a Cyrillic word of a Russian one. A model's slip between two alphabets that draw the letter alike, which a
+/// reader cannot see and a spell checker or a search then trips on; a word of the other alphabet throughout, or one
+/// holding a letter with no twin, is left for [`check`] to flag.
+pub fn fix_lookalikes(lang: Lang, text: &str) -> Option<String> {
+    let (to_target, target_letter): (fn(char) -> Option<char>, fn(char) -> bool) = if latin_script(lang) {
+        (|c| LOOKALIKES.iter().find(|p| p.0 == c).map(|p| p.1), |c| c.is_alphabetic() && Script::of(c).is_none() && !('\u{0370}'..='\u{03FF}').contains(&c))
+    } else if lang == Lang::Ru {
+        (|c| LOOKALIKES.iter().find(|p| p.1 == c).map(|p| p.0), |c| Script::of(c) == Some(Script::Cyrillic))
+    } else {
+        return None;
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut changed = false;
+    let mut word = String::new();
+    let mut flush = |word: &mut String, out: &mut String, changed: &mut bool| {
+        let native = word.chars().any(|c| target_letter(c) && to_target(c).is_none());
+        let strays: Vec<char> = word.chars().filter(|&c| c.is_alphabetic() && !target_letter(c)).collect();
+        if native && !strays.is_empty() && strays.iter().all(|&c| to_target(c).is_some()) {
+            out.extend(word.chars().map(|c| if target_letter(c) { c } else { to_target(c).unwrap_or(c) }));
+            *changed = true;
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out, &mut changed);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out, &mut changed);
+    changed.then_some(out)
+}
+
 /// Whether `candidate` stops short of a whole translation of `source` (see [`MeaningIssue::Truncated`]): the source
 /// ends a sentence and the candidate does not, and either its last word is a single letter (cut mid-word) or it holds
 /// under half the letters a translation of the source has (a fifth for Japanese and Korean, whose scripts are dense).
@@ -1069,6 +1115,13 @@ mod tests {
             flagged(Lang::Pt, "Tens de ir para a escolа."),
             Some("Cyrillic letters in the Portuguese (European) translation: \"а\" inside \"escolа\"".into())
         );
+        // Look-alikes are put right where the word around them says which alphabet it is in.
+        assert_eq!(fix_lookalikes(Lang::Pt, "Tens de ir para a escolа."), Some("Tens de ir para a escola.".into()));
+        assert_eq!(fix_lookalikes(Lang::De, "Das Hаus (und Москва)."), Some("Das Haus (und Москва).".into()));
+        assert_eq!(fix_lookalikes(Lang::Ru, "Это мой cтол."), Some("Это мой стол.".into()));
+        for (lang, untouched) in [(Lang::Pt, "Tens de ir para a escola."), (Lang::Pt, "Москва é bonita."), (Lang::Ja, "escolа"), (Lang::Ru, "Это мой iPhone.")] {
+            assert_eq!(fix_lookalikes(lang, untouched), None, "{untouched}");
+        }
         // Korean keeps its hanja; a name the source itself writes in its own script is not a slip.
         assert_eq!(flagged(Lang::Ko, "한국(韓國)의 버스는 빠릅니다."), None);
         assert_eq!(foreign_script(Lang::De, "Have you been to 東京?", "Waren Sie schon in 東京?"), None);
