@@ -716,7 +716,7 @@ pub fn fix_lookalikes(lang: Lang, text: &str) -> Option<String> {
     let mut out = String::with_capacity(text.len());
     let mut changed = false;
     let mut word = String::new();
-    let mut flush = |word: &mut String, out: &mut String, changed: &mut bool| {
+    let flush = |word: &mut String, out: &mut String, changed: &mut bool| {
         let native = word.chars().any(|c| target_letter(c) && to_target(c).is_none());
         let strays: Vec<char> = word.chars().filter(|&c| c.is_alphabetic() && !target_letter(c)).collect();
         if native && !strays.is_empty() && strays.iter().all(|&c| to_target(c).is_some()) {
