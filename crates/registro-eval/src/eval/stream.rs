@@ -282,14 +282,16 @@ pub fn read_inputs(loaded: &LoadedEval) -> Result<Vec<SystemInput>> {
 mod tests {
     use super::*;
 
+    /// `bytes` read back through a file of their own: tests run in parallel, so each call has its own folder.
     fn lines_of(bytes: &[u8]) -> Result<Vec<String>> {
-        let dir = std::env::temp_dir().join(format!("registro-linereader-{}", std::process::id()));
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("registro-linereader-{}-{call}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join(format!("f{}", bytes.len()));
+        let p = dir.join("lines");
         std::fs::write(&p, bytes).unwrap();
         let r = read_all_lines(&p, None);
-        std::fs::remove_file(&p).ok();
-        std::fs::remove_dir(&dir).ok();
+        std::fs::remove_dir_all(&dir).ok();
         r
     }
 
