@@ -8,7 +8,7 @@ export type CandidateOut = { text: string, logprob: number,
  */
 model_score: number, 
 /**
- * Model score + register score (and −100 for a meaning problem): what decides between candidates of
+ * Model score + register score (and −100 for each meaning problem): what decides between candidates of
  * different registers or faithfulness.
  */
 score: number, 
