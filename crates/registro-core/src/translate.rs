@@ -650,8 +650,6 @@ fn similarities(check: Option<&qe::MeaningCheck>, source: &str, gens: &[Generate
     Ok(Some(check.similarities(source, &texts)?))
 }
 
-/// Reranking, pivot formalization, repair and flagging for one segment's candidates. `sims`: each candidate's
-/// similarity to the source by the meaning check, when it runs.
 /// A letter of the wrong alphabet that looks like the right one ("escolа" with a Cyrillic а) is the model's slip
 /// between two tokens drawn alike: it is put right in every candidate as it arrives, before anything reads them.
 fn mend_lookalikes(lang: Lang, mut gens: Vec<Generated>) -> Vec<Generated> {
@@ -663,6 +661,8 @@ fn mend_lookalikes(lang: Lang, mut gens: Vec<Generated>) -> Vec<Generated> {
     gens
 }
 
+/// Reranking, pivot formalization, repair and flagging for one segment's candidates. `sims`: each candidate's
+/// similarity to the source by the meaning check, when it runs.
 fn finish_segment(index: usize, source: &str, gens: Vec<Generated>, sims: Option<Vec<f64>>, opts: &Options, t0: Instant) -> anyhow::Result<SegmentOut> {
     let controlled = opts.system == SystemKind::Controlled;
     let rerank = controlled && opts.controls.has(Control::Rerank);

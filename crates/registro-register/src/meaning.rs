@@ -599,13 +599,24 @@ impl Script {
     fn of(c: char) -> Option<Script> {
         Some(match c {
             '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{3134F}' => Script::Han,
-            '\u{3041}'..='\u{309F}' | '\u{30A0}'..='\u{30FA}' | '\u{31F0}'..='\u{31FF}' | '\u{FF66}'..='\u{FF9D}' => Script::Kana,
+            '\u{3041}'..='\u{309F}' | '\u{30A0}'..='\u{30FF}' | '\u{31F0}'..='\u{31FF}' | '\u{FF66}'..='\u{FF9D}' => Script::Kana,
             '\u{1100}'..='\u{11FF}' | '\u{3131}'..='\u{318E}' | '\u{AC00}'..='\u{D7A3}' => Script::Hangul,
             '\u{0400}'..='\u{04FF}' => Script::Cyrillic,
             '\u{0900}'..='\u{097F}' => Script::Devanagari,
             '\u{0600}'..='\u{06FF}' => Script::Arabic,
             _ => return None,
         })
+    }
+
+    /// The scripts `lang` is written in, for the languages not written in Latin letters (empty for those).
+    fn of_language(lang: Lang) -> &'static [Script] {
+        match lang {
+            Lang::Ja => &[Script::Han, Script::Kana],
+            Lang::Ko => &[Script::Hangul],
+            Lang::Hi => &[Script::Devanagari],
+            Lang::Ru => &[Script::Cyrillic],
+            _ => &[],
+        }
     }
 
     fn name(self) -> &'static str {
@@ -635,13 +646,7 @@ fn japanese_kanji(c: char) -> bool {
 /// write them. Korean keeps its hanja, which some writers still put in brackets. A run that is also in the source
 /// (a name quoted in its own script) is not counted.
 fn foreign_script(lang: Lang, source: &str, candidate: &str) -> Option<String> {
-    let native = |s: Script| match lang {
-        Lang::Ja => matches!(s, Script::Han | Script::Kana),
-        Lang::Ko => matches!(s, Script::Hangul | Script::Han),
-        Lang::Hi => s == Script::Devanagari,
-        Lang::Ru => s == Script::Cyrillic,
-        _ => false,
-    };
+    let native = |s: Script| Script::of_language(lang).contains(&s) || (lang == Lang::Ko && s == Script::Han);
     // Each character's script when the target does not read it, else None.
     let foreign = |c: char| -> Option<Script> {
         let s = Script::of(c)?;
@@ -650,6 +655,10 @@ fn foreign_script(lang: Lang, source: &str, candidate: &str) -> Option<String> {
         }
         (lang == Lang::Ja && s == Script::Han && !japanese_kanji(c)).then_some(s)
     };
+    // A letter inside a word of the target's script is a look-alike ("escolа" with a Cyrillic а): the word is named
+    // too, or the flag would point at a letter that reads like any other. Japanese has no spaces to end a word, so
+    // there the run stands alone.
+    let word_char = |c: char| lang != Lang::Ja && (c.is_alphanumeric() || matches!(c, '\u{0900}'..='\u{097F}'));
     let chars: Vec<char> = candidate.chars().collect();
     let mut found: Vec<(Script, String)> = Vec::new();
     let mut i = 0;
@@ -667,10 +676,6 @@ fn foreign_script(lang: Lang, source: &str, candidate: &str) -> Option<String> {
             b += 1;
         }
         let run: String = chars[a..b].iter().collect();
-        // A letter inside a word of the target's script is a look-alike ("escolа" with a Cyrillic а): the word is
-        // named too, or the flag would point at a letter that reads like any other. Japanese has no spaces to end a
-        // word, so there the run stands alone.
-        let word_char = |c: char| lang != Lang::Ja && (c.is_alphanumeric() || matches!(c, '\u{0900}'..='\u{097F}'));
         let (mut wa, mut wb) = (a, b);
         while wa > 0 && word_char(chars[wa - 1]) {
             wa -= 1;
@@ -992,12 +997,12 @@ fn untranslated(lang: Lang, source: &str, candidate: &str) -> Option<String> {
     if candidate.trim().eq_ignore_ascii_case(source.trim()) {
         return Some("identical to the English source".into());
     }
-    let script = |c: char| match lang {
-        Lang::Ja => ('\u{3040}'..='\u{30FF}').contains(&c) || ('\u{4E00}'..='\u{9FFF}').contains(&c),
-        Lang::Ko => ('\u{AC00}'..='\u{D7A3}').contains(&c),
-        Lang::Hi => ('\u{0900}'..='\u{097F}').contains(&c),
-        Lang::Ru => ('\u{0400}'..='\u{04FF}').contains(&c),
-        _ => c.is_alphabetic(),
+    let script = |c: char| {
+        if latin_script(lang) {
+            c.is_alphabetic()
+        } else {
+            Script::of(c).is_some_and(|s| Script::of_language(lang).contains(&s))
+        }
     };
     let native = candidate.chars().filter(|c| script(*c)).count();
     if !latin_script(lang) && native * 4 < letters(candidate) {
