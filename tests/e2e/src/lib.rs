@@ -246,9 +246,17 @@ impl Session {
     }
 
     /// Finds the element matching `css` and clicks it, looking it up again when the UI re-rendered it between
-    /// the lookup and the click, until `timeout`.
+    /// the lookup and the click, until `timeout`. An element that is in the page but not yet laid out where a
+    /// pointer can reach it ("element not interactable": a list drawn while its view is still being shown) is
+    /// waited for as a user's eye waits for it; one that never becomes clickable fails after `timeout`.
     pub fn click_css(&self, css: &str, timeout: Duration) -> Result<()> {
-        self.on_fresh(css, timeout, |e| self.click(e))
+        let start = Instant::now();
+        loop {
+            match self.on_fresh(css, timeout, |e| self.click(e)) {
+                Err(err) if err.contains("not interactable") && start.elapsed() < timeout => std::thread::sleep(Duration::from_millis(100)),
+                other => return other,
+            }
+        }
     }
 
     /// The text of the element matching `css`, looked up again when the UI re-rendered it between the lookup and
