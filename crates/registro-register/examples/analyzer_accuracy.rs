@@ -2,7 +2,7 @@
 //! `cargo run -p registro-register --example analyzer_accuracy [-- --misses [LANG]]`
 //! `--misses` lists every misclassified reference (held-out ones tagged `[held]`) with its markers, so a miss
 //! can be told apart as a rule gap or a data error; an optional language code restricts the output.
-use registro_register::{analyze, data, eval, Label, Lang};
+use registro_register::{analyze, data, eval, Label, Lang, Register, Verdict};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -25,6 +25,25 @@ fn main() {
             lang.code(), all.accuracy(), all.correct, all.pairs, all.formal_ok, all.informal_ok, p.accuracy(), h.accuracy(),
             h.correct, h.pairs, h.formal_ok, h.informal_ok, all.identical, all.identical_neutral
         );
+        // What a translator would see: a reference flagged as the wrong register for the register it was written in.
+        let wrong = |text: &str, reg| analyze(lang, text).verdict(reg) == Verdict::Wrong;
+        let contrastive: Vec<_> = pool.iter().chain(held.iter()).filter(|p| p.contrastive()).collect();
+        let (wf, wi) = (
+            contrastive.iter().filter(|p| wrong(&p.formal, Register::Formal)).count(),
+            contrastive.iter().filter(|p| wrong(&p.informal, Register::Informal)).count(),
+        );
+        println!("{}: references flagged as the wrong register for their own: formal {wf}/{n}, informal {wi}/{n}", lang.code(), n = contrastive.len());
+        if show {
+            for p in &contrastive {
+                for (side, text, reg) in [("formal", &p.formal, Register::Formal), ("informal", &p.informal, Register::Informal)] {
+                    if wrong(text, reg) {
+                        let a = analyze(lang, text);
+                        let bad: Vec<&str> = a.wrong_markers(reg).filter(|m| m.strong).map(|m| m.text.as_str()).collect();
+                        println!("   flagged {side}: {text}\n        wrong markers [{}]", bad.join(" "));
+                    }
+                }
+            }
+        }
         if show {
             for (part, tag) in [(&pool, ""), (&held, "[held] ")] {
                 for pair in part.iter().filter(|p| p.contrastive()) {

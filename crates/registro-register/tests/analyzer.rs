@@ -360,6 +360,31 @@ fn japanese_weak_plain_forms_inside_the_sentence() {
 }
 
 #[test]
+fn japanese_spoken_contractions_are_casual_even_before_a_polite_ending() {
+    use registro_register::{Register, Verdict};
+    // The 1.5B model's formal translation of "Is your window open by the way?" (development split): polite です,
+    // casual 開いてる. A formal text with it is flagged, an informal one keeps it.
+    for (s, contraction) in [
+        ("窓が開いてるんですか？", "てる"),
+        ("私はそれは見てないと思います。", "てない"),
+        ("毎日通勤してたって信じられますか?", "てた"),
+        ("本を読んでます。", "でます"),
+        ("宿題を忘れちゃったんです。", "ちゃった"),
+        ("もう行かなきゃいけません。", "なきゃ"),
+    ] {
+        let a = analyze(Lang::Ja, s);
+        assert!(a.markers.iter().any(|m| m.text == contraction && m.strong && !m.register.is_formal_side()), "{s}: {:?}", a.markers);
+        assert_eq!(a.verdict(Register::Formal), Verdict::Wrong, "{s}");
+        assert!(a.wrong_markers(Register::Informal).all(|m| m.text != contraction), "{s}: the contraction is right in an informal text");
+    }
+    // て belonging to a verb's own stem, particles, and the written にて are not contractions.
+    for s in ["ゴミを捨てます。", "それだけでない問題です。", "外へでます。", "会場にて行われました。", "子供を育てています。", "お茶を飲みます。"] {
+        let a = analyze(Lang::Ja, s);
+        assert_ne!(a.verdict(Register::Formal), Verdict::Wrong, "{s}: {:?}", a.markers);
+    }
+}
+
+#[test]
 fn japanese_short_exclamations_are_interjections() {
     assert_marked(Lang::Ja, "笑:)私の犬は、寒いのが大好きなので、実際に自分でベッドから降ります:)良かった！ :)", Label::Formal, &["ます"]);
     assert_marked(Lang::Ja, "笑:)私の犬は、寒いのが大好きなので、実際に自分でベッドから降りる:)良かった！ :)", Label::Informal, &["った"]);

@@ -73,6 +73,21 @@ fn japanese_plain_and_masu() {
 }
 
 #[test]
+fn japanese_contractions_are_written_out_for_a_formal_text() {
+    assert_converts(Lang::Ja, &[
+        ("窓が開いてるんですか？", Register::Formal, "窓が開いているんですか？"),
+        ("それ、知ってる？", Register::Formal, "それ、知っていますか？"),
+        ("本を読んでます。", Register::Formal, "本を読んでいます。"),
+        ("映画を見てない。", Register::Formal, "映画を見ていません。"),
+        ("宿題を忘れちゃった。", Register::Formal, "宿題を忘れてしまいました。"),
+        ("ちょっと持ってて。", Register::Formal, "ちょっと持っていてください。"),
+        // Copulas and one-kanji verbs before ない, which the contraction rules brought to light.
+        ("それだけでない。", Register::Formal, "それだけでありません。"),
+        ("外に出ない。", Register::Formal, "外に出ません。"),
+    ]);
+}
+
+#[test]
 fn japanese_respectful_level() {
     let r = convert(Lang::Ja, "明日は家にいる？", Register::Respectful).text;
     assert_eq!(r, "明日は家にいらっしゃいますか？");

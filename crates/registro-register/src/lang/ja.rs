@@ -117,6 +117,60 @@ pub fn markers(text: &str) -> Vec<Marker> {
         }
     }
     mid_sentence_plain(text, &skip, &mut out);
+    for (s, e, _) in contractions(text) {
+        if !skip(s, e) {
+            out.push(marker(text, s, e, Register::Informal, MarkerKind::Verb, true));
+        }
+    }
+    out
+}
+
+/// Spoken contractions of a て-form and its auxiliary, with what they contract (longest first): いる loses its い
+/// (知ってる, 開いてます), しまう becomes ちゃう/じゃう (忘れちゃった), ければ becomes きゃ. Polite speech may end in
+/// です/ます and still be casual with them ("開いてるんですか"), so they count on their own. CoCoA-MT's formal
+/// references have 2 of 1,000 against 18 of 1,000 informal ones (training split, the い-dropping forms).
+const CONTRACTED: &[(&str, &str)] = &[
+    ("てなかった", "ていなかった"), ("でなかった", "でいなかった"), ("てました", "ていました"), ("でました", "でいました"),
+    ("てません", "ていません"), ("でません", "でいません"), ("てます", "ています"), ("でます", "でいます"), ("てない", "ていない"),
+    ("でない", "でいない"), ("てる", "ている"), ("でる", "でいる"), ("てた", "ていた"), ("でた", "でいた"), ("てて", "ていて"),
+    ("でて", "でいて"),
+];
+const SHIMAU: &[(&str, &str)] = &[
+    ("ちゃいました", "てしまいました"), ("じゃいました", "でしまいました"), ("ちゃいます", "てしまいます"), ("じゃいます", "でしまいます"),
+    ("ちゃった", "てしまった"), ("じゃった", "でしまった"), ("ちゃって", "てしまって"), ("じゃって", "でしまって"), ("ちゃう", "てしまう"),
+    ("じゃう", "でしまう"), ("なくちゃ", "なくては"), ("なきゃ", "なければ"),
+];
+
+/// Whether a contracted て/で form can follow `c`: the last kana of a て-form (持っ, 書い, し, 食べ, 起き, 見せ) or
+/// a one-kanji ichidan stem (見てる, 来てる); a で-form follows ん or い only (読んで, 泳いで). Any other kanji
+/// before て is a verb's own stem (捨てる, 育てる, 当てた), and へ, に-less particles (だけでない, 外へでます) are not
+/// verbs.
+fn takes_te(c: char, de: bool) -> bool {
+    if de {
+        return matches!(c, 'ん' | 'い');
+    }
+    "っいしえけせてねめれべげきちりじびぎみに見居寝着似煮出来".contains(c)
+}
+
+/// Every spoken contraction in `text`: (start, end, the full form).
+pub(crate) fn contractions(text: &str) -> Vec<(usize, usize, &'static str)> {
+    let mut out: Vec<(usize, usize, &'static str)> = Vec::new();
+    for (table, needs_stem) in [(CONTRACTED, true), (SHIMAU, false)] {
+        for (short, full) in table {
+            for (s, _) in text.match_indices(short) {
+                let e = s + short.len();
+                if out.iter().any(|&(a, b, _)| s < b && a < e) {
+                    continue;
+                }
+                let prev = text[..s].chars().next_back();
+                let fits = if needs_stem { prev.is_some_and(|c| takes_te(c, short.starts_with('で'))) } else { prev.is_some_and(is_word_char) };
+                if fits {
+                    out.push((s, e, full));
+                }
+            }
+        }
+    }
+    out.sort_by_key(|&(s, e, _)| (s, e));
     out
 }
 

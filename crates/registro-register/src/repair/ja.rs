@@ -2,7 +2,7 @@
 //! change row (書く ↔ 書きます), ichidan stems (e/i-row kana or a bare kanji before る) just add ます. Without a
 //! dictionary a few classes are guessed (った could come from う/つ/る: a small table of stems decides, else る).
 use super::Edit;
-use crate::lang::ja::{clauses, strip_trailing};
+use crate::lang::ja::{clauses, contractions, strip_trailing, POLITE};
 use crate::{analyze, Lang, MarkerKind, Register};
 
 const ROWS: [[char; 5]; 14] = [
@@ -38,8 +38,21 @@ fn drop_last(s: &str) -> &str {
 
 /// Plain clause ending → polite. `clause` is the clause without its trailing particles; returns the new clause.
 fn to_polite(clause: &str) -> Option<String> {
+    // A spoken contraction at the end is written out first (開いてる → 開いている → 開いています), or the polite
+    // form would keep it (開いてます).
+    let full;
+    let clause = match contractions(clause).into_iter().find(|&(_, e, _)| e == clause.len()) {
+        Some((s, _, long)) => {
+            full = format!("{}{long}", &clause[..s]);
+            full.as_str()
+        }
+        None => clause,
+    };
+    if POLITE.iter().any(|p| clause.ends_with(p)) {
+        return Some(clause.to_string());
+    }
     let rep = |suffix: &str, with: &str| clause.strip_suffix(suffix).map(|s| format!("{s}{with}"));
-    for (a, b) in [("じゃない", "ではありません"), ("ではない", "ではありません"), ("じゃん", "ですよね"), ("だった", "でした"), ("だろう", "でしょう"), ("かった", "かったです")] {
+    for (a, b) in [("じゃない", "ではありません"), ("ではない", "ではありません"), ("じゃん", "ですよね"), ("だった", "でした"), ("だろう", "でしょう"), ("しまった", "しまいました"), ("かった", "かったです")] {
         if let Some(r) = rep(a, b) {
             if a == "かった" && (clause.ends_with("分かった") || clause.ends_with("わかった")) {
                 return rep("かった", "かりました");
@@ -53,10 +66,16 @@ fn to_polite(clause: &str) -> Option<String> {
     for (neg, polite_neg, past) in [("なかった", "ませんでした", true), ("ない", "ません", false)] {
         if let Some(stem) = clause.strip_suffix(neg) {
             let c = last(stem)?;
+            // ではない/くない/でない negate a copula or an adjective ("だけでない" → "だけでありません"); で sits on the
+            // e-row, so it is told apart before the verb stems are.
+            if c == 'く' || c == 'で' || c == 'は' {
+                return Some(format!("{stem}{}", if past { "ありませんでした" } else { "ありません" }));
+            }
             return Some(match column(c) {
                 Some(0) if c != 'な' => format!("{}{}{polite_neg}", drop_last(stem), shift(c, 1)?),
                 Some(1) | Some(3) => format!("{stem}{polite_neg}"),
-                _ if c == 'く' || c == 'で' || c == 'は' => format!("{stem}{}", if past { "ありませんでした" } else { "ありません" }),
+                // A one-kanji ichidan verb (見ない, 出なかった), not a noun that "has none" (問題ない).
+                None if "見出寝着居似煮得経".contains(c) => format!("{stem}{polite_neg}"),
                 _ if is_kanji(c) && !past => format!("{stem}がありません"),
                 _ => format!("{clause}です"),
             });
@@ -226,7 +245,9 @@ pub(super) fn edits(text: &str, target: Register) -> Vec<Edit> {
             let end = strip_trailing(text, s, e);
             let clause = &text[s..end];
             let a = analyze(Lang::Ja, clause);
-            if clause.is_empty() || !a.markers.iter().any(|m| m.kind == MarkerKind::Ending && !m.register.is_formal_side()) {
+            let plain_end = a.markers.iter().any(|m| m.kind == MarkerKind::Ending && !m.register.is_formal_side());
+            let contracted_end = contractions(clause).iter().any(|&(_, e, _)| e == clause.len());
+            if clause.is_empty() || !(plain_end || contracted_end) {
                 continue;
             }
             if let Some(mut new) = to_polite(clause) {
@@ -239,6 +260,13 @@ pub(super) fn edits(text: &str, target: Register) -> Vec<Edit> {
                 out.push(Edit { start: s + common, end, from: text[s + common..end].into(), to: new[common..].into() });
             }
         }
+        // Contractions inside a clause (開いてるんですか → 開いているんですか); one at a clause's end went with it.
+        for (s, e, long) in contractions(text) {
+            if !out.iter().any(|ed| s < ed.end && ed.start < e) {
+                out.push(Edit { start: s, end: e, from: text[s..e].into(), to: long.into() });
+            }
+        }
+        out.sort_by_key(|ed| ed.start);
         if target == Register::Respectful {
             let polite = super::apply(text, &mut out.clone()).text;
             let mut hon = Vec::new();
