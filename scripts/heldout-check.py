@@ -25,7 +25,7 @@ import sys
 
 # The labels meaning::check words its flags with (MeaningIssue::as_str).
 MEANING_LABELS = ("refusal", "untranslated", "number changed", "date changed", "name dropped", "cut off",
-                  "honorific for the wrong person", "negation lost", "wrong language")
+                  "honorific for the wrong person", "negation lost", "wrong language", "opposite meaning")
 
 
 def recheck(reports):

@@ -110,6 +110,13 @@ pub fn segment(lang: Lang, i: usize, source: &str, target: Option<&str>) -> Vec<
                 format!("meaning may be reversed: {}", f.detail),
                 Vec::new(),
             )),
+            MeaningIssue::Opposite => out.push(issue(
+                i,
+                CheckKind::Meaning,
+                Warning,
+                format!("meaning may be reversed: {}", f.detail),
+                Vec::new(),
+            )),
             MeaningIssue::Honorific => out.push(issue(
                 i,
                 CheckKind::Register,

@@ -14,6 +14,7 @@ pub mod eval;
 pub mod fuzz;
 pub mod back_translation;
 pub mod meaning;
+mod opposites;
 pub mod repair;
 pub(crate) mod lang;
 

@@ -28,6 +28,10 @@ pub enum MeaningIssue {
     /// translation (Qwen models slip into Chinese mid-sentence: "荷兰" for オランダ), or Chinese, Japanese, Korean,
     /// Cyrillic, Devanagari or Arabic letters in a target that does not write them.
     WrongScript,
+    /// The translation says the opposite of a word of the source: "close" → "open", "yesterday" → "tomorrow",
+    /// "buy" → "sell" (the 1.5B model asked "can you open it?" for "Can you shut it?"). The embedding check scores
+    /// an antonym as close to its word.
+    Opposite,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -429,6 +433,9 @@ pub fn check(lang: Lang, source: &str, candidate: &str) -> Vec<MeaningFlag> {
     if let Some(d) = foreign_script(lang, source, candidate) {
         out.push(flag(MeaningIssue::WrongScript, d));
     }
+    if let Some(d) = crate::opposites::opposite(lang, source, candidate) {
+        out.push(flag(MeaningIssue::Opposite, d));
+    }
     if lang == Lang::Ja {
         if let Some(d) = honorific_for_the_wrong_person(candidate) {
             out.push(flag(MeaningIssue::Honorific, d));
@@ -567,6 +574,7 @@ impl MeaningIssue {
             MeaningIssue::Honorific => "honorific for the wrong person",
             MeaningIssue::Negation => "negation lost",
             MeaningIssue::WrongScript => "wrong language",
+            MeaningIssue::Opposite => "opposite meaning",
         }
     }
 }

@@ -75,7 +75,8 @@ fn japanese_plain_and_masu() {
 #[test]
 fn japanese_contractions_are_written_out_for_a_formal_text() {
     assert_converts(Lang::Ja, &[
-        ("窓が開いてるんですか？", Register::Formal, "窓が開いているんですか？"),
+        ("窓が開いてるんですか？", Register::Formal, "窓が開いていますか？"),
+        ("窓が開いてるんです。", Register::Formal, "窓が開いているんです。"),
         ("それ、知ってる？", Register::Formal, "それ、知っていますか？"),
         ("本を読んでます。", Register::Formal, "本を読んでいます。"),
         ("映画を見てない。", Register::Formal, "映画を見ていません。"),
