@@ -302,6 +302,16 @@ fn hits(how: Find, stems: [&[&str]; 2], text: &str) -> Vec<Hit> {
         .collect()
 }
 
+/// Whether the sentence of `text` around byte `at` has a negation. Japanese "かもしれません" (might) ends in ません
+/// without negating anything.
+fn negated(lang: Lang, text: &str, at: usize) -> bool {
+    let end_of = |c: char| matches!(c, '.' | '!' | '?' | '。' | '！' | '？' | '।' | '\n');
+    let start = text[..at].char_indices().rev().find(|&(_, c)| end_of(c)).map(|(i, c)| i + c.len_utf8()).unwrap_or(0);
+    let end = text[at..].char_indices().find(|&(_, c)| end_of(c)).map(|(i, _)| at + i).unwrap_or(text.len());
+    let sentence = text[start..end].replace("かもしれません", "かもしれる");
+    crate::meaning::has_negation(lang, &sentence)
+}
+
 /// English words of the source, lower case.
 fn english_words(source: &str) -> Vec<String> {
     source.to_lowercase().replace('’', "'").split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect()
@@ -310,9 +320,8 @@ fn english_words(source: &str) -> Vec<String> {
 /// The first pair whose one side the source says and whose other side the translation says instead, in words for
 /// a flag: `the source says "shut" and the translation only its opposite, "開け"`.
 pub(crate) fn opposite(lang: Lang, source: &str, candidate: &str) -> Option<String> {
-    // "Not difficult" says "easy": an opposite beside a negation the source lacks (or without one the source has)
-    // is a paraphrase, not a reversal.
-    if crate::meaning::has_negation(lang, candidate) != crate::meaning::english_negation(source).is_some() {
+    // "I don't remember" is often "I forgot": a negated source is left to the negation check.
+    if crate::meaning::english_negation(source).is_some() {
         return None;
     }
     let words = english_words(source);
@@ -321,7 +330,10 @@ pub(crate) fn opposite(lang: Lang, source: &str, candidate: &str) -> Option<Stri
     for pair in PAIRS {
         let Some((_, stems)) = pair.stems.iter().find(|(l, _)| *l == lang) else { continue };
         let said: Vec<bool> = pair.en.iter().map(|side| words.iter().any(|w| side.contains(&w.as_str()))).collect();
-        let found = hits(how, *stems, &text);
+        // "Not difficult" says "easy": an opposite in a sentence with a negation is a paraphrase, not a reversal. Only
+        // its own sentence counts, or a negation anywhere would hide it (and the reranker would prefer a candidate
+        // that adds one: 「…かもしれません」).
+        let found: Vec<Hit> = hits(how, *stems, &text).into_iter().filter(|h| !negated(lang, &text, h.start)).collect();
         let count = |side: usize| found.iter().filter(|h| h.side == side).count();
         for side in [0, 1] {
             // A side the source says is missing and the other is there instead. Where the source says both ("Is

@@ -42,6 +42,15 @@ fn a_negated_opposite_a_word_on_both_sides_and_lookalike_words_are_not_flagged()
     // "Not difficult" is "easy"; a negation the source lacks makes the opposite a paraphrase.
     assert_eq!(opposite(Lang::De, "The test was easy.", "Der Test war nicht schwer."), None);
     assert_eq!(opposite(Lang::Ja, "I hate it.", "好きではありません。"), None);
+    // ...but only in its own sentence: "might" (かもしれません) elsewhere negates nothing (the 1.5B model's reranked
+    // translation of the development source below).
+    assert!(opposite(
+        Lang::Ja,
+        "Is your window open by the way? Can you shut it? Yeah, it's really annoying. and hopefully",
+        "窓が開いていますか？開けますか？はい、それは大変です。そして、おそらく役立つかもしれません。"
+    )
+    .is_some());
+    assert!(opposite(Lang::De, "Can you close it? It is cold.", "Können Sie es öffnen? Es ist nicht warm.").is_some());
     // The source says both sides: nothing to reverse.
     assert_eq!(opposite(Lang::Es, "Is it open or closed?", "¿Está abierto o cerrado?"), None);
     // Words that only start like a stem: "vielleicht" (maybe), "abril" (April), "Freund" (friend), "souvent"
