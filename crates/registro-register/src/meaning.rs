@@ -1368,7 +1368,7 @@ fn negations(lang: Lang) -> (&'static [&'static str], &'static [&'static str]) {
         Lang::Ru => (&["не", "нет", "никогда", "ничего", "ничто", "никто", "нигде", "ни", "без", "нельзя"], &[]),
         Lang::Hi => (&["नहीं", "न", "मत", "बिना", "कभी", "कोई"], &[]),
         Lang::Vi => (&["không", "chưa", "đừng", "chẳng", "chả", "chớ", "thiếu"], &[]),
-        Lang::Ja => (&[], &["ない", "なく", "ません", "ず", "ぬ", "無", "なし", "なかっ", "じゃな", "ではな", "いいえ", "不", "未", "非"]),
+        Lang::Ja => (&[], &["ない", "なく", "ません", "ず", "ぬ", "無", "なし", "なかっ", "じゃな", "ではな", "いいえ", "いや、", "いえ、", "不", "未", "非"]),
         Lang::Ko => (&[], &["않", "안 ", "못", "없", "말", "마세요", "마십시오", "지 마", "아니", "아뇨", "불", "미", "비"]),
     }
 }
@@ -1394,7 +1394,12 @@ pub(crate) fn first_negation_word(src: &str) -> Option<&'static str> {
 /// Whether `text`, written in `lang`, has a negation word anywhere (a rough test: Japanese and Korean by the
 /// substrings that negate, which also occur elsewhere).
 pub fn has_negation(lang: Lang, text: &str) -> bool {
-    let t = text.to_lowercase();
+    let mut t = text.to_lowercase();
+    if lang == Lang::Ja {
+        // "かもしれません" (might) and "すみません" (excuse me) end in ません and negate nothing: counted, they hid a
+        // lost negation and an opposite word in the same translation.
+        t = t.replace("かもしれません", "かもしれる").replace("すみません", "すみます");
+    }
     let (whole, parts) = negations(lang);
     t.split(|c: char| !c.is_alphanumeric() && !matches!(c, '\u{0900}'..='\u{097F}')).any(|w| whole.contains(&w)) || parts.iter().any(|p| t.contains(p))
 }

@@ -302,14 +302,12 @@ fn hits(how: Find, stems: [&[&str]; 2], text: &str) -> Vec<Hit> {
         .collect()
 }
 
-/// Whether the sentence of `text` around byte `at` has a negation. Japanese "かもしれません" (might) ends in ません
-/// without negating anything.
+/// Whether the sentence of `text` around byte `at` has a negation.
 fn negated(lang: Lang, text: &str, at: usize) -> bool {
     let end_of = |c: char| matches!(c, '.' | '!' | '?' | '。' | '！' | '？' | '।' | '\n');
     let start = text[..at].char_indices().rev().find(|&(_, c)| end_of(c)).map(|(i, c)| i + c.len_utf8()).unwrap_or(0);
     let end = text[at..].char_indices().find(|&(_, c)| end_of(c)).map(|(i, _)| at + i).unwrap_or(text.len());
-    let sentence = text[start..end].replace("かもしれません", "かもしれる");
-    crate::meaning::has_negation(lang, &sentence)
+    crate::meaning::has_negation(lang, &text[start..end])
 }
 
 /// English words of the source, lower case.
