@@ -77,6 +77,9 @@ fn japanese_contractions_are_written_out_for_a_formal_text() {
     assert_converts(Lang::Ja, &[
         ("窓が開いてるんですか？", Register::Formal, "窓が開いていますか？"),
         ("窓が開いてるんです。", Register::Formal, "窓が開いているんです。"),
+        // A casual question's の goes with it (the 1.5B model's "開いてるの？" was repaired to "開いていますの？").
+        ("窓が開いてるの？", Register::Formal, "窓が開いていますか？"),
+        ("何を食べたの？", Register::Formal, "何を食べましたか？"),
         ("それ、知ってる？", Register::Formal, "それ、知っていますか？"),
         ("本を読んでます。", Register::Formal, "本を読んでいます。"),
         ("映画を見てない。", Register::Formal, "映画を見ていません。"),

@@ -251,10 +251,17 @@ pub(super) fn edits(text: &str, target: Register) -> Vec<Edit> {
                 continue;
             }
             if let Some(mut new) = to_polite(clause) {
-                // A plain question ("どう思う？") becomes a polite one with か ("どう思いますか？").
-                let question = text[end..].starts_with(['？', '?']);
-                if question && (new.ends_with("ます") || new.ends_with("ました") || new.ends_with("ません") || new.ends_with("です") || new.ends_with("でした")) {
+                // A plain question ("どう思う？", "開いてるの？") becomes a polite one with か ("どう思いますか？",
+                // "開いていますか？"): the casual question's の goes, or it would read "開いていますの？".
+                let casual_no = text[end..].starts_with("の？") || text[end..].starts_with("の?");
+                let question = text[end..].starts_with(['？', '?']) || casual_no;
+                let polite = new.ends_with("ます") || new.ends_with("ました") || new.ends_with("ません") || new.ends_with("です") || new.ends_with("でした");
+                let mut end = end;
+                if question && polite {
                     new.push('か');
+                    if casual_no {
+                        end += "の".len();
+                    }
                 }
                 let common = clause.chars().zip(new.chars()).take_while(|(a, b)| a == b).map(|(a, _)| a.len_utf8()).sum::<usize>();
                 out.push(Edit { start: s + common, end, from: text[s + common..end].into(), to: new[common..].into() });
