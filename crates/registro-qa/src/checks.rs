@@ -410,6 +410,10 @@ mod tests {
             ),
             [(Length, Warning)]
         );
+        assert_eq!(
+            kinds(Lang::De, "Please close the door.", Some("Bitte öffnen Sie die Tür.")),
+            [(Meaning, Warning)]
+        );
         let ws = segment(Lang::De, 0, "Thanks a lot.", Some("Vielen  Dank. "));
         assert_eq!(
             ws.iter().map(|i| i.kind).collect::<Vec<_>>(),
