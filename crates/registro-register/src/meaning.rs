@@ -424,6 +424,9 @@ pub fn check(lang: Lang, source: &str, candidate: &str) -> Vec<MeaningFlag> {
             }
         }
     }
+    if let Some(d) = relative_day_changed(lang, source, candidate) {
+        out.push(flag(MeaningIssue::Date, d));
+    }
     if let Some(d) = truncated(lang, source, candidate) {
         out.push(flag(MeaningIssue::Truncated, d));
     }
@@ -515,6 +518,54 @@ fn name_groups(source: &str) -> Vec<(Vec<&str>, bool)> {
         }
     }
     groups
+}
+
+/// Yesterday, today and tomorrow: English words, then each target's (lower case; matched inside the translation, so
+/// German "morgen" is also "Morgen", morning — a translation of "today" that has "heute Morgen" still has "heute").
+const RELATIVE_DAYS: [&[&str]; 3] = [&["yesterday"], &["today", "tonight"], &["tomorrow"]];
+
+fn relative_day_words(lang: Lang) -> [&'static [&'static str]; 3] {
+    match lang {
+        Lang::De => [&["gestern"], &["heute"], &["morgen"]],
+        Lang::Es => [&["ayer"], &["hoy", "esta noche"], &["mañana"]],
+        Lang::Fr => [&["hier"], &["aujourd'hui", "aujourd’hui", "ce soir"], &["demain"]],
+        Lang::It => [&["ieri"], &["oggi", "stasera", "stanotte"], &["domani"]],
+        Lang::Pt => [&["ontem"], &["hoje", "esta noite"], &["amanhã"]],
+        Lang::Nl => [&["gisteren"], &["vandaag", "vanavond", "vannacht"], &["morgen"]],
+        Lang::Ru => [&["вчера"], &["сегодня"], &["завтра"]],
+        // Hindi's कल is both yesterday and tomorrow: only today against either counts.
+        Lang::Hi => [&["कल"], &["आज"], &["कल"]],
+        Lang::Ja => [&["昨日", "きのう", "昨晩", "昨夜"], &["今日", "きょう", "今夜", "今晩"], &["明日", "あした", "あす"]],
+        Lang::Ko => [&["어제"], &["오늘"], &["내일"]],
+        Lang::Vi => [&["hôm qua"], &["hôm nay", "tối nay"], &["ngày mai"]],
+    }
+}
+
+/// The source says yesterday, today or tomorrow (one of them) and the translation another of them instead: the
+/// 0.5B model wrote "ich werde Ihnen heute anrufen" for "I will call you tomorrow". Latin- and Cyrillic-script words
+/// are matched as whole words, so "hier" is not inside "hierarchie".
+fn relative_day_changed(lang: Lang, source: &str, candidate: &str) -> Option<String> {
+    let words: Vec<String> = source.to_lowercase().split(|c: char| !c.is_alphanumeric()).map(str::to_string).collect();
+    let said: Vec<usize> = (0..3).filter(|&k| RELATIVE_DAYS[k].iter().any(|w| words.iter().any(|x| x == w))).collect();
+    let [day] = said[..] else { return None };
+    let text = format!(" {} ", candidate.to_lowercase());
+    let whole = !matches!(lang, Lang::Ja | Lang::Ko);
+    let has = |w: &str| {
+        if !whole {
+            return text.contains(w);
+        }
+        text.match_indices(w).any(|(i, _)| {
+            let before = text[..i].chars().next_back().is_some_and(|c| c.is_alphanumeric());
+            let after = text[i + w.len()..].chars().next().is_some_and(|c| c.is_alphanumeric());
+            !before && !after
+        })
+    };
+    let table = relative_day_words(lang);
+    if table[day].iter().any(|w| has(w)) {
+        return None;
+    }
+    let other = (0..3).filter(|&k| k != day).find_map(|k| table[k].iter().find(|w| has(w)))?;
+    Some(format!("\"{}\" became \"{other}\" ({})", RELATIVE_DAYS[day][0], ["yesterday", "today", "tomorrow"][(0..3).find(|&k| table[k].contains(other)).unwrap_or(day)]))
 }
 
 /// "May" the month: capitalised, not opening a sentence, and not the modal before its subject ("May I…").
@@ -1216,6 +1267,27 @@ mod tests {
             let flags = check(Lang::Fr, source, output);
             assert!(flags.iter().any(|f| f.issue == MeaningIssue::Name && f.detail.contains(name)), "{output:?}: {flags:?}");
         }
+    }
+
+    #[test]
+    fn yesterday_today_and_tomorrow_are_kept() {
+        let day = |lang, src, out| check(lang, src, out).into_iter().find(|f| f.issue == MeaningIssue::Date).map(|f| f.detail);
+        // The 0.5B model's German in the Windows package check (scripts/test-windows.sh), 2026-11-29.
+        let src = "Thank you for your help, I will call you tomorrow.";
+        assert_eq!(
+            day(Lang::De, src, "Vielen Dank für Ihre Hilfe, ich werde Ihnen heute anrufen.").as_deref(),
+            Some("\"tomorrow\" became \"heute\" (today)")
+        );
+        assert_eq!(day(Lang::De, src, "Vielen Dank für Ihre Hilfe, ich rufe Sie morgen an."), None);
+        assert!(day(Lang::Fr, "I saw it yesterday.", "Je l'ai vu aujourd'hui.").is_some());
+        assert!(day(Lang::Ja, "See you tomorrow!", "また今日会いましょう！").is_some());
+        assert!(day(Lang::Hi, "I will call you tomorrow.", "मैं आज आपको फ़ोन करूँगा।").is_some());
+        assert_eq!(day(Lang::Hi, "I will call you tomorrow.", "मैं कल आपको फ़ोन करूँगा।"), None);
+        // "heute Morgen" (this morning) still says today; "hierarchie" holds no "hier"; two days in the source are
+        // left alone.
+        assert_eq!(day(Lang::De, "I saw him today.", "Ich habe ihn heute Morgen gesehen."), None);
+        assert_eq!(day(Lang::Fr, "Today we discuss the hierarchy.", "Aujourd'hui, nous parlons de la hiérarchie."), None);
+        assert_eq!(day(Lang::De, "Not today, tomorrow.", "Nicht heute, sondern übermorgen."), None);
     }
 
     #[test]
