@@ -1,5 +1,5 @@
-//! A word turned into its opposite: the source says "close" and the translation "open", "yesterday" and "tomorrow",
-//! "buy" and "sell". A small model does this (the 1.5B model translated "Is your window open? Can you shut it?" as
+//! A word turned into its opposite: the source says "close" and the translation "open", "buy" and "sell" (a day
+//! turned into another, "tomorrow" into "today", is the date check's: `meaning::relative_day_changed`). A small model does this (the 1.5B model translated "Is your window open? Can you shut it?" as
 //! 「…開けますか」, "can you open it"), and the embedding check cannot see it: a sentence and its antonym sit close
 //! together in an embedding, as a sentence and its negation do.
 //!
@@ -134,21 +134,6 @@ const PAIRS: &[Pair] = &[
             (Lang::Ja, [&["好き", "愛して", "愛する", "愛し", "大好"], &["嫌い", "嫌だ", "嫌です", "憎"]]),
             (Lang::Ko, [&["좋아하", "좋아해", "사랑"], &["싫어", "싫", "미워", "증오"]]),
             (Lang::Vi, [&["yêu", "thích"], &["ghét"]]),
-        ],
-    },
-    Pair {
-        en: [&["yesterday"], &["tomorrow"]],
-        stems: &[
-            (Lang::De, [&["gestern"], &["morgen"]]),
-            (Lang::Es, [&["ayer"], &["mañana"]]),
-            (Lang::Fr, [&["hier"], &["demain"]]),
-            (Lang::It, [&["ieri"], &["domani"]]),
-            (Lang::Pt, [&["ontem"], &["amanhã"]]),
-            (Lang::Nl, [&["gisteren"], &["morgen"]]),
-            (Lang::Ru, [&["вчера"], &["завтра"]]),
-            (Lang::Ja, [&["昨日", "きのう"], &["明日", "あした"]]),
-            (Lang::Ko, [&["어제"], &["내일"]]),
-            (Lang::Vi, [&["hôm qua"], &["ngày mai"]]),
         ],
     },
     Pair {

@@ -1,5 +1,5 @@
 //! A word turned into its opposite (issue 43's "meaning reversed"): "Can you shut it?" translated as "can you open
-//! it?", "yesterday" as "tomorrow". The embedding check scores an antonym as close to its word; this rule does not.
+//! it?", "buy" as "sell". The embedding check scores an antonym as close to its word; this rule does not.
 mod common;
 
 use registro_register::meaning::{check, MeaningIssue};
@@ -16,7 +16,6 @@ fn a_word_turned_into_its_opposite_is_flagged_and_the_right_one_is_not() {
         (Lang::Ja, "Is your window open? Can you shut it?", "窓が開いているんですか？閉めていただけますか。", "窓が開いているんですか？開けていただけますか。", "開け"),
         (Lang::De, "Can you close the door, please?", "Können Sie bitte die Tür schließen?", "Können Sie bitte die Tür öffnen?", "öffnen"),
         (Lang::De, "I sold my car yesterday.", "Ich habe gestern mein Auto verkauft.", "Ich habe gestern mein Auto gekauft.", "gekauft"),
-        (Lang::De, "I saw him yesterday.", "Ich habe ihn gestern gesehen.", "Ich sehe ihn morgen.", "morgen"),
         (Lang::Es, "We won the game!", "¡Ganamos el partido!", "¡Perdimos el partido!", "perdimos"),
         (Lang::Es, "Please remember to call me.", "Por favor, recuerde llamarme.", "Por favor, olvide llamarme.", "olvide"),
         (Lang::Fr, "The test was easy.", "Le test était facile.", "Le test était difficile.", "difficile"),
@@ -27,7 +26,7 @@ fn a_word_turned_into_its_opposite_is_flagged_and_the_right_one_is_not() {
         (Lang::Nl, "I am so happy for you!", "Ik ben zo blij voor je!", "Ik ben zo verdrietig voor je!", "verdrietig"),
         (Lang::Ru, "Please open the window.", "Пожалуйста, откройте окно.", "Пожалуйста, закройте окно.", "закройте"),
         (Lang::Hi, "I bought a new phone.", "मैंने एक नया फ़ोन खरीदा।", "मैंने एक नया फ़ोन बेचा।", "बेचा"),
-        (Lang::Ko, "I'll see you tomorrow.", "내일 봐요.", "어제 봐요.", "어제"),
+        (Lang::Ko, "Is it hot outside?", "밖이 더워요?", "밖이 추워요?", "추워"),
         (Lang::Vi, "The exam was difficult.", "Bài thi rất khó.", "Bài thi rất dễ.", "dễ"),
     ];
     for (lang, src, right, wrong, word) in cases {
