@@ -306,6 +306,11 @@ fn italian_lei_imperatives_with_clitics_and_tu_enclitics() {
     assert_marked(Lang::It, "Grazie, e si goda la giornata. Giochi a Gran Turismo e diventi famoso!", Label::Formal, &["goda"]);
     assert_marked(Lang::It, "Da giovane avevo un pappagallo, la nostra casa non è affatto così, se lo tolga dalla testa.", Label::Formal, &["tolga"]);
     assert_marked(Lang::It, "Da giovane avevo un pappagallo, la nostra casa non è affatto così, toglitelo dalla testa.", Label::Informal, &["toglitelo"]);
+    // The courtesy pronoun joined to an infinitive or gerund, capitalised (the 0.5B model's "chiamarLa" in the
+    // Windows package check read as neutral); lower case it is "call her".
+    assert_marked(Lang::It, "Grazie per l'aiuto, La richiamo domani per ringraziarLa ancora.", Label::Formal, &["ringraziarLa"]);
+    assert_marked(Lang::It, "Vorrei inviarLe il file, mandandoGlielo entro venerdì.", Label::Formal, &["inviarLe", "mandandoGlielo"]);
+    assert_marked(Lang::It, "Posso chiamarla domani?", Label::Neutral, &[]);
     // "la faccia" is the face.
     assert_marked(Lang::It, "Si dice che questa è la faccia che fai quando scopri che la tua vita normale viene descritta da altri", Label::Informal, &["fai", "tua"]);
 }

@@ -46,6 +46,9 @@ fn italian() {
         ("Cosa ne pensi?", Register::Formal, "Cosa ne pensa?"),
         ("Ti piace il jazz?", Register::Formal, "Le piace il jazz?"),
         ("Bello. Le piace il jazz?", Register::Informal, "Bello. Ti piace il jazz?"),
+        ("Posso chiamarLa domani?", Register::Informal, "Posso chiamarti domani?"),
+        ("Vorrei inviarLe il file.", Register::Informal, "Vorrei inviarti il file."),
+        ("Posso chiamarti domani?", Register::Formal, "Posso chiamarLa domani?"),
     ]);
 }
 

@@ -86,6 +86,10 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
             push(&mut out, text, t, Informal, Imperative, true);
             continue;
         }
+        if courtesy_enclitic(t.text) {
+            push(&mut out, text, t, Formal, Pronoun, true);
+            continue;
+        }
         if in_question(text, toks, i) && is_lei_perfect(w, prev, toks.get(i + 1).map(|n| n.norm.as_str())) {
             push(&mut out, text, t, Formal, Verb, false);
             continue;
@@ -130,6 +134,17 @@ pub fn markers(text: &str, toks: &[Tok<'_>]) -> Vec<Marker> {
 /// A comma, colon or dash separates the token from the previous one.
 fn follows_pause(text: &str, toks: &[Tok<'_>], i: usize) -> bool {
     i > 0 && text[toks[i - 1].end..toks[i].start].chars().any(|c| matches!(c, ',' | ':' | '-' | '–'))
+}
+
+/// The courtesy pronoun joined to an infinitive or a gerund, capitalised as courtesy writes it: "chiamarLa",
+/// "inviarLe", "ringraziandoLa", "mandarGlielo" (CoCoA-MT's formal training references have 5, the informal ones
+/// none). Lower case, "chiamarla" is mostly "call her".
+fn courtesy_enclitic(word: &str) -> bool {
+    ["La", "Le", "Glielo", "Gliela", "Glieli", "Gliele", "Gliene"].iter().any(|suffix| {
+        word.strip_suffix(suffix).is_some_and(|stem| {
+            stem.chars().count() >= 4 && stem.chars().all(char::is_lowercase) && (stem.ends_with('r') || stem.ends_with("ndo"))
+        })
+    })
 }
 
 /// Imperative with an enclitic "te" + pronoun: toglitelo, ricordatelo, mettiteli.
