@@ -1,7 +1,9 @@
 //! Prints the analyzer's accuracy on the CoCoA-MT training references per language (pool and held-out parts).
 //! `cargo run -p registro-register --example analyzer_accuracy [-- --misses [LANG]]`
 //! `--misses` lists every misclassified reference (held-out ones tagged `[held]`) with its markers, so a miss
-//! can be told apart as a rule gap or a data error; an optional language code restricts the output.
+//! can be told apart as a rule gap or a data error, and every reference that reads as the wrong register for its own
+//! (what a translator would see flagged) with the markers that make it so; an optional language code restricts the
+//! output.
 use registro_register::{analyze, data, eval, Label, Lang, Register, Verdict};
 
 fn main() {
