@@ -103,14 +103,7 @@ pub fn segment(lang: Lang, i: usize, source: &str, target: Option<&str>) -> Vec<
                 format!("cut off: {}", f.detail),
                 Vec::new(),
             )),
-            MeaningIssue::Negation => out.push(issue(
-                i,
-                CheckKind::Meaning,
-                Warning,
-                format!("meaning may be reversed: {}", f.detail),
-                Vec::new(),
-            )),
-            MeaningIssue::Opposite => out.push(issue(
+            MeaningIssue::Negation | MeaningIssue::Opposite => out.push(issue(
                 i,
                 CheckKind::Meaning,
                 Warning,

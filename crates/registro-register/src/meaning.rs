@@ -520,6 +520,12 @@ fn name_groups(source: &str) -> Vec<(Vec<&str>, bool)> {
     groups
 }
 
+/// The lower-case words of an English source, split at anything not a letter or digit ("tomorrow's" holds
+/// "tomorrow").
+pub(crate) fn english_words(source: &str) -> Vec<String> {
+    source.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect()
+}
+
 /// Yesterday, today and tomorrow: English words, then each target's (lower case; matched inside the translation, so
 /// German "morgen" is also "Morgen", morning — a translation of "today" that has "heute Morgen" still has "heute").
 const RELATIVE_DAYS: [&[&str]; 3] = [&["yesterday"], &["today", "tonight"], &["tomorrow"]];
@@ -545,27 +551,20 @@ fn relative_day_words(lang: Lang) -> [&'static [&'static str]; 3] {
 /// 0.5B model wrote "ich werde Ihnen heute anrufen" for "I will call you tomorrow". Latin- and Cyrillic-script words
 /// are matched as whole words, so "hier" is not inside "hierarchie".
 fn relative_day_changed(lang: Lang, source: &str, candidate: &str) -> Option<String> {
-    let words: Vec<String> = source.to_lowercase().split(|c: char| !c.is_alphanumeric()).map(str::to_string).collect();
+    let words = english_words(source);
     let said: Vec<usize> = (0..3).filter(|&k| RELATIVE_DAYS[k].iter().any(|w| words.iter().any(|x| x == w))).collect();
     let [day] = said[..] else { return None };
-    let text = format!(" {} ", candidate.to_lowercase());
-    let whole = !matches!(lang, Lang::Ja | Lang::Ko);
-    let has = |w: &str| {
-        if !whole {
-            return text.contains(w);
-        }
-        text.match_indices(w).any(|(i, _)| {
-            let before = text[..i].chars().next_back().is_some_and(|c| c.is_alphanumeric());
-            let after = text[i + w.len()..].chars().next().is_some_and(|c| c.is_alphanumeric());
-            !before && !after
-        })
+    let text = candidate.to_lowercase();
+    let has = |w: &str| match lang {
+        Lang::Ja | Lang::Ko => text.contains(w),
+        _ => text.match_indices(w).any(|(i, _)| crate::opposites::stands_alone(&text, i, i + w.len())),
     };
     let table = relative_day_words(lang);
     if table[day].iter().any(|w| has(w)) {
         return None;
     }
-    let other = (0..3).filter(|&k| k != day).find_map(|k| table[k].iter().find(|w| has(w)))?;
-    Some(format!("\"{}\" became \"{other}\" ({})", RELATIVE_DAYS[day][0], ["yesterday", "today", "tomorrow"][(0..3).find(|&k| table[k].contains(other)).unwrap_or(day)]))
+    let (k, other) = (0..3).filter(|&k| k != day).find_map(|k| table[k].iter().find(|w| has(w)).map(|w| (k, *w)))?;
+    Some(format!("\"{}\" became \"{other}\" ({})", RELATIVE_DAYS[day][0], RELATIVE_DAYS[k][0]))
 }
 
 /// "May" the month: capitalised, not opening a sentence, and not the modal before its subject ("May I…").

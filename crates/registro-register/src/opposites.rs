@@ -241,9 +241,15 @@ fn word_end(text: &str, i: usize) -> usize {
     text[i..].char_indices().find(|&(_, c)| !is_word(c)).map(|(j, _)| i + j).unwrap_or(text.len())
 }
 
+/// Whether `text[start..end]` is a whole word or phrase: no letter joined to it on either side.
+pub(crate) fn stands_alone(text: &str, start: usize, end: usize) -> bool {
+    word_start(text, start) == start && word_end(text, end) == end
+}
+
 /// The occurrences of both sides' stems in the lower-case `text`. A stem ending in `$` must end its word ("ama$":
-/// "ama" but not "amable"); one starting with `^` must start it (German "^leicht": not inside "vielleicht"). Where stems of both sides match in one word (or overlap, in Japanese and Korean), the
-/// longest decides: "verkaufen" is sell, not buy.
+/// "ama" but not "amable"); one starting with `^` must start it (German "^leicht": not inside "vielleicht"). Where
+/// stems of both sides match in one word (in Japanese and Korean, where one match holds the other), the longest
+/// decides: "verkaufen" is sell, not buy.
 fn hits(how: Find, stems: [&[&str]; 2], text: &str) -> Vec<Hit> {
     let mut all = Vec::new();
     for (side, list) in stems.iter().enumerate() {
@@ -265,7 +271,7 @@ fn hits(how: Find, stems: [&[&str]; 2], text: &str) -> Vec<Hit> {
                 let (ws, we) = (word_start(text, s), word_end(text, e));
                 let ok = match how {
                     Find::Prefix => ws == s,
-                    Find::Whole => ws == s && we == e,
+                    Find::Whole => stands_alone(text, s, e),
                     _ => true,
                 } && (!whole || we == e)
                     && (!starts || ws == s);
@@ -280,7 +286,7 @@ fn hits(how: Find, stems: [&[&str]; 2], text: &str) -> Vec<Hit> {
     all.iter()
         .filter(|h| {
             !all.iter().any(|o| {
-                o.side != h.side && o.end - o.start > h.end - h.start && o.word.0 <= h.word.0 && h.word.1 <= o.word.1 && (how != Find::Anywhere || o.start <= h.start && h.end <= o.end)
+                o.side != h.side && o.end - o.start > h.end - h.start && o.word.0 <= h.word.0 && h.word.1 <= o.word.1
             })
         })
         .copied()
@@ -295,11 +301,6 @@ fn negated(lang: Lang, text: &str, at: usize) -> bool {
     crate::meaning::has_negation(lang, &text[start..end])
 }
 
-/// English words of the source, lower case.
-fn english_words(source: &str) -> Vec<String> {
-    source.to_lowercase().replace('’', "'").split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect()
-}
-
 /// The first pair whose one side the source says and whose other side the translation says instead, in words for
 /// a flag: `the source says "shut" and the translation only its opposite, "開け"`.
 pub(crate) fn opposite(lang: Lang, source: &str, candidate: &str) -> Option<String> {
@@ -307,7 +308,7 @@ pub(crate) fn opposite(lang: Lang, source: &str, candidate: &str) -> Option<Stri
     if crate::meaning::english_negation(source).is_some() {
         return None;
     }
-    let words = english_words(source);
+    let words = crate::meaning::english_words(source);
     let how = find(lang);
     let text = candidate.to_lowercase();
     for pair in PAIRS {

@@ -250,13 +250,7 @@ impl Session {
     /// pointer can reach it ("element not interactable": a list drawn while its view is still being shown) is
     /// waited for as a user's eye waits for it; one that never becomes clickable fails after `timeout`.
     pub fn click_css(&self, css: &str, timeout: Duration) -> Result<()> {
-        let start = Instant::now();
-        loop {
-            match self.on_fresh(css, timeout, |e| self.click(e)) {
-                Err(err) if err.contains("not interactable") && start.elapsed() < timeout => std::thread::sleep(Duration::from_millis(100)),
-                other => return other,
-            }
-        }
+        retry_while(timeout, |err| err.contains("stale element") || err.contains("not interactable"), || self.click(&self.wait_for(css, timeout)?))
     }
 
     /// The text of the element matching `css`, looked up again when the UI re-rendered it between the lookup and
@@ -391,11 +385,16 @@ impl Drop for Session {
 
 /// Runs `attempt` again while WebDriver answers "stale element reference" (the view redrew what it had looked up),
 /// until `timeout`; any other answer is returned as it is.
-fn retry_while_stale<T>(timeout: Duration, mut attempt: impl FnMut() -> Result<T>) -> Result<T> {
+fn retry_while_stale<T>(timeout: Duration, attempt: impl FnMut() -> Result<T>) -> Result<T> {
+    retry_while(timeout, |err| err.contains("stale element"), attempt)
+}
+
+/// Calls `attempt` again every 100 ms while its error is one `passing` says will pass, until `timeout`.
+fn retry_while<T>(timeout: Duration, passing: impl Fn(&str) -> bool, mut attempt: impl FnMut() -> Result<T>) -> Result<T> {
     let start = Instant::now();
     loop {
         match attempt() {
-            Err(err) if err.contains("stale element") && start.elapsed() < timeout => std::thread::sleep(Duration::from_millis(100)),
+            Err(err) if passing(&err) && start.elapsed() < timeout => std::thread::sleep(Duration::from_millis(100)),
             other => return other,
         }
     }

@@ -143,8 +143,8 @@ const SHIMAU: &[(&str, &str)] = &[
 
 /// Whether a contracted て/で form can follow `c`: the last kana of a て-form (持っ, 書い, し, 食べ, 起き, 見せ) or
 /// a one-kanji ichidan stem (見てる, 来てる); a で-form follows ん or い only (読んで, 泳いで). Any other kanji
-/// before て is a verb's own stem (捨てる, 育てる, 当てた), and へ, に-less particles (だけでない, 外へでます) are not
-/// verbs.
+/// before て is a verb's own stem (捨てる, 育てる, 当てた), and a particle before で is no verb (だけでない,
+/// 外へでます).
 fn takes_te(c: char, de: bool) -> bool {
     if de {
         return matches!(c, 'ん' | 'い');
@@ -172,6 +172,11 @@ pub(crate) fn contractions(text: &str) -> Vec<(usize, usize, &'static str)> {
     }
     out.sort_by_key(|&(s, e, _)| (s, e));
     out
+}
+
+/// The contraction that ends `clause`, if one does: (its start, the full form).
+pub(crate) fn contraction_at_end(clause: &str) -> Option<(usize, &'static str)> {
+    contractions(clause).into_iter().find(|&(_, e, _)| e == clause.len()).map(|(s, _, full)| (s, full))
 }
 
 /// "ことさ", "のさ", "んだぞ": the particles さ/ぞ/ぜ after a nominaliser only close casual speech. Returns the

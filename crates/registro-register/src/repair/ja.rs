@@ -2,7 +2,7 @@
 //! change row (書く ↔ 書きます), ichidan stems (e/i-row kana or a bare kanji before る) just add ます. Without a
 //! dictionary a few classes are guessed (った could come from う/つ/る: a small table of stems decides, else る).
 use super::Edit;
-use crate::lang::ja::{clauses, contractions, strip_trailing, POLITE};
+use crate::lang::ja::{clauses, contraction_at_end, contractions, strip_trailing, POLITE};
 use crate::{analyze, Lang, MarkerKind, Register};
 
 const ROWS: [[char; 5]; 14] = [
@@ -41,8 +41,8 @@ fn to_polite(clause: &str) -> Option<String> {
     // A spoken contraction at the end is written out first (開いてる → 開いている → 開いています), or the polite
     // form would keep it (開いてます).
     let full;
-    let clause = match contractions(clause).into_iter().find(|&(_, e, _)| e == clause.len()) {
-        Some((s, _, long)) => {
+    let clause = match contraction_at_end(clause) {
+        Some((s, long)) => {
             full = format!("{}{long}", &clause[..s]);
             full.as_str()
         }
@@ -246,7 +246,7 @@ pub(super) fn edits(text: &str, target: Register) -> Vec<Edit> {
             let clause = &text[s..end];
             let a = analyze(Lang::Ja, clause);
             let plain_end = a.markers.iter().any(|m| m.kind == MarkerKind::Ending && !m.register.is_formal_side());
-            let contracted_end = contractions(clause).iter().any(|&(_, e, _)| e == clause.len());
+            let contracted_end = contraction_at_end(clause).is_some();
             if clause.is_empty() || !(plain_end || contracted_end) {
                 continue;
             }
